@@ -1,0 +1,22 @@
+# Every third-party dependency comes from Debian 12's packages
+# (scripts/install-deps.sh installs them); nothing is downloaded at build time.
+find_package(PkgConfig REQUIRED)
+# Debian ships gRPC's pkg-config files; its CMake config is incomplete.
+pkg_check_modules(GRPCPP REQUIRED IMPORTED_TARGET grpc++>=1.51)
+# grpc++_reflection has no .pc file in Debian 12.
+find_library(GRPCPP_REFLECTION_LIBRARY grpc++_reflection REQUIRED)
+pkg_check_modules(PROTOBUF REQUIRED IMPORTED_TARGET protobuf>=3.21)
+find_package(absl CONFIG REQUIRED)
+find_package(RocksDB CONFIG REQUIRED)
+find_package(GTest CONFIG REQUIRED)
+find_package(nlohmann_json 3.10 CONFIG REQUIRED)
+find_package(yaml-cpp CONFIG REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
+find_package(OpenSSL REQUIRED)
+find_package(Threads REQUIRED)
+if(TASKBOARD_BENCH)
+  find_package(benchmark CONFIG REQUIRED)
+endif()
+
+find_program(PROTOC protoc REQUIRED)
+find_program(GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)

@@ -1,0 +1,23 @@
+#include "common/json.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace taskboard {
+
+absl::StatusOr<Json> ParseJson(absl::string_view text) {
+  try {
+    return Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", e.what()));
+  }
+}
+
+std::string DumpJson(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string DumpJsonPretty(const Json& value) {
+  return value.dump(2, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace taskboard

@@ -1,0 +1,34 @@
+#ifndef TASKBOARD_COMMON_JSON_H_
+#define TASKBOARD_COMMON_JSON_H_
+
+// The JSON value type used throughout Taskboard.
+//
+// Objects keep insertion order: flow args are declared in order (a positional
+// CLI value binds to the first one) and agent JSON is shown back to agents
+// the way they wrote it. Hashing and cache keys use CanonicalJson, which
+// sorts keys itself.
+
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace taskboard {
+
+using Json = nlohmann::ordered_json;
+
+// Parses JSON text. INVALID_ARGUMENT with the parser's position on failure.
+absl::StatusOr<Json> ParseJson(absl::string_view text);
+
+// Compact JSON text (no whitespace, insertion order). Invalid UTF-8 in
+// strings is replaced rather than thrown on.
+std::string DumpJson(const Json& value);
+
+// JSON text pretty-printed with a 2-space indent (how interpolation renders
+// objects and arrays).
+std::string DumpJsonPretty(const Json& value);
+
+}  // namespace taskboard
+
+#endif  // TASKBOARD_COMMON_JSON_H_

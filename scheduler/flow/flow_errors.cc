@@ -1,0 +1,44 @@
+#include "scheduler/flow/flow_errors.h"
+
+#include <utility>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+
+namespace taskboard::flow {
+
+void FlowErrorList::Add(std::string path, std::string message) {
+  v1::FlowError* error = errors_.add_errors();
+  error->set_path(std::move(path));
+  error->set_message(std::move(message));
+}
+
+void FlowErrorList::Append(const FlowErrorList& other) {
+  errors_.mutable_errors()->MergeFrom(other.errors_.errors());
+}
+
+absl::Status FlowErrorList::ToStatus(absl::string_view what) const {
+  if (empty()) return absl::OkStatus();
+  std::string message = absl::StrCat(what, " (", size(), size() == 1 ? " error" : " errors", "):");
+  for (const v1::FlowError& error : errors_.errors()) {
+    absl::StrAppend(&message, "\n  ", FormatFlowError(error));
+  }
+  absl::Status status = absl::InvalidArgumentError(message);
+  status.SetPayload(kFlowErrorsPayloadUrl, absl::Cord(errors_.SerializeAsString()));
+  return status;
+}
+
+v1::FlowErrors FlowErrorsFromStatus(const absl::Status& status) {
+  v1::FlowErrors errors;
+  if (auto payload = status.GetPayload(kFlowErrorsPayloadUrl)) {
+    errors.ParseFromString(std::string(*payload));
+  }
+  return errors;
+}
+
+std::string FormatFlowError(const v1::FlowError& error) {
+  if (error.path().empty()) return error.message();
+  return absl::StrCat(error.path(), ": ", error.message());
+}
+
+}  // namespace taskboard::flow
