@@ -2,6 +2,7 @@
 #define TASKBOARD_COMMON_SHA256_H_
 
 #include <string>
+
 #include "absl/strings/string_view.h"
 
 namespace taskboard {

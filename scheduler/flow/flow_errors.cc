@@ -8,13 +8,15 @@
 namespace taskboard::flow {
 
 void FlowErrorList::Add(std::string path, std::string message) {
+  if (!seen_.insert(absl::StrCat(path, "\n", message)).second) return;
   v1::FlowError* error = errors_.add_errors();
   error->set_path(std::move(path));
   error->set_message(std::move(message));
 }
 
 void FlowErrorList::Append(const FlowErrorList& other) {
-  errors_.mutable_errors()->MergeFrom(other.errors_.errors());
+  for (const v1::FlowError& error : other.errors_.errors()) Add(error.path(), error.message());
+  for (const std::string& path : other.broken_) broken_.insert(path);
 }
 
 absl::Status FlowErrorList::ToStatus(absl::string_view what) const {

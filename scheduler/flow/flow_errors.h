@@ -9,25 +9,31 @@
 // layer turns that payload into google.rpc.Status details.
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "taskboard/v1/common.pb.h"
 
 namespace taskboard::flow {
 
-inline constexpr char kFlowErrorsPayloadUrl[] =
-    "type.googleapis.com/taskboard.v1.FlowErrors";
+inline constexpr char kFlowErrorsPayloadUrl[] = "type.googleapis.com/taskboard.v1.FlowErrors";
 
 class FlowErrorList {
  public:
+  // Exact duplicates (same path and message) are recorded once.
   void Add(std::string path, std::string message);
-  void Append(const FlowErrorList& other);
+  void Append(const FlowErrorList& other);  // also dedupes
 
   bool empty() const { return errors_.errors().empty(); }
   int size() const { return errors_.errors_size(); }
   const v1::FlowErrors& proto() const { return errors_; }
+
+  // A path whose value was unusable (e.g. a null phase): later checks skip
+  // it instead of piling derived errors on top of the first one.
+  void MarkBroken(std::string path) { broken_.insert(std::move(path)); }
+  bool IsBroken(absl::string_view path) const { return broken_.contains(path); }
 
   // OK when empty; else INVALID_ARGUMENT whose message lists every error as
   // `path: message` lines and whose payload carries them structured.
@@ -35,6 +41,8 @@ class FlowErrorList {
 
  private:
   v1::FlowErrors errors_;
+  absl::flat_hash_set<std::string> broken_;
+  absl::flat_hash_set<std::string> seen_;  // "path\nmessage" of recorded errors
 };
 
 // The structured errors carried by a status built with ToStatus (empty when

@@ -28,8 +28,7 @@ TEST(CanonicalJson, Strings_AreEscapedAndUtf8Kept) {
 }
 
 TEST(Sha256Hex, KnownVector) {
-  EXPECT_EQ(Sha256Hex("abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 }  // namespace

@@ -1,0 +1,293 @@
+#include "scheduler/flow/flow_encoder.h"
+
+#include <string>
+
+#include "google/protobuf/util/json_util.h"
+
+namespace taskboard::flow {
+namespace {
+
+template <typename List>
+Json Strings(const List& list) {
+  Json out = Json::array();
+  for (const std::string& value : list) out.push_back(value);
+  return out;
+}
+
+void SetString(Json& obj, const char* key, const std::string& value) {
+  if (!value.empty()) obj[key] = value;
+}
+
+void SetInt(Json& obj, const char* key, int64_t value) {
+  if (value != 0) obj[key] = value;
+}
+
+const char* ScopeName(v1::CacheScope scope) {
+  switch (scope) {
+    case v1::CACHE_SCOPE_RUN:
+      return "run";
+    case v1::CACHE_SCOPE_REQUEST:
+      return "request";
+    case v1::CACHE_SCOPE_SESSION:
+      return "session";
+    default:
+      return nullptr;
+  }
+}
+
+Json EncodePolicy(const v1::FlowPolicy& policy) {
+  switch (policy.policy_case()) {
+    case v1::FlowPolicy::kNone:
+      return "none";
+    case v1::FlowPolicy::kDeclaredDepsOnly:
+      return "declared_deps_only";
+    case v1::FlowPolicy::kAncestors:
+      return {{"type", "ancestors"}, {"transitive", policy.ancestors().transitive()}};
+    case v1::FlowPolicy::kRecentTrajectory: {
+      Json out = {{"type", "recent_trajectory"}, {"n", policy.recent_trajectory().n()}};
+      SetInt(out, "maxTokens", policy.recent_trajectory().max_tokens());
+      return out;
+    }
+    case v1::FlowPolicy::kAllCompleted: {
+      Json out = {{"type", "all_completed"}};
+      SetInt(out, "maxTokens", policy.all_completed().max_tokens());
+      return out;
+    }
+    case v1::FlowPolicy::kCompact: {
+      Json out = {{"type", "compact"}, {"recentN", policy.compact().recent_n()}};
+      SetString(out, "summarizerAgent", policy.compact().summarizer_agent());
+      return out;
+    }
+    case v1::FlowPolicy::kCustom: {
+      const v1::CustomPolicy& custom = policy.custom();
+      Json out = {{"type", "custom"}};
+      if (custom.deps()) out["deps"] = true;
+      if (custom.ancestors()) out["ancestors"] = true;
+      if (custom.errors()) out["errors"] = true;
+      if (!custom.tools().empty()) out["tools"] = Strings(custom.tools());
+      SetInt(out, "recent", custom.recent());
+      SetInt(out, "maxTokens", custom.max_tokens());
+      SetString(out, "external", custom.external());
+      SetInt(out, "externalTimeoutMs", custom.external_timeout_ms());
+      return out;
+    }
+    case v1::FlowPolicy::POLICY_NOT_SET:
+      break;
+  }
+  return nullptr;
+}
+
+Json EncodeToolCache(const v1::ToolCacheConfig& config) {
+  Json out = Json::object();
+  if (config.has_default_ttl_ms()) out["defaultTtlMs"] = config.default_ttl_ms();
+  if (const char* scope = ScopeName(config.default_scope())) out["defaultScope"] = scope;
+  if (config.has_max_entries()) out["maxEntries"] = config.max_entries();
+  if (!config.tools().empty()) {
+    Json tools = Json::object();
+    // Proto maps are unordered; sort for stable output.
+    std::vector<std::string> names;
+    for (const auto& [name, rule] : config.tools()) names.push_back(name);
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) {
+      const v1::ToolCacheRule& rule = config.tools().at(name);
+      Json r = Json::object();
+      if (rule.has_ttl_ms()) r["ttlMs"] = rule.ttl_ms();
+      if (const char* scope = ScopeName(rule.scope())) r["scope"] = scope;
+      if (!rule.key_fields().empty()) r["keyFields"] = Strings(rule.key_fields());
+      SetString(r, "cacheIf", rule.cache_if());
+      if (rule.has_enabled()) r["enabled"] = rule.enabled();
+      tools[name] = std::move(r);
+    }
+    out["tools"] = std::move(tools);
+  }
+  return out;
+}
+
+const char* PhaseTypeName(v1::PhaseType type) {
+  switch (type) {
+    case v1::PHASE_TYPE_PARALLEL:
+      return "parallel";
+    case v1::PHASE_TYPE_MAP:
+      return "map";
+    case v1::PHASE_TYPE_GATE:
+      return "gate";
+    case v1::PHASE_TYPE_REDUCE:
+      return "reduce";
+    default:
+      return "agent";
+  }
+}
+
+Json EncodePhase(const v1::Phase& phase) {
+  Json out = Json::object();
+  out["id"] = phase.id();
+  out["type"] = PhaseTypeName(phase.type());
+  SetString(out, "agent", phase.agent());
+  SetString(out, "task", phase.task());
+  if (!phase.depends_on().empty()) out["dependsOn"] = Strings(phase.depends_on());
+  SetString(out, "over", phase.over());
+  SetString(out, "as", phase.item_var());
+  if (!phase.branches().empty()) {
+    Json branches = Json::array();
+    for (const v1::Branch& branch : phase.branches()) {
+      Json b = {{"task", branch.task()}};
+      SetString(b, "agent", branch.agent());
+      branches.push_back(std::move(b));
+    }
+    out["branches"] = std::move(branches);
+  }
+  if (!phase.from_phases().empty()) out["from"] = Strings(phase.from_phases());
+  if (phase.output() == v1::OUTPUT_FORMAT_JSON) out["output"] = "json";
+  if (phase.output() == v1::OUTPUT_FORMAT_TEXT) out["output"] = "text";
+  SetString(out, "model", phase.model());
+  SetString(out, "thinking", phase.thinking());
+  if (!phase.tools().empty()) out["tools"] = Strings(phase.tools());
+  SetString(out, "cwd", phase.cwd());
+  SetInt(out, "concurrency", phase.concurrency());
+  if (phase.is_final()) out["final"] = true;
+  if (phase.is_optional()) out["optional"] = true;
+  if (phase.has_retries()) out["retries"] = phase.retries();
+  SetInt(out, "timeoutSeconds", phase.timeout_seconds());
+  if (phase.has_cacheable()) {
+    const v1::PhaseCacheOverride& cacheable = phase.cacheable();
+    if (cacheable.has_all_tools()) {
+      out["cacheable"] = cacheable.all_tools();
+    } else {
+      Json tools = Json::object();
+      std::vector<std::string> names;
+      for (const auto& [name, enabled] : cacheable.tools()) names.push_back(name);
+      std::sort(names.begin(), names.end());
+      for (const std::string& name : names) tools[name] = cacheable.tools().at(name);
+      out["cacheable"] = std::move(tools);
+    }
+  }
+  return out;
+}
+
+Json EncodeSupervisor(const v1::SupervisorSpec& spec) {
+  Json out = Json::object();
+  SetString(out, "goal", spec.goal());
+  SetString(out, "plannerAgent", spec.planner_agent());
+  SetString(out, "workerAgent", spec.worker_agent());
+  SetString(out, "reviewerAgent", spec.reviewer_agent());
+  if (!spec.review_criteria().empty()) out["reviewCriteria"] = Strings(spec.review_criteria());
+  SetInt(out, "maxIterations", spec.max_iterations());
+  SetInt(out, "maxConcurrency", spec.max_concurrency());
+  SetString(out, "synthesizerAgent", spec.synthesizer_agent());
+  switch (spec.on_sub_task_error()) {
+    case v1::SUB_TASK_ERROR_MODE_SKIP:
+      out["onSubTaskError"] = "skip";
+      break;
+    case v1::SUB_TASK_ERROR_MODE_FAIL:
+      out["onSubTaskError"] = "fail";
+      break;
+    case v1::SUB_TASK_ERROR_MODE_RETRY:
+      out["onSubTaskError"] = "retry";
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+Json EncodePlanExecute(const v1::PlanExecuteSpec& spec) {
+  Json out = Json::object();
+  SetString(out, "goal", spec.goal());
+  SetString(out, "plannerAgent", spec.planner_agent());
+  SetString(out, "executorAgent", spec.executor_agent());
+  if (spec.has_step_executor()) out["stepExecutor"] = EncodeSupervisor(spec.step_executor());
+  if (spec.evaluator() == v1::EVALUATOR_KIND_DETERMINISTIC) out["evaluator"] = "deterministic";
+  if (spec.evaluator() == v1::EVALUATOR_KIND_LLM) out["evaluator"] = "llm";
+  SetString(out, "evaluatorAgent", spec.evaluator_agent());
+  if (spec.enable_replanning()) out["enableReplanning"] = true;
+  SetString(out, "replannerAgent", spec.replanner_agent());
+  SetInt(out, "maxIterations", spec.max_iterations());
+  SetInt(out, "maxConcurrency", spec.max_concurrency());
+  SetString(out, "synthesizerAgent", spec.synthesizer_agent());
+  SetString(out, "executionInstructions", spec.execution_instructions());
+  SetString(out, "synthesizeInstructions", spec.synthesize_instructions());
+  return out;
+}
+
+Json EncodeBoard(const v1::BoardSpec& board) {
+  Json out = Json::object();
+  SetInt(out, "concurrency", board.concurrency());
+  Json tasks = Json::array();
+  for (const v1::BoardTask& task : board.tasks()) {
+    Json t = {{"id", task.id()}};
+    SetString(t, "agent", task.agent());
+    SetString(t, "task", task.task());
+    if (!task.deps().empty()) t["deps"] = Strings(task.deps());
+    SetInt(t, "priority", task.priority());
+    if (task.is_optional()) t["optional"] = true;
+    if (task.has_retries()) t["retries"] = task.retries();
+    SetInt(t, "timeoutSeconds", task.timeout_seconds());
+    tasks.push_back(std::move(t));
+  }
+  out["tasks"] = std::move(tasks);
+  return out;
+}
+
+}  // namespace
+
+Json EncodeFlow(const v1::FlowSpec& spec) {
+  Json out = Json::object();
+  out["name"] = spec.name();
+  SetString(out, "description", spec.description());
+  switch (spec.kind_case()) {
+    case v1::FlowSpec::kPlanAndExecute:
+      out["kind"] = "plan_and_execute";
+      break;
+    case v1::FlowSpec::kSupervisor:
+      out["kind"] = "supervisor";
+      break;
+    case v1::FlowSpec::kBoard:
+      out["kind"] = "board";
+      break;
+    default:
+      break;
+  }
+  if (!spec.args().empty()) {
+    Json args = Json::object();
+    for (const v1::ArgSpec& arg : spec.args()) {
+      Json a = Json::object();
+      if (arg.has_default_value()) {
+        std::string text;
+        (void)google::protobuf::util::MessageToJsonString(arg.default_value(), &text);
+        absl::StatusOr<Json> value = ParseJson(text);
+        a["default"] = value.ok() ? *value : Json();
+      }
+      SetString(a, "description", arg.description());
+      if (arg.required()) a["required"] = true;
+      args[arg.name()] = std::move(a);
+    }
+    out["args"] = std::move(args);
+  }
+  if (spec.has_flow_policy()) out["flowPolicy"] = EncodePolicy(spec.flow_policy());
+  if (spec.has_tool_cache()) out["toolCache"] = EncodeToolCache(spec.tool_cache());
+  SetInt(out, "maxAttemptsPerTask", spec.max_attempts_per_task());
+  SetInt(out, "timeoutSeconds", spec.timeout_seconds());
+  switch (spec.kind_case()) {
+    case v1::FlowSpec::kTaskflow: {
+      SetInt(out, "concurrency", spec.taskflow().concurrency());
+      Json phases = Json::array();
+      for (const v1::Phase& phase : spec.taskflow().phases()) phases.push_back(EncodePhase(phase));
+      out["phases"] = std::move(phases);
+      break;
+    }
+    case v1::FlowSpec::kPlanAndExecute:
+      out["planAndExecute"] = EncodePlanExecute(spec.plan_and_execute());
+      break;
+    case v1::FlowSpec::kSupervisor:
+      out["supervisor"] = EncodeSupervisor(spec.supervisor());
+      break;
+    case v1::FlowSpec::kBoard:
+      out["board"] = EncodeBoard(spec.board());
+      break;
+    case v1::FlowSpec::KIND_NOT_SET:
+      break;
+  }
+  return out;
+}
+
+}  // namespace taskboard::flow

@@ -1,0 +1,33 @@
+#ifndef TASKBOARD_SCHEDULER_FLOW_FLOW_OPTIONS_DECODER_H_
+#define TASKBOARD_SCHEDULER_FLOW_FLOW_OPTIONS_DECODER_H_
+
+// Decodes the flow-level Taskboard extensions `flowPolicy` and `toolCache`
+// (SEMANTICS.md 3 and 4) from the DSL into their protos.
+//
+//   flowPolicy: declared_deps_only                       # a name, or
+//   flowPolicy: {type: recent_trajectory, n: 8, maxTokens: 4000}
+//   toolCache:
+//     defaultTtlMs: 60000
+//     tools: {read_file: {ttlMs: 0, scope: request, keyFields: [path]}}
+
+#include <string>
+
+#include "common/json.h"
+#include "scheduler/flow/flow_errors.h"
+#include "taskboard/v1/flow.pb.h"
+#include "taskboard/v1/policy.pb.h"
+
+namespace taskboard::flow {
+
+v1::FlowPolicy DecodeFlowPolicy(const Json& value, const std::string& path, FlowErrorList* errors);
+v1::ToolCacheConfig DecodeToolCache(const Json& value, const std::string& path,
+                                    FlowErrorList* errors);
+// `run` | `request` | `session`; records an error and returns UNSPECIFIED otherwise.
+v1::CacheScope DecodeCacheScope(const Json& value, const std::string& path, FlowErrorList* errors);
+
+// The DSL name of a policy (`recent_trajectory`), for messages and meta.
+std::string FlowPolicyName(const v1::FlowPolicy& policy);
+
+}  // namespace taskboard::flow
+
+#endif  // TASKBOARD_SCHEDULER_FLOW_FLOW_OPTIONS_DECODER_H_

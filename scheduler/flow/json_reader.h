@@ -1,0 +1,74 @@
+#ifndef TASKBOARD_SCHEDULER_FLOW_JSON_READER_H_
+#define TASKBOARD_SCHEDULER_FLOW_JSON_READER_H_
+
+// Reads one JSON object of a flow document field by field, recording a
+// path-qualified error for every field of the wrong type, and finally for
+// every field nobody asked for (typos must not pass silently), with a
+// "did you mean" hint when a known field is close.
+//
+//   JsonReader phase(doc["phases"][2], "phases[2]", &errors);
+//   std::optional<std::string> id = phase.String("id");
+//   std::vector<std::string> deps = phase.StringList("dependsOn");
+//   phase.RejectUnknownFields();
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
+#include "common/json.h"
+#include "scheduler/flow/flow_errors.h"
+
+namespace taskboard::flow {
+
+// `parent.key`, or `key` at the root.
+std::string JoinPath(absl::string_view parent, absl::string_view key);
+// `parent[index]`.
+std::string IndexPath(absl::string_view parent, size_t index);
+// `"null"`, `a number`, `an array`, ... for error messages.
+std::string DescribeJsonType(const Json& value);
+
+// True for `{key: null}`: what YAML makes of an unquoted placeholder such as
+// `over: {steps.d.json}`. Errors about such values tell the user to quote it.
+bool LooksLikeUnquotedPlaceholder(const Json& value);
+inline constexpr char kQuotePlaceholderHint[] =
+    "; YAML reads an unquoted {...} as a mapping, so quote placeholders: \"{steps.d.json}\"";
+
+class JsonReader {
+ public:
+  // `object` must outlive the reader. A non-object records one error and
+  // makes every getter return nothing.
+  JsonReader(const Json& object, std::string path, FlowErrorList* errors);
+
+  bool valid() const { return object_ != nullptr; }
+  const std::string& path() const { return path_; }
+  std::string FieldPath(absl::string_view key) const { return JoinPath(path_, key); }
+
+  // Each getter marks `key` as known; absent keys (and null for optional
+  // fields) yield nothing without error.
+  const Json* Raw(absl::string_view key);
+  std::optional<std::string> String(absl::string_view key);
+  std::optional<bool> Bool(absl::string_view key);
+  // An integer in [min, max] (floats with a fractional part are errors).
+  std::optional<int64_t> Int(absl::string_view key, int64_t min, int64_t max);
+  // An array of strings; a bad element records an error and is dropped.
+  std::vector<std::string> StringList(absl::string_view key);
+  // Marks a key as known without reading it (fields kept for compatibility).
+  void Ignore(absl::string_view key) { known_.insert(std::string(key)); }
+
+  void RejectUnknownFields();
+
+ private:
+  void TypeError(absl::string_view key, absl::string_view expected, const Json& got);
+
+  const Json* object_;
+  std::string path_;
+  FlowErrorList* errors_;
+  absl::flat_hash_set<std::string> known_;
+};
+
+}  // namespace taskboard::flow
+
+#endif  // TASKBOARD_SCHEDULER_FLOW_JSON_READER_H_

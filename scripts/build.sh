@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Configures (once) and builds everything in build/: services, CLI, tests,
+# fuzzers. One configuration: clang, Ninja, ccache, warnings as errors.
+# BUILD_DIR and JOBS override the defaults.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${BUILD_DIR:-build}
+jobs=${JOBS:-2}
+if [[ ! -f "$build_dir/build.ninja" ]]; then
+  CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTASKBOARD_WERROR=ON
+fi
+cmake --build "$build_dir" -j "$jobs"

@@ -1,0 +1,100 @@
+#include "tools/cli/validate_command.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace taskboard::cli {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+namespace fs = std::filesystem;
+
+const fs::path kExamples = fs::path(TASKBOARD_SOURCE_DIR) / "examples" / "flows";
+
+struct Result {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+Result Validate(const std::string& path, bool quiet = false) {
+  std::ostringstream out, err;
+  const int code = RunValidate({path, quiet}, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::vector<fs::path> ExampleFlows() {
+  std::vector<fs::path> flows;
+  for (const auto& entry : fs::directory_iterator(kExamples)) {
+    const std::string ext = entry.path().extension().string();
+    if ((ext == ".yaml" || ext == ".yml" || ext == ".json") &&
+        entry.path().filename() != "broken.json") {
+      flows.push_back(entry.path());
+    }
+  }
+  return flows;
+}
+
+TEST(ValidateCommand, EveryExampleFlow_IsValid) {
+  const std::vector<fs::path> flows = ExampleFlows();
+  ASSERT_GE(flows.size(), 5u) << "examples/flows should hold at least five flows";
+  for (const fs::path& flow : flows) {
+    SCOPED_TRACE(flow.string());
+    Result result = Validate(flow.string());
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_THAT(result.out, HasSubstr("valid: "));
+    EXPECT_THAT(result.err, IsEmpty());
+  }
+}
+
+TEST(ValidateCommand, RepoDigest_PrintsLayersAndDesugaredFlow) {
+  Result result = Validate((kExamples / "repo-digest.yaml").string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, AllOf(HasSubstr("layers:"), HasSubstr("discover"), HasSubstr("[final]"),
+                                HasSubstr("desugared flow:"), HasSubstr("\"phases\"")));
+}
+
+TEST(ValidateCommand, Quiet_OmitsDesugaredFlow) {
+  Result result = Validate((kExamples / "repo-digest.yaml").string(), /*quiet=*/true);
+  ASSERT_EQ(result.exit_code, 0);
+  EXPECT_THAT(result.out, ::testing::Not(HasSubstr("desugared flow:")));
+}
+
+TEST(ValidateCommand, BrokenFlow_PrintsEveryErrorWithPathAndExits1) {
+  Result result = Validate((kExamples / "broken.json").string());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, AllOf(HasSubstr("invalid flow"), HasSubstr("dependency cycle: "),
+                                HasSubstr(".dependsOn[0]: unknown phase '"),
+                                HasSubstr(".final: more than one final phase"),
+                                HasSubstr(".over: a map phase needs `over`")));
+}
+
+TEST(ValidateCommand, MissingFile_Exits2WithHint) {
+  Result result = Validate("/nonexistent/flow.yaml");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("cannot read '/nonexistent/flow.yaml'"));
+}
+
+TEST(ValidateCommand, SyntaxError_Exits1WithPosition) {
+  const fs::path path = fs::temp_directory_path() / "taskboard_validate_syntax_error.json";
+  {
+    std::ofstream file(path);
+    file << "{\"name\": \"x\",\n \"phases\": [ }";
+  }
+  Result result = Validate(path.string());
+  fs::remove(path);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("invalid JSON at line 2"));
+}
+
+}  // namespace
+}  // namespace taskboard::cli

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs a libFuzzer binary for a fixed time on a scratch copy of its seed
+# corpus (so new inputs never land in the source tree). A crash leaves its
+# reproducer in the scratch dir, whose path is printed.
+#   run_fuzzer.sh FUZZER SEED_DIR DICT SECONDS
+set -euo pipefail
+fuzzer=$1 seeds=$2 dict=$3 seconds=$4
+work=$(mktemp -d "${TMPDIR:-/tmp}/taskboard-fuzz.XXXXXX")
+trap 'status=$?; if ((status == 0)); then rm -rf "$work"; else echo "fuzz artifacts kept in $work"; fi' EXIT
+mkdir -p "$work/corpus"
+cp "$seeds"/* "$work/corpus/"
+"$fuzzer" "$work/corpus" -dict="$dict" -max_total_time="$seconds" -timeout=20 \
+  -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 -artifact_prefix="$work/"
