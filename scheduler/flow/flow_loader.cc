@@ -9,7 +9,12 @@ namespace taskboard::flow {
 
 absl::StatusOr<v1::FlowSpec> LoadFlowText(absl::string_view text, DslFormat format) {
   absl::StatusOr<Json> doc = ParseDslText(text, format);
-  if (!doc.ok()) return doc.status();
+  if (!doc.ok()) {
+    // Syntax errors carry the same structured details as every other flow error.
+    FlowErrorList errors;
+    errors.Add("", std::string(doc.status().message()));
+    return errors.ToStatus();
+  }
   return LoadFlowJson(*doc);
 }
 

@@ -110,6 +110,9 @@ void CheckTemplate(absl::string_view text, const std::string& path, const Templa
       }
     } else if (scope.item_var.empty()) {
       errors->Add(path, absl::StrCat(shown, " is only available inside a map phase's task"));
+    } else if (root != scope.item_var) {
+      errors->Add(path, absl::StrCat(shown, " does not name this map's item; it is called '",
+                                     scope.item_var, "' (set by `as`)"));
     }
   }
 }

@@ -23,8 +23,12 @@ constexpr absl::string_view kDefaultItemVar = "item";
 bool IsSegmentChar(char c) { return absl::ascii_isalnum(c) || c == '_' || c == '-'; }
 
 bool IsKnownRoot(absl::string_view root, absl::string_view item_var) {
-  if (root == "args" || root == "steps" || root == "previous") return true;
-  return root == (item_var.empty() ? kDefaultItemVar : item_var);
+  // `item` stays a root even when a map renames its item with `as`, so a
+  // leftover `{item}` is reported instead of reaching the agent as text.
+  if (root == "args" || root == "steps" || root == "previous" || root == kDefaultItemVar) {
+    return true;
+  }
+  return !item_var.empty() && root == item_var;
 }
 
 // The index of the '}' closing a well-formed placeholder whose '{' is at
@@ -137,6 +141,10 @@ Resolved ResolvePrevious(Segments segments, const InterpolationContext& ctx) {
 
 Resolved ResolveItem(Segments segments, const InterpolationContext& ctx) {
   if (ctx.item_var.empty()) return Unresolved("not inside a map phase");
+  if (segments.front() != ctx.item_var) {
+    return Unresolved(absl::StrCat("this map names its item '", ctx.item_var, "'; use {",
+                                   ctx.item_var, "}"));
+  }
   if (ctx.item == nullptr) return Unresolved("no current map item");
   return ResolvePath(*ctx.item, segments.subspan(1), ctx.item_var);
 }

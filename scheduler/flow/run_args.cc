@@ -46,6 +46,10 @@ absl::StatusOr<Json> BindRunArgs(const v1::FlowSpec& spec, const Json& given) {
                  absl::StrCat(
                      "required arg '", arg.name(), "' has no value and no default",
                      arg.description().empty() ? "" : absl::StrCat(" (", arg.description(), ")")));
+    } else {
+      // An optional arg left unset interpolates as "" (null renders empty)
+      // rather than failing the phase that mentions it.
+      bound[arg.name()] = nullptr;
     }
   }
   if (given.is_object()) {

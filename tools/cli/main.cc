@@ -20,7 +20,12 @@ int main(int argc, char** argv) {
   validate_cmd->add_option("file", validate.path, "Flow file, or - for standard input")->required();
   validate_cmd->add_flag("-q,--quiet", validate.quiet, "Print the summary and layers only");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help/--version exit 0; usage errors exit 2 like an unreadable file.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   if (validate_cmd->parsed()) return taskboard::cli::RunValidate(validate, std::cout, std::cerr);
   return 2;
 }

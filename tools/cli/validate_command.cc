@@ -107,10 +107,6 @@ int RunValidate(const ValidateOptions& options, std::ostream& out, std::ostream&
       flow::LoadFlowText(text, flow::DslFormatFromPath(options.path));
   if (!spec.ok()) {
     const v1::FlowErrors errors = flow::FlowErrorsFromStatus(spec.status());
-    if (errors.errors().empty()) {  // not a flow-shape problem: a syntax error
-      err << options.path << ": " << spec.status().message() << "\n";
-      return 1;
-    }
     err << options.path << ": invalid flow (" << errors.errors_size()
         << (errors.errors_size() == 1 ? " error" : " errors") << ")\n";
     for (const v1::FlowError& error : errors.errors()) {

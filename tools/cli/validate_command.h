@@ -15,7 +15,8 @@ struct ValidateOptions {
   bool quiet = false;  // summary line only, no desugared flow
 };
 
-// Exit codes: 0 valid, 1 invalid flow, 2 the file could not be read.
+// Exit codes: 0 valid, 1 invalid flow (syntax errors included), 2 the file
+// could not be read.
 int RunValidate(const ValidateOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace taskboard::cli

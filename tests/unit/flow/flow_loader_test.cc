@@ -73,6 +73,20 @@ TEST(FlowLoader, Validate_RequiredFieldOfWrongType_ReportedOnce) {
                           "phases[1].task: must be a string (got a number)"));
 }
 
+TEST(FlowLoader, Validate_PlainItemInMapWithAsName_Reported) {
+  EXPECT_THAT(Errors(R"({"name": "f", "phases": [
+      {"id": "d", "task": "list", "output": "json"},
+      {"id": "m", "type": "map", "over": "{steps.d.json}", "as": "file",
+       "task": "Read {file.path} then {item.path}", "dependsOn": ["d"]}]})"),
+              ElementsAre("phases[1].task: {item.path} does not name this map's item; it is "
+                          "called 'file' (set by `as`)"));
+}
+
+TEST(FlowLoader, SyntaxError_CarriesStructuredError) {
+  absl::Status status = LoadFlowText("{\"name\": ", DslFormat::kJson).status();
+  EXPECT_THAT(FlowErrorLines(status), ElementsAre(HasSubstr("invalid JSON at line 1")));
+}
+
 TEST(FlowLoader, Validate_InvalidName_ReportsName) {
   EXPECT_THAT(Errors(R"({"name": "my flow!", "phases": [{"id": "a", "task": "x"}]})"),
               ElementsAre(AllOf(HasSubstr("name: flow name 'my flow!' must start with a letter"),

@@ -94,7 +94,8 @@ TEST(FindPlaceholders, ItemRoot_FollowsItemVar) {
   EXPECT_EQ(FindPlaceholders("{item}", "").size(), 1);
   EXPECT_EQ(FindPlaceholders("{item.path}", "item").size(), 1);
   EXPECT_EQ(FindPlaceholders("{file.path}", "file").size(), 1);
-  EXPECT_THAT(FindPlaceholders("{item.path}", "file"), IsEmpty());
+  // `item` stays a root under `as`, so a leftover {item} is reported.
+  EXPECT_EQ(FindPlaceholders("{item.path}", "file").size(), 1);
   EXPECT_THAT(FindPlaceholders("{file.path}", ""), IsEmpty());
 }
 
@@ -296,8 +297,16 @@ TEST(Interpolate, ItemUnderAsName_Resolves) {
   InterpolationContext ctx;
   ctx.item_var = "file";
   ctx.item = &item;
-  EXPECT_EQ(Render("Review {file}; keep {item} as text", ctx),
-            "Review src/a.cc; keep {item} as text");
+  EXPECT_EQ(Render("Review {file}", ctx), "Review src/a.cc");
+}
+
+TEST(Interpolate, ItemUnderAsName_PlainItemIsUnresolved) {
+  Json item = "src/a.cc";
+  InterpolationContext ctx;
+  ctx.item_var = "file";
+  ctx.item = &item;
+  ExpectUnresolved("Review {item}", ctx,
+                   "unresolved placeholder {item}: this map names its item 'file'; use {file}");
 }
 
 TEST(Interpolate, ItemMissingPath_IsUnresolved) {

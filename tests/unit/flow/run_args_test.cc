@@ -38,12 +38,13 @@ std::vector<std::string> KeysInOrder(const Json& object) {
 // ---------------------------------------------------------------------------
 // BindRunArgs
 
-TEST(BindRunArgs, DefaultsApplied_GivenValuesWin) {
+TEST(BindRunArgs, DefaultsApplied_GivenValuesWin_UnsetOptionalIsNull) {
   const v1::FlowSpec spec =
       FlowWithArgs(R"({"dir": {"default": "."}, "depth": {"default": 2}, "tag": {}})");
   absl::StatusOr<Json> bound = BindRunArgs(spec, Json::parse(R"({"dir": "src"})"));
   ASSERT_THAT(bound, IsOk());
-  EXPECT_EQ(*bound, Json::parse(R"({"dir": "src", "depth": 2})"));
+  // `tag` is optional with no default: bound to null, which interpolates as "".
+  EXPECT_EQ(*bound, Json::parse(R"({"dir": "src", "depth": 2, "tag": null})"));
 }
 
 TEST(BindRunArgs, NullGiven_UsesDefaults) {
