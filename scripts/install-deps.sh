@@ -38,6 +38,8 @@ fi
 
 if [[ ! -x tools/buf/node_modules/.bin/buf ]]; then
   echo "install-deps: installing buf into tools/buf"
-  npm ci --prefix tools/buf --no-audit --no-fund --loglevel=error
+  # Exact version pinned in package.json; no lockfile (npm here writes one
+  # that omits the other platforms' binaries, which `npm ci` then rejects).
+  npm install --prefix tools/buf --no-package-lock --no-audit --no-fund --loglevel=error
 fi
 echo "install-deps: done"
