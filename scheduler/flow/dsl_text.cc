@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/utf8.h"
 #include "yaml-cpp/yaml.h"
 
 namespace taskboard::flow {
@@ -77,6 +78,10 @@ absl::StatusOr<Json> ParseDslText(absl::string_view text, DslFormat format) {
   if (trimmed.empty()) {
     return absl::InvalidArgumentError(
         "flow text is empty: expected a JSON or YAML flow definition");
+  }
+  if (std::optional<size_t> bad = FindInvalidUtf8(text)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "flow text is not valid UTF-8 (first bad byte at offset ", *bad, "): save it as UTF-8"));
   }
   if (format == DslFormat::kAuto) {
     format = trimmed.front() == '{' ? DslFormat::kJson : DslFormat::kYaml;

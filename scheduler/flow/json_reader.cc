@@ -124,7 +124,7 @@ std::optional<int64_t> JsonReader::Int(absl::string_view key, int64_t min, int64
   const double number = value->get<double>();
   if (std::trunc(number) != number || number < static_cast<double>(min) ||
       number > static_cast<double>(max)) {
-    errors_->Add(FieldPath(key), absl::StrCat("must be ", range, " (got ", value->dump(), ")"));
+    errors_->Add(FieldPath(key), absl::StrCat("must be ", range, " (got ", DumpJson(*value), ")"));
     return std::nullopt;
   }
   return value->is_number_float() ? static_cast<int64_t>(number) : value->get<int64_t>();

@@ -138,5 +138,12 @@ TEST(DslFormatFromPath, Extensions) {
   EXPECT_EQ(DslFormatFromPath("-"), DslFormat::kAuto);
 }
 
+TEST(ParseDslText, InvalidUtf8_RejectedWithOffset) {
+  // YAML would otherwise carry the bytes into proto string fields.
+  EXPECT_THAT(ParseDslText("name: \"a\xff\"\nphases: []", DslFormat::kYaml),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("not valid UTF-8 (first bad byte at offset 8)")));
+}
+
 }  // namespace
 }  // namespace taskboard::flow
