@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/util/json_util.h"
+#include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/flow_options_decoder.h"
 #include "scheduler/flow/json_reader.h"
 
@@ -48,11 +49,7 @@ void DecodeArgs(const Json& value, const std::string& path, v1::FlowSpec* spec,
 
 v1::PhaseType DecodePhaseType(const std::string& type, const std::string& path,
                               FlowErrorList* errors) {
-  if (type == "agent") return v1::PHASE_TYPE_AGENT;
-  if (type == "parallel") return v1::PHASE_TYPE_PARALLEL;
-  if (type == "map") return v1::PHASE_TYPE_MAP;
-  if (type == "gate") return v1::PHASE_TYPE_GATE;
-  if (type == "reduce") return v1::PHASE_TYPE_REDUCE;
+  if (auto known = PhaseTypeFromName(type)) return *known;
   errors->Add(path, absl::StrCat("unknown phase type '", type,
                                  "'; use one of agent, parallel, map, gate, reduce"));
   return v1::PHASE_TYPE_UNSPECIFIED;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "google/protobuf/util/json_util.h"
+#include "scheduler/flow/flow_names.h"
 
 namespace taskboard::flow {
 namespace {
@@ -22,25 +23,11 @@ void SetInt(Json& obj, const char* key, int64_t value) {
   if (value != 0) obj[key] = value;
 }
 
-const char* ScopeName(v1::CacheScope scope) {
-  switch (scope) {
-    case v1::CACHE_SCOPE_RUN:
-      return "run";
-    case v1::CACHE_SCOPE_REQUEST:
-      return "request";
-    case v1::CACHE_SCOPE_SESSION:
-      return "session";
-    default:
-      return nullptr;
-  }
-}
-
 Json EncodePolicy(const v1::FlowPolicy& policy) {
   switch (policy.policy_case()) {
     case v1::FlowPolicy::kNone:
-      return "none";
     case v1::FlowPolicy::kDeclaredDepsOnly:
-      return "declared_deps_only";
+      return std::string(FlowPolicyName(policy));
     case v1::FlowPolicy::kAncestors:
       return {{"type", "ancestors"}, {"transitive", policy.ancestors().transitive()}};
     case v1::FlowPolicy::kRecentTrajectory: {
@@ -80,7 +67,9 @@ Json EncodePolicy(const v1::FlowPolicy& policy) {
 Json EncodeToolCache(const v1::ToolCacheConfig& config) {
   Json out = Json::object();
   if (config.has_default_ttl_ms()) out["defaultTtlMs"] = config.default_ttl_ms();
-  if (const char* scope = ScopeName(config.default_scope())) out["defaultScope"] = scope;
+  if (auto scope = CacheScopeName(config.default_scope()); !scope.empty()) {
+    out["defaultScope"] = std::string(scope);
+  }
   if (config.has_max_entries()) out["maxEntries"] = config.max_entries();
   if (!config.tools().empty()) {
     Json tools = Json::object();
@@ -92,7 +81,8 @@ Json EncodeToolCache(const v1::ToolCacheConfig& config) {
       const v1::ToolCacheRule& rule = config.tools().at(name);
       Json r = Json::object();
       if (rule.has_ttl_ms()) r["ttlMs"] = rule.ttl_ms();
-      if (const char* scope = ScopeName(rule.scope())) r["scope"] = scope;
+      if (auto scope = CacheScopeName(rule.scope()); !scope.empty())
+        r["scope"] = std::string(scope);
       if (!rule.key_fields().empty()) r["keyFields"] = Strings(rule.key_fields());
       SetString(r, "cacheIf", rule.cache_if());
       if (rule.has_enabled()) r["enabled"] = rule.enabled();
@@ -103,25 +93,10 @@ Json EncodeToolCache(const v1::ToolCacheConfig& config) {
   return out;
 }
 
-const char* PhaseTypeName(v1::PhaseType type) {
-  switch (type) {
-    case v1::PHASE_TYPE_PARALLEL:
-      return "parallel";
-    case v1::PHASE_TYPE_MAP:
-      return "map";
-    case v1::PHASE_TYPE_GATE:
-      return "gate";
-    case v1::PHASE_TYPE_REDUCE:
-      return "reduce";
-    default:
-      return "agent";
-  }
-}
-
 Json EncodePhase(const v1::Phase& phase) {
   Json out = Json::object();
   out["id"] = phase.id();
-  out["type"] = PhaseTypeName(phase.type());
+  out["type"] = std::string(PhaseTypeName(phase.type()));
   SetString(out, "agent", phase.agent());
   SetString(out, "task", phase.task());
   if (!phase.depends_on().empty()) out["dependsOn"] = Strings(phase.depends_on());
@@ -234,18 +209,9 @@ Json EncodeFlow(const v1::FlowSpec& spec) {
   Json out = Json::object();
   out["name"] = spec.name();
   SetString(out, "description", spec.description());
-  switch (spec.kind_case()) {
-    case v1::FlowSpec::kPlanAndExecute:
-      out["kind"] = "plan_and_execute";
-      break;
-    case v1::FlowSpec::kSupervisor:
-      out["kind"] = "supervisor";
-      break;
-    case v1::FlowSpec::kBoard:
-      out["kind"] = "board";
-      break;
-    default:
-      break;
+  // Taskflows are the default kind and stay implicit, as pi-taskflow writes them.
+  if (!spec.has_taskflow() && !FlowKindName(spec).empty()) {
+    out["kind"] = std::string(FlowKindName(spec));
   }
   if (!spec.args().empty()) {
     Json args = Json::object();

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/json_reader.h"
 
 namespace taskboard::flow {
@@ -35,12 +36,9 @@ std::string CanonicalPolicyName(const std::string& name) {
 
 v1::CacheScope DecodeCacheScope(const Json& value, const std::string& path, FlowErrorList* errors) {
   if (value.is_string()) {
-    const std::string& scope = value.get_ref<const std::string&>();
-    if (scope == "run") return v1::CACHE_SCOPE_RUN;
-    if (scope == "request") return v1::CACHE_SCOPE_REQUEST;
-    if (scope == "session") return v1::CACHE_SCOPE_SESSION;
+    if (auto scope = CacheScopeFromName(value.get_ref<const std::string&>())) return *scope;
   }
-  errors->Add(path, absl::StrCat("must be one of run, request, session (got ", value.dump(), ")"));
+  errors->Add(path, absl::StrCat("must be one of run, request, session (got ", DumpJson(value), ")"));
   return v1::CACHE_SCOPE_UNSPECIFIED;
 }
 
@@ -143,28 +141,6 @@ v1::ToolCacheConfig DecodeToolCache(const Json& value, const std::string& path,
   }
   reader.RejectUnknownFields();
   return config;
-}
-
-std::string FlowPolicyName(const v1::FlowPolicy& policy) {
-  switch (policy.policy_case()) {
-    case v1::FlowPolicy::kNone:
-      return "none";
-    case v1::FlowPolicy::kDeclaredDepsOnly:
-      return "declared_deps_only";
-    case v1::FlowPolicy::kAncestors:
-      return "ancestors";
-    case v1::FlowPolicy::kRecentTrajectory:
-      return "recent_trajectory";
-    case v1::FlowPolicy::kAllCompleted:
-      return "all_completed";
-    case v1::FlowPolicy::kCompact:
-      return "compact";
-    case v1::FlowPolicy::kCustom:
-      return "custom";
-    case v1::FlowPolicy::POLICY_NOT_SET:
-      break;
-  }
-  return "";
 }
 
 }  // namespace taskboard::flow

@@ -25,9 +25,6 @@ v1::ToolCacheConfig DecodeToolCache(const Json& value, const std::string& path,
 // `run` | `request` | `session`; records an error and returns UNSPECIFIED otherwise.
 v1::CacheScope DecodeCacheScope(const Json& value, const std::string& path, FlowErrorList* errors);
 
-// The DSL name of a policy (`recent_trajectory`), for messages and meta.
-std::string FlowPolicyName(const v1::FlowPolicy& policy);
-
 }  // namespace taskboard::flow
 
 #endif  // TASKBOARD_SCHEDULER_FLOW_FLOW_OPTIONS_DECODER_H_

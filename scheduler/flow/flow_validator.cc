@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "scheduler/flow/dag.h"
+#include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/interpolation.h"
 #include "scheduler/flow/json_reader.h"
 #include "scheduler/flow/phase_graph.h"
@@ -37,21 +38,6 @@ bool IsFlowName(absl::string_view name) {
     }
   }
   return true;
-}
-
-const char* PhaseTypeName(v1::PhaseType type) {
-  switch (type) {
-    case v1::PHASE_TYPE_PARALLEL:
-      return "parallel";
-    case v1::PHASE_TYPE_MAP:
-      return "map";
-    case v1::PHASE_TYPE_GATE:
-      return "gate";
-    case v1::PHASE_TYPE_REDUCE:
-      return "reduce";
-    default:
-      return "agent";
-  }
 }
 
 // A "missing field" error, unless decoding already reported the field as
@@ -207,7 +193,7 @@ void ValidateTaskflow(const v1::FlowSpec& spec, const absl::flat_hash_set<std::s
     if (phase.is_final()) finals.push_back(i);
 
     const v1::PhaseType type = phase.type();
-    const char* type_name = PhaseTypeName(type);
+    const absl::string_view type_name = PhaseTypeName(type);
     const bool uses_task = type != v1::PHASE_TYPE_PARALLEL;
     if (uses_task && phase.task().empty()) {
       AddMissing(

@@ -142,8 +142,8 @@ Resolved ResolvePrevious(Segments segments, const InterpolationContext& ctx) {
 Resolved ResolveItem(Segments segments, const InterpolationContext& ctx) {
   if (ctx.item_var.empty()) return Unresolved("not inside a map phase");
   if (segments.front() != ctx.item_var) {
-    return Unresolved(absl::StrCat("this map names its item '", ctx.item_var, "'; use {",
-                                   ctx.item_var, "}"));
+    return Unresolved(
+        absl::StrCat("this map names its item '", ctx.item_var, "'; use {", ctx.item_var, "}"));
   }
   if (ctx.item == nullptr) return Unresolved("no current map item");
   return ResolvePath(*ctx.item, segments.subspan(1), ctx.item_var);

@@ -63,6 +63,19 @@ TEST(ValidateCommand, RepoDigest_PrintsLayersAndDesugaredFlow) {
                                 HasSubstr("desugared flow:"), HasSubstr("\"phases\"")));
 }
 
+TEST(ValidateCommand, Board_PrintsTaskLayers) {
+  Result result = Validate((kExamples / "triage-board.yaml").string(), /*quiet=*/true);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, AllOf(HasSubstr("(board, "), HasSubstr("layers:"), HasSubstr("task  ")));
+}
+
+TEST(ValidateCommand, PlanAndExecute_PrintsRoles) {
+  Result result = Validate((kExamples / "nested-plan-supervisor.yaml").string(), /*quiet=*/true);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, AllOf(HasSubstr("(plan_and_execute)"), HasSubstr("planner"),
+                                HasSubstr("child supervisor run"), HasSubstr("reviewer")));
+}
+
 TEST(ValidateCommand, Quiet_OmitsDesugaredFlow) {
   Result result = Validate((kExamples / "repo-digest.yaml").string(), /*quiet=*/true);
   ASSERT_EQ(result.exit_code, 0);

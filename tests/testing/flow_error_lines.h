@@ -11,7 +11,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "scheduler/flow/flow_errors.h"
+#include "scheduler/flow/flow_loader.h"
+#include "tests/testing/status_matchers.h"
 
 namespace taskboard::testing {
 
@@ -22,6 +28,21 @@ inline std::vector<std::string> FlowErrorLines(const absl::Status& status) {
     lines.push_back(flow::FormatFlowError(error));
   }
   return lines;
+}
+
+// Loads flow text, expecting a valid flow (an empty spec and a test failure
+// otherwise).
+inline v1::FlowSpec LoadValidFlow(absl::string_view text) {
+  absl::StatusOr<v1::FlowSpec> spec = flow::LoadFlowText(text);
+  EXPECT_THAT(spec, IsOk());
+  return spec.ok() ? *std::move(spec) : v1::FlowSpec();
+}
+
+// Loads flow text, expecting INVALID_ARGUMENT; returns its errors as lines.
+inline std::vector<std::string> LoadFlowErrors(absl::string_view text) {
+  absl::StatusOr<v1::FlowSpec> spec = flow::LoadFlowText(text);
+  EXPECT_THAT(spec, StatusIs(absl::StatusCode::kInvalidArgument));
+  return FlowErrorLines(spec.status());
 }
 
 }  // namespace taskboard::testing

@@ -18,26 +18,14 @@ namespace {
 
 using ::taskboard::testing::FlowErrorLines;
 using ::taskboard::testing::IsOk;
+using ::taskboard::testing::LoadFlowErrors;
+using ::taskboard::testing::LoadValidFlow;
 using ::taskboard::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
-
-// Loads `text`, expecting a valid flow.
-v1::FlowSpec Load(absl::string_view text) {
-  absl::StatusOr<v1::FlowSpec> spec = LoadFlowText(text);
-  EXPECT_THAT(spec, IsOk());
-  return spec.ok() ? *std::move(spec) : v1::FlowSpec();
-}
-
-// Loads `text`, expecting INVALID_ARGUMENT, and returns its errors as `path: message`.
-std::vector<std::string> Errors(absl::string_view text) {
-  absl::StatusOr<v1::FlowSpec> spec = LoadFlowText(text);
-  EXPECT_THAT(spec, StatusIs(absl::StatusCode::kInvalidArgument));
-  return FlowErrorLines(spec.status());
-}
 
 // A taskflow named `f` with the given JSON phases array.
 std::string WithPhases(absl::string_view phases_json) {
@@ -48,11 +36,12 @@ std::string WithPhases(absl::string_view phases_json) {
 // The document and its name
 
 TEST(FlowLoader, Validate_RootNotAnObject_ReportsOnlyThat) {
-  EXPECT_THAT(Errors(R"([{"id": "a", "task": "x"}])"),
+  EXPECT_THAT(LoadFlowErrors(R"([{"id": "a", "task": "x"}])"),
               ElementsAre("a flow must be a JSON/YAML object (got an array)"));
-  EXPECT_THAT(Errors(R"("just a string")"),
+  EXPECT_THAT(LoadFlowErrors(R"("just a string")"),
               ElementsAre("a flow must be a JSON/YAML object (got a string)"));
-  EXPECT_THAT(Errors("42"), ElementsAre("a flow must be a JSON/YAML object (got a number)"));
+  EXPECT_THAT(LoadFlowErrors("42"),
+              ElementsAre("a flow must be a JSON/YAML object (got a number)"));
 }
 
 TEST(FlowLoader, Validate_RootNotAnObject_StatusMessageListsTheError) {
@@ -63,18 +52,19 @@ TEST(FlowLoader, Validate_RootNotAnObject_StatusMessageListsTheError) {
 }
 
 TEST(FlowLoader, Validate_MissingName_ReportsName) {
-  EXPECT_THAT(Errors(R"({"phases": [{"id": "a", "task": "x"}]})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"phases": [{"id": "a", "task": "x"}]})"),
               ElementsAre("name: missing flow name"));
 }
 
 TEST(FlowLoader, Validate_RequiredFieldOfWrongType_ReportedOnce) {
-  EXPECT_THAT(Errors(R"({"name": "f", "phases": [{"id": 5, "task": "x"}, {"id": "b", "task": 7}]})"),
+  EXPECT_THAT(LoadFlowErrors(
+                  R"({"name": "f", "phases": [{"id": 5, "task": "x"}, {"id": "b", "task": 7}]})"),
               ElementsAre("phases[0].id: must be a string (got a number)",
                           "phases[1].task: must be a string (got a number)"));
 }
 
 TEST(FlowLoader, Validate_PlainItemInMapWithAsName_Reported) {
-  EXPECT_THAT(Errors(R"({"name": "f", "phases": [
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "f", "phases": [
       {"id": "d", "task": "list", "output": "json"},
       {"id": "m", "type": "map", "over": "{steps.d.json}", "as": "file",
        "task": "Read {file.path} then {item.path}", "dependsOn": ["d"]}]})"),
@@ -88,24 +78,24 @@ TEST(FlowLoader, SyntaxError_CarriesStructuredError) {
 }
 
 TEST(FlowLoader, Validate_InvalidName_ReportsName) {
-  EXPECT_THAT(Errors(R"({"name": "my flow!", "phases": [{"id": "a", "task": "x"}]})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "my flow!", "phases": [{"id": "a", "task": "x"}]})"),
               ElementsAre(AllOf(HasSubstr("name: flow name 'my flow!' must start with a letter"),
                                 HasSubstr("letters, digits, '_', '-' and '.'"))));
 }
 
 TEST(FlowLoader, Validate_MissingPhases_ReportsOnlyNoPhases) {
-  EXPECT_THAT(Errors(R"({"name": "f"})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "f"})"),
               ElementsAre(AllOf(HasSubstr("phases: flow has no phases"),
                                 HasSubstr("`task`, `tasks` or `chain` shorthand"))));
 }
 
 TEST(FlowLoader, Validate_EmptyPhases_ReportsOnlyNoPhases) {
-  EXPECT_THAT(Errors(R"({"name": "f", "phases": [], "concurrency": 2})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "f", "phases": [], "concurrency": 2})"),
               ElementsAre(HasSubstr("phases: flow has no phases")));
 }
 
 TEST(FlowLoader, Validate_PhasesNotAnArray_ReportsOnlyThat) {
-  EXPECT_THAT(Errors(R"({"name": "f", "phases": {"id": "a", "task": "x"}})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "f", "phases": {"id": "a", "task": "x"}})"),
               ElementsAre("phases: must be an array of phases (got an object)"));
 }
 
@@ -113,41 +103,42 @@ TEST(FlowLoader, Validate_PhasesNotAnArray_ReportsOnlyThat) {
 // Per phase
 
 TEST(FlowLoader, Validate_NullPhase_ReportsOnlyThePhase) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "x"}, null])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "x"}, null])")),
               ElementsAre("phases[1]: must be an object (got null)"));
 }
 
 TEST(FlowLoader, Validate_NullPhaseAmongOthers_OtherPhasesStillChecked) {
-  EXPECT_THAT(Errors(WithPhases(R"([null, {"id": "b", "task": "x", "dependsOn": ["zz"]}])")),
-              ElementsAre("phases[0]: must be an object (got null)",
-                          "phases[1].dependsOn[0]: unknown phase 'zz'"));
+  EXPECT_THAT(
+      LoadFlowErrors(WithPhases(R"([null, {"id": "b", "task": "x", "dependsOn": ["zz"]}])")),
+      ElementsAre("phases[0]: must be an object (got null)",
+                  "phases[1].dependsOn[0]: unknown phase 'zz'"));
 }
 
 TEST(FlowLoader, Validate_MissingPhaseId_ReportsId) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"task": "x"}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"task": "x"}])")),
               ElementsAre("phases[0].id: missing phase id"));
 }
 
 TEST(FlowLoader, Validate_PhaseIdWithSpaces_ReportsId) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a b", "task": "x"}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a b", "task": "x"}])")),
               ElementsAre(HasSubstr("phases[0].id: phase id 'a b' may only contain letters")));
 }
 
 TEST(FlowLoader, Validate_DuplicatePhaseId_ReportsBothPositions) {
   EXPECT_THAT(
-      Errors(WithPhases(
+      LoadFlowErrors(WithPhases(
           R"([{"id": "a", "task": "x"}, {"id": "b", "task": "y"}, {"id": "a", "task": "z"}])")),
       ElementsAre("phases[2].id: duplicate phase id 'a' (first used at phases[0])"));
 }
 
 TEST(FlowLoader, Validate_UnknownPhaseType_ListsAllowedTypes) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "type": "loop", "task": "x"}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "type": "loop", "task": "x"}])")),
               ElementsAre("phases[0].type: unknown phase type 'loop'; use one of agent, "
                           "parallel, map, gate, reduce"));
 }
 
 TEST(FlowLoader, Validate_PhasesWithoutTask_ReportTaskPerType) {
-  EXPECT_THAT(Errors(WithPhases(R"([
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([
         {"id": "a"},
         {"id": "g", "type": "gate", "task": ""},
         {"id": "r", "type": "reduce", "from": ["a"]},
@@ -159,7 +150,7 @@ TEST(FlowLoader, Validate_PhasesWithoutTask_ReportTaskPerType) {
 }
 
 TEST(FlowLoader, Validate_MapWithoutOver_ReportsOver) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "m", "type": "map", "task": "do {item}"}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "m", "type": "map", "task": "do {item}"}])")),
               ElementsAre("phases[0].over: a map phase needs `over` (e.g. "
                           "\"{steps.discover.json}\")"));
 }
@@ -167,88 +158,92 @@ TEST(FlowLoader, Validate_MapWithoutOver_ReportsOver) {
 TEST(FlowLoader, Validate_ParallelWithoutBranches_ReportsBranches) {
   const std::string message =
       "a parallel phase needs a non-empty `branches` array of {task, agent?}";
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "p", "type": "parallel"}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "p", "type": "parallel"}])")),
               ElementsAre(absl::StrCat("phases[0].branches: ", message)));
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "p", "type": "parallel", "branches": []}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "p", "type": "parallel", "branches": []}])")),
               ElementsAre(absl::StrCat("phases[0].branches: ", message)));
 }
 
 TEST(FlowLoader, Validate_BranchWithoutTask_ReportsBranchTask) {
   EXPECT_THAT(
-      Errors(WithPhases(
+      LoadFlowErrors(WithPhases(
           R"([{"id": "p", "type": "parallel", "branches": [{"task": "x"}, {"agent": "scout"}]}])")),
       ElementsAre("phases[0].branches[1].task: a branch needs a task"));
 }
 
 TEST(FlowLoader, Validate_NullBranch_ReportsOnlyTheBranch) {
-  EXPECT_THAT(
-      Errors(WithPhases(R"([{"id": "p", "type": "parallel", "branches": [{"task": "x"}, null]}])")),
-      ElementsAre("phases[0].branches[1]: must be an object (got null)"));
+  EXPECT_THAT(LoadFlowErrors(WithPhases(
+                  R"([{"id": "p", "type": "parallel", "branches": [{"task": "x"}, null]}])")),
+              ElementsAre("phases[0].branches[1]: must be an object (got null)"));
 }
 
 TEST(FlowLoader, Validate_ReduceWithoutFrom_ReportsFrom) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "r", "type": "reduce", "task": "combine"}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "r", "type": "reduce", "task": "combine"}])")),
               ElementsAre("phases[0].from: a reduce phase needs a non-empty `from` list of the "
                           "phases it combines"));
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "r", "type": "reduce", "task": "x", "from": []}])")),
-              ElementsAre(HasSubstr("phases[0].from: a reduce phase needs a non-empty `from`")));
+  EXPECT_THAT(
+      LoadFlowErrors(WithPhases(R"([{"id": "r", "type": "reduce", "task": "x", "from": []}])")),
+      ElementsAre(HasSubstr("phases[0].from: a reduce phase needs a non-empty `from`")));
 }
 
 TEST(FlowLoader, Validate_OverAndAsOnNonMapPhase_ReportsBoth) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "x", "over": "[1]", "as": "file"}])")),
-              ElementsAre("phases[0].over: `over` only applies to map phases",
-                          "phases[0].as: `as` only applies to map phases"));
+  EXPECT_THAT(
+      LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "x", "over": "[1]", "as": "file"}])")),
+      ElementsAre("phases[0].over: `over` only applies to map phases",
+                  "phases[0].as: `as` only applies to map phases"));
 }
 
 TEST(FlowLoader, Validate_UnknownPhaseField_SuggestsDependsOn) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "x"},
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "x"},
                                    {"id": "b", "task": "y", "dependson": ["a"]}])")),
               ElementsAre("phases[1].dependson: unknown field 'dependson'; did you mean "
                           "'dependsOn'?"));
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "x"},
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "x"},
                                    {"id": "b", "task": "y", "depends_on": ["a"]}])")),
               ElementsAre("phases[1].depends_on: unknown field 'depends_on'; did you mean "
                           "'dependsOn'?"));
 }
 
 TEST(FlowLoader, Validate_MisspelledFlowField_SuggestsClosestField) {
-  EXPECT_THAT(Errors(R"({"name": "f", "concurency": 2, "phases": [{"id": "a", "task": "x"}]})"),
-              ElementsAre("concurency: unknown field 'concurency'; did you mean 'concurrency'?"));
+  EXPECT_THAT(
+      LoadFlowErrors(R"({"name": "f", "concurency": 2, "phases": [{"id": "a", "task": "x"}]})"),
+      ElementsAre("concurency: unknown field 'concurency'; did you mean 'concurrency'?"));
 }
 
 TEST(FlowLoader, Validate_UnrelatedUnknownField_NoSuggestion) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "x", "zzzzzzzz": 1}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "x", "zzzzzzzz": 1}])")),
               ElementsAre("phases[0].zzzzzzzz: unknown field 'zzzzzzzz'"));
 }
 
 TEST(FlowLoader, Validate_DependsOnNotAnArray_ReportsType) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "x"},
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "x"},
                                    {"id": "b", "task": "y", "dependsOn": "a"}])")),
               ElementsAre("phases[1].dependsOn: must be an array of strings (got a string)"));
 }
 
 TEST(FlowLoader, Validate_DependsOnNonStringElement_ReportsElement) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "x"},
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "x"},
                                    {"id": "b", "task": "y", "dependsOn": ["a", 7]}])")),
               ElementsAre("phases[1].dependsOn[1]: must be a string (got a number)"));
 }
 
 TEST(FlowLoader, Validate_ConcurrencyOutOfRangeOrFractional_ReportsValue) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "x", "concurrency": 0}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "x", "concurrency": 0}])")),
               ElementsAre("phases[0].concurrency: must be an integer from 1 to 10000 (got 0)"));
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "x", "concurrency": 1.5}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "x", "concurrency": 1.5}])")),
               ElementsAre("phases[0].concurrency: must be an integer from 1 to 10000 (got 1.5)"));
-  EXPECT_THAT(Errors(R"({"name": "f", "concurrency": "8", "phases": [{"id": "a", "task": "x"}]})"),
-              ElementsAre("concurrency: must be an integer from 1 to 10000 (got a string)"));
+  EXPECT_THAT(
+      LoadFlowErrors(R"({"name": "f", "concurrency": "8", "phases": [{"id": "a", "task": "x"}]})"),
+      ElementsAre("concurrency: must be an integer from 1 to 10000 (got a string)"));
 }
 
 TEST(FlowLoader, Validate_FinalNotABoolean_ReportsType) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "x", "final": "yes"}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "x", "final": "yes"}])")),
               ElementsAre("phases[0].final: must be true or false (got a string)"));
 }
 
 TEST(FlowLoader, Validate_UnknownOutputFormat_ReportsOutput) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "x", "output": "yaml"}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "x", "output": "yaml"}])")),
               ElementsAre("phases[0].output: must be \"text\" or \"json\" (got \"yaml\")"));
 }
 
@@ -256,7 +251,7 @@ TEST(FlowLoader, Validate_UnknownOutputFormat_ReportsOutput) {
 // Dependencies, cycles and the final phase
 
 TEST(FlowLoader, Validate_UnknownDependsOnAndFrom_ReportIndexPaths) {
-  EXPECT_THAT(Errors(WithPhases(R"([
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([
         {"id": "a", "task": "x"},
         {"id": "b", "task": "y", "dependsOn": ["a", "ghost"]},
         {"id": "r", "type": "reduce", "task": "z", "from": ["b", "phantom"]}])")),
@@ -265,7 +260,7 @@ TEST(FlowLoader, Validate_UnknownDependsOnAndFrom_ReportIndexPaths) {
 }
 
 TEST(FlowLoader, Validate_DependencyCycle_ReportedAsPath) {
-  EXPECT_THAT(Errors(WithPhases(R"([
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([
         {"id": "a", "task": "x", "dependsOn": ["c"]},
         {"id": "b", "task": "y", "dependsOn": ["a"]},
         {"id": "c", "task": "z", "dependsOn": ["b"]}])")),
@@ -273,19 +268,19 @@ TEST(FlowLoader, Validate_DependencyCycle_ReportedAsPath) {
 }
 
 TEST(FlowLoader, Validate_CycleThroughFrom_ReportedAsPath) {
-  EXPECT_THAT(Errors(WithPhases(R"([
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([
         {"id": "a", "task": "x", "dependsOn": ["r"]},
         {"id": "r", "type": "reduce", "task": "y", "from": ["a"]}])")),
               ElementsAre("phases[0].dependsOn: dependency cycle: a -> r -> a"));
 }
 
 TEST(FlowLoader, Validate_SelfDependency_ReportedAsCycle) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "x", "dependsOn": ["a"]}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "x", "dependsOn": ["a"]}])")),
               ElementsAre("phases[0].dependsOn: dependency cycle: a -> a"));
 }
 
 TEST(FlowLoader, Validate_CycleWithOtherErrors_StillReportsCycle) {
-  EXPECT_THAT(Errors(WithPhases(R"([
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([
         {"id": "a", "task": "x", "dependsOn": ["b"], "bogus": 1},
         {"id": "b", "dependsOn": ["a"]}])")),
               UnorderedElementsAre("phases[0].bogus: unknown field 'bogus'",
@@ -294,7 +289,7 @@ TEST(FlowLoader, Validate_CycleWithOtherErrors_StillReportsCycle) {
 }
 
 TEST(FlowLoader, Validate_TwoFinalPhases_NamesBoth) {
-  EXPECT_THAT(Errors(WithPhases(R"([
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([
         {"id": "a", "task": "x", "final": true},
         {"id": "b", "task": "y"},
         {"id": "c", "task": "z", "final": true}])")),
@@ -303,7 +298,7 @@ TEST(FlowLoader, Validate_TwoFinalPhases_NamesBoth) {
 }
 
 TEST(FlowLoader, Load_NoFinalPhase_LastPhaseIsFinal) {
-  v1::FlowSpec spec = Load(WithPhases(R"([
+  v1::FlowSpec spec = LoadValidFlow(WithPhases(R"([
         {"id": "a", "task": "x"},
         {"id": "b", "task": "y", "dependsOn": ["a"]},
         {"id": "c", "task": "z"}])"));
@@ -311,7 +306,7 @@ TEST(FlowLoader, Load_NoFinalPhase_LastPhaseIsFinal) {
 }
 
 TEST(FlowLoader, Load_MarkedFinalPhase_IsFinalEvenIfNotLast) {
-  v1::FlowSpec spec = Load(WithPhases(R"([
+  v1::FlowSpec spec = LoadValidFlow(WithPhases(R"([
         {"id": "a", "task": "x", "final": true},
         {"id": "b", "task": "y"}])"));
   EXPECT_EQ(FinalPhaseId(spec.taskflow()), "a");
@@ -321,7 +316,7 @@ TEST(FlowLoader, Load_MarkedFinalPhase_IsFinalEvenIfNotLast) {
 // submission, every problem at once, each with its path.
 TEST(FlowLoader, Validate_BrokenFlow_ReportsEveryErrorWithItsPath) {
   EXPECT_THAT(
-      Errors(R"({"name": "broken", "phases": [
+      LoadFlowErrors(R"({"name": "broken", "phases": [
         {"id": "a", "agent": "scout", "task": "Step a: read the inputs.", "dependsOn": ["c"]},
         {"id": "b", "agent": "summarizer", "task": "Step b: summarize {steps.a.output}",
          "dependsOn": ["a"], "final": true},
@@ -340,7 +335,7 @@ TEST(FlowLoader, Validate_BrokenFlow_ReportsEveryErrorWithItsPath) {
 }
 
 TEST(FlowLoader, Validate_CycleAndOtherErrors_AllReported) {
-  EXPECT_THAT(Errors(WithPhases(R"([
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([
         {"id": "a", "task": "x", "dependsOn": ["c"]},
         {"id": "b", "task": "y", "dependsOn": ["a", "ghost"], "final": true},
         {"id": "c", "task": "z", "dependsOn": ["b"], "final": true},
@@ -368,7 +363,7 @@ TEST(FlowLoader, Validate_BrokenFlow_StatusMessageCountsErrors) {
 // Args declared by the flow
 
 TEST(FlowLoader, Load_Args_KeepDeclarationOrderAndDefaults) {
-  v1::FlowSpec spec = Load(R"({"name": "f",
+  v1::FlowSpec spec = LoadValidFlow(R"({"name": "f",
       "args": {"zeta": {"default": 3, "description": "how many"}, "alpha": {"required": true}},
       "phases": [{"id": "a", "task": "{args.zeta} {args.alpha}"}]})");
   ASSERT_EQ(spec.args_size(), 2);
@@ -381,13 +376,14 @@ TEST(FlowLoader, Load_Args_KeepDeclarationOrderAndDefaults) {
 }
 
 TEST(FlowLoader, Validate_ArgsNotAnObject_ReportsArgs) {
-  EXPECT_THAT(Errors(R"({"name": "f", "args": ["dir"], "phases": [{"id": "a", "task": "x"}]})"),
-              ElementsAre("args: must be an object of arg name -> {default?, description?, "
-                          "required?} (got an array)"));
+  EXPECT_THAT(
+      LoadFlowErrors(R"({"name": "f", "args": ["dir"], "phases": [{"id": "a", "task": "x"}]})"),
+      ElementsAre("args: must be an object of arg name -> {default?, description?, "
+                  "required?} (got an array)"));
 }
 
 TEST(FlowLoader, Validate_ArgWithUnknownField_SuggestsDefault) {
-  EXPECT_THAT(Errors(R"({"name": "f", "args": {"dir": {"defualt": "."}},
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "f", "args": {"dir": {"defualt": "."}},
                          "phases": [{"id": "a", "task": "x"}]})"),
               ElementsAre("args.dir.defualt: unknown field 'defualt'; did you mean 'default'?"));
 }
@@ -396,12 +392,12 @@ TEST(FlowLoader, Validate_ArgWithUnknownField_SuggestsDefault) {
 // Placeholders checked at validation
 
 TEST(FlowLoader, Placeholders_UnknownStep_Reported) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "use {steps.nope.output}"}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "use {steps.nope.output}"}])")),
               ElementsAre("phases[0].task: {steps.nope.output} refers to unknown phase 'nope'"));
 }
 
 TEST(FlowLoader, Placeholders_StepNotUpstream_Reported) {
-  EXPECT_THAT(Errors(WithPhases(R"([
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([
         {"id": "a", "task": "x"},
         {"id": "b", "task": "use {steps.a.output}"}])")),
               ElementsAre("phases[1].task: {steps.a.output} refers to phase 'a', which is not "
@@ -409,7 +405,7 @@ TEST(FlowLoader, Placeholders_StepNotUpstream_Reported) {
 }
 
 TEST(FlowLoader, Placeholders_TransitiveUpstreamStep_Accepted) {
-  v1::FlowSpec spec = Load(WithPhases(R"([
+  v1::FlowSpec spec = LoadValidFlow(WithPhases(R"([
         {"id": "a", "task": "x", "output": "json"},
         {"id": "b", "task": "y", "dependsOn": ["a"]},
         {"id": "c", "task": "{steps.a.json.0.name} {steps.b.output}", "dependsOn": ["b"]}])"));
@@ -417,19 +413,19 @@ TEST(FlowLoader, Placeholders_TransitiveUpstreamStep_Accepted) {
 }
 
 TEST(FlowLoader, Placeholders_ItemOutsideMap_Reported) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "do {item.file}"}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "do {item.file}"}])")),
               ElementsAre("phases[0].task: {item.file} is only available inside a map phase's "
                           "task"));
 }
 
 TEST(FlowLoader, Placeholders_ItemInsideMap_Accepted) {
-  v1::FlowSpec spec = Load(WithPhases(R"([
+  v1::FlowSpec spec = LoadValidFlow(WithPhases(R"([
         {"id": "m", "type": "map", "over": "[{\"x\": 1}]", "task": "do {item.x} and {item}"}])"));
   EXPECT_EQ(spec.taskflow().phases(0).over(), R"([{"x": 1}])");
 }
 
 TEST(FlowLoader, Placeholders_CustomItemName_AcceptedInsideMap) {
-  v1::FlowSpec spec = Load(WithPhases(R"([
+  v1::FlowSpec spec = LoadValidFlow(WithPhases(R"([
         {"id": "d", "task": "list", "output": "json"},
         {"id": "m", "type": "map", "over": "{steps.d.json}", "as": "file",
          "task": "read {file.path}", "dependsOn": ["d"]}])"));
@@ -437,29 +433,29 @@ TEST(FlowLoader, Placeholders_CustomItemName_AcceptedInsideMap) {
 }
 
 TEST(FlowLoader, Placeholders_UndeclaredArg_ListsDeclaredArgs) {
-  EXPECT_THAT(Errors(R"({"name": "f", "args": {"dir": {}, "depth": {}},
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "f", "args": {"dir": {}, "depth": {}},
                          "phases": [{"id": "a", "task": "{args.dri}"}]})"),
               ElementsAre("phases[0].task: {args.dri} refers to undeclared arg 'dri' "
                           "(declared: depth, dir)"));
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "{args.dir}"}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "{args.dir}"}])")),
               ElementsAre("phases[0].task: {args.dir} refers to undeclared arg 'dir'; declare "
                           "it under `args`"));
 }
 
 TEST(FlowLoader, Placeholders_PreviousOutputWithoutDeps_Reported) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "a", "task": "continue {previous.output}"}])")),
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "task": "continue {previous.output}"}])")),
               ElementsAre("phases[0].task: {previous.output} needs a dependency, but this phase "
                           "has none"));
 }
 
 TEST(FlowLoader, Placeholders_PreviousOutputWithFromOnly_Accepted) {
-  Load(WithPhases(R"([
+  LoadValidFlow(WithPhases(R"([
         {"id": "a", "task": "x"},
         {"id": "r", "type": "reduce", "from": ["a"], "task": "sum {previous.output}"}])"));
 }
 
 TEST(FlowLoader, Placeholders_StepWithoutOutputOrJson_Reported) {
-  EXPECT_THAT(Errors(WithPhases(R"([
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([
         {"id": "a", "task": "x"},
         {"id": "b", "task": "{steps.a}", "dependsOn": ["a"]}])")),
               ElementsAre("phases[1].task: {steps.a} is not a step placeholder; use "
@@ -467,34 +463,35 @@ TEST(FlowLoader, Placeholders_StepWithoutOutputOrJson_Reported) {
 }
 
 TEST(FlowLoader, Placeholders_OtherBracedWordsAndJson_LeftAlone) {
-  v1::FlowSpec spec = Load(WithPhases(
+  v1::FlowSpec spec = LoadValidFlow(WithPhases(
       R"([{"id": "a", "task": "fill {some_other} and print {\"a\": 1} or { x } or {}"}])"));
   EXPECT_THAT(spec.taskflow().phases(0).task(), HasSubstr("{some_other}"));
 }
 
 TEST(FlowLoader, Placeholders_InBranchTasks_Checked) {
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "p", "type": "parallel", "branches": [
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "p", "type": "parallel", "branches": [
         {"task": "ok {args}"}, {"task": "bad {steps.x.output}"}]}])")),
               ElementsAre("phases[0].branches[1].task: {steps.x.output} refers to unknown "
                           "phase 'x'"));
 }
 
 TEST(FlowLoader, Placeholders_InMapOver_Checked) {
-  EXPECT_THAT(Errors(WithPhases(R"([
+  EXPECT_THAT(LoadFlowErrors(WithPhases(R"([
         {"id": "d", "task": "x"},
         {"id": "m", "type": "map", "over": "{steps.d.json}", "task": "t {item}"}])")),
               ElementsAre("phases[1].over: {steps.d.json} refers to phase 'd', which is not "
                           "upstream of this phase; add it to its dependencies"));
   // The item does not exist yet while `over` is resolved.
-  EXPECT_THAT(Errors(WithPhases(R"([{"id": "m", "type": "map", "over": "{item}", "task": "t"}])")),
-              ElementsAre("phases[0].over: {item} is only available inside a map phase's task"));
+  EXPECT_THAT(
+      LoadFlowErrors(WithPhases(R"([{"id": "m", "type": "map", "over": "{item}", "task": "t"}])")),
+      ElementsAre("phases[0].over: {item} is only available inside a map phase's task"));
 }
 
 // ---------------------------------------------------------------------------
 // Phase fields
 
 TEST(FlowLoader, Load_AllPhaseFields_Decoded) {
-  v1::FlowSpec spec = Load(R"({"name": "f", "description": "d", "concurrency": 4,
+  v1::FlowSpec spec = LoadValidFlow(R"({"name": "f", "description": "d", "concurrency": 4,
       "maxAttemptsPerTask": 3, "timeoutSeconds": 600, "phases": [
       {"id": "a", "agent": "scout", "task": "x", "output": "json", "model": "m1",
        "thinking": "high", "tools": "read, grep", "cwd": "/tmp", "optional": true, "retries": 0,
@@ -531,7 +528,7 @@ TEST(FlowLoader, Load_AllPhaseFields_Decoded) {
 }
 
 TEST(FlowLoader, Load_LiteralOverArray_KeptAsJsonText) {
-  v1::FlowSpec spec = Load(WithPhases(
+  v1::FlowSpec spec = LoadValidFlow(WithPhases(
       R"([{"id": "m", "type": "map", "over": [{"file": "a.cc"}, "b"], "task": "t {item}"}])"));
   EXPECT_EQ(spec.taskflow().phases(0).over(), R"([{"file":"a.cc"},"b"])");
 }
@@ -587,8 +584,8 @@ phases:
 )";
 
 TEST(FlowLoader, Yaml_SameFlowAsJson_GivesEqualSpecs) {
-  v1::FlowSpec from_json = Load(kReviewJson);
-  v1::FlowSpec from_yaml = Load(kReviewYaml);
+  v1::FlowSpec from_json = LoadValidFlow(kReviewJson);
+  v1::FlowSpec from_yaml = LoadValidFlow(kReviewYaml);
   EXPECT_EQ(from_json.taskflow().phases_size(), 3);
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(from_json, from_yaml))
       << "JSON: " << from_json.DebugString() << "\nYAML: " << from_yaml.DebugString();
@@ -603,7 +600,7 @@ TEST(FlowLoader, Yaml_ExplicitFormat_MatchesAutodetected) {
 }
 
 TEST(FlowLoader, Yaml_QuotedTrue_StaysString) {
-  v1::FlowSpec spec = Load(R"(
+  v1::FlowSpec spec = LoadValidFlow(R"(
 name: f
 description: "true"
 args:
@@ -619,12 +616,12 @@ phases:
 }
 
 TEST(FlowLoader, Yaml_UnquotedTrueWhereStringExpected_ReportsType) {
-  EXPECT_THAT(Errors("name: f\nphases:\n  - id: a\n    task: true\n"),
+  EXPECT_THAT(LoadFlowErrors("name: f\nphases:\n  - id: a\n    task: true\n"),
               Contains("phases[0].task: must be a string (got a boolean)"));
 }
 
 TEST(FlowLoader, Yaml_NullPhase_ReportedNotCrashed) {
-  EXPECT_THAT(Errors("name: f\nphases:\n  - id: a\n    task: x\n  -\n"),
+  EXPECT_THAT(LoadFlowErrors("name: f\nphases:\n  - id: a\n    task: x\n  -\n"),
               ElementsAre("phases[1]: must be an object (got null)"));
 }
 
@@ -648,7 +645,7 @@ TEST(FlowLoader, Json_SyntaxError_ReportsLineAndColumn) {
 // Other flow kinds
 
 TEST(FlowLoader, PlanAndExecute_Block_Decoded) {
-  v1::FlowSpec spec = Load(R"({"name": "research", "flowPolicy": "recent_trajectory",
+  v1::FlowSpec spec = LoadValidFlow(R"({"name": "research", "flowPolicy": "recent_trajectory",
       "planAndExecute": {"goal": "Research {args.topic}", "plannerAgent": "planner",
         "executorAgent": "worker", "evaluator": "llm", "evaluatorAgent": "judge",
         "enableReplanning": true, "replannerAgent": "replanner", "maxIterations": 5,
@@ -674,14 +671,14 @@ TEST(FlowLoader, PlanAndExecute_Block_Decoded) {
 }
 
 TEST(FlowLoader, PlanAndExecute_MissingAgents_ReportsBoth) {
-  EXPECT_THAT(Errors(R"({"name": "p", "planAndExecute": {"goal": "g"}})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "p", "planAndExecute": {"goal": "g"}})"),
               ElementsAre("planAndExecute.plannerAgent: the planner agent is required",
                           "planAndExecute.executorAgent: the executor agent is required (or a "
                           "nested `stepExecutor` supervisor)"));
 }
 
 TEST(FlowLoader, PlanAndExecute_ExecutorAgentAndStepExecutor_Rejected) {
-  EXPECT_THAT(Errors(R"({"name": "p", "planAndExecute": {"goal": "g", "plannerAgent": "p",
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "p", "planAndExecute": {"goal": "g", "plannerAgent": "p",
       "executorAgent": "w", "stepExecutor": {"plannerAgent": "sp", "workerAgent": "sw",
       "reviewerAgent": "sr"}}})"),
               ElementsAre("planAndExecute.executorAgent: use either executorAgent or "
@@ -689,7 +686,8 @@ TEST(FlowLoader, PlanAndExecute_ExecutorAgentAndStepExecutor_Rejected) {
 }
 
 TEST(FlowLoader, PlanAndExecute_NestedSupervisor_Decoded) {
-  v1::FlowSpec spec = Load(R"({"name": "p", "planAndExecute": {"goal": "g", "plannerAgent": "p",
+  v1::FlowSpec spec =
+      LoadValidFlow(R"({"name": "p", "planAndExecute": {"goal": "g", "plannerAgent": "p",
       "stepExecutor": {"plannerAgent": "sp", "workerAgent": "sw", "reviewerAgent": "sr",
         "reviewCriteria": ["accurate", "cited"], "maxIterations": 2, "onSubTaskError": "retry"}}})");
   ASSERT_TRUE(spec.plan_and_execute().has_step_executor());
@@ -703,26 +701,26 @@ TEST(FlowLoader, PlanAndExecute_NestedSupervisor_Decoded) {
 }
 
 TEST(FlowLoader, PlanAndExecute_NestedSupervisorMissingWorker_ReportsNestedPath) {
-  EXPECT_THAT(Errors(R"({"name": "p", "planAndExecute": {"goal": "g", "plannerAgent": "p",
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "p", "planAndExecute": {"goal": "g", "plannerAgent": "p",
       "stepExecutor": {"plannerAgent": "sp", "reviewerAgent": "sr"}}})"),
               ElementsAre("planAndExecute.stepExecutor.workerAgent: the worker agent is required"));
 }
 
 TEST(FlowLoader, Supervisor_MissingReviewerAgent_Reported) {
-  EXPECT_THAT(Errors(R"({"name": "s", "supervisor": {"goal": "g", "plannerAgent": "p",
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "s", "supervisor": {"goal": "g", "plannerAgent": "p",
       "workerAgent": "w"}})"),
               ElementsAre("supervisor.reviewerAgent: the reviewer agent is required"));
 }
 
 TEST(FlowLoader, Supervisor_UnknownErrorMode_Reported) {
-  EXPECT_THAT(Errors(R"({"name": "s", "supervisor": {"goal": "g", "plannerAgent": "p",
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "s", "supervisor": {"goal": "g", "plannerAgent": "p",
       "workerAgent": "w", "reviewerAgent": "r", "onSubTaskError": "ignore"}})"),
               ElementsAre("supervisor.onSubTaskError: must be skip, fail or retry (got "
                           "\"ignore\")"));
 }
 
 TEST(FlowLoader, Board_TasksWithDeps_Decoded) {
-  v1::FlowSpec spec = Load(R"({"name": "b", "board": {"concurrency": 3, "tasks": [
+  v1::FlowSpec spec = LoadValidFlow(R"({"name": "b", "board": {"concurrency": 3, "tasks": [
       {"id": "fetch", "task": "get", "agent": "w"},
       {"id": "parse", "task": "parse {steps.fetch.output}", "deps": ["fetch"], "priority": 5}]}})");
   ASSERT_EQ(spec.kind_case(), v1::FlowSpec::kBoard);
@@ -734,52 +732,53 @@ TEST(FlowLoader, Board_TasksWithDeps_Decoded) {
 }
 
 TEST(FlowLoader, Board_UnknownDep_Reported) {
-  EXPECT_THAT(Errors(R"({"name": "b", "board": {"tasks": [
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "b", "board": {"tasks": [
       {"id": "a", "task": "x"}, {"id": "b", "task": "y", "deps": ["a", "zz"]}]}})"),
               ElementsAre("board.tasks[1].deps[1]: unknown task 'zz'"));
 }
 
 TEST(FlowLoader, Board_Cycle_ReportedAsPath) {
-  EXPECT_THAT(Errors(R"({"name": "b", "board": {"tasks": [
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "b", "board": {"tasks": [
       {"id": "a", "task": "x", "deps": ["b"]}, {"id": "b", "task": "y", "deps": ["a"]}]}})"),
               ElementsAre("board.tasks[0].deps: dependency cycle: a -> b -> a"));
 }
 
 TEST(FlowLoader, Board_CycleAfterNullTask_PathNamesTheRightTask) {
-  EXPECT_THAT(Errors(R"({"name": "b", "board": {"tasks": [null,
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "b", "board": {"tasks": [null,
       {"id": "a", "task": "x", "deps": ["b"]}, {"id": "b", "task": "y", "deps": ["a"]}]}})"),
               ElementsAre("board.tasks[0]: must be an object (got null)",
                           "board.tasks[1].deps: dependency cycle: a -> b -> a"));
 }
 
 TEST(FlowLoader, Board_DuplicateId_ReportsBothPositions) {
-  EXPECT_THAT(Errors(R"({"name": "b", "board": {"tasks": [
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "b", "board": {"tasks": [
       {"id": "a", "task": "x"}, {"id": "a", "task": "y"}]}})"),
               ElementsAre("board.tasks[1].id: duplicate task id 'a' (first used at "
                           "board.tasks[0])"));
 }
 
 TEST(FlowLoader, Kind_MismatchedBlock_ReportsMissingBlockAndStrayOne) {
-  EXPECT_THAT(Errors(R"({"name": "x", "kind": "board",
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "x", "kind": "board",
       "supervisor": {"goal": "g", "plannerAgent": "p", "workerAgent": "w", "reviewerAgent": "r"}})"),
               ElementsAre("board: kind board needs a `board` block",
                           "supervisor: unknown field 'supervisor'"));
 }
 
 TEST(FlowLoader, Kind_Unknown_ListsKinds) {
-  EXPECT_THAT(Errors(R"({"name": "x", "kind": "dag", "phases": [{"id": "a", "task": "t"}]})"),
-              ElementsAre("kind: unknown kind 'dag'; use one of taskflow, plan_and_execute, "
-                          "supervisor, board"));
+  EXPECT_THAT(
+      LoadFlowErrors(R"({"name": "x", "kind": "dag", "phases": [{"id": "a", "task": "t"}]})"),
+      ElementsAre("kind: unknown kind 'dag'; use one of taskflow, plan_and_execute, "
+                  "supervisor, board"));
 }
 
 TEST(FlowLoader, Kind_ExplicitMatchingBlock_Accepted) {
-  v1::FlowSpec spec = Load(R"({"name": "x", "kind": "supervisor",
+  v1::FlowSpec spec = LoadValidFlow(R"({"name": "x", "kind": "supervisor",
       "supervisor": {"goal": "g", "plannerAgent": "p", "workerAgent": "w", "reviewerAgent": "r"}})");
   EXPECT_EQ(spec.kind_case(), v1::FlowSpec::kSupervisor);
 }
 
 TEST(FlowLoader, Kind_TwoBlocks_ReportsOneKindOnly) {
-  EXPECT_THAT(Errors(R"({"name": "x",
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "x",
       "supervisor": {"goal": "g", "plannerAgent": "p", "workerAgent": "w", "reviewerAgent": "r"},
       "board": {"tasks": [{"id": "a", "task": "t"}]}})"),
               ElementsAre("a flow has one kind: use only one of `planAndExecute`, `supervisor`, "
@@ -787,7 +786,7 @@ TEST(FlowLoader, Kind_TwoBlocks_ReportsOneKindOnly) {
 }
 
 TEST(FlowLoader, Board_WithPhases_Rejected) {
-  EXPECT_THAT(Errors(R"({"name": "x", "board": {"tasks": [{"id": "a", "task": "t"}]},
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "x", "board": {"tasks": [{"id": "a", "task": "t"}]},
       "phases": [{"id": "a", "task": "t"}], "concurrency": 2})"),
               ElementsAre("phases: `phases` belongs to taskflow flows, not kind board",
                           "concurrency: `concurrency` belongs to taskflow flows, not kind board"));
@@ -797,7 +796,7 @@ TEST(FlowLoader, Board_WithPhases_Rejected) {
 // Flow options
 
 TEST(FlowLoader, FlowPolicyAndToolCache_Decoded) {
-  v1::FlowSpec spec = Load(R"({"name": "f", "phases": [{"id": "a", "task": "x"}],
+  v1::FlowSpec spec = LoadValidFlow(R"({"name": "f", "phases": [{"id": "a", "task": "x"}],
       "flowPolicy": {"type": "ancestors", "transitive": true},
       "toolCache": {"tools": {"read_file": {"ttlMs": 1000, "scope": "request"}}}})");
   EXPECT_TRUE(spec.flow_policy().ancestors().transitive());
@@ -805,16 +804,16 @@ TEST(FlowLoader, FlowPolicyAndToolCache_Decoded) {
 }
 
 TEST(FlowLoader, FlowPolicyUnknown_ReportedWithFlowPath) {
-  EXPECT_THAT(
-      Errors(R"({"name": "f", "phases": [{"id": "a", "task": "x"}], "flowPolicy": "magic"})"),
-      ElementsAre(HasSubstr("flowPolicy: unknown flow policy 'magic'; use one of none,")));
+  EXPECT_THAT(LoadFlowErrors(
+                  R"({"name": "f", "phases": [{"id": "a", "task": "x"}], "flowPolicy": "magic"})"),
+              ElementsAre(HasSubstr("flowPolicy: unknown flow policy 'magic'; use one of none,")));
 }
 
 // ---------------------------------------------------------------------------
 // pi-taskflow verbatim
 
 TEST(FlowLoader, PiTaskflow_ReadmeExample_Loads) {
-  v1::FlowSpec spec = Load(R"json({
+  v1::FlowSpec spec = LoadValidFlow(R"json({
     "name": "summarize-files",
     "description": "Discover files, summarize each, produce a report",
     "args": { "dir": { "default": "." } },
@@ -849,7 +848,7 @@ TEST(FlowLoader, PiTaskflow_ReadmeExample_Loads) {
 }
 
 TEST(FlowLoader, PiTaskflow_AgentScope_Accepted) {
-  v1::FlowSpec spec = Load(R"({"name": "ci-audit", "agentScope": "both",
+  v1::FlowSpec spec = LoadValidFlow(R"({"name": "ci-audit", "agentScope": "both",
                                "phases": [{"id": "a", "task": "x"}]})");
   EXPECT_EQ(spec.name(), "ci-audit");
 }
@@ -869,7 +868,7 @@ TEST(FlowLoader, CheckFlowSpec_ProtoWithCycle_ReportsDslPaths) {
 }
 
 TEST(FlowLoader, CheckFlowSpec_ValidLoadedSpec_IsOk) {
-  EXPECT_THAT(CheckFlowSpec(Load(kReviewJson)), IsOk());
+  EXPECT_THAT(CheckFlowSpec(LoadValidFlow(kReviewJson)), IsOk());
 }
 
 TEST(FlowLoader, CheckFlowSpec_NoKind_Reported) {

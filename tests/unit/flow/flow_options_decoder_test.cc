@@ -1,4 +1,5 @@
 #include "scheduler/flow/flow_options_decoder.h"
+#include "scheduler/flow/flow_names.h"
 
 #include <string>
 #include <vector>

@@ -17,28 +17,18 @@ namespace {
 
 using ::taskboard::testing::FlowErrorLines;
 using ::taskboard::testing::IsOk;
+using ::taskboard::testing::LoadFlowErrors;
+using ::taskboard::testing::LoadValidFlow;
 using ::taskboard::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-v1::FlowSpec Load(absl::string_view text) {
-  absl::StatusOr<v1::FlowSpec> spec = LoadFlowText(text);
-  EXPECT_THAT(spec, IsOk());
-  return spec.ok() ? *std::move(spec) : v1::FlowSpec();
-}
-
-std::vector<std::string> Errors(absl::string_view text) {
-  absl::StatusOr<v1::FlowSpec> spec = LoadFlowText(text);
-  EXPECT_THAT(spec, StatusIs(absl::StatusCode::kInvalidArgument));
-  return FlowErrorLines(spec.status());
-}
-
 // ---------------------------------------------------------------------------
 // {task, agent?}
 
 TEST(Shorthand, Task_WithAgent_BecomesFinalMainPhaseNamedTask) {
-  v1::FlowSpec spec = Load(R"({"task": "Summarize src/", "agent": "explorer"})");
+  v1::FlowSpec spec = LoadValidFlow(R"({"task": "Summarize src/", "agent": "explorer"})");
   EXPECT_EQ(spec.name(), "task");
   ASSERT_EQ(spec.taskflow().phases_size(), 1);
   const v1::Phase& phase = spec.taskflow().phases(0);
@@ -50,12 +40,12 @@ TEST(Shorthand, Task_WithAgent_BecomesFinalMainPhaseNamedTask) {
 }
 
 TEST(Shorthand, Task_WithoutAgent_LeavesAgentEmpty) {
-  v1::FlowSpec spec = Load(R"({"task": "Summarize src/"})");
+  v1::FlowSpec spec = LoadValidFlow(R"({"task": "Summarize src/"})");
   EXPECT_EQ(spec.taskflow().phases(0).agent(), "");
 }
 
 TEST(Shorthand, Task_NameDescriptionConcurrencyArgs_CarriedThrough) {
-  v1::FlowSpec spec = Load(R"({"name": "sum", "description": "d", "concurrency": 3,
+  v1::FlowSpec spec = LoadValidFlow(R"({"name": "sum", "description": "d", "concurrency": 3,
       "args": {"dir": {"default": "src"}}, "task": "Summarize {args.dir}"})");
   EXPECT_EQ(spec.name(), "sum");
   EXPECT_EQ(spec.description(), "d");
@@ -66,17 +56,17 @@ TEST(Shorthand, Task_NameDescriptionConcurrencyArgs_CarriedThrough) {
 }
 
 TEST(Shorthand, Task_BadPlaceholder_ReportedAtTask) {
-  EXPECT_THAT(Errors(R"({"task": "use {steps.x.output}"})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"task": "use {steps.x.output}"})"),
               ElementsAre("task: {steps.x.output} refers to unknown phase 'x'"));
 }
 
 TEST(Shorthand, Task_AgentNotAString_ReportedAtAgent) {
-  EXPECT_THAT(Errors(R"({"task": "t", "agent": 5})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"task": "t", "agent": 5})"),
               ElementsAre("agent: must be a string (got a number)"));
 }
 
 TEST(Shorthand, Task_UnknownTopLevelField_ReportedAtItsPath) {
-  EXPECT_THAT(Errors(R"({"task": "t", "agnet": "scout"})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"task": "t", "agnet": "scout"})"),
               ElementsAre("agnet: unknown field 'agnet'"));
 }
 
@@ -84,8 +74,8 @@ TEST(Shorthand, Task_UnknownTopLevelField_ReportedAtItsPath) {
 // {tasks: [...]}
 
 TEST(Shorthand, Tasks_BecomeParallelPhaseNamedParallel) {
-  v1::FlowSpec spec =
-      Load(R"({"tasks": ["review auth", {"task": "review db", "agent": "dba"}], "agent": "rev"})");
+  v1::FlowSpec spec = LoadValidFlow(
+      R"({"tasks": ["review auth", {"task": "review db", "agent": "dba"}], "agent": "rev"})");
   EXPECT_EQ(spec.name(), "parallel");
   ASSERT_EQ(spec.taskflow().phases_size(), 1);
   const v1::Phase& phase = spec.taskflow().phases(0);
@@ -100,12 +90,12 @@ TEST(Shorthand, Tasks_BecomeParallelPhaseNamedParallel) {
 }
 
 TEST(Shorthand, Tasks_EntryWithUnknownField_ReportedAtTasksPath) {
-  EXPECT_THAT(Errors(R"({"tasks": ["a", {"task": "b", "modle": "x"}]})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"tasks": ["a", {"task": "b", "modle": "x"}]})"),
               ElementsAre("tasks[1].modle: unknown field 'modle'"));
 }
 
 TEST(Shorthand, Tasks_EntryNotAnObject_ReportedAtTasksPath) {
-  EXPECT_THAT(Errors(R"({"tasks": [3]})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"tasks": [3]})"),
               ElementsAre("tasks[0]: must be an object (got a number)"));
 }
 
@@ -113,7 +103,8 @@ TEST(Shorthand, Tasks_EntryNotAnObject_ReportedAtTasksPath) {
 // {chain: [...]}
 
 TEST(Shorthand, Chain_BecomesDependentStepsLastFinal) {
-  v1::FlowSpec spec = Load(R"({"chain": ["explore auth", {"task": "summarize {previous.output}",
+  v1::FlowSpec spec =
+      LoadValidFlow(R"({"chain": ["explore auth", {"task": "summarize {previous.output}",
                                "agent": "writer"}, "review {steps.step1.output}"]})");
   EXPECT_EQ(spec.name(), "chain");
   const v1::TaskflowSpec& flow = spec.taskflow();
@@ -133,8 +124,8 @@ TEST(Shorthand, Chain_BecomesDependentStepsLastFinal) {
 }
 
 TEST(Shorthand, Chain_TopLevelAgent_IsDefaultAgentOfSteps) {
-  v1::FlowSpec spec =
-      Load(R"({"agent": "scout", "chain": ["a", {"task": "b"}, {"task": "c", "agent": "other"}]})");
+  v1::FlowSpec spec = LoadValidFlow(
+      R"({"agent": "scout", "chain": ["a", {"task": "b"}, {"task": "c", "agent": "other"}]})");
   const v1::TaskflowSpec& flow = spec.taskflow();
   EXPECT_EQ(flow.phases(0).agent(), "scout");
   EXPECT_EQ(flow.phases(1).agent(), "scout");
@@ -142,7 +133,8 @@ TEST(Shorthand, Chain_TopLevelAgent_IsDefaultAgentOfSteps) {
 }
 
 TEST(Shorthand, Chain_ProvidedNameAndOptions_Kept) {
-  v1::FlowSpec spec = Load(R"({"name": "pipeline", "description": "two steps", "concurrency": 2,
+  v1::FlowSpec spec =
+      LoadValidFlow(R"({"name": "pipeline", "description": "two steps", "concurrency": 2,
       "args": {"x": {"required": true}}, "chain": ["a {args.x}", "b"]})");
   EXPECT_EQ(spec.name(), "pipeline");
   EXPECT_EQ(spec.description(), "two steps");
@@ -152,28 +144,28 @@ TEST(Shorthand, Chain_ProvidedNameAndOptions_Kept) {
 }
 
 TEST(Shorthand, Chain_StepWithUnknownField_ReportedAtChainPath) {
-  EXPECT_THAT(Errors(R"({"chain": ["a", {"task": "b", "agnt": "x"}]})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"chain": ["a", {"task": "b", "agnt": "x"}]})"),
               ElementsAre("chain[1].agnt: unknown field 'agnt'; did you mean 'agent'?"));
 }
 
 TEST(Shorthand, Chain_StepThatIsANumber_ReportedAtChainPathOnly) {
-  EXPECT_THAT(Errors(R"({"chain": [5, "b"]})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"chain": [5, "b"]})"),
               ElementsAre("chain[0]: must be an object (got a number)"));
 }
 
 TEST(Shorthand, Chain_StringStepWithBadPlaceholder_ReportedAtChainPath) {
-  EXPECT_THAT(Errors(R"({"chain": ["start {previous.output}", "b"]})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"chain": ["start {previous.output}", "b"]})"),
               ElementsAre("chain[0]: {previous.output} needs a dependency, but this phase has "
                           "none"));
 }
 
 TEST(Shorthand, Chain_ObjectStepWithBadPlaceholder_ReportedAtChainTaskPath) {
-  EXPECT_THAT(Errors(R"({"chain": ["a", {"task": "{item}"}]})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"chain": ["a", {"task": "{item}"}]})"),
               ElementsAre("chain[1].task: {item} is only available inside a map phase's task"));
 }
 
 TEST(Shorthand, Chain_StepWithoutTask_ReportedAtChainPath) {
-  EXPECT_THAT(Errors(R"({"chain": ["a", {"agent": "x"}]})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"chain": ["a", {"agent": "x"}]})"),
               ElementsAre("chain[1].task: an agent phase needs a task"));
 }
 
@@ -181,24 +173,24 @@ TEST(Shorthand, Chain_StepWithoutTask_ReportedAtChainPath) {
 // Precedence and empty arrays
 
 TEST(Shorthand, Precedence_ChainOverTasksOverTask) {
-  v1::FlowSpec chain = Load(R"({"chain": ["c1"], "tasks": ["t1"], "task": "single"})");
+  v1::FlowSpec chain = LoadValidFlow(R"({"chain": ["c1"], "tasks": ["t1"], "task": "single"})");
   EXPECT_EQ(chain.name(), "chain");
   EXPECT_EQ(chain.taskflow().phases(0).id(), "step1");
 
-  v1::FlowSpec tasks = Load(R"({"tasks": ["t1"], "task": "single"})");
+  v1::FlowSpec tasks = LoadValidFlow(R"({"tasks": ["t1"], "task": "single"})");
   EXPECT_EQ(tasks.name(), "parallel");
   EXPECT_EQ(tasks.taskflow().phases(0).id(), "parallel");
 }
 
 TEST(Shorthand, EmptyArrays_DoNotCount) {
-  v1::FlowSpec spec = Load(R"({"chain": [], "tasks": [], "task": "x"})");
+  v1::FlowSpec spec = LoadValidFlow(R"({"chain": [], "tasks": [], "task": "x"})");
   EXPECT_EQ(spec.name(), "task");
   ASSERT_EQ(spec.taskflow().phases_size(), 1);
   EXPECT_EQ(spec.taskflow().phases(0).id(), "main");
 }
 
 TEST(Shorthand, OnlyEmptyArrays_ReportsNoPhasesOnce) {
-  EXPECT_THAT(Errors(R"({"name": "f", "chain": [], "tasks": []})"),
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "f", "chain": [], "tasks": []})"),
               ElementsAre(HasSubstr("phases: flow has no phases")));
 }
 
