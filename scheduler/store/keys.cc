@@ -1,0 +1,140 @@
+#include "scheduler/store/keys.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace taskboard::store::keys {
+namespace {
+
+void AppendU32(std::string& out, uint32_t value) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>(value >> shift));
+}
+
+void AppendU64(std::string& out, uint64_t value) {
+  for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<char>(value >> shift));
+}
+
+void AppendStr(std::string& out, absl::string_view value) {
+  AppendU32(out, static_cast<uint32_t>(value.size()));
+  out.append(value.data(), value.size());
+}
+
+std::string Str(absl::string_view value) {
+  std::string out;
+  AppendStr(out, value);
+  return out;
+}
+
+// Reads from the front of `in`, advancing it; false when `in` is too short.
+bool ReadU64(absl::string_view& in, uint64_t* value) {
+  if (in.size() < 8) return false;
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(in[i]);
+  in.remove_prefix(8);
+  *value = v;
+  return true;
+}
+
+bool ReadStr(absl::string_view& in, std::string* value) {
+  if (in.size() < 4) return false;
+  uint32_t length = 0;
+  for (int i = 0; i < 4; ++i) length = (length << 8) | static_cast<unsigned char>(in[i]);
+  in.remove_prefix(4);
+  if (in.size() < length) return false;
+  value->assign(in.data(), length);
+  in.remove_prefix(length);
+  return true;
+}
+
+std::optional<SeqKey> ParseStrSeq(absl::string_view key, std::optional<char> tag) {
+  SeqKey out;
+  if (!ReadStr(key, &out.id)) return std::nullopt;
+  if (tag.has_value()) {
+    if (key.empty() || key.front() != *tag) return std::nullopt;
+    key.remove_prefix(1);
+  }
+  if (!ReadU64(key, &out.seq) || !key.empty()) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+std::string Run(absl::string_view run_id) { return Str(run_id); }
+
+std::string Task(absl::string_view run_id, absl::string_view task_id) {
+  std::string out = Str(run_id);
+  AppendStr(out, task_id);
+  return out;
+}
+
+std::string TasksOfRun(absl::string_view run_id) { return Str(run_id); }
+
+std::string Event(absl::string_view run_id, uint64_t seq) {
+  std::string out = Str(run_id);
+  AppendU64(out, seq);
+  return out;
+}
+
+std::string EventsOfRun(absl::string_view run_id) { return Str(run_id); }
+
+std::string LedgerEntry(absl::string_view request_id, uint64_t seq) {
+  std::string out = LedgerOfRequest(request_id);
+  AppendU64(out, seq);
+  return out;
+}
+
+std::string LedgerOfRequest(absl::string_view request_id) {
+  std::string out = Str(request_id);
+  out.push_back('S');
+  return out;
+}
+
+std::string LedgerTaskIndex(absl::string_view request_id, absl::string_view task_id, uint64_t seq) {
+  std::string out = LedgerIndexOfTask(request_id, task_id);
+  AppendU64(out, seq);
+  return out;
+}
+
+std::string LedgerIndexOfTask(absl::string_view request_id, absl::string_view task_id) {
+  std::string out = Str(request_id);
+  out.push_back('T');
+  AppendStr(out, task_id);
+  return out;
+}
+
+std::string Flow(absl::string_view name, uint64_t version) {
+  std::string out = Str(name);
+  AppendU64(out, version);
+  return out;
+}
+
+std::string FlowVersions(absl::string_view name) { return Str(name); }
+
+std::string Cache(absl::string_view scope_key) { return Str(scope_key); }
+
+std::optional<TaskKey> ParseTask(absl::string_view key) {
+  TaskKey out;
+  if (!ReadStr(key, &out.run_id) || !ReadStr(key, &out.task_id) || !key.empty()) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::optional<SeqKey> ParseEvent(absl::string_view key) { return ParseStrSeq(key, std::nullopt); }
+
+std::optional<SeqKey> ParseLedgerEntry(absl::string_view key) { return ParseStrSeq(key, 'S'); }
+
+std::optional<FlowKey> ParseFlow(absl::string_view key) {
+  std::optional<SeqKey> parsed = ParseStrSeq(key, std::nullopt);
+  if (!parsed) return std::nullopt;
+  return FlowKey{parsed->id, parsed->seq};
+}
+
+std::optional<uint64_t> TrailingSeq(absl::string_view key) {
+  if (key.size() < 8) return std::nullopt;
+  absl::string_view tail = key.substr(key.size() - 8);
+  uint64_t seq = 0;
+  ReadU64(tail, &seq);
+  return seq;
+}
+
+}  // namespace taskboard::store::keys

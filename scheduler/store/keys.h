@@ -1,0 +1,70 @@
+#ifndef TASKBOARD_SCHEDULER_STORE_KEYS_H_
+#define TASKBOARD_SCHEDULER_STORE_KEYS_H_
+
+// Key codecs of the store's columns. Keys are byte strings ordered
+// lexicographically, so:
+//   - string components are length-prefixed (4-byte big-endian length), which
+//     keeps `run a` and `run ab` apart and makes "all keys of run X" one prefix;
+//   - sequence numbers are 8-byte big-endian, so byte order is numeric order.
+//
+//   runs    Str(run_id)
+//   tasks   Str(run_id) Str(task_id)
+//   events  Str(run_id) U64(seq)
+//   ledger  Str(request_id) 'S' U64(seq)                  observations by seq
+//           Str(request_id) 'T' Str(task_id) U64(seq)     index by task
+//   flows   Str(name) U64(version)
+//   cache   Str(scope_key)
+//   meta    the name itself
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace taskboard::store::keys {
+
+std::string Run(absl::string_view run_id);
+
+std::string Task(absl::string_view run_id, absl::string_view task_id);
+std::string TasksOfRun(absl::string_view run_id);  // prefix
+
+std::string Event(absl::string_view run_id, uint64_t seq);
+std::string EventsOfRun(absl::string_view run_id);  // prefix
+
+std::string LedgerEntry(absl::string_view request_id, uint64_t seq);
+std::string LedgerOfRequest(absl::string_view request_id);  // prefix of entries
+std::string LedgerTaskIndex(absl::string_view request_id, absl::string_view task_id, uint64_t seq);
+std::string LedgerIndexOfTask(absl::string_view request_id, absl::string_view task_id);  // prefix
+
+std::string Flow(absl::string_view name, uint64_t version);
+std::string FlowVersions(absl::string_view name);  // prefix
+
+std::string Cache(absl::string_view scope_key);
+
+// Decoders: nullopt when `key` is not of that shape.
+struct TaskKey {
+  std::string run_id;
+  std::string task_id;
+};
+std::optional<TaskKey> ParseTask(absl::string_view key);
+
+struct SeqKey {
+  std::string id;  // run id (events) or request id (ledger)
+  uint64_t seq = 0;
+};
+std::optional<SeqKey> ParseEvent(absl::string_view key);
+std::optional<SeqKey> ParseLedgerEntry(absl::string_view key);
+
+struct FlowKey {
+  std::string name;
+  uint64_t version = 0;
+};
+std::optional<FlowKey> ParseFlow(absl::string_view key);
+
+// The trailing sequence number of an index key (ledger task index).
+std::optional<uint64_t> TrailingSeq(absl::string_view key);
+
+}  // namespace taskboard::store::keys
+
+#endif  // TASKBOARD_SCHEDULER_STORE_KEYS_H_

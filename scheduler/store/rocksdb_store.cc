@@ -1,0 +1,147 @@
+#include "scheduler/store/rocksdb_store.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "rocksdb/db.h"
+#include "rocksdb/options.h"
+#include "rocksdb/table.h"
+#include "rocksdb/utilities/options_util.h"
+#include "rocksdb/write_batch.h"
+
+namespace taskboard::store {
+namespace {
+
+rocksdb::Slice ToSlice(absl::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
+absl::string_view ToView(const rocksdb::Slice& s) { return absl::string_view(s.data(), s.size()); }
+
+absl::Status FromRocks(const rocksdb::Status& status, absl::string_view what) {
+  if (status.ok()) return absl::OkStatus();
+  const std::string message = absl::StrCat(what, ": ", status.ToString());
+  if (status.IsIOError() && absl::StrContains(status.ToString(), "lock")) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(message, " (is another scheduler using this data directory?)"));
+  }
+  if (status.IsBusy() || status.IsTryAgain() || status.IsTimedOut()) {
+    return absl::UnavailableError(message);
+  }
+  return absl::InternalError(message);
+}
+
+class RocksDbStore : public Store {
+ public:
+  RocksDbStore(std::unique_ptr<rocksdb::DB> db, std::vector<rocksdb::ColumnFamilyHandle*> handles,
+               Durability durability)
+      : db_(std::move(db)), handles_(std::move(handles)) {
+    write_options_.sync = durability == Durability::kSync;
+    write_options_.disableWAL = durability == Durability::kNone;
+  }
+
+  ~RocksDbStore() override {
+    // Flush memtables when the WAL is off, so a clean shutdown loses nothing.
+    if (write_options_.disableWAL) db_->Flush(rocksdb::FlushOptions(), handles_);
+    for (rocksdb::ColumnFamilyHandle* handle : handles_) {
+      db_->DestroyColumnFamilyHandle(handle);
+    }
+    db_->Close();
+  }
+
+  absl::Status Write(const WriteBatch& batch) override {
+    rocksdb::WriteBatch rocks_batch;
+    for (const WriteBatch::Op& op : batch.ops()) {
+      rocksdb::ColumnFamilyHandle* handle = Handle(op.column);
+      if (op.value.has_value()) {
+        rocks_batch.Put(handle, ToSlice(op.key), ToSlice(*op.value));
+      } else {
+        rocks_batch.Delete(handle, ToSlice(op.key));
+      }
+    }
+    return FromRocks(db_->Write(write_options_, &rocks_batch), "RocksDB write failed");
+  }
+
+  absl::StatusOr<std::optional<std::string>> Get(Column column, absl::string_view key) override {
+    std::string value;
+    rocksdb::Status status = db_->Get(rocksdb::ReadOptions(), Handle(column), ToSlice(key), &value);
+    if (status.IsNotFound()) return std::nullopt;
+    if (!status.ok()) return FromRocks(status, "RocksDB read failed");
+    return value;
+  }
+
+  absl::Status Scan(Column column, absl::string_view start, absl::string_view end,
+                    const Visitor& visit) override {
+    rocksdb::ReadOptions options;
+    rocksdb::Slice upper = ToSlice(end);
+    if (!end.empty()) options.iterate_upper_bound = &upper;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options, Handle(column)));
+    for (it->Seek(ToSlice(start)); it->Valid(); it->Next()) {
+      if (!visit(ToView(it->key()), ToView(it->value()))) break;
+    }
+    return FromRocks(it->status(), "RocksDB scan failed");
+  }
+
+  absl::Status ScanReverse(Column column, absl::string_view start, absl::string_view end,
+                           const Visitor& visit) override {
+    rocksdb::ReadOptions options;
+    rocksdb::Slice lower = ToSlice(start);
+    options.iterate_lower_bound = &lower;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options, Handle(column)));
+    if (end.empty()) {
+      it->SeekToLast();
+    } else {
+      it->SeekForPrev(ToSlice(end));
+      // SeekForPrev lands on `end` itself when present; the range excludes it.
+      if (it->Valid() && ToView(it->key()) == end) it->Prev();
+    }
+    for (; it->Valid(); it->Prev()) {
+      if (!visit(ToView(it->key()), ToView(it->value()))) break;
+    }
+    return FromRocks(it->status(), "RocksDB scan failed");
+  }
+
+ private:
+  rocksdb::ColumnFamilyHandle* Handle(Column column) const {
+    return handles_[static_cast<int>(column)];
+  }
+
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // indexed by Column
+  rocksdb::WriteOptions write_options_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Store>> OpenRocksDbStore(const RocksDbStoreOptions& options) {
+  rocksdb::Options db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.IncreaseParallelism(2);
+  db_options.write_buffer_size = options.write_buffer_bytes;
+
+  rocksdb::ColumnFamilyOptions cf_options;
+  cf_options.write_buffer_size = options.write_buffer_bytes;
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  // RocksDB requires the default family; Taskboard keeps it empty.
+  families.emplace_back(rocksdb::kDefaultColumnFamilyName, cf_options);
+  for (int i = 0; i < kColumnCount; ++i) {
+    families.emplace_back(std::string(ColumnName(static_cast<Column>(i))), cf_options);
+  }
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status status = rocksdb::DB::Open(db_options, options.path, families, &handles, &raw);
+  if (!status.ok()) {
+    return FromRocks(status, absl::StrCat("cannot open the store at ", options.path));
+  }
+  std::unique_ptr<rocksdb::DB> db(raw);
+  db->DestroyColumnFamilyHandle(handles.front());  // the unused default family
+  handles.erase(handles.begin());
+  return std::unique_ptr<Store>(
+      std::make_unique<RocksDbStore>(std::move(db), std::move(handles), options.durability));
+}
+
+}  // namespace taskboard::store

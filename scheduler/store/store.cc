@@ -1,0 +1,67 @@
+#include "scheduler/store/store.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace taskboard::store {
+
+absl::string_view ColumnName(Column column) {
+  switch (column) {
+    case Column::kRuns:
+      return "runs";
+    case Column::kTasks:
+      return "tasks";
+    case Column::kEvents:
+      return "events";
+    case Column::kLedger:
+      return "ledger";
+    case Column::kCache:
+      return "cache";
+    case Column::kFlows:
+      return "flows";
+    case Column::kMeta:
+      return "meta";
+  }
+  return "unknown";
+}
+
+void WriteBatch::Put(Column column, absl::string_view key, absl::string_view value) {
+  ops_.push_back({column, std::string(key), std::string(value)});
+  bytes_ += key.size() + value.size();
+}
+
+void WriteBatch::Delete(Column column, absl::string_view key) {
+  ops_.push_back({column, std::string(key), std::nullopt});
+  bytes_ += key.size();
+}
+
+void WriteBatch::Clear() {
+  ops_.clear();
+  bytes_ = 0;
+}
+
+absl::StatusOr<Durability> ParseDurability(absl::string_view text) {
+  if (text == "sync") return Durability::kSync;
+  if (text == "wal") return Durability::kWal;
+  if (text == "none") return Durability::kNone;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown durability '", text, "': use sync, wal or none"));
+}
+
+std::string PrefixEnd(absl::string_view prefix) {
+  std::string end(prefix);
+  while (!end.empty()) {
+    unsigned char last = static_cast<unsigned char>(end.back());
+    if (last != 0xff) {
+      end.back() = static_cast<char>(last + 1);
+      return end;
+    }
+    end.pop_back();
+  }
+  return end;
+}
+
+absl::Status Store::ScanPrefix(Column column, absl::string_view prefix, const Visitor& visit) {
+  return Scan(column, prefix, PrefixEnd(prefix), visit);
+}
+
+}  // namespace taskboard::store

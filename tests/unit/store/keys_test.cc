@@ -1,0 +1,69 @@
+#include "scheduler/store/keys.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace taskboard::store::keys {
+namespace {
+
+using ::testing::Optional;
+
+TEST(Keys, Task_RoundTrips) {
+  std::optional<TaskKey> parsed = ParseTask(Task("run-1", "phase/3"));
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->run_id, "run-1");
+  EXPECT_EQ(parsed->task_id, "phase/3");
+}
+
+TEST(Keys, Task_PrefixOfRunDoesNotMatchLongerRunId) {
+  // "a" must not be a prefix of run "ab"'s keys: length prefixes keep them apart.
+  EXPECT_FALSE(Task("ab", "x").starts_with(TasksOfRun("a")));
+  EXPECT_TRUE(Task("a", "x").starts_with(TasksOfRun("a")));
+}
+
+TEST(Keys, Event_SeqOrderIsByteOrder) {
+  EXPECT_LT(Event("r", 2), Event("r", 10));
+  EXPECT_LT(Event("r", 255), Event("r", 256));
+  EXPECT_LT(Event("r", 1ull << 40), Event("r", (1ull << 40) + 1));
+  std::optional<SeqKey> parsed = ParseEvent(Event("r", 1234567890123ull));
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->id, "r");
+  EXPECT_EQ(parsed->seq, 1234567890123ull);
+}
+
+TEST(Keys, Ledger_EntriesAndTaskIndexAreSeparateRanges) {
+  const std::string entry = LedgerEntry("req", 7);
+  const std::string index = LedgerTaskIndex("req", "t1", 7);
+  EXPECT_TRUE(entry.starts_with(LedgerOfRequest("req")));
+  EXPECT_FALSE(index.starts_with(LedgerOfRequest("req")));
+  EXPECT_TRUE(index.starts_with(LedgerIndexOfTask("req", "t1")));
+  EXPECT_FALSE(LedgerTaskIndex("req", "t10", 1).starts_with(LedgerIndexOfTask("req", "t1")));
+  EXPECT_THAT(TrailingSeq(index), Optional(7u));
+  std::optional<SeqKey> parsed = ParseLedgerEntry(entry);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->seq, 7u);
+  EXPECT_FALSE(ParseLedgerEntry(index).has_value());
+}
+
+TEST(Keys, Flow_VersionsOrderedAndParsed) {
+  EXPECT_LT(Flow("digest", 9), Flow("digest", 10));
+  std::optional<FlowKey> parsed = ParseFlow(Flow("digest", 3));
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->name, "digest");
+  EXPECT_EQ(parsed->version, 3u);
+}
+
+TEST(Keys, Parse_MalformedKeys_ReturnNothing) {
+  EXPECT_FALSE(ParseTask("").has_value());
+  EXPECT_FALSE(ParseTask(std::string("\0\0\0\x09"
+                                     "short",
+                                     9))
+                   .has_value());
+  EXPECT_FALSE(ParseEvent(Event("r", 1) + "x").has_value());
+  EXPECT_FALSE(TrailingSeq("abc").has_value());
+}
+
+}  // namespace
+}  // namespace taskboard::store::keys
