@@ -7,24 +7,16 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "google/protobuf/util/json_util.h"
 #include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/flow_options_decoder.h"
 #include "scheduler/flow/json_reader.h"
+#include "scheduler/flow/proto_value.h"
 
 namespace taskboard::flow {
 namespace {
 
 // Timeouts are seconds; a week bounds typos like 60000 meant as ms.
 constexpr int64_t kMaxTimeoutSeconds = 7 * 24 * 3600;
-
-google::protobuf::Value ToProtoValue(const Json& value) {
-  google::protobuf::Value out;
-  // JSON text round trip: exact for every JSON value and keeps this file free
-  // of a hand-written Value builder.
-  (void)google::protobuf::util::JsonStringToMessage(DumpJson(value), &out);
-  return out;
-}
 
 void DecodeArgs(const Json& value, const std::string& path, v1::FlowSpec* spec,
                 FlowErrorList* errors) {
@@ -39,7 +31,7 @@ void DecodeArgs(const Json& value, const std::string& path, v1::FlowSpec* spec,
     arg->set_name(name);
     JsonReader reader(arg_json, JoinPath(path, name), errors);
     if (const Json* def = reader.Raw("default"); def != nullptr) {
-      *arg->mutable_default_value() = ToProtoValue(*def);
+      *arg->mutable_default_value() = JsonToProtoValue(*def);
     }
     arg->set_description(reader.String("description").value_or(""));
     arg->set_required(reader.Bool("required").value_or(false));
@@ -135,10 +127,8 @@ void DecodePhase(const Json& value, const std::string& path, v1::Phase* phase,
   }
   for (std::string& from : reader.StringList("from")) phase->add_from_phases(std::move(from));
   if (auto output = reader.String("output")) {
-    if (*output == "text") {
-      phase->set_output(v1::OUTPUT_FORMAT_TEXT);
-    } else if (*output == "json") {
-      phase->set_output(v1::OUTPUT_FORMAT_JSON);
+    if (auto known = OutputFormatFromName(*output)) {
+      phase->set_output(*known);
     } else {
       errors->Add(reader.FieldPath("output"),
                   absl::StrCat("must be \"text\" or \"json\" (got \"", *output, "\")"));
@@ -228,12 +218,8 @@ void DecodeSupervisor(const Json& value, const std::string& path, v1::Supervisor
       static_cast<int32_t>(reader.Int("maxConcurrency", 1, 10000).value_or(0)));
   spec->set_synthesizer_agent(reader.String("synthesizerAgent").value_or(""));
   if (auto mode = reader.String("onSubTaskError")) {
-    if (*mode == "skip") {
-      spec->set_on_sub_task_error(v1::SUB_TASK_ERROR_MODE_SKIP);
-    } else if (*mode == "fail") {
-      spec->set_on_sub_task_error(v1::SUB_TASK_ERROR_MODE_FAIL);
-    } else if (*mode == "retry") {
-      spec->set_on_sub_task_error(v1::SUB_TASK_ERROR_MODE_RETRY);
+    if (auto known = SubTaskErrorModeFromName(*mode)) {
+      spec->set_on_sub_task_error(*known);
     } else {
       errors->Add(reader.FieldPath("onSubTaskError"),
                   absl::StrCat("must be skip, fail or retry (got \"", *mode, "\")"));
@@ -253,10 +239,8 @@ void DecodePlanExecute(const Json& value, const std::string& path, v1::PlanExecu
                      errors);
   }
   if (auto evaluator = reader.String("evaluator")) {
-    if (*evaluator == "deterministic") {
-      spec->set_evaluator(v1::EVALUATOR_KIND_DETERMINISTIC);
-    } else if (*evaluator == "llm") {
-      spec->set_evaluator(v1::EVALUATOR_KIND_LLM);
+    if (auto known = EvaluatorKindFromName(*evaluator)) {
+      spec->set_evaluator(*known);
     } else {
       errors->Add(reader.FieldPath("evaluator"),
                   absl::StrCat("must be deterministic or llm (got \"", *evaluator, "\")"));

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "google/protobuf/util/json_util.h"
 #include "scheduler/flow/flow_names.h"
+#include "scheduler/flow/proto_value.h"
 
 namespace taskboard::flow {
 namespace {
@@ -23,31 +23,28 @@ void SetInt(Json& obj, const char* key, int64_t value) {
   if (value != 0) obj[key] = value;
 }
 
+// Parameterless policies as their name; the others as {type, params...}.
 Json EncodePolicy(const v1::FlowPolicy& policy) {
+  const std::string name(FlowPolicyName(policy));
+  if (name.empty()) return nullptr;
+  Json out = {{"type", name}};
   switch (policy.policy_case()) {
-    case v1::FlowPolicy::kNone:
-    case v1::FlowPolicy::kDeclaredDepsOnly:
-      return std::string(FlowPolicyName(policy));
     case v1::FlowPolicy::kAncestors:
-      return {{"type", "ancestors"}, {"transitive", policy.ancestors().transitive()}};
-    case v1::FlowPolicy::kRecentTrajectory: {
-      Json out = {{"type", "recent_trajectory"}, {"n", policy.recent_trajectory().n()}};
+      out["transitive"] = policy.ancestors().transitive();
+      return out;
+    case v1::FlowPolicy::kRecentTrajectory:
+      out["n"] = policy.recent_trajectory().n();
       SetInt(out, "maxTokens", policy.recent_trajectory().max_tokens());
       return out;
-    }
-    case v1::FlowPolicy::kAllCompleted: {
-      Json out = {{"type", "all_completed"}};
+    case v1::FlowPolicy::kAllCompleted:
       SetInt(out, "maxTokens", policy.all_completed().max_tokens());
       return out;
-    }
-    case v1::FlowPolicy::kCompact: {
-      Json out = {{"type", "compact"}, {"recentN", policy.compact().recent_n()}};
+    case v1::FlowPolicy::kCompact:
+      out["recentN"] = policy.compact().recent_n();
       SetString(out, "summarizerAgent", policy.compact().summarizer_agent());
       return out;
-    }
     case v1::FlowPolicy::kCustom: {
       const v1::CustomPolicy& custom = policy.custom();
-      Json out = {{"type", "custom"}};
       if (custom.deps()) out["deps"] = true;
       if (custom.ancestors()) out["ancestors"] = true;
       if (custom.errors()) out["errors"] = true;
@@ -58,18 +55,15 @@ Json EncodePolicy(const v1::FlowPolicy& policy) {
       SetInt(out, "externalTimeoutMs", custom.external_timeout_ms());
       return out;
     }
-    case v1::FlowPolicy::POLICY_NOT_SET:
-      break;
+    default:  // none, declared_deps_only
+      return name;
   }
-  return nullptr;
 }
 
 Json EncodeToolCache(const v1::ToolCacheConfig& config) {
   Json out = Json::object();
   if (config.has_default_ttl_ms()) out["defaultTtlMs"] = config.default_ttl_ms();
-  if (auto scope = CacheScopeName(config.default_scope()); !scope.empty()) {
-    out["defaultScope"] = std::string(scope);
-  }
+  SetString(out, "defaultScope", std::string(CacheScopeName(config.default_scope())));
   if (config.has_max_entries()) out["maxEntries"] = config.max_entries();
   if (!config.tools().empty()) {
     Json tools = Json::object();
@@ -81,8 +75,7 @@ Json EncodeToolCache(const v1::ToolCacheConfig& config) {
       const v1::ToolCacheRule& rule = config.tools().at(name);
       Json r = Json::object();
       if (rule.has_ttl_ms()) r["ttlMs"] = rule.ttl_ms();
-      if (auto scope = CacheScopeName(rule.scope()); !scope.empty())
-        r["scope"] = std::string(scope);
+      SetString(r, "scope", std::string(CacheScopeName(rule.scope())));
       if (!rule.key_fields().empty()) r["keyFields"] = Strings(rule.key_fields());
       SetString(r, "cacheIf", rule.cache_if());
       if (rule.has_enabled()) r["enabled"] = rule.enabled();
@@ -112,8 +105,7 @@ Json EncodePhase(const v1::Phase& phase) {
     out["branches"] = std::move(branches);
   }
   if (!phase.from_phases().empty()) out["from"] = Strings(phase.from_phases());
-  if (phase.output() == v1::OUTPUT_FORMAT_JSON) out["output"] = "json";
-  if (phase.output() == v1::OUTPUT_FORMAT_TEXT) out["output"] = "text";
+  SetString(out, "output", std::string(OutputFormatName(phase.output())));
   SetString(out, "model", phase.model());
   SetString(out, "thinking", phase.thinking());
   if (!phase.tools().empty()) out["tools"] = Strings(phase.tools());
@@ -149,19 +141,7 @@ Json EncodeSupervisor(const v1::SupervisorSpec& spec) {
   SetInt(out, "maxIterations", spec.max_iterations());
   SetInt(out, "maxConcurrency", spec.max_concurrency());
   SetString(out, "synthesizerAgent", spec.synthesizer_agent());
-  switch (spec.on_sub_task_error()) {
-    case v1::SUB_TASK_ERROR_MODE_SKIP:
-      out["onSubTaskError"] = "skip";
-      break;
-    case v1::SUB_TASK_ERROR_MODE_FAIL:
-      out["onSubTaskError"] = "fail";
-      break;
-    case v1::SUB_TASK_ERROR_MODE_RETRY:
-      out["onSubTaskError"] = "retry";
-      break;
-    default:
-      break;
-  }
+  SetString(out, "onSubTaskError", std::string(SubTaskErrorModeName(spec.on_sub_task_error())));
   return out;
 }
 
@@ -171,8 +151,7 @@ Json EncodePlanExecute(const v1::PlanExecuteSpec& spec) {
   SetString(out, "plannerAgent", spec.planner_agent());
   SetString(out, "executorAgent", spec.executor_agent());
   if (spec.has_step_executor()) out["stepExecutor"] = EncodeSupervisor(spec.step_executor());
-  if (spec.evaluator() == v1::EVALUATOR_KIND_DETERMINISTIC) out["evaluator"] = "deterministic";
-  if (spec.evaluator() == v1::EVALUATOR_KIND_LLM) out["evaluator"] = "llm";
+  SetString(out, "evaluator", std::string(EvaluatorKindName(spec.evaluator())));
   SetString(out, "evaluatorAgent", spec.evaluator_agent());
   if (spec.enable_replanning()) out["enableReplanning"] = true;
   SetString(out, "replannerAgent", spec.replanner_agent());
@@ -218,10 +197,7 @@ Json EncodeFlow(const v1::FlowSpec& spec) {
     for (const v1::ArgSpec& arg : spec.args()) {
       Json a = Json::object();
       if (arg.has_default_value()) {
-        std::string text;
-        (void)google::protobuf::util::MessageToJsonString(arg.default_value(), &text);
-        absl::StatusOr<Json> value = ParseJson(text);
-        a["default"] = value.ok() ? *value : Json();
+        a["default"] = ProtoValueToJson(arg.default_value());
       }
       SetString(a, "description", arg.description());
       if (arg.required()) a["required"] = true;

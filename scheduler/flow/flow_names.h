@@ -21,6 +21,18 @@ std::optional<v1::PhaseType> PhaseTypeFromName(absl::string_view name);
 absl::string_view CacheScopeName(v1::CacheScope scope);
 std::optional<v1::CacheScope> CacheScopeFromName(absl::string_view name);
 
+// text | json; "" for UNSPECIFIED.
+absl::string_view OutputFormatName(v1::OutputFormat format);
+std::optional<v1::OutputFormat> OutputFormatFromName(absl::string_view name);
+
+// deterministic | llm; "" for UNSPECIFIED.
+absl::string_view EvaluatorKindName(v1::EvaluatorKind kind);
+std::optional<v1::EvaluatorKind> EvaluatorKindFromName(absl::string_view name);
+
+// skip | fail | retry; "" for UNSPECIFIED.
+absl::string_view SubTaskErrorModeName(v1::SubTaskErrorMode mode);
+std::optional<v1::SubTaskErrorMode> SubTaskErrorModeFromName(absl::string_view name);
+
 // taskflow | plan_and_execute | supervisor | board; "" when no kind is set.
 absl::string_view FlowKindName(const v1::FlowSpec& spec);
 

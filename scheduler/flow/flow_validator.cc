@@ -17,15 +17,6 @@
 namespace taskboard::flow {
 namespace {
 
-// Ids appear inside placeholders, so they share the placeholder segment charset.
-bool IsSegment(absl::string_view text) {
-  if (text.empty()) return false;
-  for (char c : text) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
-  }
-  return true;
-}
-
 // Flow names are used on command lines and as saved-flow keys.
 bool IsFlowName(absl::string_view name) {
   if (name.empty() || name.size() > 128 ||
@@ -112,7 +103,7 @@ absl::flat_hash_set<std::string> ArgNames(const v1::FlowSpec& spec, FlowErrorLis
   for (int i = 0; i < spec.args_size(); ++i) {
     const std::string& name = spec.args(i).name();
     const std::string path = JoinPath("args", name.empty() ? IndexPath("", i) : name);
-    if (!IsSegment(name)) {
+    if (!IsPlaceholderSegment(name)) {
       errors->Add(path, absl::StrCat("arg name '", name,
                                      "' may only contain letters, digits, '_' and '-'"));
     } else if (!names.insert(name).second) {
@@ -135,7 +126,7 @@ absl::flat_hash_set<std::string> CheckIds(const google::protobuf::RepeatedPtrFie
     const std::string& id = nodes[i].id();
     if (id.empty()) {
       AddMissing(errors, JoinPath(path, "id"), absl::StrCat("missing ", word, " id"));
-    } else if (!IsSegment(id)) {
+    } else if (!IsPlaceholderSegment(id)) {
       errors->Add(JoinPath(path, "id"),
                   absl::StrCat(word, " id '", id,
                                "' may only contain letters, digits, '_' and '-' (ids are used in "
@@ -209,7 +200,7 @@ void ValidateTaskflow(const v1::FlowSpec& spec, const absl::flat_hash_set<std::s
         errors->Add(JoinPath(path, "over"),
                     "a map phase needs `over` (e.g. \"{steps.discover.json}\")");
       }
-      if (!phase.item_var().empty() && !IsSegment(phase.item_var())) {
+      if (!phase.item_var().empty() && !IsPlaceholderSegment(phase.item_var())) {
         errors->Add(JoinPath(path, "as"),
                     absl::StrCat("'", phase.item_var(),
                                  "' is not a valid item name (letters, digits, '_' and '-')"));

@@ -165,6 +165,14 @@ std::string UnresolvedLine(const Placeholder& placeholder, const absl::Status& w
 
 }  // namespace
 
+bool IsPlaceholderSegment(absl::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!IsSegmentChar(c)) return false;
+  }
+  return true;
+}
+
 std::vector<Placeholder> FindPlaceholders(absl::string_view tmpl, absl::string_view item_var) {
   std::vector<Placeholder> found;
   size_t open = tmpl.find('{');

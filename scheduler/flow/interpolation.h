@@ -31,6 +31,10 @@ struct Placeholder {
   size_t length = 0;                  // including both braces
 };
 
+// True when `text` is one placeholder segment: non-empty [A-Za-z0-9_-]+.
+// Phase, task and arg ids use the same charset so placeholders can name them.
+bool IsPlaceholderSegment(absl::string_view text);
+
 // Every placeholder in `tmpl`, in order: `{`, segments of [A-Za-z0-9_-]+
 // joined by '.', `}`, with nothing else inside the braces, so JSON-looking
 // text such as `{"a":1}`, `{ x }` or `{}` never matches.

@@ -3,19 +3,12 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "google/protobuf/util/json_util.h"
 #include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/json_reader.h"
+#include "scheduler/flow/proto_value.h"
 
 namespace taskboard::flow {
 namespace {
-
-Json FromProtoValue(const google::protobuf::Value& value) {
-  std::string text;
-  (void)google::protobuf::util::MessageToJsonString(value, &text);
-  absl::StatusOr<Json> json = ParseJson(text);
-  return json.ok() ? *std::move(json) : Json();
-}
 
 std::string DeclaredList(const v1::FlowSpec& spec) {
   std::vector<std::string> names;
@@ -40,7 +33,7 @@ absl::StatusOr<Json> BindRunArgs(const v1::FlowSpec& spec, const Json& given) {
     if (given.is_object() && given.contains(arg.name())) {
       bound[arg.name()] = given[arg.name()];
     } else if (arg.has_default_value()) {
-      bound[arg.name()] = FromProtoValue(arg.default_value());
+      bound[arg.name()] = ProtoValueToJson(arg.default_value());
     } else if (arg.required()) {
       errors.Add(JoinPath("args", arg.name()),
                  absl::StrCat(
