@@ -7,7 +7,7 @@ namespace taskboard {
 absl::StatusOr<Json> ParseJson(absl::string_view text) {
   try {
     return Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for 1e999
     return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", e.what()));
   }
 }

@@ -18,7 +18,8 @@ namespace taskboard {
 
 using Json = nlohmann::ordered_json;
 
-// Parses JSON text. INVALID_ARGUMENT with the parser's position on failure.
+// Parses JSON text. INVALID_ARGUMENT with the parser's message on failure
+// (syntax errors, and numbers outside the range of a double such as 1e999).
 absl::StatusOr<Json> ParseJson(absl::string_view text);
 
 // Compact JSON text (no whitespace, insertion order). Invalid UTF-8 in

@@ -37,4 +37,16 @@ std::optional<size_t> FindInvalidUtf8(absl::string_view text) {
   return std::nullopt;
 }
 
+std::string ToValidUtf8(absl::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (std::optional<size_t> bad = FindInvalidUtf8(text)) {
+    out.append(text.data(), *bad);
+    out.append("\xEF\xBF\xBD");  // U+FFFD REPLACEMENT CHARACTER
+    text.remove_prefix(*bad + 1);
+  }
+  out.append(text.data(), text.size());
+  return out;
+}
+
 }  // namespace taskboard

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 
 #include "absl/strings/string_view.h"
 
@@ -16,6 +17,10 @@ namespace taskboard {
 // `text` is valid (overlong forms, surrogates and code points above U+10FFFF
 // are invalid).
 std::optional<size_t> FindInvalidUtf8(absl::string_view text);
+
+// `text` with every invalid byte replaced by U+FFFD, for messages that quote
+// user input (a parser's "last read" byte may be half a character).
+std::string ToValidUtf8(absl::string_view text);
 
 }  // namespace taskboard
 

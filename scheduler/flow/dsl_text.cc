@@ -104,6 +104,8 @@ absl::StatusOr<Json> ParseDslText(absl::string_view text, DslFormat format) {
       if (size_t pos = what.find("syntax error"); pos != std::string::npos) what = what.substr(pos);
       return absl::InvalidArgumentError(
           absl::StrCat("invalid JSON at line ", line, ", column ", column, ": ", what));
+    } catch (const Json::exception& e) {  // out_of_range: a number such as 1e999
+      return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", e.what()));
     }
   }
   try {

@@ -4,19 +4,18 @@
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "common/utf8.h"
 
 namespace taskboard::flow {
 
 void FlowErrorList::Add(std::string path, std::string message) {
+  // Messages quote user input; proto strings must be valid UTF-8 to parse back.
+  if (FindInvalidUtf8(path)) path = ToValidUtf8(path);
+  if (FindInvalidUtf8(message)) message = ToValidUtf8(message);
   if (!seen_.insert(absl::StrCat(path, "\n", message)).second) return;
   v1::FlowError* error = errors_.add_errors();
   error->set_path(std::move(path));
   error->set_message(std::move(message));
-}
-
-void FlowErrorList::Append(const FlowErrorList& other) {
-  for (const v1::FlowError& error : other.errors_.errors()) Add(error.path(), error.message());
-  for (const std::string& path : other.broken_) broken_.insert(path);
 }
 
 absl::Status FlowErrorList::ToStatus(absl::string_view what) const {

@@ -22,9 +22,9 @@ inline constexpr char kFlowErrorsPayloadUrl[] = "type.googleapis.com/taskboard.v
 
 class FlowErrorList {
  public:
-  // Exact duplicates (same path and message) are recorded once.
+  // Exact duplicates (same path and message) are recorded once. Invalid
+  // UTF-8 in either is replaced with U+FFFD.
   void Add(std::string path, std::string message);
-  void Append(const FlowErrorList& other);  // also dedupes
 
   bool empty() const { return errors_.errors().empty(); }
   int size() const { return errors_.errors_size(); }

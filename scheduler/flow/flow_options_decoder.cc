@@ -38,7 +38,8 @@ v1::CacheScope DecodeCacheScope(const Json& value, const std::string& path, Flow
   if (value.is_string()) {
     if (auto scope = CacheScopeFromName(value.get_ref<const std::string&>())) return *scope;
   }
-  errors->Add(path, absl::StrCat("must be one of run, request, session (got ", DumpJson(value), ")"));
+  errors->Add(path,
+              absl::StrCat("must be one of run, request, session (got ", DumpJson(value), ")"));
   return v1::CACHE_SCOPE_UNSPECIFIED;
 }
 

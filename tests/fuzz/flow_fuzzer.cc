@@ -11,9 +11,11 @@
 #include <string>
 
 #include "common/json.h"
+#include "common/utf8.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "scheduler/flow/fanout_output.h"
 #include "scheduler/flow/flow_encoder.h"
+#include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/flow_loader.h"
 #include "scheduler/flow/gate_verdict.h"
 #include "scheduler/flow/interpolation.h"
@@ -29,6 +31,16 @@ void CheckRoundTrip(const taskboard::v1::FlowSpec& spec) {
   absl::StatusOr<taskboard::v1::FlowSpec> again = flow::LoadFlowJson(flow::EncodeFlow(spec));
   if (!again.ok() || !google::protobuf::util::MessageDifferencer::Equals(spec, *again)) {
     std::abort();  // the encoder and decoder disagree
+  }
+}
+
+// Errors travel in proto strings, which must be valid UTF-8 to parse back.
+void CheckErrorsAreUtf8(const absl::Status& status) {
+  const taskboard::v1::FlowErrors errors = flow::FlowErrorsFromStatus(status);
+  for (const auto& error : errors.errors()) {
+    if (taskboard::FindInvalidUtf8(error.path()) || taskboard::FindInvalidUtf8(error.message())) {
+      std::abort();
+    }
   }
 }
 
@@ -64,6 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (spec.ok()) {
       CheckRoundTrip(*spec);
       InterpolateEveryTask(*spec, text);
+    } else {
+      CheckErrorsAreUtf8(spec.status());
     }
   }
 

@@ -138,6 +138,11 @@ TEST(DslFormatFromPath, Extensions) {
   EXPECT_EQ(DslFormatFromPath("-"), DslFormat::kAuto);
 }
 
+TEST(ParseDslText, JsonNumberOutOfRange_IsAnErrorNotACrash) {
+  EXPECT_THAT(ParseDslText(R"({"name": 1e999})", DslFormat::kJson),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("invalid JSON")));
+}
+
 TEST(ParseDslText, InvalidUtf8_RejectedWithOffset) {
   // YAML would otherwise carry the bytes into proto string fields.
   EXPECT_THAT(ParseDslText("name: \"a\xff\"\nphases: []", DslFormat::kYaml),

@@ -26,5 +26,13 @@ TEST(FlowErrorList, ToStatus_ListsEveryErrorAndCarriesThemStructured) {
   EXPECT_EQ(carried.errors(1).message(), "no phases");
 }
 
+TEST(FlowErrorList, InvalidUtf8InMessage_ReplacedSoTheErrorsParseBack) {
+  FlowErrorList errors;
+  errors.Add("name", "invalid JSON: last read: '\xde'");
+  v1::FlowErrors carried = FlowErrorsFromStatus(errors.ToStatus());
+  ASSERT_EQ(carried.errors_size(), 1);
+  EXPECT_EQ(carried.errors(0).message(), "invalid JSON: last read: '\xef\xbf\xbd'");
+}
+
 }  // namespace
 }  // namespace taskboard::flow
