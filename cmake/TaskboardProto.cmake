@@ -1,7 +1,13 @@
-# taskboard_proto_library(NAME PROTO_ROOT DIR PROTOS files...): runs protoc with
-# the C++ and gRPC plugins into the build tree and builds one static library.
+# taskboard_proto_library(NAME PROTO_ROOT DIR PROTOS files... [IMPORT_DIRS dirs...]
+#                         [DEPS libs...]): runs protoc with the C++ and gRPC plugins
+# into the build tree and builds one static library. IMPORT_DIRS are extra -I
+# roots for imports that another proto library (in DEPS) already compiles.
 function(taskboard_proto_library name)
-  cmake_parse_arguments(ARG "" "PROTO_ROOT" "PROTOS" ${ARGN})
+  cmake_parse_arguments(ARG "" "PROTO_ROOT" "PROTOS;IMPORT_DIRS;DEPS" ${ARGN})
+  set(includes -I ${ARG_PROTO_ROOT})
+  foreach(dir ${ARG_IMPORT_DIRS})
+    list(APPEND includes -I ${dir})
+  endforeach()
   set(out ${CMAKE_BINARY_DIR}/gen)
   set(srcs)
   foreach(proto ${ARG_PROTOS})
@@ -11,7 +17,7 @@ function(taskboard_proto_library name)
     add_custom_command(
       OUTPUT ${generated}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${out}
-      COMMAND ${PROTOC} -I ${ARG_PROTO_ROOT} --cpp_out=${out} --grpc_out=${out}
+      COMMAND ${PROTOC} ${includes} --cpp_out=${out} --grpc_out=${out}
               --plugin=protoc-gen-grpc=${GRPC_CPP_PLUGIN} ${ARG_PROTO_ROOT}/${proto}
       DEPENDS ${ARG_PROTO_ROOT}/${proto}
       COMMENT "protoc ${proto}"
@@ -20,6 +26,6 @@ function(taskboard_proto_library name)
   endforeach()
   add_library(${name} STATIC ${srcs})
   target_include_directories(${name} SYSTEM PUBLIC ${out})
-  target_link_libraries(${name} PUBLIC PkgConfig::GRPCPP PkgConfig::PROTOBUF)
+  target_link_libraries(${name} PUBLIC PkgConfig::GRPCPP PkgConfig::PROTOBUF ${ARG_DEPS})
   set(${name}_SOURCES ${srcs} PARENT_SCOPE)
 endfunction()

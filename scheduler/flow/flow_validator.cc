@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "scheduler/flow/dag.h"
@@ -258,9 +259,20 @@ void ValidateTaskflow(const v1::FlowSpec& spec, const absl::flat_hash_set<std::s
     const v1::Phase& phase = flow.phases(i);
     const std::string path = IndexPath("phases", i);
     if (errors->IsBroken(path)) continue;
-    TemplateScope scope{
-        &args, &ids,   UpstreamClosure(nodes, phase.id()), !PhaseDependencies(phase).empty(),
-        "",    "phase"};
+    // The closure costs O(phases); only templates with placeholders need it,
+    // so a large flow of plain prompts validates in linear time.
+    bool has_placeholders = absl::StrContains(phase.task(), '{') ||
+                            absl::StrContains(phase.over(), '{');
+    for (const v1::Branch& branch : phase.branches()) {
+      has_placeholders = has_placeholders || absl::StrContains(branch.task(), '{');
+    }
+    TemplateScope scope{&args,
+                        &ids,
+                        has_placeholders ? UpstreamClosure(nodes, phase.id())
+                                         : absl::flat_hash_set<std::string>(),
+                        !PhaseDependencies(phase).empty(),
+                        "",
+                        "phase"};
     if (phase.type() == v1::PHASE_TYPE_MAP) {
       CheckTemplate(phase.over(), JoinPath(path, "over"), scope, errors);
       scope.item_var = phase.item_var().empty() ? "item" : phase.item_var();
@@ -298,8 +310,13 @@ void ValidateBoard(const v1::BoardSpec& board, const absl::flat_hash_set<std::st
     const v1::BoardTask& task = board.tasks(i);
     const std::string path = IndexPath(list_path, i);
     if (errors->IsBroken(path)) continue;
-    TemplateScope scope{&args, &ids,  UpstreamClosure(nodes, task.id()), !task.deps().empty(),
-                        "",    "task"};
+    TemplateScope scope{&args,
+                        &ids,
+                        absl::StrContains(task.task(), '{') ? UpstreamClosure(nodes, task.id())
+                                                            : absl::flat_hash_set<std::string>(),
+                        !task.deps().empty(),
+                        "",
+                        "task"};
     CheckTemplate(task.task(), JoinPath(path, "task"), scope, errors);
   }
 }

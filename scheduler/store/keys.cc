@@ -111,6 +111,12 @@ std::string FlowVersions(absl::string_view name) { return Str(name); }
 
 std::string Cache(absl::string_view scope_key) { return Str(scope_key); }
 
+std::string RunSpec(absl::string_view run_id) { return absl::StrCat("run-spec/", run_id); }
+
+std::string Idempotency(absl::string_view idempotency_key) {
+  return absl::StrCat("idempotency/", idempotency_key);
+}
+
 std::optional<TaskKey> ParseTask(absl::string_view key) {
   TaskKey out;
   if (!ReadStr(key, &out.run_id) || !ReadStr(key, &out.task_id) || !key.empty()) {

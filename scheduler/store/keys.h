@@ -14,7 +14,9 @@
 //           Str(request_id) 'T' Str(task_id) U64(seq)     index by task
 //   flows   Str(name) U64(version)
 //   cache   Str(scope_key)
-//   meta    the name itself
+//   meta    the name itself: "run-spec/<run id>" (a run's flow spec, written
+//           once, kept out of the run record that changes on every event),
+//           "idempotency/<key>" (the run a SubmitRun idempotency key created)
 
 #include <cstdint>
 #include <optional>
@@ -41,6 +43,9 @@ std::string Flow(absl::string_view name, uint64_t version);
 std::string FlowVersions(absl::string_view name);  // prefix
 
 std::string Cache(absl::string_view scope_key);
+
+std::string RunSpec(absl::string_view run_id);                  // meta column
+std::string Idempotency(absl::string_view idempotency_key);     // meta column
 
 // Decoders: nullopt when `key` is not of that shape.
 struct TaskKey {

@@ -1,37 +1,20 @@
 #include "tools/cli/validate_command.h"
 
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
+#include <memory>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/json.h"
-#include "scheduler/flow/dag.h"
 #include "scheduler/flow/flow_encoder.h"
-#include "scheduler/flow/flow_errors.h"
-#include "scheduler/flow/flow_loader.h"
 #include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/phase_graph.h"
+#include "tools/cli/dag_rails.h"
+#include "tools/cli/flow_file.h"
 
 namespace taskboard::cli {
 namespace {
-
-bool ReadInput(const std::string& path, std::string* text) {
-  if (path == "-") {
-    text->assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return true;
-  }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return false;
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  *text = buffer.str();
-  return true;
-}
 
 // One line of the layer listing: a phase or a board task.
 struct LayerRow {
@@ -50,12 +33,9 @@ void PrintLayers(const std::vector<std::vector<std::string>>& layers,
     for (size_t j = 0; j < layers[i].size(); ++j) {
       const std::string& id = layers[i][j];
       const LayerRow& row = rows.at(id);
-      const char* rail = layers[i].size() == 1       ? " "
-                         : j == 0                    ? "┌"
-                         : j + 1 == layers[i].size() ? "└"
-                                                     : "├";
-      out << absl::StrFormat("  %-4s%s %-*s  %-8s%s\n", j == 0 ? absl::StrCat(i) : "", rail,
-                             static_cast<int>(width), id, row.kind, row.detail);
+      out << absl::StrFormat("  %-4s%s %-*s  %-8s%s\n", j == 0 ? absl::StrCat(i) : "",
+                             RailGlyph(j, layers[i].size()), static_cast<int>(width), id, row.kind,
+                             row.detail);
     }
   }
 }
@@ -84,18 +64,15 @@ void PrintTaskflowLayers(const v1::TaskflowSpec& flow, std::ostream& out) {
 
 void PrintBoardLayers(const v1::BoardSpec& board, std::ostream& out) {
   absl::flat_hash_map<std::string, LayerRow> rows;
-  std::vector<flow::DagNode> nodes;
   for (const v1::BoardTask& task : board.tasks()) {
-    std::vector<std::string> deps(task.deps().begin(), task.deps().end());
     std::string detail;
     if (!task.agent().empty()) absl::StrAppend(&detail, "  agent=", task.agent());
     if (task.priority() != 0) absl::StrAppend(&detail, "  priority=", task.priority());
-    absl::StrAppend(&detail, DependencyDetail(deps));
+    absl::StrAppend(&detail, DependencyDetail({task.deps().begin(), task.deps().end()}));
     if (task.is_optional()) absl::StrAppend(&detail, "  (optional)");
     rows[task.id()] = {"task", detail};
-    nodes.push_back({task.id(), std::move(deps)});
   }
-  PrintLayers(flow::TopologicalLayers(nodes), rows, out);
+  PrintLayers(BoardTaskLayers(board), rows, out);
 }
 
 // Pattern flows get their tasks from the planner at run time; show the roles.
@@ -128,37 +105,35 @@ void PrintPatternRoles(const v1::FlowSpec& spec, std::ostream& out) {
 }  // namespace
 
 int RunValidate(const ValidateOptions& options, std::ostream& out, std::ostream& err) {
-  std::string text;
-  if (!ReadInput(options.path, &text)) {
-    err << "taskboard validate: cannot read '" << options.path
-        << "': check the path and that the file is readable\n";
-    return 2;
+  FlowFile file;
+  if (int code = LoadFlowFile("taskboard validate", options.path, &file, err); code != 0) {
+    return code;
   }
-  absl::StatusOr<v1::FlowSpec> spec =
-      flow::LoadFlowText(text, flow::DslFormatFromPath(options.path));
-  if (!spec.ok()) {
-    const v1::FlowErrors errors = flow::FlowErrorsFromStatus(spec.status());
-    err << options.path << ": invalid flow (" << errors.errors_size()
-        << (errors.errors_size() == 1 ? " error" : " errors") << ")\n";
-    for (const v1::FlowError& error : errors.errors()) {
-      err << "  " << (error.path().empty() ? "(flow)" : error.path()) << ": " << error.message()
-          << "\n";
-    }
-    return 1;
+  const v1::FlowSpec& spec = file.spec;
+  out << "valid: " << spec.name() << " (" << flow::FlowKindName(spec);
+  if (spec.has_taskflow()) {
+    out << ", " << spec.taskflow().phases_size()
+        << (spec.taskflow().phases_size() == 1 ? " phase" : " phases");
   }
-  out << "valid: " << spec->name() << " (" << flow::FlowKindName(*spec);
-  if (spec->has_taskflow()) {
-    out << ", " << spec->taskflow().phases_size()
-        << (spec->taskflow().phases_size() == 1 ? " phase" : " phases");
-  }
-  if (spec->has_board()) out << ", " << spec->board().tasks_size() << " tasks";
+  if (spec.has_board()) out << ", " << spec.board().tasks_size() << " tasks";
   out << ")\n";
-  if (spec->has_taskflow()) PrintTaskflowLayers(spec->taskflow(), out);
-  if (spec->has_board()) PrintBoardLayers(spec->board(), out);
-  if (spec->has_plan_and_execute() || spec->has_supervisor()) PrintPatternRoles(*spec, out);
+  if (spec.has_taskflow()) PrintTaskflowLayers(spec.taskflow(), out);
+  if (spec.has_board()) PrintBoardLayers(spec.board(), out);
+  if (spec.has_plan_and_execute() || spec.has_supervisor()) PrintPatternRoles(spec, out);
   if (!options.quiet)
-    out << "\ndesugared flow:\n" << DumpJsonPretty(flow::EncodeFlow(*spec)) << "\n";
+    out << "\ndesugared flow:\n" << DumpJsonPretty(flow::EncodeFlow(spec)) << "\n";
   return 0;
+}
+
+void AddValidateCommand(CLI::App& app, CommandSet& commands) {
+  auto options = std::make_shared<ValidateOptions>();
+  CLI::App* command = app.add_subcommand(
+      "validate", "Check a flow file (JSON or YAML); print its DAG layers or every error");
+  command->add_option("file", options->path, "Flow file, or - for standard input")->required();
+  command->add_flag("-q,--quiet", options->quiet, "Print the summary and layers only");
+  commands.Add(command, [options](std::ostream& out, std::ostream& err) {
+    return RunValidate(*options, out, err);
+  });
 }
 
 }  // namespace taskboard::cli

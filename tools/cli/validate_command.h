@@ -8,6 +8,9 @@
 #include <ostream>
 #include <string>
 
+#include "CLI/CLI.hpp"
+#include "tools/cli/command_set.h"
+
 namespace taskboard::cli {
 
 struct ValidateOptions {
@@ -18,6 +21,8 @@ struct ValidateOptions {
 // Exit codes: 0 valid, 1 invalid flow (syntax errors included), 2 the file
 // could not be read.
 int RunValidate(const ValidateOptions& options, std::ostream& out, std::ostream& err);
+
+void AddValidateCommand(CLI::App& app, CommandSet& commands);
 
 }  // namespace taskboard::cli
 

@@ -1,0 +1,54 @@
+#ifndef TASKBOARD_SCHEDULER_DISPATCH_READY_QUEUE_H_
+#define TASKBOARD_SCHEDULER_DISPATCH_READY_QUEUE_H_
+
+// Ready tasks waiting for a worker, one queue per agent name: higher priority
+// first, then FIFO by the order the run created them (then run id, so the
+// order is total). Entries may go stale or repeat (the task was cancelled or
+// re-queued meanwhile): the dispatcher re-checks the task when it pops one.
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+
+namespace taskboard::dispatch {
+
+struct ReadyEntry {
+  int32_t priority = 0;
+  int64_t ready_ms = 0;
+  int64_t order = 0;
+  std::string run_id;
+  std::string task_id;
+  int64_t queued_us = 0;  // when it entered the queue (latency metrics only)
+
+  bool operator<(const ReadyEntry& other) const {
+    if (priority != other.priority) return priority > other.priority;
+    return std::tie(ready_ms, order, run_id, task_id) <
+           std::tie(other.ready_ms, other.order, other.run_id, other.task_id);
+  }
+};
+
+class ReadyQueue {
+ public:
+  // Adds an entry (an identical one already queued is ignored).
+  void Push(absl::string_view agent, ReadyEntry entry);
+  bool Empty(absl::string_view agent) const;
+  // The best entry of `agent`'s queue, removed. The queue must not be empty.
+  ReadyEntry Pop(absl::string_view agent);
+  // Agents with at least one queued entry.
+  std::vector<std::string> AgentsWithWork() const;
+  size_t Depth(absl::string_view agent) const;
+  size_t TotalDepth() const { return size_; }
+
+ private:
+  absl::flat_hash_map<std::string, std::set<ReadyEntry>> queues_;
+  size_t size_ = 0;
+};
+
+}  // namespace taskboard::dispatch
+
+#endif  // TASKBOARD_SCHEDULER_DISPATCH_READY_QUEUE_H_

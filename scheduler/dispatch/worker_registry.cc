@@ -1,0 +1,62 @@
+#include "scheduler/dispatch/worker_registry.h"
+
+#include <utility>
+
+namespace taskboard::dispatch {
+
+ConnectedWorker& WorkerRegistry::Add(uint64_t stream_id, const v1::Hello& hello,
+                                     std::shared_ptr<WorkerChannel> channel) {
+  ConnectedWorker& worker = workers_[stream_id];
+  worker.stream_id = stream_id;
+  worker.worker_id = hello.worker_id();
+  for (const v1::AgentInfo& agent : hello.agents()) worker.agents.insert(agent.name());
+  worker.credits = hello.slots();
+  worker.channel = std::move(channel);
+  return worker;
+}
+
+void WorkerRegistry::Remove(uint64_t stream_id) { workers_.erase(stream_id); }
+
+ConnectedWorker* WorkerRegistry::Find(uint64_t stream_id) {
+  auto it = workers_.find(stream_id);
+  return it == workers_.end() ? nullptr : &it->second;
+}
+
+ConnectedWorker* WorkerRegistry::Pick(absl::string_view agent) {
+  if (workers_.empty()) return nullptr;
+  // Two passes over the ring: streams after the cursor, then from the start.
+  auto start = workers_.upper_bound(cursor_);
+  for (int pass = 0; pass < 2; ++pass) {
+    auto begin = pass == 0 ? start : workers_.begin();
+    auto end = pass == 0 ? workers_.end() : start;
+    for (auto it = begin; it != end; ++it) {
+      ConnectedWorker& worker = it->second;
+      if (worker.credits > 0 && !worker.draining && worker.agents.count(std::string(agent)) > 0) {
+        cursor_ = it->first;
+        return &worker;
+      }
+    }
+  }
+  return nullptr;
+}
+
+bool WorkerRegistry::AnyOffers(absl::string_view agent) const {
+  for (const auto& [id, worker] : workers_) {
+    if (!worker.draining && worker.agents.count(std::string(agent)) > 0) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> WorkerRegistry::OfferedAgents() const {
+  std::set<std::string> agents;
+  for (const auto& [id, worker] : workers_) agents.insert(worker.agents.begin(), worker.agents.end());
+  return {agents.begin(), agents.end()};
+}
+
+int64_t WorkerRegistry::FreeSlots() const {
+  int64_t total = 0;
+  for (const auto& [id, worker] : workers_) total += worker.draining ? 0 : worker.credits;
+  return total;
+}
+
+}  // namespace taskboard::dispatch

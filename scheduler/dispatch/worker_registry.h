@@ -1,0 +1,55 @@
+#ifndef TASKBOARD_SCHEDULER_DISPATCH_WORKER_REGISTRY_H_
+#define TASKBOARD_SCHEDULER_DISPATCH_WORKER_REGISTRY_H_
+
+// The connected worker streams: what agents each offers, how many free slots
+// (credits) it has granted, and whether it is draining. Picks a worker for an
+// agent round-robin among those with credits, so load spreads over workers.
+// Owned by the engine loop; not thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "scheduler/dispatch/worker_channel.h"
+#include "taskboard/v1/worker.pb.h"
+
+namespace taskboard::dispatch {
+
+struct ConnectedWorker {
+  uint64_t stream_id = 0;
+  std::string worker_id;
+  std::set<std::string> agents;
+  int64_t credits = 0;
+  bool draining = false;
+  std::shared_ptr<WorkerChannel> channel;
+};
+
+class WorkerRegistry {
+ public:
+  ConnectedWorker& Add(uint64_t stream_id, const v1::Hello& hello,
+                       std::shared_ptr<WorkerChannel> channel);
+  void Remove(uint64_t stream_id);
+  ConnectedWorker* Find(uint64_t stream_id);
+
+  // A worker offering `agent` with a free credit, not draining; round-robin.
+  ConnectedWorker* Pick(absl::string_view agent);
+  // Whether any connected worker (busy or not, not draining) offers `agent`.
+  bool AnyOffers(absl::string_view agent) const;
+  // Every agent offered by a connected worker, sorted.
+  std::vector<std::string> OfferedAgents() const;
+
+  size_t size() const { return workers_.size(); }
+  int64_t FreeSlots() const;
+
+ private:
+  std::map<uint64_t, ConnectedWorker> workers_;
+  uint64_t cursor_ = 0;  // stream id after which the next Pick starts
+};
+
+}  // namespace taskboard::dispatch
+
+#endif  // TASKBOARD_SCHEDULER_DISPATCH_WORKER_REGISTRY_H_

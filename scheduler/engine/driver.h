@@ -1,0 +1,42 @@
+#ifndef TASKBOARD_SCHEDULER_ENGINE_DRIVER_H_
+#define TASKBOARD_SCHEDULER_ENGINE_DRIVER_H_
+
+// A driver is the state machine of one flow kind: it decides which tasks a
+// run has, when each becomes ready, what a finished task means for the rest,
+// and when the run is over. It is pure: it reads and mutates a RunState and
+// never talks to workers, the store or the network, so every flow behaviour
+// is unit-tested by feeding task outcomes to a RunState.
+//
+// Contract with the engine:
+// - Start creates the run's phases/tasks (or, after ResumeRun, re-creates
+//   what must run again) and makes the first tasks READY.
+// - The engine moves tasks through dispatch, retries and results
+//   (task_lifecycle.h); whenever a task of the run reaches a terminal state,
+//   or on any other change, it calls Advance.
+// - Advance makes newly possible tasks READY, skips what can no longer run,
+//   and sets the run's terminal status (plus a `run_finished` event) when
+//   nothing is left to do.
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "scheduler/engine/run_state.h"
+#include "taskboard/v1/flow.pb.h"
+
+namespace taskboard::engine {
+
+class Driver {
+ public:
+  virtual ~Driver() = default;
+  virtual void Start(RunState& run, int64_t now_ms) = 0;
+  virtual void Advance(RunState& run, int64_t now_ms) = 0;
+};
+
+// The driver for `spec`'s kind. UNIMPLEMENTED for kinds this scheduler
+// version cannot run yet.
+absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(const v1::FlowSpec& spec);
+
+}  // namespace taskboard::engine
+
+#endif  // TASKBOARD_SCHEDULER_ENGINE_DRIVER_H_

@@ -1,0 +1,222 @@
+#include "scheduler/engine/engine.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "scheduler/engine/task_states.h"
+#include "scheduler/store/keys.h"
+
+namespace taskboard::engine {
+
+absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
+  if (options.store == nullptr) return absl::InvalidArgumentError("the engine needs a store");
+  std::unique_ptr<Engine> engine(new Engine(std::move(options)));
+  absl::Status recovered = engine->Recover();
+  if (!recovered.ok()) return recovered;
+  return engine;
+}
+
+Engine::Engine(EngineOptions options) : options_(std::move(options)) {
+  if (options_.clock == nullptr) options_.clock = &system_clock_;
+}
+
+Engine::~Engine() { Stop(); }
+
+void Engine::Start() {
+  absl::MutexLock lock(&mu_);
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void Engine::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    wake_.SignalAll();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void Engine::Post(std::function<void()> event) {
+  absl::MutexLock lock(&mu_);
+  queue_.push_back(std::move(event));
+  if (queue_.size() == 1) wake_.Signal();
+}
+
+EngineStats Engine::stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
+void Engine::Submit(SubmitRequest request,
+                    std::function<void(absl::StatusOr<SubmitResult>)> done) {
+  auto shared = std::make_shared<SubmitRequest>(std::move(request));
+  Post([this, shared, done = std::move(done)]() mutable { DoSubmit(*shared, done); });
+}
+
+void Engine::Cancel(std::string run_id, std::string reason,
+                    std::function<void(absl::StatusOr<v1::RunStatus>)> done) {
+  Post([this, run_id = std::move(run_id), reason = std::move(reason),
+        done = std::move(done)]() mutable { DoCancel(run_id, reason, done); });
+}
+
+void Engine::Resume(std::string run_id,
+                    std::function<void(absl::StatusOr<ResumeResult>)> done) {
+  Post([this, run_id = std::move(run_id), done = std::move(done)]() mutable {
+    DoResume(run_id, done);
+  });
+}
+
+uint64_t Engine::NewStreamId() { return next_stream_id_++; }
+
+void Engine::WorkerHello(uint64_t stream_id, v1::Hello hello,
+                         std::shared_ptr<dispatch::WorkerChannel> channel) {
+  Post([this, stream_id, hello = std::move(hello), channel = std::move(channel)]() mutable {
+    DoHello(stream_id, hello, channel);
+  });
+}
+
+void Engine::WorkerMessage(uint64_t stream_id, v1::ConnectRequest message) {
+  Post([this, stream_id, message = std::move(message)]() mutable {
+    DoWorkerMessage(stream_id, message);
+  });
+}
+
+void Engine::WorkerDisconnected(uint64_t stream_id) {
+  Post([this, stream_id] { DoDisconnect(stream_id); });
+}
+
+void Engine::Loop() {
+  std::vector<std::function<void()>> batch;
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      // Sleep until an event arrives or the next timer / lease sweep is due.
+      int64_t now = options_.clock->NowMs();
+      int64_t wake_at = now + 1000;
+      if (!timers_.empty()) wake_at = std::min(wake_at, timers_.top().due_ms);
+      if (leases_.size() > 0) wake_at = std::min(wake_at, last_lease_sweep_ms_ + 200);
+      if (queue_.empty() && !stopping_ && wake_at > now) {
+        wake_.WaitWithTimeout(&mu_, absl::Milliseconds(wake_at - now));
+      }
+      if (stopping_ && queue_.empty()) return;
+      size_t take = std::min(queue_.size(), options_.max_batch_events);
+      batch.assign(std::make_move_iterator(queue_.begin()),
+                   std::make_move_iterator(queue_.begin() + take));
+      queue_.erase(queue_.begin(), queue_.begin() + take);
+    }
+    ProcessBatch(batch);
+    batch.clear();
+  }
+}
+
+void Engine::RunOnce() {
+  std::vector<std::function<void()>> batch;
+  {
+    absl::MutexLock lock(&mu_);
+    batch.swap(queue_);
+  }
+  ProcessBatch(batch);
+}
+
+void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
+  now_ms_ = options_.clock->NowMs();
+  for (auto& event : batch) event();
+  FireTimers();
+  ExpireLeases();
+  for (const std::string& run_id : touched_) {
+    auto it = runs_.find(run_id);
+    if (it != runs_.end()) it->second.driver->Advance(*it->second.state, now_ms_);
+  }
+  for (const std::string& run_id : touched_) {
+    auto it = runs_.find(run_id);
+    if (it != runs_.end()) {
+      QueueReadyTasks(*it->second.state, &it->second.state->changed_tasks());
+    }
+  }
+  Dispatch();
+  loop_stats_.batches++;
+  loop_stats_.events += static_cast<int64_t>(batch.size());
+  Commit();
+  std::vector<std::function<void()>> effects;
+  effects.swap(effects_);
+  for (auto& effect : effects) effect();
+  loop_stats_.ready_depth = static_cast<int64_t>(ready_.TotalDepth());
+  loop_stats_.workers = static_cast<int64_t>(workers_.size());
+  absl::MutexLock lock(&mu_);
+  stats_ = loop_stats_;
+}
+
+void Engine::Commit() {
+  store::WriteBatch batch;
+  batch.Clear();
+  std::swap(batch, extra_writes_);
+  std::vector<std::pair<std::string, std::vector<v1::RunEvent>>> published;
+  std::vector<std::string> finished;
+  google::protobuf::Timestamp ts = ToTimestamp(now_ms_);
+  for (const std::string& run_id : touched_) {
+    auto it = runs_.find(run_id);
+    if (it == runs_.end()) continue;
+    RunState& run = *it->second.state;
+    if (!run.HasChanges()) continue;
+    RunState::Changes changes = run.TakeChanges();
+    // What the run emitted (run_started, phase changes...), then one
+    // task_change per changed task, then run_finished: a watcher sees the
+    // final task states before the run's end.
+    std::vector<v1::RunEvent> events;
+    events.reserve(changes.tasks.size() + changes.events.size());
+    std::vector<v1::RunEvent> finish;
+    for (v1::RunEvent& event : changes.events) {
+      (event.has_run_finished() ? finish : events).push_back(std::move(event));
+    }
+    for (const std::string& task_id : changes.tasks) {
+      const store::TaskRecord* task = run.FindTask(task_id);
+      batch.Put(store::Column::kTasks, store::keys::Task(run_id, task_id),
+                task->SerializeAsString());
+      v1::RunEvent event;
+      *event.mutable_task_change()->mutable_task() = task->task();
+      events.push_back(std::move(event));
+    }
+    for (const std::string& task_id : changes.removed) {
+      batch.Delete(store::Column::kTasks, store::keys::Task(run_id, task_id));
+    }
+    for (v1::RunEvent& event : finish) events.push_back(std::move(event));
+    for (v1::RunEvent& event : events) {
+      int64_t seq = run.NextSeq();
+      event.set_seq(seq);
+      event.set_run_id(run_id);
+      *event.mutable_ts() = ts;
+      batch.Put(store::Column::kEvents, store::keys::Event(run_id, static_cast<uint64_t>(seq)),
+                event.SerializeAsString());
+    }
+    const store::RunRecord& record = run.record();
+    batch.Put(store::Column::kRuns, store::keys::Run(run_id), record.SerializeAsString());
+    if (!events.empty()) published.emplace_back(run_id, std::move(events));
+    if (IsTerminal(record.run().status())) finished.push_back(run_id);
+  }
+  touched_.clear();
+  if (!batch.empty()) {
+    loop_stats_.commit_bytes += static_cast<int64_t>(batch.ByteSize());
+    absl::Status written = options_.store->Write(batch);
+    if (!written.ok()) {
+      // Memory is now ahead of the disk; continuing could acknowledge results
+      // that a restart would lose. Crash and let recovery reload the truth.
+      std::cerr << "{\"level\":\"fatal\",\"msg\":\"store write failed; exiting so a restart "
+                   "recovers the durable state\",\"error\":\""
+                << written.ToString() << "\"}" << std::endl;
+      std::abort();
+    }
+  }
+  for (auto& [run_id, events] : published) {
+    effects_.push_back([this, run_id = run_id, events = std::move(events)] {
+      watch_hub_.Publish(run_id, events);
+    });
+  }
+  for (const std::string& run_id : finished) runs_.erase(run_id);
+}
+
+}  // namespace taskboard::engine

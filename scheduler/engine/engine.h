@@ -1,0 +1,221 @@
+#ifndef TASKBOARD_SCHEDULER_ENGINE_ENGINE_H_
+#define TASKBOARD_SCHEDULER_ENGINE_ENGINE_H_
+
+// The run engine: the single owner of every active run's state, and the
+// dispatcher that hands ready tasks to connected workers.
+//
+// One loop thread takes a batch of posted events (submissions, worker
+// messages, cancellations, timers), applies each to its run's driver and the
+// task lifecycle, assigns ready tasks to workers with free slots, then commits
+// every resulting change as ONE store WriteBatch (group commit), and only then
+// performs the effects: assignments and acks to workers, replies to callers,
+// events to watchers. So nothing anyone can observe is ever lost by a crash,
+// and a dispatch is durable before the worker sees it (SEMANTICS.md 7).
+//
+// All public methods are thread-safe and never block on the loop: they post
+// and return; callbacks run on the loop thread after the commit and must not
+// block. If a commit fails the process aborts: memory is ahead of the disk,
+// and a restart recovers the durable state.
+//
+// Runs that finish leave memory; reads (GetRun, ListRuns, GetTask, replays)
+// go to the store (run_reader.h), which is consistent per committed batch.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <queue>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/random/random.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "common/json.h"
+#include "scheduler/dispatch/lease_table.h"
+#include "scheduler/dispatch/ready_queue.h"
+#include "scheduler/dispatch/worker_channel.h"
+#include "scheduler/dispatch/worker_registry.h"
+#include "scheduler/engine/clock.h"
+#include "scheduler/engine/driver.h"
+#include "scheduler/engine/retry_backoff.h"
+#include "scheduler/engine/run_state.h"
+#include "scheduler/engine/watch_hub.h"
+#include "scheduler/store/store.h"
+
+namespace taskboard::engine {
+
+struct EngineOptions {
+  store::Store* store = nullptr;  // required; outlives the engine
+  const Clock* clock = nullptr;   // default: the system clock
+  std::string scheduler_id = "scheduler";
+  // A worker silent this long loses its tasks (SEMANTICS.md 7).
+  int64_t lease_timeout_ms = 30'000;
+  int64_t heartbeat_interval_ms = 5'000;
+  // A ready task whose agent no connected worker offers fails after this.
+  int64_t scheduling_timeout_ms = 60'000;
+  int max_infra_attempts = 3;
+  RetryBackoff retry_backoff;
+  int64_t max_output_bytes = 1 << 20;
+  size_t max_batch_events = 2048;
+};
+
+struct SubmitRequest {
+  v1::FlowSpec spec;            // validated
+  Json args = Json::object();  // bound (BindRunArgs)
+  std::string session_id;
+  std::map<std::string, std::string> labels;
+  std::string idempotency_key;
+};
+
+struct SubmitResult {
+  std::string run_id;
+  bool existing = false;  // the idempotency key named an earlier run
+};
+
+struct ResumeResult {
+  std::string run_id;
+  std::vector<std::string> reused_phases;
+};
+
+// Counters for benchmarks and metrics; read with Engine::stats().
+struct EngineStats {
+  int64_t batches = 0;
+  int64_t events = 0;
+  int64_t dispatched = 0;
+  int64_t results = 0;
+  int64_t commit_bytes = 0;
+  int64_t ready_depth = 0;
+  int64_t workers = 0;
+};
+
+class Engine {
+ public:
+  // Loads every run that is not finished from the store and re-arms its
+  // tasks: ready tasks are queued, retrying ones wait out their backoff, and
+  // dispatched ones get a lease that expires unless their worker reconnects
+  // holding them. INVALID_ARGUMENT without a store; a store read error as is.
+  static absl::StatusOr<std::unique_ptr<Engine>> Create(EngineOptions options);
+  ~Engine();
+
+  // Starts / stops the loop thread. Stop drains what was posted before it.
+  void Start();
+  void Stop();
+
+  // Creates a run. Calls `done` with its id once it is durable.
+  // UNIMPLEMENTED for flow kinds this version cannot run.
+  void Submit(SubmitRequest request, std::function<void(absl::StatusOr<SubmitResult>)> done);
+  // Cancels a run: NOT_FOUND for an unknown run; a finished run reports its
+  // status unchanged.
+  void Cancel(std::string run_id, std::string reason,
+              std::function<void(absl::StatusOr<v1::RunStatus>)> done);
+  // Re-runs a failed / blocked / cancelled / paused run under the same id.
+  // NOT_FOUND, or FAILED_PRECONDITION for a run that is not resumable.
+  void Resume(std::string run_id, std::function<void(absl::StatusOr<ResumeResult>)> done);
+
+  // Worker streams. A stream id comes from NewStreamId; the stream's first
+  // message is its Hello, which registers `channel` for replies.
+  uint64_t NewStreamId();
+  void WorkerHello(uint64_t stream_id, v1::Hello hello,
+                   std::shared_ptr<dispatch::WorkerChannel> channel);
+  void WorkerMessage(uint64_t stream_id, v1::ConnectRequest message);
+  void WorkerDisconnected(uint64_t stream_id);
+
+  WatchHub& watch_hub() { return watch_hub_; }
+  store::Store& store() { return *options_.store; }
+  const EngineOptions& options() const { return options_; }
+  EngineStats stats() const;
+
+  // Processes what is queued and what timers are due, on the calling
+  // thread. For tests that drive the engine without Start().
+  void RunOnce();
+
+ private:
+  struct ActiveRun {
+    std::unique_ptr<RunState> state;
+    std::unique_ptr<Driver> driver;
+  };
+  enum class TimerKind { kRetry, kTaskTimeout, kScheduling };
+  struct Timer {
+    int64_t due_ms;
+    TimerKind kind;
+    std::string run_id;
+    std::string task_id;
+    std::string token;  // lease id (timeout) or ready time (scheduling)
+    bool operator>(const Timer& other) const { return due_ms > other.due_ms; }
+  };
+
+  explicit Engine(EngineOptions options);
+  void Post(std::function<void()> event);
+  void Loop();
+  void ProcessBatch(std::vector<std::function<void()>>& batch);
+  absl::Status Recover();
+
+  // Run events (engine_runs.cc).
+  void DoSubmit(SubmitRequest& request, std::function<void(absl::StatusOr<SubmitResult>)>& done);
+  void DoCancel(const std::string& run_id, const std::string& reason,
+                std::function<void(absl::StatusOr<v1::RunStatus>)>& done);
+  void DoResume(const std::string& run_id,
+                std::function<void(absl::StatusOr<ResumeResult>)>& done);
+  absl::StatusOr<std::unique_ptr<RunState>> LoadRun(const std::string& run_id);
+  void Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver);
+
+  // Worker events and dispatch (engine_workers.cc).
+  void DoHello(uint64_t stream_id, v1::Hello& hello,
+               std::shared_ptr<dispatch::WorkerChannel>& channel);
+  void DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
+  void DoDisconnect(uint64_t stream_id);
+  void OnResult(uint64_t stream_id, v1::TaskResult& result);
+  // The task a lease currently covers, or null when the lease is superseded.
+  store::TaskRecord* CurrentTask(absl::string_view lease_id, absl::string_view task_id,
+                                 RunState** run);
+  void LoseLease(const dispatch::Lease& lease, absl::string_view reason);
+  void SendTo(uint64_t stream_id, v1::ConnectResponse message);
+  void Dispatch();
+  void FireTimers();
+  void ExpireLeases();
+  // Queues the READY tasks among `task_ids` (all of the run's when null).
+  void QueueReadyTasks(RunState& run, const std::set<std::string>* task_ids);
+  // Fails `task` if it is still READY and unoffered when the timeout ends.
+  void ArmSchedulingTimeout(const std::string& run_id, const store::TaskRecord& task);
+
+  // Commit (engine.cc).
+  void Touch(const std::string& run_id) { touched_.insert(run_id); }
+  void AddTimer(Timer timer) { timers_.push(std::move(timer)); }
+  void Commit();
+
+  EngineOptions options_;
+  SystemClock system_clock_;
+  WatchHub watch_hub_;
+
+  mutable absl::Mutex mu_;
+  absl::CondVar wake_;
+  std::vector<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  EngineStats stats_ ABSL_GUARDED_BY(mu_);
+  std::thread thread_;
+  std::atomic<uint64_t> next_stream_id_{1};
+
+  // Loop-thread state.
+  int64_t now_ms_ = 0;
+  absl::BitGen rng_;
+  absl::flat_hash_map<std::string, ActiveRun> runs_;
+  std::set<std::string> touched_;
+  store::WriteBatch extra_writes_;
+  std::vector<std::function<void()>> effects_;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
+  dispatch::ReadyQueue ready_;
+  dispatch::WorkerRegistry workers_;
+  dispatch::LeaseTable leases_;
+  absl::flat_hash_map<std::string, std::string> idempotency_;  // key -> run id
+  int64_t last_lease_sweep_ms_ = 0;
+  EngineStats loop_stats_;
+};
+
+}  // namespace taskboard::engine
+
+#endif  // TASKBOARD_SCHEDULER_ENGINE_ENGINE_H_

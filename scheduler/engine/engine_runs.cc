@@ -1,0 +1,237 @@
+// Engine: run-level events (submit, cancel, resume) and recovery at start.
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/engine/engine.h"
+#include "scheduler/engine/ids.h"
+#include "scheduler/engine/run_control.h"
+#include "scheduler/engine/task_states.h"
+#include "scheduler/flow/proto_value.h"
+#include "scheduler/store/keys.h"
+
+namespace taskboard::engine {
+namespace {
+
+absl::Status NotFound(absl::string_view run_id) {
+  return absl::NotFoundError(
+      absl::StrCat("run ", run_id, " not found; list runs with `taskboard runs`"));
+}
+
+v1::RunEvent RunStartedEvent(const std::vector<std::string>& reused) {
+  v1::RunEvent event;
+  event.mutable_run_started()->set_status(v1::RUN_STATUS_RUNNING);
+  for (const std::string& phase : reused) event.mutable_run_started()->add_reused_phases(phase);
+  return event;
+}
+
+}  // namespace
+
+void Engine::Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver) {
+  std::string run_id = state->run_id();
+  Touch(run_id);
+  runs_[run_id] = ActiveRun{std::move(state), std::move(driver)};
+}
+
+void Engine::DoSubmit(SubmitRequest& request,
+                      std::function<void(absl::StatusOr<SubmitResult>)>& done) {
+  if (!request.idempotency_key.empty()) {
+    std::string existing;
+    auto it = idempotency_.find(request.idempotency_key);
+    if (it != idempotency_.end()) {
+      existing = it->second;
+    } else {
+      absl::StatusOr<std::optional<std::string>> stored = options_.store->Get(
+          store::Column::kMeta, store::keys::Idempotency(request.idempotency_key));
+      if (!stored.ok()) return done(stored.status());
+      if (stored->has_value()) existing = **stored;
+    }
+    if (!existing.empty()) {
+      // Replied after this batch commits, like a new run, so a retried
+      // SubmitRun never observes a run id before the run is durable.
+      effects_.push_back([done, existing] { done(SubmitResult{existing, true}); });
+      return;
+    }
+  }
+  absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(request.spec);
+  if (!driver.ok()) return done(driver.status());
+
+  store::RunRecord record;
+  v1::Run& run = *record.mutable_run();
+  std::string run_id = NewRunId(now_ms_, rng_);
+  run.set_run_id(run_id);
+  run.set_root_run_id(run_id);
+  run.set_flow_name(request.spec.name());
+  run.set_kind(request.spec.has_board() ? v1::FLOW_KIND_BOARD : v1::FLOW_KIND_TASKFLOW);
+  run.set_status(v1::RUN_STATUS_RUNNING);
+  *run.mutable_args() = flow::JsonToProtoValue(request.args).struct_value();
+  run.set_session_id(request.session_id);
+  for (const auto& [key, value] : request.labels) (*run.mutable_labels())[key] = value;
+  *run.mutable_created_at() = ToTimestamp(now_ms_);
+  record.set_created_unix_ms(now_ms_);
+  record.set_idempotency_key(request.idempotency_key);
+  record.set_next_seq(1);
+
+  extra_writes_.Put(store::Column::kMeta, store::keys::RunSpec(run_id),
+                    request.spec.SerializeAsString());
+  if (!request.idempotency_key.empty()) {
+    extra_writes_.Put(store::Column::kMeta, store::keys::Idempotency(request.idempotency_key),
+                      run_id);
+    idempotency_[request.idempotency_key] = run_id;
+  }
+  auto state = std::make_unique<RunState>(std::move(record));
+  state->MutableRecord();
+  state->Emit(RunStartedEvent({}));
+  (*driver)->Start(*state, now_ms_);
+  Activate(std::move(state), *std::move(driver));
+  effects_.push_back([done, run_id] { done(SubmitResult{run_id, false}); });
+}
+
+void Engine::DoCancel(const std::string& run_id, const std::string& reason,
+                      std::function<void(absl::StatusOr<v1::RunStatus>)>& done) {
+  auto it = runs_.find(run_id);
+  if (it == runs_.end()) {
+    absl::StatusOr<std::optional<std::string>> stored =
+        options_.store->Get(store::Column::kRuns, store::keys::Run(run_id));
+    if (!stored.ok()) return done(stored.status());
+    if (!stored->has_value()) return done(NotFound(run_id));
+    store::RunRecord record;
+    record.ParseFromString(**stored);
+    return done(record.run().status());
+  }
+  RunState& run = *it->second.state;
+  std::vector<std::string> leases = CancelRunState(run, reason, now_ms_);
+  for (const std::string& lease_id : leases) {
+    const dispatch::Lease* lease = leases_.Find(lease_id);
+    if (lease == nullptr) continue;
+    v1::ConnectResponse message;
+    v1::Cancel& cancel = *message.mutable_cancel();
+    cancel.set_task_id(lease->task_id);
+    cancel.set_lease_id(lease_id);
+    cancel.set_reason(reason.empty() ? "run cancelled" : reason);
+    if (lease->stream_id != 0) SendTo(lease->stream_id, std::move(message));
+    leases_.Remove(lease_id);
+  }
+  Touch(run_id);
+  effects_.push_back([done] { done(v1::RUN_STATUS_CANCELLED); });
+}
+
+absl::StatusOr<std::unique_ptr<RunState>> Engine::LoadRun(const std::string& run_id) {
+  absl::StatusOr<std::optional<std::string>> stored =
+      options_.store->Get(store::Column::kRuns, store::keys::Run(run_id));
+  if (!stored.ok()) return stored.status();
+  if (!stored->has_value()) return NotFound(run_id);
+  store::RunRecord record;
+  if (!record.ParseFromString(**stored)) {
+    return absl::DataLossError(absl::StrCat("run ", run_id, ": stored record is corrupt"));
+  }
+  auto state = std::make_unique<RunState>(std::move(record));
+  absl::Status scanned = options_.store->ScanPrefix(
+      store::Column::kTasks, store::keys::TasksOfRun(run_id),
+      [&](absl::string_view, absl::string_view value) {
+        store::TaskRecord task;
+        if (task.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+          state->LoadTask(std::move(task));
+        }
+        return true;
+      });
+  if (!scanned.ok()) return scanned;
+  return state;
+}
+
+namespace {
+
+absl::StatusOr<v1::FlowSpec> LoadSpec(store::Store& store, const std::string& run_id) {
+  absl::StatusOr<std::optional<std::string>> stored =
+      store.Get(store::Column::kMeta, store::keys::RunSpec(run_id));
+  if (!stored.ok()) return stored.status();
+  v1::FlowSpec spec;
+  if (!stored->has_value() || !spec.ParseFromString(**stored)) {
+    return absl::DataLossError(absl::StrCat("run ", run_id, ": its flow spec is missing"));
+  }
+  return spec;
+}
+
+}  // namespace
+
+void Engine::DoResume(const std::string& run_id,
+                      std::function<void(absl::StatusOr<ResumeResult>)>& done) {
+  auto active = runs_.find(run_id);
+  if (active != runs_.end()) {
+    return done(CheckResumable(active->second.state->record()));
+  }
+  absl::StatusOr<std::unique_ptr<RunState>> state = LoadRun(run_id);
+  if (!state.ok()) return done(state.status());
+  if (absl::Status resumable = CheckResumable((*state)->record()); !resumable.ok()) {
+    return done(resumable);
+  }
+  absl::StatusOr<v1::FlowSpec> spec = LoadSpec(*options_.store, run_id);
+  if (!spec.ok()) return done(spec.status());
+  absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(*spec);
+  if (!driver.ok()) return done(driver.status());
+
+  RunState& run = **state;
+  PrepareResume(run);
+  (*driver)->Start(run, now_ms_);
+  ResumeResult result;
+  result.run_id = run_id;
+  for (const store::PhaseRecord& phase : run.record().phases()) {
+    if (phase.reused()) result.reused_phases.push_back(phase.status().phase_id());
+  }
+  run.EmitFirst(RunStartedEvent(result.reused_phases));
+  Activate(*std::move(state), *std::move(driver));
+  effects_.push_back([done, result = std::move(result)] { done(result); });
+}
+
+absl::Status Engine::Recover() {
+  now_ms_ = options_.clock->NowMs();
+  std::vector<std::string> active;
+  absl::Status scanned = options_.store->Scan(
+      store::Column::kRuns, "", "", [&](absl::string_view, absl::string_view value) {
+        store::RunRecord record;
+        if (record.ParseFromArray(value.data(), static_cast<int>(value.size())) &&
+            !IsTerminal(record.run().status())) {
+          active.push_back(record.run().run_id());
+        }
+        return true;
+      });
+  if (!scanned.ok()) return scanned;
+  for (const std::string& run_id : active) {
+    absl::StatusOr<std::unique_ptr<RunState>> state = LoadRun(run_id);
+    if (!state.ok()) return state.status();
+    absl::StatusOr<v1::FlowSpec> spec = LoadSpec(*options_.store, run_id);
+    if (!spec.ok()) return spec.status();
+    absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(*spec);
+    if (!driver.ok()) return driver.status();
+    RunState& run = **state;
+    if (!run.record().idempotency_key().empty()) {
+      idempotency_[run.record().idempotency_key()] = run_id;
+    }
+    for (const auto& [task_id, task] : run.tasks()) {
+      switch (task.task().state()) {
+        case v1::TASK_STATE_RETRYING:
+          AddTimer({task.not_before_unix_ms(), TimerKind::kRetry, run_id, task_id, ""});
+          break;
+        case v1::TASK_STATE_DISPATCHED:
+        case v1::TASK_STATE_RUNNING:
+          // The worker may still be running it: wait for it to reconnect
+          // holding the lease, or for the lease to expire.
+          leases_.Add({task.lease_id(), run_id, task_id, task.task().worker_id(), 0,
+                       now_ms_ + options_.lease_timeout_ms});
+          if (task.assignment().timeout_seconds() > 0) {
+            AddTimer({task.dispatched_unix_ms() + task.assignment().timeout_seconds() * 1000LL,
+                      TimerKind::kTaskTimeout, run_id, task_id, task.lease_id()});
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    Activate(*std::move(state), *std::move(driver));
+    QueueReadyTasks(*runs_[run_id].state, nullptr);
+  }
+  // Recovery itself writes nothing; the first batch advances these runs.
+  return absl::OkStatus();
+}
+
+}  // namespace taskboard::engine

@@ -1,0 +1,365 @@
+// Engine: worker streams, dispatch, leases and timers.
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "scheduler/engine/engine.h"
+#include "scheduler/engine/ids.h"
+#include "scheduler/engine/task_lifecycle.h"
+#include "scheduler/engine/task_states.h"
+
+namespace taskboard::engine {
+namespace {
+
+void AddUsage(v1::Usage& total, const v1::Usage& usage) {
+  total.set_input_tokens(total.input_tokens() + usage.input_tokens());
+  total.set_output_tokens(total.output_tokens() + usage.output_tokens());
+  total.set_cache_read_tokens(total.cache_read_tokens() + usage.cache_read_tokens());
+  total.set_cost_usd(total.cost_usd() + usage.cost_usd());
+  total.set_turns(total.turns() + usage.turns());
+}
+
+}  // namespace
+
+void Engine::SendTo(uint64_t stream_id, v1::ConnectResponse message) {
+  dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
+  if (worker == nullptr) return;
+  effects_.push_back([channel = worker->channel, message = std::move(message)]() mutable {
+    channel->Send(std::move(message));
+  });
+}
+
+void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
+                     std::shared_ptr<dispatch::WorkerChannel>& channel) {
+  dispatch::ConnectedWorker& worker = workers_.Add(stream_id, hello, std::move(channel));
+  v1::ConnectResponse welcome_message;
+  v1::Welcome& welcome = *welcome_message.mutable_welcome();
+  welcome.set_scheduler_id(options_.scheduler_id);
+  welcome.set_lease_timeout_ms(options_.lease_timeout_ms);
+  welcome.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
+  // Tasks the worker still runs keep their lease if it is still current.
+  std::set<std::string> held;
+  for (const v1::HeldTask& task : hello.held_tasks()) {
+    dispatch::Lease* lease = leases_.FindMutable(task.lease_id());
+    if (lease != nullptr && lease->task_id == task.task_id()) {
+      lease->stream_id = stream_id;
+      lease->worker_id = worker.worker_id;
+      lease->expires_ms = now_ms_ + options_.lease_timeout_ms;
+      held.insert(task.lease_id());
+    } else {
+      welcome.add_revoked_lease_ids(task.lease_id());
+    }
+  }
+  // Tasks this worker was given before (another stream, or before a
+  // scheduler restart) that it no longer holds are lost: re-queue them now
+  // instead of waiting for their leases to expire.
+  for (const dispatch::Lease& lease : leases_.OrphansOf(worker.worker_id)) {
+    if (held.count(lease.lease_id) == 0) {
+      LoseLease(lease, absl::StrCat("worker '", worker.worker_id, "' restarted without it"));
+    }
+  }
+  SendTo(stream_id, std::move(welcome_message));
+}
+
+void Engine::DoDisconnect(uint64_t stream_id) {
+  // Leases stay until they expire or the worker reconnects (it may still be
+  // running the tasks); they are just no longer reachable through a stream.
+  for (const dispatch::Lease& lease : leases_.HeldBy(stream_id)) {
+    leases_.FindMutable(lease.lease_id)->stream_id = 0;
+  }
+  dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
+  if (worker == nullptr) return;
+  std::set<std::string> agents = worker->agents;
+  workers_.Remove(stream_id);
+  // Ready tasks of an agent no connected worker offers any more fail after
+  // the scheduling timeout, like tasks queued while nobody offered it.
+  for (const std::string& agent : agents) {
+    if (ready_.Empty(agent) || workers_.AnyOffers(agent)) continue;
+    for (const auto& [run_id, active] : runs_) {
+      for (const auto& [task_id, task] : active.state->tasks()) {
+        if (task.task().state() == v1::TASK_STATE_READY && task.task().agent() == agent) {
+          ArmSchedulingTimeout(run_id, task);
+        }
+      }
+    }
+  }
+}
+
+store::TaskRecord* Engine::CurrentTask(absl::string_view lease_id, absl::string_view task_id,
+                                       RunState** run_out) {
+  const dispatch::Lease* lease = leases_.Find(lease_id);
+  if (lease == nullptr || lease->task_id != task_id) return nullptr;
+  auto it = runs_.find(lease->run_id);
+  if (it == runs_.end()) return nullptr;
+  RunState& run = *it->second.state;
+  const store::TaskRecord* task = run.FindTask(task_id);
+  if (task == nullptr || task->lease_id() != lease_id) return nullptr;
+  v1::TaskState state = task->task().state();
+  if (state != v1::TASK_STATE_DISPATCHED && state != v1::TASK_STATE_RUNNING) return nullptr;
+  *run_out = &run;
+  Touch(run.run_id());
+  return &run.MutableTask(task_id);
+}
+
+void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
+  dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
+  if (worker == nullptr) return;  // no Hello yet, or already gone
+  RunState* run = nullptr;
+  switch (message.msg_case()) {
+    case v1::ConnectRequest::kCredits:
+      worker->credits += message.credits().slots();
+      break;
+    case v1::ConnectRequest::kTaskStarted: {
+      const v1::TaskStarted& started = message.task_started();
+      store::TaskRecord* task = CurrentTask(started.lease_id(), started.task_id(), &run);
+      if (task != nullptr && task->task().state() == v1::TASK_STATE_DISPATCHED) {
+        MarkRunning(*task, now_ms_);
+        leases_.FindMutable(started.lease_id())->expires_ms = now_ms_ + options_.lease_timeout_ms;
+      }
+      break;
+    }
+    case v1::ConnectRequest::kHeartbeat:
+      for (const std::string& lease_id : message.heartbeat().lease_ids()) {
+        dispatch::Lease* lease = leases_.FindMutable(lease_id);
+        if (lease != nullptr && lease->stream_id == stream_id) {
+          lease->expires_ms = now_ms_ + options_.lease_timeout_ms;
+        }
+      }
+      break;
+    case v1::ConnectRequest::kOutputDelta: {
+      const v1::OutputDelta& delta = message.output_delta();
+      if (CurrentTask(delta.lease_id(), delta.task_id(), &run) != nullptr) {
+        v1::RunEvent event;
+        event.mutable_output_delta()->set_task_id(delta.task_id());
+        event.mutable_output_delta()->set_text(delta.text());
+        run->Emit(std::move(event));
+      }
+      break;
+    }
+    case v1::ConnectRequest::kTaskResult:
+      OnResult(stream_id, *message.mutable_task_result());
+      break;
+    case v1::ConnectRequest::kTaskReturned: {
+      const v1::TaskReturned& returned = message.task_returned();
+      store::TaskRecord* task = CurrentTask(returned.lease_id(), returned.task_id(), &run);
+      if (task != nullptr) {
+        ApplyReturned(*task, now_ms_);
+        leases_.Remove(returned.lease_id());
+      }
+      break;
+    }
+    case v1::ConnectRequest::kDraining:
+      worker->draining = true;
+      break;
+    case v1::ConnectRequest::kToolLookup: {
+      // The shared tool cache arrives with the ledger; until then every call
+      // executes on the worker.
+      v1::ConnectResponse decision;
+      decision.mutable_tool_decision()->set_request_id(message.tool_lookup().request_id());
+      decision.mutable_tool_decision()->set_outcome(v1::ToolDecision::OUTCOME_NOT_CACHEABLE);
+      SendTo(stream_id, std::move(decision));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
+  v1::ConnectResponse ack_message;
+  v1::ResultAck& ack = *ack_message.mutable_result_ack();
+  ack.set_task_id(result.task_id());
+  ack.set_lease_id(result.lease_id());
+  RunState* run = nullptr;
+  store::TaskRecord* task = CurrentTask(result.lease_id(), result.task_id(), &run);
+  if (task == nullptr) {
+    // Fencing: the task was re-dispatched, cancelled or already finished.
+    ack.set_accepted(false);
+    ack.set_reason(absl::StrCat("lease ", result.lease_id(), " is no longer current for task '",
+                                result.task_id(), "'"));
+    SendTo(stream_id, std::move(ack_message));
+    return;
+  }
+  leases_.Remove(result.lease_id());
+  loop_stats_.results++;
+  AddUsage(*run->MutableRecord().mutable_run()->mutable_usage(), result.usage());
+  int64_t delay = options_.retry_backoff.DelayMs(task->agent_failures() + 1, rng_);
+  AttemptOutcome outcome;
+  if (static_cast<int64_t>(result.output().size()) > options_.max_output_bytes) {
+    outcome = FailAttempt(*task,
+                          absl::StrCat("output of ", result.output().size(),
+                                       " bytes is over the scheduler's limit of ",
+                                       options_.max_output_bytes,
+                                       " bytes (--max-output-bytes); write large results to a "
+                                       "file and output its path"),
+                          now_ms_, delay);
+  } else {
+    outcome = ApplyResult(*task, result, now_ms_, delay);
+  }
+  if (outcome == AttemptOutcome::kRetrying) {
+    AddTimer({task->not_before_unix_ms(), TimerKind::kRetry, run->run_id(),
+              task->task().task_id(), ""});
+  }
+  ack.set_accepted(true);
+  SendTo(stream_id, std::move(ack_message));
+}
+
+void Engine::LoseLease(const dispatch::Lease& lease, absl::string_view reason) {
+  leases_.Remove(lease.lease_id);
+  auto it = runs_.find(lease.run_id);
+  if (it == runs_.end()) return;
+  RunState& run = *it->second.state;
+  const store::TaskRecord* current = run.FindTask(lease.task_id);
+  if (current == nullptr || current->lease_id() != lease.lease_id) return;
+  ApplyInfraLoss(run.MutableTask(lease.task_id), reason, options_.max_infra_attempts, now_ms_);
+  Touch(run.run_id());
+}
+
+void Engine::ExpireLeases() {
+  if (now_ms_ - last_lease_sweep_ms_ < 200) return;
+  last_lease_sweep_ms_ = now_ms_;
+  for (const dispatch::Lease& lease : leases_.ExpireBefore(now_ms_)) {
+    if (lease.stream_id != 0) {
+      // The stream is open but silent: make sure the worker stops.
+      v1::ConnectResponse message;
+      message.mutable_cancel()->set_task_id(lease.task_id);
+      message.mutable_cancel()->set_lease_id(lease.lease_id);
+      message.mutable_cancel()->set_reason("lease expired");
+      SendTo(lease.stream_id, std::move(message));
+    }
+    leases_.Add(lease);  // LoseLease removes it again after checking it
+    LoseLease(lease, absl::StrCat("worker '", lease.worker_id, "' sent no heartbeat for ",
+                                  options_.lease_timeout_ms, " ms"));
+  }
+}
+
+void Engine::FireTimers() {
+  while (!timers_.empty() && timers_.top().due_ms <= now_ms_) {
+    Timer timer = timers_.top();
+    timers_.pop();
+    auto it = runs_.find(timer.run_id);
+    if (it == runs_.end()) continue;
+    RunState& run = *it->second.state;
+    const store::TaskRecord* task = run.FindTask(timer.task_id);
+    if (task == nullptr) continue;
+    switch (timer.kind) {
+      case TimerKind::kRetry:
+        if (task->task().state() == v1::TASK_STATE_RETRYING) {
+          MarkReady(run.MutableTask(timer.task_id), now_ms_);
+          Touch(timer.run_id);
+        }
+        break;
+      case TimerKind::kTaskTimeout: {
+        if (task->lease_id() != timer.token) break;
+        const dispatch::Lease* lease = leases_.Find(timer.token);
+        if (lease != nullptr && lease->stream_id != 0) {
+          v1::ConnectResponse message;
+          message.mutable_cancel()->set_task_id(timer.task_id);
+          message.mutable_cancel()->set_lease_id(timer.token);
+          message.mutable_cancel()->set_reason("task timed out");
+          SendTo(lease->stream_id, std::move(message));
+        }
+        leases_.Remove(timer.token);
+        store::TaskRecord& mutable_task = run.MutableTask(timer.task_id);
+        int64_t delay = options_.retry_backoff.DelayMs(mutable_task.agent_failures() + 1, rng_);
+        AttemptOutcome outcome =
+            FailAttempt(mutable_task,
+                        absl::StrCat("timed out after ", mutable_task.assignment().timeout_seconds(),
+                                     "s (timeoutSeconds)"),
+                        now_ms_, delay);
+        if (outcome == AttemptOutcome::kRetrying) {
+          AddTimer({mutable_task.not_before_unix_ms(), TimerKind::kRetry, timer.run_id,
+                    timer.task_id, ""});
+        }
+        Touch(timer.run_id);
+        break;
+      }
+      case TimerKind::kScheduling: {
+        const std::string& agent = task->task().agent();
+        if (task->task().state() != v1::TASK_STATE_READY ||
+            absl::StrCat(task->ready_unix_ms()) != timer.token || workers_.AnyOffers(agent)) {
+          break;
+        }
+        std::vector<std::string> offered = workers_.OfferedAgents();
+        FailTask(run.MutableTask(timer.task_id),
+                 absl::StrCat("no worker offers agent '", agent, "' (available: ",
+                              offered.empty() ? "none, no worker is connected"
+                                              : absl::StrJoin(offered, ", "),
+                              "); start a worker with that agent or fix the flow's agent name"),
+                 now_ms_);
+        Touch(timer.run_id);
+        break;
+      }
+    }
+  }
+}
+
+void Engine::ArmSchedulingTimeout(const std::string& run_id, const store::TaskRecord& task) {
+  // Counted from now at the latest: a task recovered after a restart, or
+  // whose last worker just left, gets the full timeout for workers to come.
+  AddTimer({std::max(task.ready_unix_ms(), now_ms_) + options_.scheduling_timeout_ms,
+            TimerKind::kScheduling, run_id, task.task().task_id(),
+            absl::StrCat(task.ready_unix_ms())});
+}
+
+void Engine::QueueReadyTasks(RunState& run, const std::set<std::string>* task_ids) {
+  auto queue = [&](const store::TaskRecord& task) {
+    if (task.task().state() != v1::TASK_STATE_READY) return;
+    ready_.Push(task.task().agent(), {task.priority(), task.ready_unix_ms(), task.order(),
+                                      run.run_id(), task.task().task_id(),
+                                      options_.clock->NowUs()});
+    if (!workers_.AnyOffers(task.task().agent())) ArmSchedulingTimeout(run.run_id(), task);
+  };
+  if (task_ids == nullptr) {
+    for (const auto& [id, task] : run.tasks()) queue(task);
+    return;
+  }
+  for (const std::string& id : *task_ids) {
+    const store::TaskRecord* task = run.FindTask(id);
+    if (task != nullptr) queue(*task);
+  }
+}
+
+void Engine::Dispatch() {
+  for (const std::string& agent : ready_.AgentsWithWork()) {
+    while (!ready_.Empty(agent)) {
+      dispatch::ConnectedWorker* worker = workers_.Pick(agent);
+      if (worker == nullptr) break;
+      dispatch::ReadyEntry entry = ready_.Pop(agent);
+      auto it = runs_.find(entry.run_id);
+      if (it == runs_.end()) continue;
+      RunState& run = *it->second.state;
+      const store::TaskRecord* ready = run.FindTask(entry.task_id);
+      if (ready == nullptr || ready->task().state() != v1::TASK_STATE_READY) continue;
+
+      std::string lease_id = NewLeaseId(rng_);
+      store::TaskRecord& task = run.MutableTask(entry.task_id);
+      MarkDispatched(task, lease_id, worker->worker_id, now_ms_);
+      leases_.Add({lease_id, run.run_id(), entry.task_id, worker->worker_id, worker->stream_id,
+                   now_ms_ + options_.lease_timeout_ms});
+      if (task.assignment().timeout_seconds() > 0) {
+        AddTimer({now_ms_ + task.assignment().timeout_seconds() * 1000LL,
+                  TimerKind::kTaskTimeout, run.run_id(), entry.task_id, lease_id});
+      }
+      worker->credits--;
+      loop_stats_.dispatched++;
+      Touch(run.run_id());
+
+      v1::ConnectResponse message;
+      v1::Assignment& assignment = *message.mutable_assignment();
+      assignment = task.assignment();
+      assignment.set_lease_id(lease_id);
+      assignment.set_attempt(task.task().attempt());
+      assignment.mutable_ready_at()->set_seconds(entry.queued_us / 1'000'000);
+      assignment.mutable_ready_at()->set_nanos(
+          static_cast<int32_t>(entry.queued_us % 1'000'000) * 1000);
+      // Prior work arrives with the ledger; its meta says so meanwhile.
+      assignment.mutable_prior_work()->mutable_meta()->set_policy("none");
+      SendTo(worker->stream_id, std::move(message));
+    }
+  }
+}
+
+}  // namespace taskboard::engine

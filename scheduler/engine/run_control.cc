@@ -1,0 +1,85 @@
+#include "scheduler/engine/run_control.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/engine/task_lifecycle.h"
+#include "scheduler/engine/task_states.h"
+
+namespace taskboard::engine {
+
+std::vector<std::string> CancelRunState(RunState& run, absl::string_view reason, int64_t now_ms) {
+  std::string message = reason.empty() ? "cancelled" : absl::StrCat("cancelled: ", reason);
+  std::vector<std::string> leases;
+  std::vector<std::string> open;
+  for (const auto& [id, task] : run.tasks()) {
+    if (!IsTerminal(task.task().state())) open.push_back(id);
+  }
+  for (const std::string& id : open) {
+    store::TaskRecord& task = run.MutableTask(id);
+    if (!task.lease_id().empty()) leases.push_back(task.lease_id());
+    MarkCancelled(task, message, now_ms);
+  }
+  store::RunRecord& record = run.MutableRecord();
+  for (store::PhaseRecord& phase : *record.mutable_phases()) {
+    if (IsTerminal(phase.status().state())) continue;
+    phase.clear_previous();
+    phase.mutable_status()->set_state(v1::TASK_STATE_CANCELLED);
+    *phase.mutable_status()->mutable_finished_at() = ToTimestamp(now_ms);
+    v1::RunEvent event;
+    *event.mutable_phase_change()->mutable_phase() = phase.status();
+    run.Emit(std::move(event));
+  }
+  v1::Run& view = *record.mutable_run();
+  view.set_status(v1::RUN_STATUS_CANCELLED);
+  view.set_error(message);
+  *view.mutable_finished_at() = ToTimestamp(now_ms);
+  v1::RunEvent event;
+  event.mutable_run_finished()->set_status(v1::RUN_STATUS_CANCELLED);
+  event.mutable_run_finished()->set_error(message);
+  *event.mutable_run_finished()->mutable_usage() = view.usage();
+  run.Emit(std::move(event));
+  return leases;
+}
+
+absl::Status CheckResumable(const store::RunRecord& record) {
+  switch (record.run().status()) {
+    case v1::RUN_STATUS_FAILED:
+    case v1::RUN_STATUS_BLOCKED:
+    case v1::RUN_STATUS_CANCELLED:
+    case v1::RUN_STATUS_PAUSED:
+      return absl::OkStatus();
+    default:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "run ", record.run().run_id(), " is ",
+          v1::RunStatus_Name(record.run().status()).substr(sizeof("RUN_STATUS_") - 1),
+          "; only failed, blocked, cancelled or paused runs can be resumed"));
+  }
+}
+
+void PrepareResume(RunState& run) {
+  store::RunRecord& record = run.MutableRecord();
+  record.set_generation(record.generation() + 1);
+  record.clear_blocked_by();
+  record.clear_blocked_reason();
+  v1::Run& view = *record.mutable_run();
+  view.set_status(v1::RUN_STATUS_RUNNING);
+  view.clear_output();
+  view.clear_error();
+  view.clear_finished_at();
+  for (store::PhaseRecord& phase : *record.mutable_phases()) {
+    store::PhaseRecord previous = phase;
+    previous.clear_previous();
+    store::PhaseRecord fresh;
+    v1::PhaseStatus& status = *fresh.mutable_status();
+    status.set_phase_id(previous.status().phase_id());
+    status.set_type(previous.status().type());
+    status.set_layer(previous.status().layer());
+    status.set_state(v1::TASK_STATE_PENDING);
+    *fresh.mutable_previous() = std::move(previous);
+    phase = std::move(fresh);
+  }
+  // Tasks of phases that run again are replaced when their phase starts.
+}
+
+}  // namespace taskboard::engine

@@ -1,0 +1,32 @@
+#ifndef TASKBOARD_SCHEDULER_ENGINE_RUN_CONTROL_H_
+#define TASKBOARD_SCHEDULER_ENGINE_RUN_CONTROL_H_
+
+// Client-driven run transitions that apply to every flow kind: cancelling a
+// run and preparing a finished run for ResumeRun.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "scheduler/engine/run_state.h"
+
+namespace taskboard::engine {
+
+// Cancels every task that is not terminal and every unfinished phase, and
+// ends the run `cancelled` with a run_finished event. Returns the lease ids
+// that were live, so the engine can tell their workers to stop.
+std::vector<std::string> CancelRunState(RunState& run, absl::string_view reason, int64_t now_ms);
+
+// FAILED_PRECONDITION unless the run is failed, blocked, cancelled or paused.
+absl::Status CheckResumable(const store::RunRecord& record);
+
+// Puts a finished run back to `running` under a new generation: every phase
+// becomes pending and remembers its previous record, so the driver can reuse
+// a done phase whose input hash is unchanged.
+void PrepareResume(RunState& run);
+
+}  // namespace taskboard::engine
+
+#endif  // TASKBOARD_SCHEDULER_ENGINE_RUN_CONTROL_H_

@@ -1,0 +1,153 @@
+#include "scheduler/engine/run_reader.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/engine/task_states.h"
+#include "scheduler/store/keys.h"
+#include "scheduler/store/records.pb.h"
+
+namespace taskboard::engine {
+namespace {
+
+absl::Status RunNotFound(absl::string_view run_id) {
+  return absl::NotFoundError(
+      absl::StrCat("run ", run_id, " not found; list runs with `taskboard runs`"));
+}
+
+absl::StatusOr<store::RunRecord> ReadRecord(store::Store& store, const std::string& run_id) {
+  absl::StatusOr<std::optional<std::string>> stored =
+      store.Get(store::Column::kRuns, store::keys::Run(run_id));
+  if (!stored.ok()) return stored.status();
+  if (!stored->has_value()) return RunNotFound(run_id);
+  store::RunRecord record;
+  if (!record.ParseFromString(**stored)) {
+    return absl::DataLossError(absl::StrCat("run ", run_id, ": stored record is corrupt"));
+  }
+  return record;
+}
+
+// The public view of a record, without tasks.
+v1::Run ViewOf(store::RunRecord& record) {
+  v1::Run run = std::move(*record.mutable_run());
+  for (store::PhaseRecord& phase : *record.mutable_phases()) {
+    *run.add_phases() = std::move(*phase.mutable_status());
+  }
+  return run;
+}
+
+bool Matches(const v1::Run& run, const v1::ListRunsRequest& request) {
+  if (!request.statuses().empty()) {
+    bool any = false;
+    for (int status : request.statuses()) any = any || status == run.status();
+    if (!any) return false;
+  }
+  if (!request.flow_name().empty() && run.flow_name() != request.flow_name()) return false;
+  if (!request.parent_run_id().empty() && run.parent_run_id() != request.parent_run_id()) {
+    return false;
+  }
+  for (const auto& [key, value] : request.labels()) {
+    auto it = run.labels().find(key);
+    if (it == run.labels().end() || it->second != value) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Run> ReadRun(store::Store& store, const std::string& run_id,
+                                bool with_tasks) {
+  absl::StatusOr<store::RunRecord> record = ReadRecord(store, run_id);
+  if (!record.ok()) return record.status();
+  v1::Run run = ViewOf(*record);
+  absl::StatusOr<std::optional<std::string>> spec =
+      store.Get(store::Column::kMeta, store::keys::RunSpec(run_id));
+  if (!spec.ok()) return spec.status();
+  if (spec->has_value()) run.mutable_spec()->ParseFromString(**spec);
+  int total = 0;
+  int done = 0;
+  absl::Status scanned = store.ScanPrefix(
+      store::Column::kTasks, store::keys::TasksOfRun(run_id),
+      [&](absl::string_view, absl::string_view value) {
+        store::TaskRecord task;
+        if (!task.ParseFromArray(value.data(), static_cast<int>(value.size()))) return true;
+        ++total;
+        if (IsTerminal(task.task().state())) ++done;
+        if (with_tasks) *run.add_tasks() = std::move(*task.mutable_task());
+        return true;
+      });
+  if (!scanned.ok()) return scanned;
+  run.set_tasks_total(total);
+  run.set_tasks_done(done);
+  return run;
+}
+
+absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store& store,
+                                              const v1::ListRunsRequest& request) {
+  if (request.page_size() > 1000 || request.page_size() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("page_size ", request.page_size(), " is out of range; use 1..1000"));
+  }
+  int limit = request.page_size() == 0 ? 50 : request.page_size();
+  v1::ListRunsResponse response;
+  std::string end = request.page_token().empty() ? "" : store::keys::Run(request.page_token());
+  std::string last;
+  absl::Status scanned = store.ScanReverse(
+      store::Column::kRuns, "", end, [&](absl::string_view, absl::string_view value) {
+        store::RunRecord record;
+        if (!record.ParseFromArray(value.data(), static_cast<int>(value.size()))) return true;
+        if (!Matches(record.run(), request)) return true;
+        if (response.runs_size() == limit) {
+          response.set_next_page_token(last);
+          return false;
+        }
+        last = record.run().run_id();
+        *response.add_runs() = ViewOf(record);
+        return true;
+      });
+  if (!scanned.ok()) return scanned;
+  return response;
+}
+
+absl::StatusOr<v1::GetTaskResponse> ReadTask(store::Store& store, const std::string& run_id,
+                                             const std::string& task_id) {
+  absl::StatusOr<std::optional<std::string>> stored =
+      store.Get(store::Column::kTasks, store::keys::Task(run_id, task_id));
+  if (!stored.ok()) return stored.status();
+  if (!stored->has_value()) {
+    absl::StatusOr<store::RunRecord> run = ReadRecord(store, run_id);
+    if (!run.ok()) return run.status();
+    return absl::NotFoundError(absl::StrCat("run ", run_id, " has no task '", task_id,
+                                            "'; `taskboard show ", run_id,
+                                            "` lists its tasks"));
+  }
+  store::TaskRecord task;
+  if (!task.ParseFromString(**stored)) {
+    return absl::DataLossError(absl::StrCat("task ", run_id, "/", task_id, " is corrupt"));
+  }
+  v1::GetTaskResponse response;
+  *response.mutable_task() = std::move(*task.mutable_task());
+  *response.mutable_execution() = std::move(*task.mutable_execution());
+  if (response.execution().prompt().empty()) {
+    response.mutable_execution()->set_prompt(task.assignment().prompt());
+  }
+  *response.mutable_prior_work() = task.assignment().prior_work();
+  response.set_input_json(task.assignment().input_json());
+  return response;
+}
+
+absl::Status ReadEvents(store::Store& store, const std::string& run_id, int64_t after_seq,
+                        const std::function<bool(v1::RunEvent&)>& visit) {
+  std::string start = store::keys::Event(run_id, static_cast<uint64_t>(after_seq + 1));
+  std::string end = store::PrefixEnd(store::keys::EventsOfRun(run_id));
+  return store.Scan(store::Column::kEvents, start, end,
+                    [&](absl::string_view, absl::string_view value) {
+                      v1::RunEvent event;
+                      if (!event.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+                        return true;
+                      }
+                      return visit(event);
+                    });
+}
+
+}  // namespace taskboard::engine

@@ -1,0 +1,39 @@
+#ifndef TASKBOARD_SCHEDULER_ENGINE_RUN_READER_H_
+#define TASKBOARD_SCHEDULER_ENGINE_RUN_READER_H_
+
+// The read side of runs: assembles the public views (Run with its phases and
+// tasks, Task with its execution record, the event log) from the store. Safe
+// from any thread; each call sees committed batches only.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "scheduler/store/store.h"
+#include "taskboard/v1/scheduler.pb.h"
+
+namespace taskboard::engine {
+
+// The run with spec, phases and (when `with_tasks`) tasks. NOT_FOUND names
+// the run and how to list runs.
+absl::StatusOr<v1::Run> ReadRun(store::Store& store, const std::string& run_id,
+                                bool with_tasks = true);
+
+// Newest first, filtered; page tokens are the last run id of the previous
+// page. INVALID_ARGUMENT for a page size over 1000.
+absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store& store,
+                                              const v1::ListRunsRequest& request);
+
+// NOT_FOUND for an unknown run or task.
+absl::StatusOr<v1::GetTaskResponse> ReadTask(store::Store& store, const std::string& run_id,
+                                             const std::string& task_id);
+
+// Calls `visit` for each stored event with seq > after_seq, in order, until
+// it returns false.
+absl::Status ReadEvents(store::Store& store, const std::string& run_id, int64_t after_seq,
+                        const std::function<bool(v1::RunEvent&)>& visit);
+
+}  // namespace taskboard::engine
+
+#endif  // TASKBOARD_SCHEDULER_ENGINE_RUN_READER_H_

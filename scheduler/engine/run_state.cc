@@ -1,0 +1,82 @@
+#include "scheduler/engine/run_state.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <utility>
+
+namespace taskboard::engine {
+
+RunState::RunState(store::RunRecord record) : record_(std::move(record)) {}
+
+store::RunRecord& RunState::MutableRecord() {
+  run_changed_ = true;
+  return record_;
+}
+
+const store::TaskRecord* RunState::FindTask(absl::string_view task_id) const {
+  auto it = tasks_.find(std::string(task_id));
+  return it == tasks_.end() ? nullptr : &it->second;
+}
+
+store::TaskRecord& RunState::MutableTask(absl::string_view task_id) {
+  auto it = tasks_.find(std::string(task_id));
+  if (it == tasks_.end()) {
+    std::cerr << "taskboard: internal error: run " << run_id() << " has no task '" << task_id
+              << "'\n";
+    std::abort();
+  }
+  changed_tasks_.insert(it->first);
+  return it->second;
+}
+
+store::TaskRecord& RunState::PutTask(store::TaskRecord task) {
+  std::string id = task.task().task_id();
+  removed_tasks_.erase(id);
+  changed_tasks_.insert(id);
+  store::TaskRecord& slot = tasks_[id];
+  slot = std::move(task);
+  return slot;
+}
+
+void RunState::RemoveTask(absl::string_view task_id) {
+  std::string id(task_id);
+  if (tasks_.erase(id) == 0) return;
+  changed_tasks_.erase(id);
+  removed_tasks_.insert(id);
+}
+
+void RunState::LoadTask(store::TaskRecord task) {
+  std::string id = task.task().task_id();
+  tasks_[id] = std::move(task);
+}
+
+int64_t RunState::NextSeq() {
+  int64_t seq = std::max<int64_t>(record_.next_seq(), 1);
+  record_.set_next_seq(seq + 1);
+  record_.mutable_run()->set_last_seq(seq);
+  return seq;
+}
+
+void RunState::Emit(v1::RunEvent event) { events_.push_back(std::move(event)); }
+
+void RunState::EmitFirst(v1::RunEvent event) { events_.insert(events_.begin(), std::move(event)); }
+
+bool RunState::HasChanges() const {
+  return run_changed_ || !changed_tasks_.empty() || !removed_tasks_.empty() || !events_.empty();
+}
+
+RunState::Changes RunState::TakeChanges() {
+  Changes changes;
+  changes.run = run_changed_;
+  changes.tasks.assign(changed_tasks_.begin(), changed_tasks_.end());
+  changes.removed.assign(removed_tasks_.begin(), removed_tasks_.end());
+  changes.events = std::move(events_);
+  run_changed_ = false;
+  changed_tasks_.clear();
+  removed_tasks_.clear();
+  events_.clear();
+  return changes;
+}
+
+}  // namespace taskboard::engine

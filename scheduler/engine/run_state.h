@@ -1,0 +1,75 @@
+#ifndef TASKBOARD_SCHEDULER_ENGINE_RUN_STATE_H_
+#define TASKBOARD_SCHEDULER_ENGINE_RUN_STATE_H_
+
+// One run's in-memory state as the engine and its driver see it: the stored
+// run record, its tasks, and what changed since the engine last committed.
+//
+// Drivers and the task lifecycle mutate a RunState only through the Mutable*
+// and Add/Remove methods, which record the change; the engine turns the
+// recorded changes into one WriteBatch plus the run's watch events (one
+// `task_change` per changed task, then whatever was emitted), so nothing is
+// observable before it is durable. Not thread-safe: the engine loop owns it.
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "scheduler/store/records.pb.h"
+#include "taskboard/v1/scheduler.pb.h"
+
+namespace taskboard::engine {
+
+class RunState {
+ public:
+  explicit RunState(store::RunRecord record);
+
+  const std::string& run_id() const { return record_.run().run_id(); }
+  const store::RunRecord& record() const { return record_; }
+  store::RunRecord& MutableRecord();
+
+  const std::map<std::string, store::TaskRecord>& tasks() const { return tasks_; }
+  const store::TaskRecord* FindTask(absl::string_view task_id) const;
+  // The task must exist (a missing one is a broken invariant).
+  store::TaskRecord& MutableTask(absl::string_view task_id);
+  // Adds or replaces a task.
+  store::TaskRecord& PutTask(store::TaskRecord task);
+  void RemoveTask(absl::string_view task_id);
+  // Loads a task from the store without marking it changed (recovery).
+  void LoadTask(store::TaskRecord task);
+
+  // Queues an event (its payload; the engine assigns seq and ts).
+  void Emit(v1::RunEvent event);
+  // Queues an event ahead of those already queued: ResumeRun's run_started
+  // names the reused phases, known only once the driver started.
+  void EmitFirst(v1::RunEvent event);
+  // Numbers the next event (1-based, no gaps) and records it as the run's
+  // last seq. The engine calls it while committing, so it is not a change.
+  int64_t NextSeq();
+
+  struct Changes {
+    bool run = false;
+    std::vector<std::string> tasks;    // changed or added, in id order
+    std::vector<std::string> removed;  // task ids to delete
+    std::vector<v1::RunEvent> events;  // emitted, in order
+    bool empty() const { return !run && tasks.empty() && removed.empty() && events.empty(); }
+  };
+  // Returns and clears what changed since the last call.
+  Changes TakeChanges();
+  bool HasChanges() const;
+  // Ids of tasks changed since the last TakeChanges, without taking them.
+  const std::set<std::string>& changed_tasks() const { return changed_tasks_; }
+
+ private:
+  store::RunRecord record_;
+  std::map<std::string, store::TaskRecord> tasks_;
+  bool run_changed_ = false;
+  std::set<std::string> changed_tasks_;
+  std::set<std::string> removed_tasks_;
+  std::vector<v1::RunEvent> events_;
+};
+
+}  // namespace taskboard::engine
+
+#endif  // TASKBOARD_SCHEDULER_ENGINE_RUN_STATE_H_

@@ -1,0 +1,48 @@
+#include "scheduler/engine/task_states.h"
+
+namespace taskboard::engine {
+
+bool IsTerminal(v1::TaskState state) {
+  switch (state) {
+    case v1::TASK_STATE_COMPLETED:
+    case v1::TASK_STATE_FAILED:
+    case v1::TASK_STATE_CANCELLED:
+    case v1::TASK_STATE_SKIPPED:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsInFlight(v1::TaskState state) {
+  switch (state) {
+    case v1::TASK_STATE_READY:
+    case v1::TASK_STATE_DISPATCHED:
+    case v1::TASK_STATE_RUNNING:
+    case v1::TASK_STATE_RETRYING:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsTerminal(v1::RunStatus status) {
+  switch (status) {
+    case v1::RUN_STATUS_COMPLETED:
+    case v1::RUN_STATUS_FAILED:
+    case v1::RUN_STATUS_BLOCKED:
+    case v1::RUN_STATUS_CANCELLED:
+      return true;
+    default:
+      return false;
+  }
+}
+
+google::protobuf::Timestamp ToTimestamp(int64_t unix_ms) {
+  google::protobuf::Timestamp ts;
+  ts.set_seconds(unix_ms / 1000);
+  ts.set_nanos(static_cast<int32_t>((unix_ms % 1000) * 1'000'000));
+  return ts;
+}
+
+}  // namespace taskboard::engine

@@ -1,0 +1,25 @@
+#ifndef TASKBOARD_SCHEDULER_ENGINE_TASK_STATES_H_
+#define TASKBOARD_SCHEDULER_ENGINE_TASK_STATES_H_
+
+// Small predicates over task and run states shared by drivers, the engine and
+// the read side, plus the timestamp conversion every record uses.
+
+#include <cstdint>
+
+#include "google/protobuf/timestamp.pb.h"
+#include "taskboard/v1/common.pb.h"
+
+namespace taskboard::engine {
+
+// completed, failed, cancelled or skipped: nothing more will happen to it.
+bool IsTerminal(v1::TaskState state);
+// ready, dispatched, running or retrying: counts against concurrency limits.
+bool IsInFlight(v1::TaskState state);
+// completed, failed, blocked or cancelled.
+bool IsTerminal(v1::RunStatus status);
+
+google::protobuf::Timestamp ToTimestamp(int64_t unix_ms);
+
+}  // namespace taskboard::engine
+
+#endif  // TASKBOARD_SCHEDULER_ENGINE_TASK_STATES_H_

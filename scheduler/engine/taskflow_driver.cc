@@ -1,0 +1,613 @@
+#include "scheduler/engine/taskflow_driver.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "scheduler/engine/board_flow.h"
+#include "scheduler/engine/task_states.h"
+#include "scheduler/flow/dag.h"
+#include "scheduler/flow/fanout_output.h"
+#include "scheduler/flow/flow_names.h"
+#include "scheduler/flow/gate_verdict.h"
+#include "scheduler/flow/input_hash.h"
+#include "scheduler/flow/json_extract.h"
+#include "scheduler/flow/map_items.h"
+#include "scheduler/flow/phase_graph.h"
+#include "scheduler/flow/proto_value.h"
+
+namespace taskboard::engine {
+namespace {
+
+constexpr int kDefaultTaskflowConcurrency = 8;
+
+std::string FirstLine(absl::string_view text, size_t max_chars = 200) {
+  size_t end = text.find('\n');
+  absl::string_view line = text.substr(0, end);
+  if (line.size() > max_chars) return absl::StrCat(line.substr(0, max_chars), "…");
+  return std::string(line);
+}
+
+void AddUsage(v1::Usage& total, const v1::Usage& usage) {
+  total.set_input_tokens(total.input_tokens() + usage.input_tokens());
+  total.set_output_tokens(total.output_tokens() + usage.output_tokens());
+  total.set_cache_read_tokens(total.cache_read_tokens() + usage.cache_read_tokens());
+  total.set_cost_usd(total.cost_usd() + usage.cost_usd());
+  total.set_turns(total.turns() + usage.turns());
+}
+
+bool PhaseTerminal(const store::PhaseRecord& phase) { return IsTerminal(phase.status().state()); }
+
+}  // namespace
+
+TaskflowDriver::TaskflowDriver(const v1::FlowSpec& spec) {
+  board_ = spec.has_board();
+  flow_ = board_ ? BoardAsTaskflow(spec.board()) : spec.taskflow();
+  concurrency_ = flow_.concurrency();
+  if (!board_ && concurrency_ <= 0) concurrency_ = kDefaultTaskflowConcurrency;
+  default_max_attempts_ = std::max(1, spec.max_attempts_per_task());
+  default_timeout_seconds_ = spec.timeout_seconds();
+  for (int i = 0; i < flow_.phases_size(); ++i) index_of_[flow_.phases(i).id()] = i;
+  layers_.assign(flow_.phases_size(), 0);
+  std::vector<std::vector<std::string>> layers = flow::PhaseLayers(flow_);
+  for (size_t layer = 0; layer < layers.size(); ++layer) {
+    for (const std::string& id : layers[layer]) layers_[index_of_[id]] = static_cast<int>(layer);
+  }
+  final_phase_ = flow::FinalPhaseId(flow_);
+  if (board_) {
+    for (const v1::BoardTask& task : spec.board().tasks()) priorities_[task.id()] = task.priority();
+  }
+  for (int i = 0; i < flow_.phases_size(); ++i) start_order_.push_back(i);
+  auto priority = [&](int index) {
+    auto it = priorities_.find(flow_.phases(index).id());
+    return it == priorities_.end() ? 0 : it->second;
+  };
+  std::stable_sort(start_order_.begin(), start_order_.end(),
+                   [&](int a, int b) { return priority(a) > priority(b); });
+}
+
+std::string TaskflowDriver::ItemTaskId(absl::string_view phase_id, int index) {
+  return absl::StrCat(phase_id, "[", index, "]");
+}
+
+bool TaskflowDriver::IsFanOut(const v1::Phase& phase) const {
+  return phase.type() == v1::PHASE_TYPE_MAP || phase.type() == v1::PHASE_TYPE_PARALLEL;
+}
+
+std::vector<std::string> TaskflowDriver::TaskIdsOf(const v1::Phase& phase,
+                                                   int items_total) const {
+  if (!IsFanOut(phase)) return {phase.id()};
+  std::vector<std::string> ids;
+  ids.reserve(items_total);
+  for (int i = 0; i < items_total; ++i) ids.push_back(ItemTaskId(phase.id(), i));
+  return ids;
+}
+
+const Json& TaskflowDriver::Args(const RunState& run) {
+  if (!args_parsed_) {
+    google::protobuf::Value value;
+    *value.mutable_struct_value() = run.record().run().args();
+    args_ = flow::ProtoValueToJson(value);
+    args_parsed_ = true;
+  }
+  return args_;
+}
+
+void TaskflowDriver::Start(RunState& run, int64_t now_ms) {
+  store::RunRecord& record = run.MutableRecord();
+  if (record.phases_size() == 0) {
+    for (int i = 0; i < flow_.phases_size(); ++i) {
+      v1::PhaseStatus& status = *record.add_phases()->mutable_status();
+      status.set_phase_id(flow_.phases(i).id());
+      status.set_type(flow_.phases(i).type());
+      status.set_state(v1::TASK_STATE_PENDING);
+      status.set_layer(layers_[i]);
+    }
+  }
+  Advance(run, now_ms);
+}
+
+void TaskflowDriver::Advance(RunState& run, int64_t now_ms) {
+  if (IsTerminal(run.record().run().status())) return;
+  // Only phases whose tasks changed since the last commit can finish or
+  // progress; the first call (new, resumed or recovered run) looks at all.
+  // This keeps a batch's cost proportional to what happened in it, not to
+  // the size of the run.
+  std::set<int> touched;
+  if (!scanned_) {
+    for (int i = 0; i < flow_.phases_size(); ++i) touched.insert(i);
+  } else {
+    for (const std::string& task_id : run.changed_tasks()) {
+      const store::TaskRecord* task = run.FindTask(task_id);
+      if (task == nullptr) continue;
+      auto index = index_of_.find(task->task().phase_id());
+      if (index != index_of_.end()) touched.insert(index->second);
+    }
+  }
+  bool phase_finished = !scanned_;
+  scanned_ = true;
+  for (int i : touched) {
+    if (run.record().phases(i).status().state() != v1::TASK_STATE_RUNNING) continue;
+    if (MaybeFinishPhase(run, i, now_ms)) {
+      phase_finished = true;
+    } else {
+      PromoteItems(run, i, now_ms);
+    }
+  }
+  // A finished phase may satisfy dependencies or free a concurrency slot;
+  // starting phases can finish others at once (empty map, resume reuse).
+  if (phase_finished) {
+    while (StartReadyPhases(run, now_ms)) {
+    }
+  }
+  for (const store::PhaseRecord& phase : run.record().phases()) {
+    if (!PhaseTerminal(phase)) return;
+  }
+  FinishRun(run, now_ms);
+}
+
+bool TaskflowDriver::StartReadyPhases(RunState& run, int64_t now_ms) {
+  int in_flight = 0;
+  for (const store::PhaseRecord& phase : run.record().phases()) {
+    if (phase.status().state() == v1::TASK_STATE_RUNNING) ++in_flight;
+  }
+  const std::string& blocked_by = run.record().blocked_by();
+  bool changed = false;
+  for (int i : start_order_) {
+    if (run.record().phases(i).status().state() != v1::TASK_STATE_PENDING) continue;
+    if (!blocked_by.empty()) {
+      SkipPhase(run, i, absl::StrCat("gate '", blocked_by, "' blocked: ",
+                                     run.record().blocked_reason()),
+                now_ms);
+      changed = true;
+      continue;
+    }
+    bool waiting = false;
+    std::string skip_reason;
+    for (const std::string& dep : flow::PhaseDependencies(PhaseAt(i))) {
+      int d = index_of_.at(dep);
+      const store::PhaseRecord& dep_phase = run.record().phases(d);
+      v1::TaskState state = dep_phase.status().state();
+      if (!IsTerminal(state)) {
+        waiting = true;
+        break;
+      }
+      if (state == v1::TASK_STATE_COMPLETED || PhaseAt(d).is_optional()) continue;
+      // A skipped dependency passes on the reason naming the phase that failed.
+      skip_reason = state == v1::TASK_STATE_SKIPPED
+                        ? dep_phase.status().skip_reason()
+                        : absl::StrCat("upstream phase '", dep, "' failed");
+    }
+    if (waiting) continue;
+    if (!skip_reason.empty()) {
+      SkipPhase(run, i, std::move(skip_reason), now_ms);
+      changed = true;
+      continue;
+    }
+    if (concurrency_ > 0 && in_flight >= concurrency_) continue;
+    StartPhase(run, i, now_ms);
+    changed = true;
+    if (run.record().phases(i).status().state() == v1::TASK_STATE_RUNNING) ++in_flight;
+  }
+  return changed;
+}
+
+flow::InterpolationContext TaskflowDriver::ContextFor(const RunState& run, int index) {
+  const v1::Phase& phase = PhaseAt(index);
+  flow::InterpolationContext ctx;
+  ctx.args = &Args(run);
+  ctx.previous_candidates = flow::PhaseDependencies(phase);
+  if (phase.type() == v1::PHASE_TYPE_MAP) {
+    ctx.item_var = phase.item_var().empty() ? "item" : phase.item_var();
+  }
+  // Templates may only name upstream phases (the validator checks), so only
+  // those are loaded; JSON is parsed only for phases a template reads as JSON.
+  std::string templates = absl::StrCat(phase.task(), "\n", phase.over());
+  for (const v1::Branch& branch : phase.branches()) absl::StrAppend(&templates, "\n", branch.task());
+  if (!absl::StrContains(templates, "{")) return ctx;
+  for (const std::string& id : flow::UpstreamClosure(flow::PhaseNodes(flow_), phase.id())) {
+    if (id == phase.id()) continue;
+    int d = index_of_.at(id);
+    const store::PhaseRecord& record = run.record().phases(d);
+    flow::StepValue value;
+    switch (record.status().state()) {
+      case v1::TASK_STATE_COMPLETED:
+        value.state = flow::StepValue::State::kDone;
+        break;
+      case v1::TASK_STATE_SKIPPED:
+        value.state = flow::StepValue::State::kSkipped;
+        break;
+      case v1::TASK_STATE_FAILED:
+      case v1::TASK_STATE_CANCELLED:
+        value.state = flow::StepValue::State::kFailed;
+        break;
+      default:
+        continue;
+    }
+    value.output = record.output();
+    value.optional = PhaseAt(d).is_optional();
+    if (absl::StrContains(templates, absl::StrCat("steps.", id, ".json"))) {
+      if (!record.output_json().empty()) {
+        absl::StatusOr<Json> parsed = ParseJson(record.output_json());
+        if (parsed.ok()) value.json = *std::move(parsed);
+      } else {
+        value.json = flow::ExtractJson(record.output());
+      }
+    }
+    ctx.steps.emplace(id, std::move(value));
+  }
+  return ctx;
+}
+
+store::TaskRecord TaskflowDriver::NewTask(RunState& run, const v1::Phase& phase,
+                                          std::string task_id, int item_index,
+                                          std::string agent, std::string prompt,
+                                          int64_t now_ms) {
+  store::TaskRecord record;
+  v1::Task& task = *record.mutable_task();
+  task.set_task_id(task_id);
+  task.set_run_id(run.run_id());
+  task.set_phase_id(phase.id());
+  task.set_item_index(item_index);
+  // The Assignment.role vocabulary (worker.proto).
+  task.set_role(board_                                      ? "board_task"
+                : phase.type() == v1::PHASE_TYPE_MAP      ? "map_item"
+                : phase.type() == v1::PHASE_TYPE_PARALLEL ? "branch"
+                                                          : "phase");
+  task.set_agent(agent);
+  task.set_state(v1::TASK_STATE_PENDING);
+  task.set_title(FirstLine(prompt));
+  if (!IsFanOut(phase)) *task.mutable_deps() = phase.depends_on();
+  *task.mutable_created_at() = ToTimestamp(now_ms);
+
+  v1::Assignment& assignment = *record.mutable_assignment();
+  assignment.set_task_id(task_id);
+  assignment.set_run_id(run.run_id());
+  assignment.set_root_run_id(run.record().run().root_run_id());
+  assignment.set_agent(std::move(agent));
+  assignment.set_prompt(std::move(prompt));
+  assignment.set_model(phase.model());
+  assignment.set_thinking(phase.thinking());
+  *assignment.mutable_tools() = phase.tools();
+  assignment.set_cwd(phase.cwd());
+  assignment.set_timeout_seconds(phase.timeout_seconds() > 0 ? phase.timeout_seconds()
+                                                             : default_timeout_seconds_);
+  assignment.set_output(phase.output());
+  *assignment.mutable_args() = run.record().run().args();
+  assignment.set_role(task.role());
+  assignment.set_phase_id(phase.id());
+  assignment.set_item_index(item_index);
+
+  record.set_max_attempts(phase.has_retries() ? phase.retries() + 1 : default_max_attempts_);
+  record.set_optional(phase.is_optional());
+  auto priority = priorities_.find(phase.id());
+  if (priority != priorities_.end()) record.set_priority(priority->second);
+  store::RunRecord& run_record = run.MutableRecord();
+  record.set_order(run_record.next_task_order());
+  run_record.set_next_task_order(run_record.next_task_order() + 1);
+  return record;
+}
+
+void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
+  const v1::Phase& phase = PhaseAt(index);
+  flow::InterpolationContext ctx = ContextFor(run, index);
+  struct Item {
+    std::string agent;
+    std::string prompt;
+  };
+  std::vector<Item> items;
+  std::vector<std::string> item_json;
+  switch (phase.type()) {
+    case v1::PHASE_TYPE_PARALLEL:
+      for (const v1::Branch& branch : phase.branches()) {
+        absl::StatusOr<std::string> prompt = flow::Interpolate(branch.task(), ctx);
+        if (!prompt.ok()) {
+          return FailPhase(run, index,
+                           absl::StrCat("phase '", phase.id(), "': ", prompt.status().message()),
+                           now_ms);
+        }
+        items.push_back({branch.agent().empty() ? phase.agent() : branch.agent(), *prompt});
+      }
+      break;
+    case v1::PHASE_TYPE_MAP: {
+      absl::StatusOr<Json> over = flow::InterpolateValue(phase.over(), ctx);
+      absl::StatusOr<std::vector<Json>> values =
+          over.ok() ? flow::ResolveMapItems(phase.id(), *over)
+                    : absl::StatusOr<std::vector<Json>>(over.status());
+      if (!values.ok()) {
+        std::string message(values.status().message());
+        if (!absl::StartsWith(message, "map phase")) {
+          message = absl::StrCat("phase '", phase.id(), "': ", message);
+        }
+        return FailPhase(run, index, std::move(message), now_ms);
+      }
+      for (const Json& value : *values) {
+        ctx.item = &value;
+        absl::StatusOr<std::string> prompt = flow::Interpolate(phase.task(), ctx);
+        if (!prompt.ok()) {
+          return FailPhase(run, index,
+                           absl::StrCat("phase '", phase.id(), "': ", prompt.status().message()),
+                           now_ms);
+        }
+        items.push_back({phase.agent(), *prompt});
+        item_json.push_back(DumpJson(value));
+      }
+      ctx.item = nullptr;
+      break;
+    }
+    default: {
+      absl::StatusOr<std::string> prompt = flow::Interpolate(phase.task(), ctx);
+      if (!prompt.ok()) {
+        return FailPhase(run, index,
+                         absl::StrCat("phase '", phase.id(), "': ", prompt.status().message()),
+                         now_ms);
+      }
+      items.push_back({phase.agent(), *prompt});
+    }
+  }
+
+  flow::PhaseInputs inputs;
+  inputs.agent = phase.agent();
+  inputs.model = phase.model();
+  inputs.tools.assign(phase.tools().begin(), phase.tools().end());
+  for (const Item& item : items) {
+    inputs.tasks.push_back(phase.type() == v1::PHASE_TYPE_PARALLEL
+                               ? absl::StrCat(item.agent, "\n", item.prompt)
+                               : item.prompt);
+  }
+  std::string hash = flow::PhaseInputHash(inputs);
+
+  store::RunRecord& record = run.MutableRecord();
+  store::PhaseRecord& phase_record = *record.mutable_phases(index);
+  if (phase_record.has_previous() &&
+      phase_record.previous().status().state() == v1::TASK_STATE_COMPLETED &&
+      phase_record.previous().input_hash() == hash) {
+    // ResumeRun: the same inputs already produced this output; reuse it.
+    store::PhaseRecord previous = phase_record.previous();
+    phase_record = std::move(previous);
+    phase_record.set_reused(true);
+    phase_record.mutable_status()->set_layer(layers_[index]);
+    if (phase.type() == v1::PHASE_TYPE_GATE) ApplyGate(run, index);
+    EmitPhaseEvent(run, index);
+    return;
+  }
+  phase_record.clear_previous();
+  phase_record.set_input_hash(hash);
+  phase_record.set_fanned_out(true);
+  for (std::string& json : item_json) phase_record.add_items(std::move(json));
+  v1::PhaseStatus& status = *phase_record.mutable_status();
+  status.set_state(v1::TASK_STATE_RUNNING);
+  *status.mutable_started_at() = ToTimestamp(now_ms);
+  status.set_items_total(static_cast<int>(items.size()));
+
+  // Tasks left from before a resume with a different fan-out go away.
+  std::vector<std::string> ids = TaskIdsOf(phase, static_cast<int>(items.size()));
+  // A phase's task ids all start with its id, so they are one range of the
+  // ordered task map (plus ids of other phases sharing the prefix, skipped).
+  std::vector<std::string> stale;
+  for (auto it = run.tasks().lower_bound(phase.id());
+       it != run.tasks().end() && absl::StartsWith(it->first, phase.id()); ++it) {
+    if (it->second.task().phase_id() == phase.id() &&
+        std::find(ids.begin(), ids.end(), it->first) == ids.end()) {
+      stale.push_back(it->first);
+    }
+  }
+  for (const std::string& id : stale) run.RemoveTask(id);
+
+  if (items.empty()) {
+    // A map over [] is done at once (SEMANTICS 2.4).
+    status.set_state(v1::TASK_STATE_COMPLETED);
+    *status.mutable_finished_at() = ToTimestamp(now_ms);
+    phase_record.set_output("");
+    phase_record.set_output_json("[]");
+    EmitPhaseEvent(run, index);
+    return;
+  }
+  for (size_t i = 0; i < items.size(); ++i) {
+    run.PutTask(NewTask(run, phase, ids[i], static_cast<int>(i), std::move(items[i].agent),
+                        std::move(items[i].prompt), now_ms));
+  }
+  EmitPhaseEvent(run, index);
+  PromoteItems(run, index, now_ms);
+}
+
+void TaskflowDriver::PromoteItems(RunState& run, int index, int64_t now_ms) {
+  const v1::Phase& phase = PhaseAt(index);
+  int items = run.record().phases(index).status().items_total();
+  std::vector<std::string> ids = TaskIdsOf(phase, items);
+  int limit = IsFanOut(phase) ? (phase.concurrency() > 0 ? phase.concurrency() : concurrency_) : 1;
+  int in_flight = 0;
+  for (const std::string& id : ids) {
+    const store::TaskRecord* task = run.FindTask(id);
+    if (task != nullptr && IsInFlight(task->task().state())) ++in_flight;
+  }
+  for (const std::string& id : ids) {
+    if (limit > 0 && in_flight >= limit) break;
+    const store::TaskRecord* task = run.FindTask(id);
+    if (task == nullptr || task->task().state() != v1::TASK_STATE_PENDING) continue;
+    store::TaskRecord& ready = run.MutableTask(id);
+    ready.mutable_task()->set_state(v1::TASK_STATE_READY);
+    ready.set_ready_unix_ms(now_ms);
+    ++in_flight;
+  }
+}
+
+bool TaskflowDriver::MaybeFinishPhase(RunState& run, int index, int64_t now_ms) {
+  const v1::Phase& phase = PhaseAt(index);
+  const store::PhaseRecord& current = run.record().phases(index);
+  std::vector<std::string> ids = TaskIdsOf(phase, current.status().items_total());
+  int done = 0;
+  int failed = 0;
+  bool all_terminal = true;
+  v1::Usage usage;
+  std::vector<flow::FanOutItem> items;
+  std::string first_error;
+  for (const std::string& id : ids) {
+    const store::TaskRecord* task = run.FindTask(id);
+    if (task == nullptr) continue;
+    v1::TaskState state = task->task().state();
+    if (!IsTerminal(state)) {
+      all_terminal = false;
+      continue;
+    }
+    AddUsage(usage, task->task().usage());
+    bool ok = state == v1::TASK_STATE_COMPLETED;
+    ok ? ++done : ++failed;
+    if (!ok && first_error.empty()) {
+      first_error = task->task().error().empty() ? "cancelled" : task->task().error();
+      if (IsFanOut(phase)) first_error = absl::StrCat(id, ": ", first_error);
+    }
+    items.push_back({task->task().agent(),
+                     ok ? task->task().output()
+                        : (task->task().output().empty() ? task->task().error()
+                                                         : task->task().output()),
+                     !ok});
+  }
+  store::PhaseRecord& record = *run.MutableRecord().mutable_phases(index);
+  v1::PhaseStatus& status = *record.mutable_status();
+  bool progress = status.items_done() != done || status.items_failed() != failed;
+  status.set_items_done(done);
+  status.set_items_failed(failed);
+  *status.mutable_usage() = usage;
+  if (!all_terminal) {
+    if (progress) EmitPhaseEvent(run, index);
+    return false;
+  }
+  *status.mutable_finished_at() = ToTimestamp(now_ms);
+  if (IsFanOut(phase)) {
+    record.set_output(flow::MergeFanOutText(items));
+    record.set_output_json(DumpJson(flow::MergeFanOutJson(items)));
+  } else if (!items.empty()) {
+    record.set_output(items.front().output);
+  }
+  if (failed > 0) {
+    status.set_state(v1::TASK_STATE_FAILED);
+    record.set_error(IsFanOut(phase) ? absl::StrCat(failed, " of ", ids.size(),
+                                                    " items failed; first: ", first_error)
+                                     : first_error);
+  } else {
+    status.set_state(v1::TASK_STATE_COMPLETED);
+    if (phase.type() == v1::PHASE_TYPE_GATE) ApplyGate(run, index);
+  }
+  EmitPhaseEvent(run, index);
+  return true;
+}
+
+void TaskflowDriver::ApplyGate(RunState& run, int index) {
+  store::RunRecord& record = run.MutableRecord();
+  store::PhaseRecord& phase = *record.mutable_phases(index);
+  flow::GateVerdict verdict = flow::ParseGateVerdict(phase.output());
+  v1::GateVerdict& gate = *phase.mutable_status()->mutable_gate();
+  gate.set_pass(verdict.pass);
+  gate.set_reason(verdict.reason);
+  if (!verdict.pass && record.blocked_by().empty()) {
+    record.set_blocked_by(PhaseAt(index).id());
+    record.set_blocked_reason(verdict.reason);
+  }
+}
+
+void TaskflowDriver::FailPhase(RunState& run, int index, std::string error, int64_t now_ms) {
+  store::PhaseRecord& record = *run.MutableRecord().mutable_phases(index);
+  record.clear_previous();
+  record.set_error(std::move(error));
+  v1::PhaseStatus& status = *record.mutable_status();
+  status.set_state(v1::TASK_STATE_FAILED);
+  *status.mutable_started_at() = ToTimestamp(now_ms);
+  *status.mutable_finished_at() = ToTimestamp(now_ms);
+  EmitPhaseEvent(run, index);
+}
+
+void TaskflowDriver::SkipPhase(RunState& run, int index, std::string reason, int64_t now_ms) {
+  store::PhaseRecord& record = *run.MutableRecord().mutable_phases(index);
+  record.clear_previous();
+  v1::PhaseStatus& status = *record.mutable_status();
+  status.set_state(v1::TASK_STATE_SKIPPED);
+  status.set_skip_reason(reason);
+  *status.mutable_finished_at() = ToTimestamp(now_ms);
+  // Boards show tasks, not phases: the task itself carries the skip.
+  if (board_) {
+    const v1::Phase& phase = PhaseAt(index);
+    store::TaskRecord task =
+        NewTask(run, phase, phase.id(), 0, phase.agent(), phase.task(), now_ms);
+    task.mutable_task()->set_state(v1::TASK_STATE_SKIPPED);
+    task.mutable_task()->set_skip_reason(std::move(reason));
+    *task.mutable_task()->mutable_finished_at() = ToTimestamp(now_ms);
+    run.PutTask(std::move(task));
+  }
+  EmitPhaseEvent(run, index);
+}
+
+void TaskflowDriver::EmitPhaseEvent(RunState& run, int index) {
+  // Boards show their tasks; their one-task phases would only repeat them.
+  if (board_) return;
+  v1::RunEvent event;
+  *event.mutable_phase_change()->mutable_phase() = run.record().phases(index).status();
+  run.Emit(std::move(event));
+}
+
+void TaskflowDriver::FinishRun(RunState& run, int64_t now_ms) {
+  store::RunRecord& record = run.MutableRecord();
+  v1::Run& view = *record.mutable_run();
+  std::string first_failure;
+  for (int i = 0; i < flow_.phases_size(); ++i) {
+    const store::PhaseRecord& phase = record.phases(i);
+    if (phase.status().state() == v1::TASK_STATE_FAILED && !PhaseAt(i).is_optional() &&
+        first_failure.empty()) {
+      first_failure = absl::StrCat(board_ ? "task '" : "phase '", PhaseAt(i).id(),
+                                   "' failed: ", phase.error());
+    }
+  }
+  const store::PhaseRecord* final_phase = nullptr;
+  auto final_index = index_of_.find(final_phase_);
+  if (final_index != index_of_.end()) final_phase = &record.phases(final_index->second);
+  bool final_done =
+      final_phase != nullptr && final_phase->status().state() == v1::TASK_STATE_COMPLETED;
+
+  if (!record.blocked_by().empty()) {
+    view.set_status(v1::RUN_STATUS_BLOCKED);
+    if (final_done) {
+      view.set_output(final_phase->output());
+    } else {
+      const store::PhaseRecord& gate = record.phases(index_of_.at(record.blocked_by()));
+      view.set_output(absl::StrCat("Gate blocked the workflow.\nReason: ", record.blocked_reason(),
+                                   "\n\n", gate.output()));
+    }
+  } else if (!first_failure.empty()) {
+    view.set_status(v1::RUN_STATUS_FAILED);
+    view.set_error(first_failure);
+    if (final_done) view.set_output(final_phase->output());
+  } else {
+    view.set_status(v1::RUN_STATUS_COMPLETED);
+    if (board_) {
+      Json outputs = Json::object();
+      for (int i = 0; i < flow_.phases_size(); ++i) {
+        if (record.phases(i).status().state() == v1::TASK_STATE_COMPLETED) {
+          outputs[PhaseAt(i).id()] = record.phases(i).output();
+        }
+      }
+      view.set_output(DumpJson(outputs));
+    } else if (final_phase != nullptr) {
+      view.set_output(final_phase->output());
+    }
+  }
+  *view.mutable_finished_at() = ToTimestamp(now_ms);
+  v1::RunEvent event;
+  v1::RunFinished& finished = *event.mutable_run_finished();
+  finished.set_status(view.status());
+  finished.set_output(view.output());
+  finished.set_error(view.error());
+  *finished.mutable_usage() = view.usage();
+  run.Emit(std::move(event));
+}
+
+absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(const v1::FlowSpec& spec) {
+  if (spec.has_taskflow() || spec.has_board()) return std::make_unique<TaskflowDriver>(spec);
+  return absl::UnimplementedError(absl::StrCat(
+      "flow '", spec.name(), "' is a ", flow::FlowKindName(spec),
+      " flow; this scheduler runs taskflow and board flows so far (plan_and_execute and "
+      "supervisor arrive in a later release)"));
+}
+
+}  // namespace taskboard::engine

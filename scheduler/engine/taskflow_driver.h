@@ -1,0 +1,81 @@
+#ifndef TASKBOARD_SCHEDULER_ENGINE_TASKFLOW_DRIVER_H_
+#define TASKBOARD_SCHEDULER_ENGINE_TASKFLOW_DRIVER_H_
+
+// The driver of `taskflow` runs (SEMANTICS.md 2.4) and of `board` runs, which
+// are taskflows of single-agent phases (board_flow.h).
+//
+// Phases start eagerly, the moment their dependencies are satisfied, with at
+// most `concurrency` phases in flight; fan-out phases (map, parallel) keep at
+// most `phase.concurrency ?? concurrency` items in flight. Task ids are the
+// phase id for single-task phases and `phase[i]` for fan-out items.
+//
+//   PENDING --deps satisfied--> RUNNING --all tasks terminal--> COMPLETED | FAILED
+//      |                           (map over [] completes at once)
+//      +--upstream failed / gate blocked / resume reuse--> SKIPPED | COMPLETED
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "scheduler/engine/driver.h"
+#include "scheduler/flow/interpolation.h"
+
+namespace taskboard::engine {
+
+class TaskflowDriver final : public Driver {
+ public:
+  // `spec` is a taskflow or a board.
+  explicit TaskflowDriver(const v1::FlowSpec& spec);
+
+  void Start(RunState& run, int64_t now_ms) override;
+  void Advance(RunState& run, int64_t now_ms) override;
+
+  // The id of item `index` of a fan-out phase.
+  static std::string ItemTaskId(absl::string_view phase_id, int index);
+
+ private:
+  const v1::Phase& PhaseAt(int index) const { return flow_.phases(index); }
+  bool IsFanOut(const v1::Phase& phase) const;
+  std::vector<std::string> TaskIdsOf(const v1::Phase& phase, int items_total) const;
+
+  // One pass over the pending phases: skip or start what it can. Returns
+  // whether anything changed (a started phase may complete at once).
+  bool StartReadyPhases(RunState& run, int64_t now_ms);
+  void StartPhase(RunState& run, int index, int64_t now_ms);
+  void PromoteItems(RunState& run, int index, int64_t now_ms);
+  // Completes or fails a running phase whose tasks are all terminal.
+  bool MaybeFinishPhase(RunState& run, int index, int64_t now_ms);
+  void ApplyGate(RunState& run, int index);
+  void FailPhase(RunState& run, int index, std::string error, int64_t now_ms);
+  void SkipPhase(RunState& run, int index, std::string reason, int64_t now_ms);
+  void FinishRun(RunState& run, int64_t now_ms);
+
+  flow::InterpolationContext ContextFor(const RunState& run, int index);
+  const Json& Args(const RunState& run);
+  store::TaskRecord NewTask(RunState& run, const v1::Phase& phase, std::string task_id,
+                            int item_index, std::string agent, std::string prompt,
+                            int64_t now_ms);
+  void EmitPhaseEvent(RunState& run, int index);
+
+  bool board_ = false;
+  v1::TaskflowSpec flow_;
+  int concurrency_ = 0;  // phases in flight; 0 = no limit
+  int default_max_attempts_ = 1;
+  int default_timeout_seconds_ = 0;
+  std::map<std::string, int> index_of_;
+  std::map<std::string, int> priorities_;  // boards: task id -> priority
+  // Phase indexes in the order pending phases are considered for a start:
+  // array order, boards by priority first, so a concurrency limit admits
+  // the higher priority task.
+  std::vector<int> start_order_;
+  std::vector<int> layers_;
+  std::string final_phase_;
+  bool scanned_ = false;  // Advance has looked at every phase once
+  bool args_parsed_ = false;
+  Json args_;
+};
+
+}  // namespace taskboard::engine
+
+#endif  // TASKBOARD_SCHEDULER_ENGINE_TASKFLOW_DRIVER_H_

@@ -1,0 +1,47 @@
+#ifndef TASKBOARD_SCHEDULER_ENGINE_WATCH_HUB_H_
+#define TASKBOARD_SCHEDULER_ENGINE_WATCH_HUB_H_
+
+// Fans committed run events out to live watchers (WatchRun streams). The
+// engine publishes a run's events after the batch holding them is durable,
+// so a watcher that subscribes first and then replays the store misses
+// nothing: every event is either in the replay or delivered live (or both;
+// watchers drop seqs they already sent). Thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "taskboard/v1/scheduler.pb.h"
+
+namespace taskboard::engine {
+
+class WatchSink {
+ public:
+  virtual ~WatchSink() = default;
+  // Called on the engine thread with events in seq order; must not block.
+  virtual void OnEvents(const std::vector<v1::RunEvent>& events) = 0;
+};
+
+class WatchHub {
+ public:
+  uint64_t Subscribe(absl::string_view run_id, std::shared_ptr<WatchSink> sink);
+  void Unsubscribe(absl::string_view run_id, uint64_t subscription);
+  void Publish(absl::string_view run_id, const std::vector<v1::RunEvent>& events);
+  size_t Watchers(absl::string_view run_id) const;
+
+ private:
+  mutable absl::Mutex mu_;
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
+  absl::flat_hash_map<std::string, std::map<uint64_t, std::shared_ptr<WatchSink>>> sinks_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace taskboard::engine
+
+#endif  // TASKBOARD_SCHEDULER_ENGINE_WATCH_HUB_H_

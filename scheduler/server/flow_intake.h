@@ -1,0 +1,38 @@
+#ifndef TASKBOARD_SCHEDULER_SERVER_FLOW_INTAKE_H_
+#define TASKBOARD_SCHEDULER_SERVER_FLOW_INTAKE_H_
+
+// Turns what a client submitted (a FlowSpec, DSL text, or a saved flow's
+// name, plus args) into a validated spec and bound args, enforcing the size
+// limits first so nothing oversized is parsed or stored. No gRPC types: the
+// service passes the request protos through.
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "scheduler/engine/engine.h"
+#include "scheduler/engine/saved_flows.h"
+#include "taskboard/v1/scheduler.pb.h"
+
+namespace taskboard::server {
+
+struct IntakeLimits {
+  int64_t max_spec_bytes = 1 << 20;   // flow text or encoded spec
+  int64_t max_args_bytes = 256 << 10;  // encoded args
+  int max_tasks_per_run = 10'000;      // board tasks / taskflow phases
+};
+
+// INVALID_ARGUMENT (with every flow error), RESOURCE_EXHAUSTED for a size
+// limit (naming the limit and the flag that raises it), NOT_FOUND for an
+// unknown saved flow.
+absl::StatusOr<engine::SubmitRequest> PrepareSubmit(const v1::SubmitRunRequest& request,
+                                                    engine::SavedFlows& saved,
+                                                    const IntakeLimits& limits);
+
+// The flow of a Validate / Save request (spec or DSL text), validated.
+absl::StatusOr<v1::FlowSpec> LoadRequestFlow(bool has_spec, const v1::FlowSpec& spec,
+                                             const v1::FlowSource& source,
+                                             const IntakeLimits& limits);
+
+}  // namespace taskboard::server
+
+#endif  // TASKBOARD_SCHEDULER_SERVER_FLOW_INTAKE_H_

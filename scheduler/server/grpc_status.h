@@ -1,0 +1,18 @@
+#ifndef TASKBOARD_SCHEDULER_SERVER_GRPC_STATUS_H_
+#define TASKBOARD_SCHEDULER_SERVER_GRPC_STATUS_H_
+
+// The one place absl::Status becomes grpc::Status. A status carrying flow
+// validation errors (flow_errors.h payload) travels as a google.rpc.Status
+// with a taskboard.v1.FlowErrors detail in grpc-status-details-bin, so every
+// gRPC language can decode the list (docs/api.md).
+
+#include "absl/status/status.h"
+#include "grpcpp/support/status.h"
+
+namespace taskboard::server {
+
+grpc::Status ToGrpcStatus(const absl::Status& status);
+
+}  // namespace taskboard::server
+
+#endif  // TASKBOARD_SCHEDULER_SERVER_GRPC_STATUS_H_

@@ -1,0 +1,76 @@
+#include "scheduler/server/scheduler_server.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server_builder.h"
+#include "scheduler/store/memory_store.h"
+#include "scheduler/store/rocksdb_store.h"
+
+namespace taskboard::server {
+
+absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
+    SchedulerServerOptions options) {
+  std::unique_ptr<SchedulerServer> server(new SchedulerServer());
+  if (options.data_dir.empty()) {
+    server->store_ = std::make_unique<store::MemoryStore>();
+  } else {
+    store::RocksDbStoreOptions store_options;
+    store_options.path = options.data_dir;
+    store_options.durability = options.durability;
+    absl::StatusOr<std::unique_ptr<store::Store>> opened = store::OpenRocksDbStore(store_options);
+    if (!opened.ok()) return opened.status();
+    server->store_ = *std::move(opened);
+  }
+  options.engine.store = server->store_.get();
+  absl::StatusOr<std::unique_ptr<engine::Engine>> engine = engine::Engine::Create(options.engine);
+  if (!engine.ok()) return engine.status();
+  server->engine_ = *std::move(engine);
+  server->saved_ = std::make_unique<engine::SavedFlows>(server->store_.get());
+  server->pool_ = std::make_unique<BlockingPool>(options.reader_threads);
+  server->scheduler_service_ = std::make_unique<SchedulerService>(
+      server->engine_.get(), server->saved_.get(), server->pool_.get(), options.limits);
+  server->gateway_service_ = std::make_unique<WorkerGatewayService>(server->engine_.get());
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),
+                           &server->port_);
+  // Messages may carry a spec or an output up to their limits plus framing;
+  // larger ones get our clear size error rather than gRPC's.
+  int64_t largest = std::max({options.limits.max_spec_bytes, options.limits.max_args_bytes,
+                              options.engine.max_output_bytes});
+  builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<int64_t>(largest * 2 + (1 << 20),
+                                                                      INT32_MAX)));
+  builder.RegisterService(server->scheduler_service_.get());
+  builder.RegisterService(server->gateway_service_.get());
+  server->engine_->Start();
+  server->server_ = builder.BuildAndStart();
+  if (server->server_ == nullptr || server->port_ == 0) {
+    server->engine_->Stop();
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen on ", options.listen_address,
+        "; is another process using the port? (choose one with --listen)"));
+  }
+  return server;
+}
+
+SchedulerServer::~SchedulerServer() { Shutdown(); }
+
+void SchedulerServer::Shutdown() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  if (server_ != nullptr) {
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  }
+  engine_->Stop();
+  pool_.reset();
+  server_.reset();
+}
+
+}  // namespace taskboard::server

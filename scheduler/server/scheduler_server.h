@@ -1,0 +1,64 @@
+#ifndef TASKBOARD_SCHEDULER_SERVER_SCHEDULER_SERVER_H_
+#define TASKBOARD_SCHEDULER_SERVER_SCHEDULER_SERVER_H_
+
+// The assembled scheduler process: store, engine, saved flows, both gRPC
+// services (plus gRPC health checking and reflection) on one port.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/server.h"
+#include "scheduler/engine/engine.h"
+#include "scheduler/engine/saved_flows.h"
+#include "scheduler/server/blocking_pool.h"
+#include "scheduler/server/flow_intake.h"
+#include "scheduler/server/scheduler_service.h"
+#include "scheduler/server/worker_gateway_service.h"
+#include "scheduler/store/store.h"
+
+namespace taskboard::server {
+
+struct SchedulerServerOptions {
+  // host:port; port 0 picks a free port (see SchedulerServer::port()).
+  std::string listen_address = "127.0.0.1:7233";
+  // RocksDB directory; empty = an in-memory store (tests, benchmarks).
+  std::string data_dir;
+  store::Durability durability = store::Durability::kSync;
+  engine::EngineOptions engine;  // `store` is filled in by Create
+  IntakeLimits limits;
+  int reader_threads = 2;
+};
+
+class SchedulerServer {
+ public:
+  // Opens the store, recovers the engine, binds the port and starts serving.
+  // FAILED_PRECONDITION when the data directory is locked by another
+  // scheduler; UNAVAILABLE when the address cannot be bound.
+  static absl::StatusOr<std::unique_ptr<SchedulerServer>> Create(SchedulerServerOptions options);
+  ~SchedulerServer();
+
+  int port() const { return port_; }
+  engine::Engine& engine() { return *engine_; }
+  // Stops accepting, cancels open streams (workers reconnect to the next
+  // scheduler), drains the engine and closes the store.
+  void Shutdown();
+
+ private:
+  SchedulerServer() = default;
+
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<engine::Engine> engine_;
+  std::unique_ptr<engine::SavedFlows> saved_;
+  std::unique_ptr<BlockingPool> pool_;
+  std::unique_ptr<SchedulerService> scheduler_service_;
+  std::unique_ptr<WorkerGatewayService> gateway_service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  bool shut_down_ = false;
+};
+
+}  // namespace taskboard::server
+
+#endif  // TASKBOARD_SCHEDULER_SERVER_SCHEDULER_SERVER_H_

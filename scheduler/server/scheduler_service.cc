@@ -1,0 +1,198 @@
+#include "scheduler/server/scheduler_service.h"
+
+#include <string>
+#include <utility>
+
+#include "scheduler/engine/board_flow.h"
+#include "scheduler/engine/run_reader.h"
+#include "scheduler/flow/flow_errors.h"
+#include "scheduler/flow/phase_graph.h"
+#include "scheduler/server/grpc_status.h"
+#include "scheduler/server/watch_reactor.h"
+
+namespace taskboard::server {
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Runs `read` on the blocking pool and finishes the reactor with its status.
+template <typename Read>
+grpc::ServerUnaryReactor* FinishFromPool(grpc::CallbackServerContext* context, BlockingPool* pool,
+                                         Read read) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  pool->Run([reactor, read = std::move(read)]() mutable {
+    reactor->Finish(ToGrpcStatus(read()));
+  });
+  return reactor;
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* SchedulerService::SubmitRun(grpc::CallbackServerContext* context,
+                                                      const v1::SubmitRunRequest* request,
+                                                      v1::SubmitRunResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  // Parsing and validating is CPU work bounded by the size limits; a saved
+  // flow needs a store read, so it all runs on the pool.
+  pool_->Run([this, reactor, request, response] {
+    absl::StatusOr<engine::SubmitRequest> submit = PrepareSubmit(*request, *saved_, limits_);
+    if (!submit.ok()) return reactor->Finish(ToGrpcStatus(submit.status()));
+    engine_->Submit(*std::move(submit),
+                    [reactor, response](absl::StatusOr<engine::SubmitResult> result) {
+                      if (result.ok()) {
+                        response->set_run_id(result->run_id);
+                        response->set_existing(result->existing);
+                      }
+                      reactor->Finish(ToGrpcStatus(result.status()));
+                    });
+  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* SchedulerService::GetRun(grpc::CallbackServerContext* context,
+                                                   const v1::GetRunRequest* request,
+                                                   v1::GetRunResponse* response) {
+  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
+    absl::StatusOr<v1::Run> run = engine::ReadRun(engine_->store(), request->run_id());
+    if (!run.ok()) return run.status();
+    *response->mutable_run() = *std::move(run);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* SchedulerService::ListRuns(grpc::CallbackServerContext* context,
+                                                     const v1::ListRunsRequest* request,
+                                                     v1::ListRunsResponse* response) {
+  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
+    absl::StatusOr<v1::ListRunsResponse> runs = engine::ListRuns(engine_->store(), *request);
+    if (!runs.ok()) return runs.status();
+    *response = *std::move(runs);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerWriteReactor<v1::WatchRunResponse>* SchedulerService::WatchRun(
+    grpc::CallbackServerContext* context, const v1::WatchRunRequest* request) {
+  return WatchReactor::Start(engine_, pool_, request->run_id(), request->after_seq());
+}
+
+grpc::ServerUnaryReactor* SchedulerService::CancelRun(grpc::CallbackServerContext* context,
+                                                      const v1::CancelRunRequest* request,
+                                                      v1::CancelRunResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  engine_->Cancel(request->run_id(), request->reason(),
+                  [reactor, response](absl::StatusOr<v1::RunStatus> status) {
+                    if (status.ok()) response->set_status(*status);
+                    reactor->Finish(ToGrpcStatus(status.status()));
+                  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* SchedulerService::ResumeRun(grpc::CallbackServerContext* context,
+                                                      const v1::ResumeRunRequest* request,
+                                                      v1::ResumeRunResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  engine_->Resume(request->run_id(),
+                  [reactor, response](absl::StatusOr<engine::ResumeResult> result) {
+                    if (result.ok()) {
+                      response->set_run_id(result->run_id);
+                      for (const std::string& phase : result->reused_phases) {
+                        response->add_reused_phases(phase);
+                      }
+                    }
+                    reactor->Finish(ToGrpcStatus(result.status()));
+                  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* SchedulerService::ValidateFlow(grpc::CallbackServerContext* context,
+                                                         const v1::ValidateFlowRequest* request,
+                                                         v1::ValidateFlowResponse* response) {
+  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
+    absl::StatusOr<v1::FlowSpec> spec =
+        LoadRequestFlow(request->has_spec(), request->spec(), request->source(), limits_);
+    if (!spec.ok()) {
+      // Invalid flows are an answer, not an error: valid=false plus the list.
+      if (spec.status().code() != absl::StatusCode::kInvalidArgument) return spec.status();
+      response->set_valid(false);
+      *response->mutable_errors() = flow::FlowErrorsFromStatus(spec.status()).errors();
+      return absl::OkStatus();
+    }
+    response->set_valid(true);
+    v1::TaskflowSpec graph;
+    if (spec->has_taskflow()) graph = spec->taskflow();
+    if (spec->has_board()) graph = engine::BoardAsTaskflow(spec->board());
+    for (const auto& layer : flow::PhaseLayers(graph)) {
+      v1::FlowLayer& out = *response->add_layers();
+      for (const std::string& id : layer) out.add_phase_ids(id);
+    }
+    *response->mutable_spec() = *std::move(spec);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* SchedulerService::SaveFlow(grpc::CallbackServerContext* context,
+                                                     const v1::SaveFlowRequest* request,
+                                                     v1::SaveFlowResponse* response) {
+  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
+    absl::StatusOr<v1::FlowSpec> spec =
+        LoadRequestFlow(request->has_spec(), request->spec(), request->source(), limits_);
+    if (!spec.ok()) return spec.status();
+    absl::StatusOr<v1::SavedFlow> saved =
+        saved_->Save(*spec, request->has_source() ? request->source().text() : "", NowMs());
+    if (!saved.ok()) return saved.status();
+    *response->mutable_flow() = *std::move(saved);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* SchedulerService::GetFlow(grpc::CallbackServerContext* context,
+                                                    const v1::GetFlowRequest* request,
+                                                    v1::GetFlowResponse* response) {
+  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
+    absl::StatusOr<v1::SavedFlow> flow = saved_->Get(request->name(), request->version());
+    if (!flow.ok()) return flow.status();
+    *response->mutable_flow() = *std::move(flow);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* SchedulerService::ListFlows(grpc::CallbackServerContext* context,
+                                                      const v1::ListFlowsRequest* request,
+                                                      v1::ListFlowsResponse* response) {
+  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
+    absl::StatusOr<v1::ListFlowsResponse> flows = saved_->List(*request);
+    if (!flows.ok()) return flows.status();
+    *response = *std::move(flows);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* SchedulerService::DeleteFlow(grpc::CallbackServerContext* context,
+                                                       const v1::DeleteFlowRequest* request,
+                                                       v1::DeleteFlowResponse* response) {
+  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
+    absl::StatusOr<int64_t> deleted = saved_->Delete(request->name());
+    if (!deleted.ok()) return deleted.status();
+    response->set_deleted_versions(*deleted);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* SchedulerService::GetTask(grpc::CallbackServerContext* context,
+                                                    const v1::GetTaskRequest* request,
+                                                    v1::GetTaskResponse* response) {
+  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
+    absl::StatusOr<v1::GetTaskResponse> task =
+        engine::ReadTask(engine_->store(), request->run_id(), request->task_id());
+    if (!task.ok()) return task.status();
+    *response = *std::move(task);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace taskboard::server

@@ -1,0 +1,68 @@
+#ifndef TASKBOARD_SCHEDULER_SERVER_SCHEDULER_SERVICE_H_
+#define TASKBOARD_SCHEDULER_SERVER_SCHEDULER_SERVICE_H_
+
+// The client API (taskboard.v1.Scheduler) on gRPC's callback API. Thin: each
+// handler translates the request, posts to the engine (run changes) or the
+// blocking pool (store reads), and finishes the reactor from the callback
+// with the status converted once. No handler blocks a gRPC thread.
+
+#include "scheduler/engine/engine.h"
+#include "scheduler/engine/saved_flows.h"
+#include "scheduler/server/blocking_pool.h"
+#include "scheduler/server/flow_intake.h"
+#include "taskboard/v1/scheduler.grpc.pb.h"
+
+namespace taskboard::server {
+
+class SchedulerService final : public v1::Scheduler::CallbackService {
+ public:
+  SchedulerService(engine::Engine* engine, engine::SavedFlows* saved, BlockingPool* pool,
+                   IntakeLimits limits)
+      : engine_(engine), saved_(saved), pool_(pool), limits_(limits) {}
+
+  grpc::ServerUnaryReactor* SubmitRun(grpc::CallbackServerContext* context,
+                                      const v1::SubmitRunRequest* request,
+                                      v1::SubmitRunResponse* response) override;
+  grpc::ServerUnaryReactor* GetRun(grpc::CallbackServerContext* context,
+                                   const v1::GetRunRequest* request,
+                                   v1::GetRunResponse* response) override;
+  grpc::ServerUnaryReactor* ListRuns(grpc::CallbackServerContext* context,
+                                     const v1::ListRunsRequest* request,
+                                     v1::ListRunsResponse* response) override;
+  grpc::ServerWriteReactor<v1::WatchRunResponse>* WatchRun(
+      grpc::CallbackServerContext* context, const v1::WatchRunRequest* request) override;
+  grpc::ServerUnaryReactor* CancelRun(grpc::CallbackServerContext* context,
+                                      const v1::CancelRunRequest* request,
+                                      v1::CancelRunResponse* response) override;
+  grpc::ServerUnaryReactor* ResumeRun(grpc::CallbackServerContext* context,
+                                      const v1::ResumeRunRequest* request,
+                                      v1::ResumeRunResponse* response) override;
+  grpc::ServerUnaryReactor* ValidateFlow(grpc::CallbackServerContext* context,
+                                         const v1::ValidateFlowRequest* request,
+                                         v1::ValidateFlowResponse* response) override;
+  grpc::ServerUnaryReactor* SaveFlow(grpc::CallbackServerContext* context,
+                                     const v1::SaveFlowRequest* request,
+                                     v1::SaveFlowResponse* response) override;
+  grpc::ServerUnaryReactor* GetFlow(grpc::CallbackServerContext* context,
+                                    const v1::GetFlowRequest* request,
+                                    v1::GetFlowResponse* response) override;
+  grpc::ServerUnaryReactor* ListFlows(grpc::CallbackServerContext* context,
+                                      const v1::ListFlowsRequest* request,
+                                      v1::ListFlowsResponse* response) override;
+  grpc::ServerUnaryReactor* DeleteFlow(grpc::CallbackServerContext* context,
+                                       const v1::DeleteFlowRequest* request,
+                                       v1::DeleteFlowResponse* response) override;
+  grpc::ServerUnaryReactor* GetTask(grpc::CallbackServerContext* context,
+                                    const v1::GetTaskRequest* request,
+                                    v1::GetTaskResponse* response) override;
+
+ private:
+  engine::Engine* engine_;
+  engine::SavedFlows* saved_;
+  BlockingPool* pool_;
+  IntakeLimits limits_;
+};
+
+}  // namespace taskboard::server
+
+#endif  // TASKBOARD_SCHEDULER_SERVER_SCHEDULER_SERVICE_H_

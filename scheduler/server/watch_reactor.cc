@@ -1,0 +1,170 @@
+#include "scheduler/server/watch_reactor.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/engine/run_reader.h"
+#include "scheduler/server/grpc_status.h"
+#include "scheduler/store/keys.h"
+
+namespace taskboard::server {
+
+// The hub holds the sink, not the reactor: gRPC deletes the reactor in
+// OnDone, after which the sink drops events.
+class WatchReactor::Sink final : public engine::WatchSink {
+ public:
+  explicit Sink(WatchReactor* reactor) : reactor_(reactor) {}
+  void OnEvents(const std::vector<v1::RunEvent>& events) override {
+    absl::MutexLock lock(&mu_);
+    if (reactor_ != nullptr) reactor_->Deliver(events);
+  }
+  void Detach() {
+    absl::MutexLock lock(&mu_);
+    reactor_ = nullptr;
+  }
+
+ private:
+  absl::Mutex mu_;
+  WatchReactor* reactor_ ABSL_GUARDED_BY(mu_);
+};
+
+WatchReactor* WatchReactor::Start(engine::Engine* engine, BlockingPool* pool, std::string run_id,
+                                  int64_t after_seq) {
+  auto* reactor = new WatchReactor(engine, std::move(run_id), after_seq);
+  pool->Run([reactor] { reactor->Replay(); });
+  return reactor;
+}
+
+WatchReactor::WatchReactor(engine::Engine* engine, std::string run_id, int64_t after_seq)
+    : engine_(engine), run_id_(std::move(run_id)), last_seq_(std::max<int64_t>(after_seq, 0)) {
+  sink_ = std::make_shared<Sink>(this);
+  subscription_ = engine_->watch_hub().Subscribe(run_id_, sink_);
+}
+
+void WatchReactor::Replay() {
+  absl::StatusOr<std::optional<std::string>> run =
+      engine_->store().Get(store::Column::kRuns, store::keys::Run(run_id_));
+  absl::Status status = run.status();
+  if (status.ok() && !run->has_value()) {
+    status = absl::NotFoundError(
+        absl::StrCat("run ", run_id_, " not found; list runs with `taskboard runs`"));
+  }
+  std::vector<v1::RunEvent> replay;
+  int64_t after;
+  Next next;
+  {
+    absl::MutexLock lock(&mu_);
+    after = last_seq_;
+  }
+  if (status.ok()) {
+    status = engine::ReadEvents(engine_->store(), run_id_, after, [&](v1::RunEvent& event) {
+      replay.push_back(std::move(event));
+      return true;
+    });
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    if (!status.ok()) {
+      finish_requested_ = true;
+      finish_status_ = ToGrpcStatus(status);
+    } else {
+      for (const v1::RunEvent& event : replay) AppendLocked(event);
+      for (const v1::RunEvent& event : live_during_replay_) AppendLocked(event);
+      live_during_replay_.clear();
+    }
+    replaying_ = false;
+    next = NextLocked();
+  }
+  Act(next);
+}
+
+void WatchReactor::Deliver(const std::vector<v1::RunEvent>& events) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (finished_ || finish_requested_) return;
+    if (replaying_) {
+      live_during_replay_.insert(live_during_replay_.end(), events.begin(), events.end());
+      return;
+    }
+    for (const v1::RunEvent& event : events) AppendLocked(event);
+  }
+  Pump();
+}
+
+void WatchReactor::AppendLocked(const v1::RunEvent& event) {
+  if (event.seq() <= last_seq_ || run_over_) return;
+  last_seq_ = event.seq();
+  queue_.push_back(event);
+  if (event.has_run_finished()) run_over_ = true;
+  if (queue_.size() > kMaxQueuedEvents && !finish_requested_) {
+    finish_requested_ = true;
+    finish_status_ = grpc::Status(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        absl::StrCat("this watcher fell ", queue_.size(),
+                     " events behind run ", run_id_, "; reconnect with after_seq set to the "
+                     "last seq it received"));
+  }
+}
+
+WatchReactor::Next WatchReactor::NextLocked() {
+  Next next;
+  if (writing_ || finished_ || replaying_) return next;
+  if (!finish_requested_ && !queue_.empty()) {
+    *response_.mutable_event() = std::move(queue_.front());
+    queue_.pop_front();
+    writing_ = true;
+    next.write = true;
+  } else if (finish_requested_ || run_over_) {
+    finished_ = true;
+    next.finish = true;
+    next.status = finish_requested_ ? finish_status_ : grpc::Status::OK;
+  }
+  return next;
+}
+
+// Outside the lock: a finished reactor may be deleted (OnDone) right after
+// Finish, so nothing touches `this` after acting.
+void WatchReactor::Act(const Next& next) {
+  if (next.write) StartWrite(&response_);
+  if (next.finish) Finish(next.status);
+}
+
+void WatchReactor::Pump() {
+  Next next;
+  {
+    absl::MutexLock lock(&mu_);
+    next = NextLocked();
+  }
+  Act(next);
+}
+
+void WatchReactor::OnWriteDone(bool ok) {
+  {
+    absl::MutexLock lock(&mu_);
+    writing_ = false;
+    if (!ok && !finish_requested_) {
+      finish_requested_ = true;
+      finish_status_ = grpc::Status(grpc::StatusCode::CANCELLED, "the watcher went away");
+    }
+  }
+  Pump();
+}
+
+void WatchReactor::OnCancel() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!finish_requested_) {
+      finish_requested_ = true;
+      finish_status_ = grpc::Status(grpc::StatusCode::CANCELLED, "the watcher cancelled");
+    }
+  }
+  Pump();
+}
+
+void WatchReactor::OnDone() {
+  engine_->watch_hub().Unsubscribe(run_id_, subscription_);
+  sink_->Detach();
+  delete this;
+}
+
+}  // namespace taskboard::server

@@ -1,0 +1,74 @@
+#ifndef TASKBOARD_SCHEDULER_SERVER_WATCH_REACTOR_H_
+#define TASKBOARD_SCHEDULER_SERVER_WATCH_REACTOR_H_
+
+// One WatchRun stream: replays the run's stored events after `after_seq`,
+// then tails live ones, without gaps or repeats, and finishes OK after
+// `run_finished`. It subscribes to the engine's WatchHub before reading the
+// store, so an event committed during the replay is delivered live (events
+// are deduplicated by seq). One write in flight; reactions never block.
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "scheduler/engine/engine.h"
+#include "scheduler/server/blocking_pool.h"
+#include "taskboard/v1/scheduler.grpc.pb.h"
+
+namespace taskboard::server {
+
+class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse> {
+ public:
+  // A watcher this far behind is dropped with RESOURCE_EXHAUSTED (it can
+  // reconnect with after_seq = the last seq it received).
+  static constexpr size_t kMaxQueuedEvents = 100'000;
+
+  static WatchReactor* Start(engine::Engine* engine, BlockingPool* pool, std::string run_id,
+                             int64_t after_seq);
+
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override;
+  void OnDone() override;
+
+ private:
+  class Sink;
+  WatchReactor(engine::Engine* engine, std::string run_id, int64_t after_seq);
+  void Replay();
+  void Deliver(const std::vector<v1::RunEvent>& events);
+  void AppendLocked(const v1::RunEvent& event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // What to do next (a write or the finish), decided under the lock and
+  // done outside it.
+  struct Next {
+    bool write = false;
+    bool finish = false;
+    grpc::Status status;
+  };
+  Next NextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Act(const Next& next);
+  void Pump();
+
+  engine::Engine* engine_;
+  std::string run_id_;
+  std::shared_ptr<Sink> sink_;
+  uint64_t subscription_ = 0;
+
+  absl::Mutex mu_;
+  int64_t last_seq_ ABSL_GUARDED_BY(mu_);
+  bool replaying_ ABSL_GUARDED_BY(mu_) = true;
+  std::vector<v1::RunEvent> live_during_replay_ ABSL_GUARDED_BY(mu_);
+  std::deque<v1::RunEvent> queue_ ABSL_GUARDED_BY(mu_);
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool run_over_ ABSL_GUARDED_BY(mu_) = false;  // run_finished queued
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::Status finish_status_ ABSL_GUARDED_BY(mu_);
+  bool finish_requested_ ABSL_GUARDED_BY(mu_) = false;
+  v1::WatchRunResponse response_;  // owned by the write in flight
+};
+
+}  // namespace taskboard::server
+
+#endif  // TASKBOARD_SCHEDULER_SERVER_WATCH_REACTOR_H_

@@ -1,0 +1,146 @@
+#include "scheduler/server/worker_gateway_service.h"
+
+#include <deque>
+#include <memory>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "scheduler/dispatch/worker_channel.h"
+
+namespace taskboard::server {
+namespace {
+
+class WorkerStream;
+
+// What the engine holds: sends go to the stream's outbox until the stream
+// is done, then are dropped.
+class StreamChannel final : public dispatch::WorkerChannel {
+ public:
+  explicit StreamChannel(WorkerStream* stream) : stream_(stream) {}
+  void Send(v1::ConnectResponse message) override;
+  void Detach() {
+    absl::MutexLock lock(&mu_);
+    stream_ = nullptr;
+  }
+
+ private:
+  absl::Mutex mu_;
+  WorkerStream* stream_ ABSL_GUARDED_BY(mu_);
+};
+
+class WorkerStream final
+    : public grpc::ServerBidiReactor<v1::ConnectRequest, v1::ConnectResponse> {
+ public:
+  explicit WorkerStream(engine::Engine* engine)
+      : engine_(engine), stream_id_(engine->NewStreamId()) {
+    channel_ = std::make_shared<StreamChannel>(this);
+    StartRead(&request_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      // The worker closed its side or the connection broke.
+      Close(grpc::Status::OK);
+      return;
+    }
+    if (!said_hello_) {
+      if (!request_.has_hello()) {
+        Close(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                           "the first message on a worker stream must be Hello"));
+        return;
+      }
+      said_hello_ = true;
+      engine_->WorkerHello(stream_id_, std::move(*request_.mutable_hello()), channel_);
+    } else {
+      engine_->WorkerMessage(stream_id_, std::move(request_));
+    }
+    request_.Clear();
+    StartRead(&request_);
+  }
+
+  void Enqueue(v1::ConnectResponse message) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (closing_) return;
+      outbox_.push_back(std::move(message));
+      if (writing_) return;
+      writing_ = true;
+      current_ = std::move(outbox_.front());
+      outbox_.pop_front();
+    }
+    StartWrite(&current_);
+  }
+
+  void OnWriteDone(bool ok) override {
+    bool write = false;
+    bool finish = false;
+    {
+      absl::MutexLock lock(&mu_);
+      writing_ = false;
+      if (!ok) closing_ = true;
+      if (!closing_ && !outbox_.empty()) {
+        writing_ = true;
+        current_ = std::move(outbox_.front());
+        outbox_.pop_front();
+        write = true;
+      } else if (closing_ && !finished_) {
+        finished_ = true;
+        finish = true;
+      }
+    }
+    if (write) StartWrite(&current_);
+    if (finish) Finish(finish_status_);
+  }
+
+  void OnDone() override {
+    channel_->Detach();
+    if (said_hello_) engine_->WorkerDisconnected(stream_id_);
+    delete this;
+  }
+
+ private:
+  // Stops sending and finishes once no write is in flight.
+  void Close(grpc::Status status) {
+    bool finish = false;
+    {
+      absl::MutexLock lock(&mu_);
+      closing_ = true;
+      outbox_.clear();
+      finish_status_ = std::move(status);
+      if (!writing_ && !finished_) {
+        finished_ = true;
+        finish = true;
+      }
+    }
+    if (finish) Finish(finish_status_);
+  }
+
+  engine::Engine* engine_;
+  const uint64_t stream_id_;
+  std::shared_ptr<StreamChannel> channel_;
+  v1::ConnectRequest request_;  // owned by the read in flight
+  bool said_hello_ = false;     // read side only
+
+  absl::Mutex mu_;
+  std::deque<v1::ConnectResponse> outbox_ ABSL_GUARDED_BY(mu_);
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool closing_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::Status finish_status_;
+  v1::ConnectResponse current_;  // owned by the write in flight
+};
+
+void StreamChannel::Send(v1::ConnectResponse message) {
+  absl::MutexLock lock(&mu_);
+  if (stream_ != nullptr) stream_->Enqueue(std::move(message));
+}
+
+}  // namespace
+
+grpc::ServerBidiReactor<v1::ConnectRequest, v1::ConnectResponse>* WorkerGatewayService::Connect(
+    grpc::CallbackServerContext* context) {
+  return new WorkerStream(engine_);
+}
+
+}  // namespace taskboard::server

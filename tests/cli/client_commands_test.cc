@@ -1,0 +1,282 @@
+// `taskboard runs`, `show`, `cancel` and `flows ...` end to end against a
+// scripted scheduler, plus what each rejects before calling it.
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/cli/cli_runner.h"
+#include "tests/cli/fake_scheduler.h"
+#include "tests/cli/run_fixtures.h"
+#include "tools/cli/flows_command.h"
+#include "tools/cli/runs_command.h"
+#include "tools/cli/show_command.h"
+
+namespace taskboard::cli {
+namespace {
+
+using ::testing::AllOf;
+using testing::At;
+using testing::Cli;
+using testing::ClosedPort;
+using ::testing::ElementsAre;
+using testing::ExampleFlow;
+using testing::FakeScheduler;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::kAuditFlow;
+using testing::kAuditMidRun;
+using testing::MakeRun;
+using testing::ParseText;
+using ::testing::StartsWith;
+
+// --- runs --------------------------------------------------------------------
+
+v1::ListRunsResponse TwoRuns() {
+  return ParseText<v1::ListRunsResponse>(R"pb(
+    runs {
+      run_id: "r-2"
+      flow_name: "audit"
+      kind: FLOW_KIND_TASKFLOW
+      status: RUN_STATUS_RUNNING
+      created_at { seconds: 1699999900 }
+      usage { cost_usd: 0.0132 }
+      spec {
+        taskflow {
+          phases { id: "a" }
+          phases { id: "b" }
+        }
+      }
+      phases { phase_id: "a" state: TASK_STATE_COMPLETED }
+    }
+    runs {
+      run_id: "b-1"
+      flow_name: "triage"
+      kind: FLOW_KIND_BOARD
+      status: RUN_STATUS_FAILED
+      created_at { seconds: 1699990000 }
+      tasks_total: 5
+      tasks_done: 3
+    }
+  )pb");
+}
+
+TEST(RunsCommand, Table_OneRowPerRunWithProgressCostAndAge) {
+  std::ostringstream out;
+  PrintRunTable(TwoRuns(), At(absl::ZeroDuration()), 0, out);
+  EXPECT_EQ(out.str(),
+            "RUN  FLOW    KIND      STATUS   DONE        COST    AGE\n"
+            "r-2  audit   taskflow  running  1/2 phases  $0.013  1m\n"
+            "b-1  triage  board     failed   3/5 tasks   -       2h\n");
+}
+
+TEST(RunsCommand, SendsFiltersAndPrintsTheTable) {
+  FakeScheduler scheduler;
+  scheduler.SetRuns(TwoRuns());
+  testing::CliResult result =
+      Cli({"runs", "--status", "running,failed", "--status", "BLOCKED", "--flow", "audit",
+           "--limit", "5", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, AllOf(StartsWith("RUN  FLOW"), HasSubstr("\nb-1  triage  board")));
+  const v1::ListRunsRequest request = scheduler.list_request();
+  EXPECT_THAT(request.statuses(),
+              ElementsAre(v1::RUN_STATUS_RUNNING, v1::RUN_STATUS_FAILED, v1::RUN_STATUS_BLOCKED));
+  EXPECT_EQ(request.flow_name(), "audit");
+  EXPECT_EQ(request.page_size(), 5);
+}
+
+TEST(RunsCommand, UnknownStatus_Exits2BeforeAnyNetworkCall) {
+  testing::CliResult result =
+      Cli({"runs", "--status", "done", "--scheduler", absl::StrCat("127.0.0.1:", ClosedPort())});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("taskboard runs: unknown status 'done' (pending, running"));
+}
+
+TEST(RunsCommand, LimitOutOfRange_IsAUsageError) {
+  EXPECT_EQ(Cli({"runs", "--limit", "0"}).exit_code, 2);
+}
+
+TEST(RunsCommand, Json_PrintsTheResponse) {
+  FakeScheduler scheduler;
+  scheduler.SetRuns(TwoRuns());
+  testing::CliResult result = Cli({"runs", "--json", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_THAT(result.out, AllOf(StartsWith("{\n"), HasSubstr(R"("runId": "r-2")")));
+}
+
+// --- show --------------------------------------------------------------------
+
+TEST(ShowCommand, Details_FrameTaskTableAndOutput) {
+  v1::Run run = MakeRun(kAuditMidRun, kAuditFlow);
+  run.set_output("partial report\n");
+  run.mutable_tasks(0)->set_attempt(2);
+  run.mutable_tasks(0)->set_worker_id("w-1");
+  *run.add_tasks() = ParseText<v1::Task>(R"pb(
+    task_id: "files/3"
+    phase_id: "files"
+    agent: "auditor"
+    state: TASK_STATE_RUNNING
+    attempt: 1
+    worker_id: "w-2"
+    started_at { seconds: 1700000050 })pb");
+  std::ostringstream out;
+  PrintRunDetails(run, At(absl::Seconds(65)), TerminalInfo{}, out);
+  EXPECT_THAT(out.str(),
+              AllOf(StartsWith("◐ taskflow audit  2/6 phases"),
+                    HasSubstr("\ntasks:\n"
+                              "TASK      STATE    AGENT    ATTEMPT  WORKER  DURATION  NOTE\n"
+                              "precheck  failed   linter   2        w-1     -         failed: "
+                              "exit status 3: config not found\n"
+                              "files/3   running  auditor  1        w-2     15.0s\n"),
+                    HasSubstr("\noutput:\npartial report\n")));
+}
+
+TEST(ShowCommand, FetchesTheRun) {
+  FakeScheduler scheduler;
+  scheduler.SetRun(MakeRun(kAuditMidRun, kAuditFlow));
+  testing::CliResult result = Cli({"show", "r-7", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, AllOf(StartsWith("◐ taskflow audit"), HasSubstr("┌ ◐  files")));
+
+  result = Cli({"show", "r-7", "--json", "--scheduler", scheduler.address()});
+  EXPECT_THAT(result.out, HasSubstr(R"("status": "RUN_STATUS_RUNNING")"));
+
+  result = Cli({"show", "r-404", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "taskboard show: NOT_FOUND: run 'r-404' not found\n");
+}
+
+// --- cancel ------------------------------------------------------------------
+
+TEST(CancelCommand, SendsReasonAndPrintsTheNewStatus) {
+  FakeScheduler scheduler;
+  testing::CliResult result =
+      Cli({"cancel", "r-7", "--reason", "wrong args", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "run r-7: cancelled\n");
+  EXPECT_EQ(scheduler.cancel_request().reason(), "wrong args");
+}
+
+TEST(CancelCommand, AlreadyFinished_Exits1) {
+  FakeScheduler scheduler;
+  scheduler.FailNextCall(
+      grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "run 'r-7' already finished"));
+  testing::CliResult result = Cli({"cancel", "r-7", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "taskboard cancel: FAILED_PRECONDITION: run 'r-7' already finished\n");
+}
+
+TEST(CancelCommand, NothingListening_Exits2) {
+  const std::string address = absl::StrCat("127.0.0.1:", ClosedPort());
+  testing::CliResult result = Cli({"cancel", "r-7", "--scheduler", address});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, StartsWith("taskboard cancel: cannot reach the scheduler at " + address));
+}
+
+// --- flows -------------------------------------------------------------------
+
+std::vector<v1::SavedFlow> SavedFlows() {
+  return {ParseText<v1::SavedFlow>(R"pb(
+            name: "audit"
+            version: 2
+            created_at_unix_ms: 1699996400000
+            source: "name: audit\nphases: []"
+            spec {
+              name: "audit"
+              description: "Audit a repo"
+              taskflow {}
+            })pb"),
+          ParseText<v1::SavedFlow>(R"pb(
+            name: "triage"
+            version: 1
+            spec {
+              name: "triage"
+              board { tasks { id: "a" } }
+            })pb")};
+}
+
+TEST(FlowsCommand, Save_ChecksLocallyThenSendsTheSource) {
+  FakeScheduler scheduler;
+  testing::CliResult result =
+      Cli({"flows", "save", ExampleFlow("repo-digest.yaml"), "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "saved saved-flow version 3\n");
+  EXPECT_THAT(scheduler.save_request().source().text(), HasSubstr("name: repo-digest"));
+
+  result = Cli({"flows", "save", ExampleFlow("broken.json"), "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("broken.json: invalid flow"));
+  EXPECT_EQ(scheduler.calls(), 1) << "the invalid flow never reached the scheduler";
+}
+
+TEST(FlowsCommand, List_FollowsPagesIntoOneTable) {
+  std::ostringstream out;
+  v1::ListFlowsResponse flows;
+  for (const v1::SavedFlow& flow : SavedFlows()) *flows.add_flows() = flow;
+  PrintFlowTable(flows, absl::FromUnixSeconds(1700000000), 0, out);
+  EXPECT_EQ(out.str(),
+            "FLOW    VERSION  KIND      SAVED   DESCRIPTION\n"
+            "audit   2        taskflow  1h ago  Audit a repo\n"
+            "triage  1        board     -\n");
+
+  FakeScheduler scheduler;
+  scheduler.SetFlows(SavedFlows());
+  testing::CliResult result = Cli({"flows", "list", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, AllOf(HasSubstr("\naudit "), HasSubstr("\ntriage ")));
+}
+
+TEST(FlowsCommand, Show_PrintsTheSavedSourceOrTheEncodedSpec) {
+  FakeScheduler scheduler;
+  scheduler.SetFlows(SavedFlows());
+  testing::CliResult result = Cli({"flows", "show", "audit", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.out, "name: audit\nphases: []\n");
+  result = Cli({"flows", "show", "triage", "--version", "1", "--scheduler", scheduler.address()});
+  EXPECT_THAT(result.out, AllOf(HasSubstr(R"("name": "triage")"), HasSubstr(R"("board")")));
+  result = Cli({"flows", "show", "audit", "--version", "9", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "taskboard flows show: NOT_FOUND: flow 'audit' not found\n");
+}
+
+TEST(FlowsCommand, Delete_PrintsHowManyVersionsWent) {
+  FakeScheduler scheduler;
+  testing::CliResult result = Cli({"flows", "delete", "audit", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.out, "deleted audit (2 versions)\n");
+}
+
+TEST(FlowsCommand, NeedsASubcommand) {
+  testing::CliResult result = Cli({"flows"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("subcommand"));
+}
+
+// --- the command line as a whole ------------------------------------------------
+
+TEST(CliApp, HelpExits0AndListsEveryCommand) {
+  testing::CliResult result = Cli({"--help"});
+  EXPECT_EQ(result.exit_code, 0);
+  for (const char* command :
+       {"validate", "run", "watch", "show", "runs", "cancel", "resume", "flows", "dev"}) {
+    EXPECT_THAT(result.out, HasSubstr(absl::StrCat("\n  ", command, " "))) << command;
+  }
+}
+
+TEST(CliApp, NoCommandOrUnknownCommand_IsAUsageError) {
+  EXPECT_EQ(Cli({}).exit_code, 2);
+  testing::CliResult result = Cli({"launch"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err, "taskboard: unknown command 'launch' (see taskboard --help)\n");
+}
+
+TEST(CliApp, ValidateRunsThroughTheSameParser) {
+  testing::CliResult result = Cli({"validate", "-q", ExampleFlow("repo-digest.yaml")});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("valid: repo-digest"));
+  EXPECT_THAT(result.err, IsEmpty());
+}
+
+}  // namespace
+}  // namespace taskboard::cli

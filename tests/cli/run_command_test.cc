@@ -1,0 +1,319 @@
+// `taskboard run`, `watch` and `resume` end to end: CLI11 parsing, the local
+// checks that must fail before any network call, and following a run over
+// real gRPC against a scripted scheduler.
+
+#include "tools/cli/run_command.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scheduler/flow/proto_value.h"
+#include "tests/cli/cli_runner.h"
+#include "tests/cli/fake_scheduler.h"
+#include "tests/cli/run_fixtures.h"
+
+namespace taskboard::cli {
+namespace {
+
+using ::testing::AllOf;
+using testing::Cli;
+using testing::ClosedPort;
+using ::testing::ElementsAre;
+using testing::ExampleFlow;
+using testing::FakeScheduler;
+using testing::FlowErrorsStatus;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::MakeRun;
+using ::testing::Not;
+using ::testing::Pair;
+using ::testing::UnorderedElementsAre;
+
+std::string NowhereAddress() { return absl::StrCat("127.0.0.1:", ClosedPort()); }
+
+// repo-digest (examples/flows) as the scheduler reports it: pending, then
+// discover running, discover done, and finished with `status`.
+void ScriptDigestRun(FakeScheduler& scheduler, const std::string& final_status,
+                     const std::string& output) {
+  const std::string flow_text = R"(
+name: repo-digest
+phases:
+  - {id: discover, agent: scout, task: list}
+  - {id: report, type: reduce, from: [discover], agent: writer, task: "{steps.discover.output}"}
+)";
+  const std::string base =
+      R"pb(run_id: "r-1"
+           flow_name: "repo-digest"
+           kind: FLOW_KIND_TASKFLOW
+           created_at { seconds: 1700000000 })pb";
+  const auto snapshot = [&](absl::string_view rest) {
+    return MakeRun(absl::StrCat(base, " ", rest), flow_text);
+  };
+  const std::string discover_running =
+      R"pb(status: RUN_STATUS_RUNNING
+           phases {
+             phase_id: "discover"
+             state: TASK_STATE_RUNNING
+             started_at { seconds: 1700000001 }
+           })pb";
+  scheduler.SetRun(snapshot("status: RUN_STATUS_PENDING"));
+  scheduler.AddEvent(
+      R"pb(task_change { task { task_id: "discover" state: TASK_STATE_RUNNING } })pb",
+      snapshot(discover_running));
+  // Output deltas leave the snapshot as it was.
+  scheduler.AddEvent(R"pb(output_delta { task_id: "discover" text: "src/" })pb",
+                     snapshot(discover_running));
+  scheduler.AddEvent(
+      R"pb(task_change { task { task_id: "discover" state: TASK_STATE_COMPLETED } })pb",
+      snapshot(R"pb(status: RUN_STATUS_RUNNING
+                    phases {
+                      phase_id: "discover"
+                      state: TASK_STATE_COMPLETED
+                      started_at { seconds: 1700000001 }
+                      finished_at { seconds: 1700000004 }
+                    })pb"));
+  const std::string report_state = final_status == "COMPLETED" ? "COMPLETED" : "FAILED";
+  const std::string finished = absl::StrCat(
+      "status: RUN_STATUS_", final_status,
+      " finished_at { seconds: 1700000009 } usage { cost_usd: 0.25 } output: \"", output, "\"",
+      R"pb(phases {
+             phase_id: "discover"
+             state: TASK_STATE_COMPLETED
+             started_at { seconds: 1700000001 }
+             finished_at { seconds: 1700000004 }
+           })pb",
+      " phases { phase_id: \"report\" state: TASK_STATE_", report_state,
+      R"pb(                                  started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } })pb");
+  scheduler.AddEvent(absl::StrCat("run_finished { status: RUN_STATUS_", final_status, " }"),
+                     snapshot(finished));
+}
+
+// --- Local checks: no scheduler is needed, and none is called ------------------
+
+TEST(RunCommand, MissingFile_Exits2WithHint) {
+  testing::CliResult result = Cli({"run", "/nonexistent/flow.yaml"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("taskboard run: cannot read '/nonexistent/flow.yaml'"));
+}
+
+TEST(RunCommand, InvalidFlow_Exits1WithEveryErrorBeforeAnyNetworkCall) {
+  testing::CliResult result =
+      Cli({"run", ExampleFlow("broken.json"), "--scheduler", NowhereAddress()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, AllOf(HasSubstr("broken.json: invalid flow ("),
+                                HasSubstr("dependency cycle: "), Not(HasSubstr("scheduler"))));
+}
+
+TEST(RunCommand, MissingRequiredArg_Exits2BeforeAnyNetworkCall) {
+  testing::CliResult result =
+      Cli({"run", ExampleFlow("triage-board.yaml"), "--scheduler", NowhereAddress()});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err,
+              AllOf(HasSubstr("taskboard run: invalid run args (1 error)"),
+                    HasSubstr("  args.issue: required arg 'issue'"), Not(HasSubstr("scheduler"))));
+}
+
+TEST(RunCommand, UnknownArg_Exits2) {
+  testing::CliResult result =
+      Cli({"run", ExampleFlow("repo-digest.yaml"), "dri=src", "--scheduler", NowhereAddress()});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("args.dri: unknown arg 'dri' (declared: dir)"));
+}
+
+TEST(RunCommand, MalformedLabel_Exits2) {
+  testing::CliResult result = Cli(
+      {"run", ExampleFlow("repo-digest.yaml"), "--label", "team", "--scheduler", NowhereAddress()});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("--label takes key=value (got 'team')"));
+}
+
+TEST(RunCommand, NoFileGiven_IsAUsageError) {
+  testing::CliResult result = Cli({"run"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("file is required"));
+}
+
+// --- Talking to a scheduler ------------------------------------------------------
+
+TEST(RunCommand, NothingListening_Exits2WithUnavailableHint) {
+  const std::string address = NowhereAddress();
+  testing::CliResult result = Cli({"run", ExampleFlow("repo-digest.yaml"), "--scheduler", address});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(
+      result.err,
+      AllOf(HasSubstr(absl::StrCat("taskboard run: cannot reach the scheduler at ", address, ": ")),
+            HasSubstr("(start one with `taskboard dev`)")));
+}
+
+TEST(RunCommand, SchedulerAddress_FromEnvironment) {
+  const std::string address = NowhereAddress();
+  setenv("TASKBOARD_SCHEDULER", address.c_str(), 1);
+  testing::CliResult result = Cli({"run", ExampleFlow("repo-digest.yaml")});
+  unsetenv("TASKBOARD_SCHEDULER");
+  EXPECT_THAT(result.err, HasSubstr("cannot reach the scheduler at " + address));
+}
+
+TEST(RunCommand, SchedulerFlowErrors_PrintedLikeValidate) {
+  FakeScheduler scheduler;
+  v1::FlowErrors errors;
+  v1::FlowError* error = errors.add_errors();
+  error->set_path("phases[0].agent");
+  error->set_message("unknown agent 'scout'");
+  scheduler.FailNextCall(
+      FlowErrorsStatus("flow is invalid (1 error):\n  phases[0].agent: unknown agent", errors));
+  testing::CliResult result =
+      Cli({"run", ExampleFlow("repo-digest.yaml"), "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err,
+            "taskboard run: flow is invalid (1 error)\n"
+            "  phases[0].agent: unknown agent 'scout'\n");
+}
+
+TEST(RunCommand, Completed_SendsSourceArgsAndLabels_PrintsOutput_Exits0) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "COMPLETED", "# Overview\\nall good");
+  testing::CliResult result =
+      Cli({"run", ExampleFlow("repo-digest.yaml"), "dir=src", "--label", "team=core", "--label",
+           "env=ci", "--session", "s-1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "# Overview\nall good\n");
+
+  const v1::SubmitRunRequest request = scheduler.submitted();
+  EXPECT_THAT(request.source().text(), HasSubstr("name: repo-digest"));
+  EXPECT_EQ(request.source().format(), v1::DSL_FORMAT_YAML);
+  EXPECT_EQ(DumpJson(flow::ProtoValueToJson([&] {
+              google::protobuf::Value value;
+              *value.mutable_struct_value() = request.args();
+              return value;
+            }())),
+            R"({"dir":"src"})");
+  EXPECT_THAT(request.labels(), UnorderedElementsAre(Pair("team", "core"), Pair("env", "ci")));
+  EXPECT_EQ(request.session_id(), "s-1");
+  EXPECT_THAT(scheduler.watch_after_seqs(), ElementsAre(0));
+
+  // Not a terminal: a header, one line per transition seen (how many depends
+  // on how the events were batched), the final frame.
+  EXPECT_THAT(result.err, AllOf(HasSubstr("○ taskflow repo-digest  0/2 phases · pending"),
+                                HasSubstr("[+4.0s] ✓ discover  completed  3.0s\n"),
+                                HasSubstr("[+9.0s] ✓ report  completed  5.0s\n"),
+                                HasSubstr("✓ taskflow repo-digest  2/2 phases · completed · "
+                                          "$0.250 · 9.0s · run r-1\n")));
+}
+
+TEST(RunCommand, FailedRun_Exits1WithResumeHint) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "FAILED", "");
+  testing::CliResult result =
+      Cli({"run", ExampleFlow("repo-digest.yaml"), "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.out, IsEmpty());
+  EXPECT_THAT(result.err, AllOf(HasSubstr("taskboard run: run r-1 failed\n"),
+                                HasSubstr("resume it with `taskboard resume r-1`")));
+}
+
+TEST(RunCommand, Json_PrintsEveryEventThenTheFinalRun) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "COMPLETED", "done");
+  testing::CliResult result =
+      Cli({"run", ExampleFlow("repo-digest.yaml"), "--json", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  const std::vector<std::string> lines = absl::StrSplit(result.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 5u) << result.out;
+  for (int i = 0; i < 4; ++i) {
+    absl::StatusOr<Json> event = ParseJson(lines[i]);
+    ASSERT_TRUE(event.ok()) << lines[i];
+    EXPECT_EQ((*event)["seq"], std::to_string(i + 1)) << "int64 is a JSON string";
+  }
+  EXPECT_THAT(lines[2], HasSubstr(R"("taskChange")"));
+  EXPECT_THAT(lines[3], HasSubstr(R"("runFinished":{"status":"RUN_STATUS_COMPLETED"})"));
+  absl::StatusOr<Json> run = ParseJson(lines[4]);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ((*run)["status"], "RUN_STATUS_COMPLETED");
+  EXPECT_EQ((*run)["output"], "done");
+  EXPECT_THAT(result.err, IsEmpty()) << "no live view in JSON mode";
+}
+
+TEST(RunCommand, NoWatch_PrintsRunIdAndReturns) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "COMPLETED", "done");
+  testing::CliResult result = Cli(
+      {"run", ExampleFlow("repo-digest.yaml"), "--no-watch", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.out, "r-1\n");
+  EXPECT_THAT(scheduler.watch_after_seqs(), IsEmpty());
+}
+
+TEST(RunCommand, LabelsBeforeTheFile_EachTakeOneValue) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "COMPLETED", "done");
+  testing::CliResult result =
+      Cli({"run", "--label", "a=b", "--label", "c=d", ExampleFlow("repo-digest.yaml"), "dir=x",
+           "--no-watch", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(scheduler.submitted().labels(), UnorderedElementsAre(Pair("a", "b"), Pair("c", "d")));
+}
+
+TEST(RunCommand, StreamBreaks_ReconnectsAfterLastSeenSeq) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "COMPLETED", "done");
+  scheduler.BreakFirstStreamAfter(2);
+  testing::CliResult result =
+      Cli({"run", ExampleFlow("repo-digest.yaml"), "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(scheduler.watch_after_seqs(), ElementsAre(0, 2));
+  EXPECT_THAT(result.err, HasSubstr("lost the watch on " + scheduler.address() +
+                                    " (scheduler restarting); reconnecting"));
+  EXPECT_EQ(result.out, "done\n");
+}
+
+// --- watch and resume ------------------------------------------------------------
+
+TEST(WatchCommand, FinishedRun_ReplaysAndExitsWithItsStatus) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "FAILED", "partial");
+  testing::CliResult result = Cli({"watch", "r-1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.out, "partial\n");
+  EXPECT_THAT(result.err, HasSubstr("taskboard watch: run r-1 failed"));
+}
+
+TEST(WatchCommand, UnknownRun_Exits1WithSchedulersMessage) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "COMPLETED", "done");
+  testing::CliResult result = Cli({"watch", "nope", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "taskboard watch: NOT_FOUND: run 'nope' not found\n");
+}
+
+TEST(WatchCommand, RunIdIsRequired) { EXPECT_EQ(Cli({"watch"}).exit_code, 2); }
+
+TEST(ResumeCommand, PrintsReusedPhasesThenFollowsOnlyNewEvents) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "COMPLETED", "done");
+  v1::Run before = MakeRun(R"pb(run_id: "r-1" status: RUN_STATUS_FAILED last_seq: 3)pb");
+  scheduler.SetRun(before);
+  scheduler.SetResumeReused({"discover"});
+  testing::CliResult result = Cli({"resume", "r-1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("resumed run r-1; reused 1 phase: discover\n"));
+  EXPECT_THAT(scheduler.watch_after_seqs(), ElementsAre(3));
+  EXPECT_EQ(result.out, "done\n");
+}
+
+TEST(ResumeCommand, NotResumable_Exits1) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "COMPLETED", "done");
+  scheduler.FailNextCall(
+      grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "run 'r-1' is completed"));
+  testing::CliResult result = Cli({"resume", "r-1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "taskboard resume: FAILED_PRECONDITION: run 'r-1' is completed\n");
+}
+
+}  // namespace
+}  // namespace taskboard::cli

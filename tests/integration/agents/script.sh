@@ -1,0 +1,38 @@
+#!/bin/sh
+# The integration tests' command agent: the task prompt is a tiny script.
+#   echo TEXT          print TEXT
+#   fail MESSAGE       print MESSAGE on stderr, exit 3
+#   fail-once TEXT     fail on attempt 1, print TEXT on later attempts
+#   sleep SECONDS TEXT sleep, then print TEXT
+#   list N             print a JSON array of N objects {"n": i}
+#   verdict WORDS      print "VERDICT: WORDS"
+#   need PATH TEXT     print TEXT if PATH exists, else fail
+#   anything else      print the prompt itself
+set -eu
+prompt=${TASKBOARD_PROMPT:-}
+word=${prompt%% *}
+rest=${prompt#* }
+case "$word" in
+  echo) printf '%s\n' "$rest" ;;
+  fail) printf '%s\n' "$rest" >&2; exit 3 ;;
+  fail-once)
+    if [ "${TASKBOARD_ATTEMPT:-1}" = 1 ]; then echo "first attempt fails" >&2; exit 1; fi
+    printf '%s\n' "$rest" ;;
+  sleep)
+    seconds=${rest%% *}
+    sleep "$seconds"
+    printf '%s\n' "${rest#* }" ;;
+  list)
+    i=1; printf '['
+    while [ "$i" -le "$rest" ]; do
+      [ "$i" -gt 1 ] && printf ','
+      printf '{"n": %d}' "$i"; i=$((i + 1))
+    done
+    printf ']\n' ;;
+  need)
+    path=${rest%% *}
+    if [ ! -e "$path" ]; then echo "$path does not exist yet" >&2; exit 4; fi
+    printf '%s\n' "${rest#* }" ;;
+  verdict) printf 'checked.\nVERDICT: %s\n' "$rest" ;;
+  *) printf '%s\n' "$prompt" ;;
+esac

@@ -1,0 +1,214 @@
+// Scheduler throughput and dispatch latency (docs/performance.md).
+//
+// Each benchmark starts a real scheduler (RocksDB in a temp directory with
+// the given durability, gRPC on a loopback port) and K in-process no-op
+// workers that speak the WorkerGateway protocol over real gRPC streams, then
+// submits one board of N independent no-op tasks and waits for the run to
+// finish. Reported:
+//   tasks_per_s       N / (submit -> run finished)
+//   dispatch_p50/p99  ready -> assignment received by a worker (microseconds)
+//   e2e_p50/p99       submit -> task committed completed (milliseconds)
+//
+//   build/bin/scheduler_bench --benchmark_filter=Board
+//
+// Args: {tasks N, workers K, durability 0=sync 1=wal 2=none}.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "benchmark/benchmark.h"
+#include "common/json.h"
+#include "grpcpp/create_channel.h"
+#include "scheduler/engine/task_states.h"
+#include "scheduler/server/scheduler_server.h"
+#include "taskboard/v1/scheduler.grpc.pb.h"
+#include "taskboard/v1/worker.grpc.pb.h"
+
+namespace taskboard {
+namespace {
+
+int64_t NowUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A worker that completes every assignment at once, recording how long each
+// waited between becoming ready and arriving here.
+class NoopWorker {
+ public:
+  NoopWorker(const std::string& address, int index, int slots) {
+    stub_ = v1::WorkerGateway::NewStub(
+        grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+    stream_ = stub_->Connect(&context_);
+    v1::ConnectRequest hello;
+    hello.mutable_hello()->set_worker_id(absl::StrCat("bench-", index));
+    hello.mutable_hello()->add_agents()->set_name("noop");
+    hello.mutable_hello()->set_slots(slots);
+    stream_->Write(hello);
+    reader_ = std::thread([this] { Read(); });
+  }
+
+  ~NoopWorker() {
+    context_.TryCancel();
+    reader_.join();
+  }
+
+  std::vector<int64_t> TakeLatencies() {
+    absl::MutexLock lock(&mu_);
+    return std::move(latencies_us_);
+  }
+
+ private:
+  void Read() {
+    v1::ConnectResponse message;
+    while (stream_->Read(&message)) {
+      if (!message.has_assignment()) continue;
+      const v1::Assignment& assignment = message.assignment();
+      int64_t ready_us = assignment.ready_at().seconds() * 1'000'000 +
+                         assignment.ready_at().nanos() / 1000;
+      {
+        absl::MutexLock lock(&mu_);
+        latencies_us_.push_back(NowUs() - ready_us);
+      }
+      v1::ConnectRequest result;
+      result.mutable_task_result()->set_task_id(assignment.task_id());
+      result.mutable_task_result()->set_lease_id(assignment.lease_id());
+      result.mutable_task_result()->set_success(true);
+      result.mutable_task_result()->set_output(assignment.prompt());
+      stream_->Write(result);
+      v1::ConnectRequest credits;
+      credits.mutable_credits()->set_slots(1);
+      stream_->Write(credits);
+    }
+  }
+
+  std::unique_ptr<v1::WorkerGateway::Stub> stub_;
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::ConnectRequest, v1::ConnectResponse>> stream_;
+  std::thread reader_;
+  absl::Mutex mu_;
+  std::vector<int64_t> latencies_us_;
+};
+
+double Percentile(std::vector<int64_t> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  size_t index = std::min(values.size() - 1, static_cast<size_t>(p * values.size()));
+  return static_cast<double>(values[index]);
+}
+
+std::string BoardFlow(int tasks) {
+  Json list = Json::array();
+  for (int i = 0; i < tasks; ++i) {
+    list.push_back({{"id", absl::StrCat("t", i)}, {"agent", "noop"}, {"task", "x"}});
+  }
+  return DumpJson({{"name", "bench-board"}, {"kind", "board"}, {"board", {{"tasks", list}}}});
+}
+
+void BM_NoopBoard(benchmark::State& state) {
+  const int tasks = static_cast<int>(state.range(0));
+  const int workers = static_cast<int>(state.range(1));
+  const auto durability = static_cast<store::Durability>(state.range(2));
+  std::string flow = BoardFlow(tasks);
+  for (auto _ : state) {
+    std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                absl::StrCat("taskboard-bench-", ::getpid());
+    std::filesystem::remove_all(dir);
+    server::SchedulerServerOptions options;
+    options.listen_address = "127.0.0.1:0";
+    options.data_dir = dir.string();
+    options.durability = durability;
+    options.limits.max_tasks_per_run = tasks;
+    options.limits.max_spec_bytes = 64 << 20;
+    auto server = server::SchedulerServer::Create(options);
+    if (!server.ok()) {
+      state.SkipWithError(std::string(server.status().message()).c_str());
+      return;
+    }
+    std::string address = absl::StrCat("127.0.0.1:", (*server)->port());
+    std::vector<std::unique_ptr<NoopWorker>> pool;
+    for (int i = 0; i < workers; ++i) pool.push_back(std::make_unique<NoopWorker>(address, i, 64));
+    auto client = v1::Scheduler::NewStub(
+        grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+
+    v1::SubmitRunRequest request;
+    request.mutable_source()->set_text(flow);
+    v1::SubmitRunResponse response;
+    auto start = std::chrono::steady_clock::now();
+    int64_t submit_ms = NowUs() / 1000;
+    {
+      grpc::ClientContext context;
+      grpc::Status status = client->SubmitRun(&context, request, &response);
+      if (!status.ok()) {
+        state.SkipWithError(status.error_message().c_str());
+        return;
+      }
+    }
+    // Tail the run's events until it finishes (no polling delay).
+    {
+      v1::WatchRunRequest watch;
+      watch.set_run_id(response.run_id());
+      grpc::ClientContext context;
+      auto reader = client->WatchRun(&context, watch);
+      v1::WatchRunResponse event;
+      while (reader->Read(&event)) {
+        if (event.event().has_run_finished()) break;
+      }
+      context.TryCancel();
+      reader->Finish();
+    }
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    state.SetIterationTime(seconds);
+
+    v1::GetRunRequest get;
+    get.set_run_id(response.run_id());
+    v1::GetRunResponse run;
+    grpc::ClientContext context;
+    client->GetRun(&context, get, &run);
+    std::vector<int64_t> e2e_ms;
+    for (const v1::Task& task : run.run().tasks()) {
+      e2e_ms.push_back(task.finished_at().seconds() * 1000 + task.finished_at().nanos() / 1'000'000 -
+                       submit_ms);
+    }
+    std::vector<int64_t> dispatch_us;
+    for (auto& worker : pool) {
+      std::vector<int64_t> latencies = worker->TakeLatencies();
+      dispatch_us.insert(dispatch_us.end(), latencies.begin(), latencies.end());
+    }
+    state.counters["tasks_per_s"] = tasks / seconds;
+    state.counters["dispatch_p50_us"] = Percentile(dispatch_us, 0.50);
+    state.counters["dispatch_p99_us"] = Percentile(dispatch_us, 0.99);
+    state.counters["e2e_p50_ms"] = Percentile(e2e_ms, 0.50);
+    state.counters["e2e_p99_ms"] = Percentile(e2e_ms, 0.99);
+    state.counters["completed"] = static_cast<double>(run.run().tasks_done());
+    pool.clear();
+    (*server)->Shutdown();
+    server->reset();
+    std::filesystem::remove_all(dir);
+  }
+}
+
+BENCHMARK(BM_NoopBoard)
+    ->ArgNames({"tasks", "workers", "durability"})
+    ->Args({10'000, 4, 0})
+    ->Args({10'000, 4, 1})
+    ->Args({10'000, 4, 2})
+    ->Args({10'000, 1, 1})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace taskboard
+
+BENCHMARK_MAIN();

@@ -1,0 +1,152 @@
+#include "tools/cli/dev_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/child_process.h"
+
+namespace taskboard::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+volatile sig_atomic_t stop_requested = 0;
+void RequestStop(int) { stop_requested = 1; }
+
+// taskboard-scheduler and taskboard-worker are installed next to taskboard.
+std::string SiblingBinary(const std::string& name) {
+  std::error_code error;
+  fs::path self = fs::read_symlink("/proc/self/exe", error);
+  return error ? name : (self.parent_path() / name).string();
+}
+
+bool WriteAtomically(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << text;
+    if (!out) return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+}  // namespace
+
+void AddDevCommand(CLI::App& app, CommandSet& commands) {
+  auto options = std::make_shared<DevOptions>();
+  CLI::App* dev = app.add_subcommand(
+      "dev", "Start a local scheduler and worker (data in --data-dir) until Ctrl-C");
+  dev->add_option("--data-dir", options->data_dir, "Where the scheduler keeps its RocksDB and logs")
+      ->envname("TASKBOARD_DATA_DIR")
+      ->capture_default_str();
+  dev->add_option("--listen", options->listen, "Scheduler address (port 0: any free port)")
+      ->envname("TASKBOARD_LISTEN")
+      ->capture_default_str();
+  dev->add_option("--agents", options->agents_dir,
+                  "Agents directory for the worker (default: ./agents if it exists)")
+      ->envname("TASKBOARD_AGENTS_DIR");
+  dev->add_option("--slots", options->slots, "Tasks the worker runs at once")
+      ->envname("TASKBOARD_SLOTS")
+      ->capture_default_str();
+  dev->add_option("--durability", options->durability, "sync | wal | none")
+      ->check(CLI::IsMember({"sync", "wal", "none"}))
+      ->capture_default_str();
+  dev->add_option("--ready-file", options->ready_file,
+                  "Write the scheduler address here once everything is up");
+  commands.Add(
+      dev, [options](std::ostream& out, std::ostream& err) { return RunDev(*options, out, err); });
+}
+
+int RunDev(const DevOptions& options, std::ostream& out, std::ostream& err) {
+  std::error_code error;
+  fs::create_directories(options.data_dir, error);
+  if (error) {
+    err << "taskboard dev: cannot create " << options.data_dir << ": " << error.message() << "\n";
+    return 1;
+  }
+  fs::path dir = fs::absolute(options.data_dir);
+  std::string port_file = (dir / "scheduler.port").string();
+  fs::remove(port_file, error);
+  std::string scheduler_log = (dir / "scheduler.log").string();
+  std::string worker_log = (dir / "worker.log").string();
+
+  signal(SIGINT, RequestStop);
+  signal(SIGTERM, RequestStop);
+
+  absl::StatusOr<std::unique_ptr<ChildProcess>> scheduler = ChildProcess::Spawn(
+      {SiblingBinary("taskboard-scheduler"), "--listen", options.listen, "--data-dir",
+       (dir / "data").string(), "--durability", options.durability, "--port-file", port_file},
+      scheduler_log);
+  if (!scheduler.ok()) {
+    err << "taskboard dev: " << scheduler.status().message() << "\n";
+    return 1;
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (ReadFileOrEmpty(port_file).empty()) {
+    if (!(*scheduler)->Running() || std::chrono::steady_clock::now() > deadline || stop_requested) {
+      err << "taskboard dev: the scheduler did not start; see " << scheduler_log << ":\n"
+          << ReadFileOrEmpty(scheduler_log);
+      return 1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::string address = absl::StrCat("127.0.0.1:", std::stoi(ReadFileOrEmpty(port_file)));
+
+  std::string agents = options.agents_dir;
+  if (agents.empty() && fs::is_directory("agents")) agents = "agents";
+  std::vector<std::string> worker_argv = {
+      SiblingBinary("taskboard-worker"), "--scheduler", address,     "--slots",
+      absl::StrCat(options.slots),       "--worker-id", "dev-worker"};
+  if (!agents.empty()) {
+    worker_argv.push_back("--agents");
+    worker_argv.push_back(fs::absolute(agents).string());
+  }
+  absl::StatusOr<std::unique_ptr<ChildProcess>> worker =
+      ChildProcess::Spawn(worker_argv, worker_log);
+  if (!worker.ok()) {
+    err << "taskboard dev: " << worker.status().message() << "\n";
+    return 1;
+  }
+
+  out << "Taskboard dev is up.\n"
+      << "  scheduler  " << address << "  (data in " << (dir / "data").string() << ")\n"
+      << "  worker     dev-worker, " << options.slots << " slots, agents from "
+      << (agents.empty() ? std::string("(built-in noop only)") : agents) << "\n"
+      << "  logs       " << scheduler_log << ", " << worker_log << "\n\n"
+      << "In another terminal:\n"
+      << "  export TASKBOARD_SCHEDULER=" << address << "\n"
+      << "  taskboard run examples/flows/repo-digest.yaml\n\n"
+      << "Ctrl-C stops both." << std::endl;
+  if (!options.ready_file.empty() && !WriteAtomically(options.ready_file, address + "\n")) {
+    err << "taskboard dev: cannot write " << options.ready_file << "\n";
+  }
+
+  int status = 0;
+  while (!stop_requested) {
+    if (!(*scheduler)->Running() || !(*worker)->Running()) {
+      err << "taskboard dev: a process exited unexpectedly; see " << scheduler_log << " and "
+          << worker_log << "\n";
+      status = 1;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  // The worker drains (finishes or hands back its tasks), then the scheduler
+  // commits and closes its store.
+  (*worker)->Signal(SIGTERM);
+  (*worker)->WaitFor(35'000);
+  (*scheduler)->Signal(SIGTERM);
+  (*scheduler)->WaitFor(10'000);
+  out << "Taskboard dev stopped." << std::endl;
+  return status;
+}
+
+}  // namespace taskboard::cli

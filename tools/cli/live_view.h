@@ -1,0 +1,65 @@
+#ifndef TASKBOARD_TOOLS_CLI_LIVE_VIEW_H_
+#define TASKBOARD_TOOLS_CLI_LIVE_VIEW_H_
+
+// Shows a run while it executes. On a terminal it redraws the rendered frame
+// (run_render.h) in place: move up over the previous frame, rewrite each
+// line, erase what is left, at most once per `min_redraw_interval` (~10/s)
+// however fast snapshots arrive, with a spinner on running rows. Anywhere
+// else it prints the header once, then only state-change lines
+// (transition_lines.h) so logs and CI stay readable, and the whole final
+// frame at the end.
+//
+// Not thread-safe: one thread (the command's watch loop) calls everything,
+// passing `now` so tests drive time.
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "absl/time/time.h"
+#include "taskboard/v1/scheduler.pb.h"
+#include "tools/cli/terminal.h"
+
+namespace taskboard::cli {
+
+class LiveView {
+ public:
+  LiveView(std::ostream& out, TerminalInfo terminal,
+           absl::Duration min_redraw_interval = absl::Milliseconds(100));
+
+  // A new snapshot of the run.
+  void Update(const v1::Run& run, absl::Time now);
+
+  // Lets a terminal view advance the spinner and elapsed times, and draw a
+  // snapshot that arrived too soon after the previous frame. Call it often
+  // (every ~100ms); it draws only when due.
+  void Tick(absl::Time now);
+
+  // A message that is not part of the frame (a warning, a reconnect notice):
+  // on a terminal it goes above the frame, which is redrawn below it.
+  void Note(const std::string& text, absl::Time now);
+
+  // Shows the final state: the last frame without animation (it stays on the
+  // screen), or the last transition lines and the final frame.
+  void Finish(absl::Time now);
+
+ private:
+  void Draw(absl::Time now, bool animate);
+
+  std::ostream& out_;
+  const TerminalInfo terminal_;
+  const absl::Duration min_redraw_interval_;
+  std::optional<v1::Run> run_;  // latest snapshot
+  // Terminal mode.
+  bool dirty_ = false;  // `run_` changed since the last frame
+  absl::Time last_draw_ = absl::InfinitePast();
+  int drawn_lines_ = 0;  // height of the frame on screen
+  int spinner_frame_ = 0;
+  // Log mode.
+  v1::Run announced_;  // the snapshot the printed lines describe
+  bool header_printed_ = false;
+};
+
+}  // namespace taskboard::cli
+
+#endif  // TASKBOARD_TOOLS_CLI_LIVE_VIEW_H_

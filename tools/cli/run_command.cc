@@ -1,0 +1,104 @@
+#include "tools/cli/run_command.h"
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "scheduler/flow/flow_errors.h"
+#include "scheduler/flow/proto_value.h"
+#include "scheduler/flow/run_args.h"
+#include "tools/cli/flow_error_report.h"
+#include "tools/cli/flow_file.h"
+#include "tools/cli/proto_json.h"
+#include "tools/cli/rpc_call.h"
+
+namespace taskboard::cli {
+namespace {
+
+constexpr absl::string_view kCommand = "taskboard run";
+
+// The args as the user gave them, checked against the flow's declarations
+// (required args, unknown names) exactly as the scheduler will check them.
+int BuildArgs(const RunFlowOptions& options, const v1::FlowSpec& spec,
+              v1::SubmitRunRequest* request, std::ostream& err) {
+  absl::StatusOr<Json> given = flow::ParseCliArgs(options.args, spec);
+  if (given.ok()) {
+    if (absl::StatusOr<Json> bound = flow::BindRunArgs(spec, *given); !bound.ok()) {
+      given = bound.status();
+    }
+  }
+  if (!given.ok()) {
+    const v1::FlowErrors errors = flow::FlowErrorsFromStatus(given.status());
+    if (errors.errors_size() > 0) {
+      PrintFlowErrors(kCommand, "invalid run args", errors, err);
+    } else {
+      err << kCommand << ": " << given.status().message() << "\n";
+    }
+    return 2;
+  }
+  *request->mutable_args() = flow::JsonToProtoValue(*given).struct_value();
+  return 0;
+}
+
+int BuildLabels(const RunFlowOptions& options, v1::SubmitRunRequest* request, std::ostream& err) {
+  for (const std::string& label : options.labels) {
+    const size_t eq = label.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      err << kCommand << ": --label takes key=value (got '" << label << "')\n";
+      return 2;
+    }
+    (*request->mutable_labels())[label.substr(0, eq)] = label.substr(eq + 1);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunFlow(const RunFlowOptions& options, std::ostream& out, std::ostream& err) {
+  FlowFile file;
+  if (int code = LoadFlowFile(kCommand, options.path, &file, err); code != 0) return code;
+  v1::SubmitRunRequest request;
+  *request.mutable_source() = file.Source();
+  request.set_session_id(options.session_id);
+  if (int code = BuildArgs(options, file.spec, &request, err); code != 0) return code;
+  if (int code = BuildLabels(options, &request, err); code != 0) return code;
+
+  SchedulerClient client(options.scheduler);
+  v1::SubmitRunResponse response;
+  if (int code =
+          CallScheduler(client, kCommand, &v1::Scheduler::Stub::SubmitRun, request, &response, err);
+      code != 0) {
+    return code;
+  }
+  if (options.no_watch) {
+    out << (options.follow.json ? ProtoToJsonLine(response) : response.run_id()) << "\n";
+    err << "follow it with `taskboard watch " << response.run_id() << "`\n";
+    return 0;
+  }
+  return FollowRun(client, kCommand, response.run_id(), options.follow, out, err);
+}
+
+void AddRunCommand(CLI::App& app, CommandSet& commands) {
+  auto options = std::make_shared<RunFlowOptions>();
+  options->follow.terminal = commands.err_terminal();
+  CLI::App* command =
+      app.add_subcommand("run", "Submit a flow file and follow the run live until it finishes");
+  command->add_option("file", options->path, "Flow file (JSON or YAML), or - for standard input")
+      ->required();
+  command->add_option("args", options->args,
+                      "Flow args: a JSON object, key=value pairs, or one value for the first "
+                      "declared arg");
+  command->add_flag("--json", options->follow.json,
+                    "Print every run event as a JSON line, then the final run");
+  command->add_option("--session", options->session_id,
+                      "Session id (enables the `session` tool-cache scope across runs)");
+  // One value per --label, so `run --label a=b flow.yaml` keeps the file.
+  command->add_option("--label", options->labels, "Label the run: key=value (repeatable)")
+      ->allow_extra_args(false);
+  command->add_flag("--no-watch", options->no_watch, "Print the run id and return at once");
+  AddSchedulerOption(command, &options->scheduler);
+  commands.Add(command, [options](std::ostream& out, std::ostream& err) {
+    return RunFlow(*options, out, err);
+  });
+}
+
+}  // namespace taskboard::cli

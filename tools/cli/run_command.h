@@ -1,0 +1,39 @@
+#ifndef TASKBOARD_TOOLS_CLI_RUN_COMMAND_H_
+#define TASKBOARD_TOOLS_CLI_RUN_COMMAND_H_
+
+// `taskboard run FILE|- [ARGS...]`: checks the flow and its args locally
+// (nothing reaches the network when either is wrong), submits it, then
+// follows the run live until it finishes and prints its output.
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "tools/cli/command_set.h"
+#include "tools/cli/run_follower.h"
+
+namespace taskboard::cli {
+
+struct RunFlowOptions {
+  std::string path;  // "-" reads standard input
+  // A JSON object, key=value pairs, or one value for the first declared arg
+  // (flow::ParseCliArgs).
+  std::vector<std::string> args;
+  std::string session_id;
+  std::vector<std::string> labels;  // key=value
+  bool no_watch = false;            // print the run id and return
+  std::string scheduler;
+  FollowOptions follow;
+};
+
+// Exit codes: 0 the run completed (or was submitted, with no_watch); 1 the
+// flow is invalid, the scheduler rejected it, or the run did not complete;
+// 2 unreadable file, bad args or labels, or no scheduler.
+int RunFlow(const RunFlowOptions& options, std::ostream& out, std::ostream& err);
+
+void AddRunCommand(CLI::App& app, CommandSet& commands);
+
+}  // namespace taskboard::cli
+
+#endif  // TASKBOARD_TOOLS_CLI_RUN_COMMAND_H_

@@ -1,0 +1,53 @@
+#include "tools/cli/run_event_stream.h"
+
+namespace taskboard::cli {
+
+RunEventStream::RunEventStream(SchedulerClient& client, const std::string& run_id,
+                               int64_t after_seq)
+    : context_(client.StreamContext()) {
+  v1::WatchRunRequest request;
+  request.set_run_id(run_id);
+  request.set_after_seq(after_seq);
+  reader_ = client.stub().WatchRun(context_.get(), request);
+  thread_ = std::thread([this] { ReadAll(); });
+}
+
+RunEventStream::~RunEventStream() {
+  context_->TryCancel();
+  thread_.join();
+}
+
+void RunEventStream::ReadAll() {
+  v1::WatchRunResponse response;
+  while (reader_->Read(&response)) {
+    absl::MutexLock lock(&mu_);
+    events_.push_back(std::move(*response.mutable_event()));
+  }
+  grpc::Status status = reader_->Finish();
+  absl::MutexLock lock(&mu_);
+  status_ = std::move(status);
+  closed_ = true;
+}
+
+std::vector<v1::RunEvent> RunEventStream::Next(absl::Time deadline) {
+  absl::MutexLock lock(&mu_);
+  mu_.AwaitWithDeadline(absl::Condition(this, &RunEventStream::HasNews), deadline);
+  std::vector<v1::RunEvent> batch(std::make_move_iterator(events_.begin()),
+                                  std::make_move_iterator(events_.end()));
+  events_.clear();
+  return batch;
+}
+
+bool RunEventStream::HasNews() const { return !events_.empty() || closed_; }
+
+bool RunEventStream::ended() const {
+  absl::MutexLock lock(&mu_);
+  return closed_ && events_.empty();
+}
+
+grpc::Status RunEventStream::status() const {
+  absl::MutexLock lock(&mu_);
+  return status_;
+}
+
+}  // namespace taskboard::cli

@@ -1,0 +1,182 @@
+#include "tools/cli/run_follower.h"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "tools/cli/live_view.h"
+#include "tools/cli/proto_json.h"
+#include "tools/cli/rpc_errors.h"
+#include "tools/cli/run_event_stream.h"
+#include "tools/cli/run_states.h"
+
+namespace taskboard::cli {
+namespace {
+
+constexpr absl::Duration kFirstBackoff = absl::Milliseconds(200);
+constexpr absl::Duration kMaxBackoff = absl::Seconds(5);
+
+// Events after which GetRun returns something new. Output deltas, ledger
+// observations and warnings leave the snapshot as it was; any other event
+// (including kinds added to the API later) refreshes it.
+bool ChangesSnapshot(const v1::RunEvent& event) {
+  switch (event.event_case()) {
+    case v1::RunEvent::kOutputDelta:
+    case v1::RunEvent::kObservation:
+    case v1::RunEvent::kWarning:
+      return false;
+    default:
+      return true;
+  }
+}
+
+// A break the follower rides out by reconnecting: the scheduler restarting or
+// the network dropping, as opposed to an answer such as NOT_FOUND.
+bool Transient(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE;
+}
+
+class Follower {
+ public:
+  Follower(SchedulerClient& client, absl::string_view command, const std::string& run_id,
+           const FollowOptions& options, std::ostream& out, std::ostream& err)
+      : client_(client),
+        command_(command),
+        run_id_(run_id),
+        options_(options),
+        out_(out),
+        err_(err),
+        view_(err, options.terminal) {}
+
+  int Follow();
+
+ private:
+  grpc::Status Refresh();
+  // Reads one stream until the run finishes or the stream ends; returns why
+  // it stopped (OK with `finished_` set when the run is over).
+  grpc::Status Tail(int64_t* after_seq);
+  void PrintResult();
+
+  SchedulerClient& client_;
+  const absl::string_view command_;
+  const std::string& run_id_;
+  const FollowOptions& options_;
+  std::ostream& out_;
+  std::ostream& err_;
+  LiveView view_;
+  v1::Run run_;
+  bool finished_ = false;
+};
+
+grpc::Status Follower::Refresh() {
+  v1::GetRunRequest request;
+  request.set_run_id(run_id_);
+  v1::GetRunResponse response;
+  grpc::Status status = client_.stub().GetRun(client_.CallContext().get(), request, &response);
+  if (status.ok()) run_ = std::move(*response.mutable_run());
+  return status;
+}
+
+grpc::Status Follower::Tail(int64_t* after_seq) {
+  RunEventStream stream(client_, run_id_, *after_seq);
+  while (true) {
+    const std::vector<v1::RunEvent> batch = stream.Next(absl::Now() + options_.tick);
+    bool changed = false;
+    for (const v1::RunEvent& event : batch) {
+      *after_seq = std::max(*after_seq, event.seq());
+      if (options_.json) {
+        out_ << ProtoToJsonLine(event) << "\n";
+      } else if (event.has_warning()) {
+        view_.Note(absl::StrCat("warning: ", event.warning().message()), absl::Now());
+      }
+      changed |= ChangesSnapshot(event);
+      finished_ |= event.has_run_finished();
+    }
+    if (options_.json) out_.flush();
+    if (changed && !options_.json) {
+      if (grpc::Status status = Refresh(); !status.ok()) return status;
+      view_.Update(run_, absl::Now());
+    }
+    view_.Tick(absl::Now());
+    if (finished_) return grpc::Status::OK;
+    if (stream.ended()) break;
+  }
+  grpc::Status status = stream.status();
+  if (!status.ok()) return status;
+  // Closed without run_finished: the run may have ended between our replay
+  // and the live tail; the run itself says whether to keep watching.
+  if (status = Refresh(); status.ok() && IsSettled(run_.status())) finished_ = true;
+  return status.ok() && !finished_ ? grpc::Status(grpc::StatusCode::UNAVAILABLE, "watch closed")
+                                   : status;
+}
+
+void Follower::PrintResult() {
+  if (!run_.output().empty()) {
+    out_ << run_.output();
+    if (run_.output().back() != '\n') out_ << "\n";
+    out_.flush();
+  }
+  if (run_.status() == v1::RUN_STATUS_COMPLETED) return;
+  err_ << command_ << ": run " << run_.run_id() << " " << RunStatusName(run_.status());
+  if (!run_.error().empty()) err_ << ": " << run_.error();
+  err_ << "\n";
+  if (IsSettled(run_.status())) {
+    err_ << "  resume it with `taskboard resume " << run_.run_id() << "`\n";
+  }
+}
+
+int Follower::Follow() {
+  if (grpc::Status status = Refresh(); !status.ok()) {
+    return ReportRpcError(command_, client_.address(), status, err_);
+  }
+  if (!options_.json) view_.Update(run_, absl::Now());
+  int64_t after_seq = options_.after_seq;
+  std::optional<absl::Time> down_since;
+  absl::Duration backoff = kFirstBackoff;
+  while (!finished_) {
+    const int64_t seen = after_seq;
+    grpc::Status status = Tail(&after_seq);
+    if (finished_) break;
+    if (!Transient(status)) return ReportRpcError(command_, client_.address(), status, err_);
+    if (after_seq > seen) {  // the stream delivered before it broke
+      down_since.reset();
+      backoff = kFirstBackoff;
+    }
+    const absl::Time now = absl::Now();
+    if (!down_since) {
+      down_since = now;
+      view_.Note(absl::StrCat("lost the watch on ", client_.address(), " (", status.error_message(),
+                              "); reconnecting"),
+                 now);
+    } else if (now - *down_since >= options_.reconnect_window) {
+      err_ << command_ << ": cannot reach the scheduler at " << client_.address() << " for "
+           << absl::FormatDuration(options_.reconnect_window) << ": " << status.error_message()
+           << "\n  the run goes on; follow it later with `taskboard watch " << run_id_ << "`\n";
+      return 2;
+    }
+    absl::SleepFor(backoff);
+    backoff = std::min(backoff * 2, kMaxBackoff);
+  }
+  if (grpc::Status status = Refresh(); !status.ok()) {
+    return ReportRpcError(command_, client_.address(), status, err_);
+  }
+  if (options_.json) {
+    out_ << ProtoToJsonLine(run_) << "\n";
+  } else {
+    view_.Update(run_, absl::Now());
+    view_.Finish(absl::Now());
+    PrintResult();
+  }
+  return ExitCodeForRun(run_.status());
+}
+
+}  // namespace
+
+int FollowRun(SchedulerClient& client, absl::string_view command, const std::string& run_id,
+              const FollowOptions& options, std::ostream& out, std::ostream& err) {
+  return Follower(client, command, run_id, options, out, err).Follow();
+}
+
+}  // namespace taskboard::cli

@@ -1,0 +1,50 @@
+#ifndef TASKBOARD_TOOLS_CLI_RUN_FOLLOWER_H_
+#define TASKBOARD_TOOLS_CLI_RUN_FOLLOWER_H_
+
+// Follows a run to its end, for `taskboard run`, `watch` and `resume`:
+//
+//   GetRun -> show --> WatchRun(after_seq) -- batch of events --> GetRun -> show
+//                 ^            |  stream broke (UNAVAILABLE)
+//                 +-- backoff -+  reconnect with after_seq = last seen seq
+//
+// The snapshot is refreshed with GetRun once per batch of events rather than
+// rebuilt from the events, so the view always shows what the scheduler
+// computed (phase aggregates, gate verdicts) and a missed event cannot leave
+// it wrong. The live view (live_view.h) draws on `err`; the run's output goes
+// to `out`, so `taskboard run flow.yaml > result.md` captures just the result.
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "tools/cli/scheduler_client.h"
+#include "tools/cli/terminal.h"
+
+namespace taskboard::cli {
+
+struct FollowOptions {
+  // Print every event as one JSON line on `out`, then the final run as JSON,
+  // instead of the live view and the output.
+  bool json = false;
+  // Replay events after this sequence number (0: the whole log).
+  int64_t after_seq = 0;
+  // Where the live view draws (standard error).
+  TerminalInfo terminal;
+  // Give up when the scheduler stays unreachable this long after the watch
+  // broke; the run goes on regardless.
+  absl::Duration reconnect_window = absl::Seconds(60);
+  // How often the live view may redraw without news.
+  absl::Duration tick = absl::Milliseconds(100);
+};
+
+// Exit codes: 0 the run completed; 1 it failed, was blocked or cancelled, or
+// is paused; 2 the scheduler could not be reached (or stayed unreachable
+// longer than the reconnect window); 1 for other RPC errors (unknown run).
+int FollowRun(SchedulerClient& client, absl::string_view command, const std::string& run_id,
+              const FollowOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace taskboard::cli
+
+#endif  // TASKBOARD_TOOLS_CLI_RUN_FOLLOWER_H_

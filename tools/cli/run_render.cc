@@ -1,0 +1,460 @@
+#include "tools/cli/run_render.h"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "scheduler/flow/dag.h"
+#include "scheduler/flow/flow_names.h"
+#include "scheduler/flow/phase_graph.h"
+#include "tools/cli/ansi.h"
+#include "tools/cli/dag_rails.h"
+#include "tools/cli/display_format.h"
+#include "tools/cli/display_width.h"
+#include "tools/cli/run_states.h"
+
+namespace taskboard::cli {
+namespace {
+
+using Layers = std::vector<std::vector<std::string>>;
+
+constexpr absl::string_view kSpinnerFrames[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
+constexpr int kSpinnerFrameCount = sizeof(kSpinnerFrames) / sizeof(kSpinnerFrames[0]);
+
+// Agent output and errors span lines; a row has one.
+std::string OneLine(absl::string_view text) {
+  std::string line;
+  bool space = false;
+  for (char c : absl::StripAsciiWhitespace(text)) {
+    if (absl::ascii_isspace(static_cast<unsigned char>(c))) {
+      space = true;
+      continue;
+    }
+    if (space) line += ' ';
+    space = false;
+    line += c;
+  }
+  return line;
+}
+
+std::string WithReason(absl::string_view label, absl::string_view reason) {
+  const std::string line = OneLine(reason);
+  return line.empty() ? std::string(label) : absl::StrCat(label, ": ", line);
+}
+
+std::string GateText(const v1::GateVerdict& gate) {
+  return WithReason(gate.pass() ? "PASS" : "BLOCK", gate.reason());
+}
+
+bool GateBlocked(v1::TaskState state, bool has_gate, const v1::GateVerdict& gate) {
+  return state == v1::TASK_STATE_COMPLETED && has_gate && !gate.pass();
+}
+
+Style IconStyle(v1::TaskState state, bool blocked) {
+  if (blocked) return Style::kRed;
+  switch (state) {
+    case v1::TASK_STATE_COMPLETED:
+      return Style::kGreen;
+    case v1::TASK_STATE_FAILED:
+      return Style::kRed;
+    case v1::TASK_STATE_RUNNING:
+    case v1::TASK_STATE_RETRYING:
+      return Style::kYellow;
+    case v1::TASK_STATE_READY:
+    case v1::TASK_STATE_DISPATCHED:
+      return Style::kCyan;
+    default:
+      return Style::kDim;
+  }
+}
+
+Style RunStyle(v1::RunStatus status) {
+  switch (status) {
+    case v1::RUN_STATUS_COMPLETED:
+      return Style::kGreen;
+    case v1::RUN_STATUS_FAILED:
+    case v1::RUN_STATUS_BLOCKED:
+      return Style::kRed;
+    case v1::RUN_STATUS_RUNNING:
+      return Style::kYellow;
+    default:
+      return Style::kDim;
+  }
+}
+
+absl::string_view Spinner(int frame) { return kSpinnerFrames[frame % kSpinnerFrameCount]; }
+
+// A piece of a row's tail, with the colour it takes when colours are on.
+struct Piece {
+  std::string text;
+  std::optional<Style> style;
+};
+
+// One row before column alignment.
+struct Row {
+  absl::string_view rail = " ";
+  std::string icon;
+  Style icon_style = Style::kDim;
+  bool pending = false;  // drawn dim
+  std::string id;
+  std::string kind;
+  std::string agent;
+  std::vector<Piece> tail;
+};
+
+// The icon of a row: the spinner frame for running rows when animating.
+std::string RowIcon(v1::TaskState state, absl::string_view icon, const RenderOptions& options) {
+  if (state == v1::TASK_STATE_RUNNING && options.spinner_frame >= 0) {
+    return std::string(Spinner(options.spinner_frame));
+  }
+  return std::string(icon);
+}
+
+void AddTiming(const google::protobuf::Timestamp& started, const google::protobuf::Timestamp& ended,
+               absl::Time now, std::vector<Piece>* tail) {
+  if (std::optional<absl::Duration> elapsed = Elapsed(started, ended, now)) {
+    tail->push_back({FormatElapsed(*elapsed), std::nullopt});
+  }
+}
+
+void AddUsage(const v1::Usage& usage, std::vector<Piece>* tail) {
+  if (std::string text = FormatUsage(usage); !text.empty()) tail->push_back({text, std::nullopt});
+}
+
+void AddEdges(const std::vector<std::string>& deps, const std::vector<std::string>& previous_layer,
+              std::vector<Piece>* tail) {
+  const std::vector<std::string> edges = LongEdges(deps, previous_layer);
+  if (!edges.empty()) tail->push_back({"↳ " + absl::StrJoin(edges, ", "), Style::kDim});
+}
+
+void AddOutcome(std::string outcome, v1::TaskState state, std::vector<Piece>* tail) {
+  if (outcome.empty()) return;
+  const bool bad = state == v1::TASK_STATE_FAILED || absl::StartsWith(outcome, "BLOCK");
+  tail->push_back({std::move(outcome), bad ? std::optional<Style>(Style::kRed) : std::nullopt});
+}
+
+// Aligns the id, kind and agent columns over every row and joins the tail
+// pieces; trailing empty columns add no spaces.
+void AppendRows(const std::vector<Row>& rows, const RenderOptions& options, std::string* frame) {
+  int id_width = 0, kind_width = 0, agent_width = 0;
+  for (const Row& row : rows) {
+    id_width = std::max(id_width, DisplayWidth(row.id));
+    kind_width = std::max(kind_width, DisplayWidth(row.kind));
+    agent_width = std::max(agent_width, DisplayWidth(row.agent));
+  }
+  const bool color = options.color;
+  for (const Row& row : rows) {
+    struct Cell {
+      std::string text;
+      std::optional<Style> style;
+      int width;
+    };
+    std::vector<Cell> cells = {
+        {row.id, row.pending ? std::optional<Style>(Style::kDim) : std::nullopt, id_width},
+        {row.kind, Style::kDim, kind_width}};
+    if (agent_width > 0) cells.push_back({row.agent, std::nullopt, agent_width});
+    for (const Piece& piece : row.tail) cells.push_back({piece.text, piece.style, 0});
+    while (!cells.empty() && cells.back().text.empty()) cells.pop_back();
+
+    std::string line = absl::StrCat("  ", Paint(row.rail, Style::kDim, color && row.rail != " "),
+                                    " ", Paint(row.icon, row.icon_style, color),
+                                    std::string(std::max(0, 2 - DisplayWidth(row.icon)), ' '));
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const Cell& cell = cells[i];
+      line += " ";
+      line += cell.style ? Paint(cell.text, *cell.style, color) : cell.text;
+      if (i + 1 < cells.size()) {
+        line.append(std::max(0, cell.width - DisplayWidth(cell.text)) + 1, ' ');
+      }
+    }
+    absl::StrAppend(frame, FitToWidth(line, options.width), "\n");
+  }
+}
+
+// Rows in layer order with rails; ids missing from `layers` (a snapshot that
+// disagrees with its spec) follow in a blank-gutter group, as pi-taskflow's
+// safety net does.
+template <typename MakeRow>
+std::vector<Row> LayeredRows(const Layers& layers, const std::vector<std::string>& all_ids,
+                             const MakeRow& make_row) {
+  std::vector<Row> rows;
+  absl::flat_hash_set<std::string> shown;
+  std::vector<std::string> previous;
+  for (const std::vector<std::string>& layer : layers) {
+    for (size_t j = 0; j < layer.size(); ++j) {
+      rows.push_back(make_row(layer[j], previous));
+      rows.back().rail = RailGlyph(j, layer.size());
+      shown.insert(layer[j]);
+    }
+    previous = layer;
+  }
+  for (const std::string& id : all_ids) {
+    if (shown.insert(id).second) rows.push_back(make_row(id, previous));
+  }
+  return rows;
+}
+
+std::string PhaseAgent(const v1::Phase& phase) {
+  if (!phase.agent().empty() || phase.type() != v1::PHASE_TYPE_PARALLEL) return phase.agent();
+  std::vector<std::string> agents;
+  for (const v1::Branch& branch : phase.branches()) {
+    if (!branch.agent().empty() &&
+        std::find(agents.begin(), agents.end(), branch.agent()) == agents.end()) {
+      agents.push_back(branch.agent());
+    }
+  }
+  return absl::StrJoin(agents, ",");
+}
+
+std::string FirstAgentOfPhase(const v1::Run& run, absl::string_view phase_id) {
+  for (const v1::Task& task : run.tasks()) {
+    if (task.phase_id() == phase_id && !task.agent().empty()) return task.agent();
+  }
+  return "";
+}
+
+std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptions& options) {
+  const v1::TaskflowSpec* flow = run.spec().has_taskflow() ? &run.spec().taskflow() : nullptr;
+  absl::flat_hash_map<std::string, const v1::Phase*> specs;
+  std::vector<std::string> ids;
+  if (flow != nullptr) {
+    for (const v1::Phase& phase : flow->phases()) {
+      specs[phase.id()] = &phase;
+      ids.push_back(phase.id());
+    }
+  }
+  absl::flat_hash_map<std::string, const v1::PhaseStatus*> statuses;
+  for (const v1::PhaseStatus& status : run.phases()) {
+    statuses[status.phase_id()] = &status;
+    ids.push_back(status.phase_id());
+  }
+
+  Layers layers;
+  if (flow != nullptr) {
+    layers = flow::PhaseLayers(*flow);
+  } else {
+    // No spec in the snapshot: the scheduler's own layer numbers.
+    for (const v1::PhaseStatus& status : run.phases()) {
+      const size_t layer = static_cast<size_t>(std::max(0, status.layer()));
+      if (layers.size() <= layer) layers.resize(layer + 1);
+      layers[layer].push_back(status.phase_id());
+    }
+    std::erase_if(layers, [](const auto& layer) { return layer.empty(); });
+  }
+
+  auto make_row = [&](const std::string& id, const std::vector<std::string>& previous) {
+    const v1::Phase* spec = specs.contains(id) ? specs[id] : nullptr;
+    v1::PhaseStatus status;
+    if (statuses.contains(id)) {
+      status = *statuses[id];
+    } else {
+      status.set_phase_id(id);
+      status.set_type(spec != nullptr ? spec->type() : v1::PHASE_TYPE_AGENT);
+      status.set_state(v1::TASK_STATE_PENDING);
+    }
+    Row row;
+    row.icon = RowIcon(status.state(), PhaseIcon(status), options);
+    row.icon_style =
+        IconStyle(status.state(), GateBlocked(status.state(), status.has_gate(), status.gate()));
+    row.pending = status.state() == v1::TASK_STATE_PENDING;
+    row.id = id;
+    row.kind = std::string(flow::PhaseTypeName(spec != nullptr ? spec->type() : status.type()));
+    row.agent = spec != nullptr ? PhaseAgent(*spec) : FirstAgentOfPhase(run, id);
+    const bool fans_out =
+        status.type() == v1::PHASE_TYPE_MAP || status.type() == v1::PHASE_TYPE_PARALLEL;
+    if (fans_out && status.items_total() > 0) {
+      std::string progress = ProgressBar(status.items_done(), status.items_total());
+      if (status.items_failed() > 0)
+        absl::StrAppend(&progress, " · ", status.items_failed(), " failed");
+      row.tail.push_back({progress, std::nullopt});
+    }
+    AddTiming(status.started_at(), status.finished_at(), now, &row.tail);
+    AddUsage(status.usage(), &row.tail);
+    if (spec != nullptr) AddEdges(flow::PhaseDependencies(*spec), previous, &row.tail);
+    AddOutcome(PhaseOutcome(run, status), status.state(), &row.tail);
+    return row;
+  };
+  return LayeredRows(layers, ids, make_row);
+}
+
+// Board tasks (layered by the spec when the snapshot has it) and the tasks
+// patterns plan at run time (layered by their deps).
+std::vector<Row> TaskRows(const v1::Run& run, absl::Time now, const RenderOptions& options) {
+  const v1::BoardSpec* board = run.spec().has_board() ? &run.spec().board() : nullptr;
+  absl::flat_hash_map<std::string, const v1::BoardTask*> specs;
+  absl::flat_hash_map<std::string, const v1::Task*> tasks;
+  std::vector<std::string> ids;
+  std::vector<flow::DagNode> nodes;
+  if (board != nullptr) {
+    for (const v1::BoardTask& task : board->tasks()) {
+      specs[task.id()] = &task;
+      ids.push_back(task.id());
+    }
+  }
+  for (const v1::Task& task : run.tasks()) {
+    // A board task is known by its board id, whichever field carries it.
+    const std::string& id =
+        board != nullptr && !specs.contains(task.task_id()) && specs.contains(task.phase_id())
+            ? task.phase_id()
+            : task.task_id();
+    tasks.try_emplace(id, &task);
+    ids.push_back(id);
+    nodes.push_back({id, std::vector<std::string>(task.deps().begin(), task.deps().end())});
+  }
+  const Layers layers = board != nullptr ? BoardTaskLayers(*board) : flow::TopologicalLayers(nodes);
+
+  auto make_row = [&](const std::string& id, const std::vector<std::string>& previous) {
+    const v1::BoardTask* spec = specs.contains(id) ? specs[id] : nullptr;
+    v1::Task task;
+    if (tasks.contains(id)) {
+      task = *tasks[id];
+    } else {
+      task.set_state(v1::TASK_STATE_PENDING);
+    }
+    Row row;
+    row.icon = RowIcon(task.state(),
+                       GateBlocked(task.state(), task.has_gate(), task.gate())
+                           ? kBlockedGateIcon
+                           : TaskStateIcon(task.state()),
+                       options);
+    row.icon_style =
+        IconStyle(task.state(), GateBlocked(task.state(), task.has_gate(), task.gate()));
+    row.pending = task.state() == v1::TASK_STATE_PENDING;
+    row.id = id;
+    row.kind = board != nullptr || task.role().empty() ? "task" : task.role();
+    row.agent = spec != nullptr && !spec->agent().empty() ? spec->agent() : task.agent();
+    AddTiming(task.started_at(), task.finished_at(), now, &row.tail);
+    AddUsage(task.usage(), &row.tail);
+    if (task.attempt() > 1) row.tail.push_back({absl::StrCat("attempt ", task.attempt()), {}});
+    const auto& deps = spec != nullptr ? spec->deps() : task.deps();
+    AddEdges(std::vector<std::string>(deps.begin(), deps.end()), previous, &row.tail);
+    AddOutcome(TaskOutcome(task), task.state(), &row.tail);
+    if (board == nullptr && !task.title().empty()) {
+      row.tail.push_back({OneLine(task.title()), Style::kDim});
+    }
+    return row;
+  };
+  return LayeredRows(layers, ids, make_row);
+}
+
+std::string KindName(const v1::Run& run) {
+  if (run.kind() == v1::FLOW_KIND_UNSPECIFIED) return std::string(flow::FlowKindName(run.spec()));
+  return RunKindName(run.kind());
+}
+
+bool IsTaskflow(const v1::Run& run) {
+  return run.kind() == v1::FLOW_KIND_TASKFLOW || run.spec().has_taskflow() ||
+         (run.kind() == v1::FLOW_KIND_UNSPECIFIED && run.phases_size() > 0);
+}
+
+// Phases or tasks in state COMPLETED.
+template <typename Items>
+int CountCompleted(const Items& items) {
+  return static_cast<int>(std::count_if(items.begin(), items.end(), [](const auto& item) {
+    return item.state() == v1::TASK_STATE_COMPLETED;
+  }));
+}
+
+}  // namespace
+
+std::string RunProgress(const v1::Run& run) {
+  if (IsTaskflow(run)) {
+    const int total =
+        run.spec().has_taskflow() ? run.spec().taskflow().phases_size() : run.phases_size();
+    const int done = CountCompleted(run.phases());
+    return absl::StrCat(done, "/", total, total == 1 ? " phase" : " phases");
+  }
+  // Count completed tasks against the board's spec when the snapshot has
+  // them: the run's own counters cover only the tasks created so far and
+  // count every finished task, failed ones included. Listings carry no tasks.
+  int total = std::max(run.tasks_total(), run.tasks_size());
+  if (run.spec().has_board()) total = std::max(total, run.spec().board().tasks_size());
+  const int done = run.tasks().empty() ? run.tasks_done() : CountCompleted(run.tasks());
+  return absl::StrCat(done, "/", total, total == 1 ? " task" : " tasks");
+}
+
+absl::string_view PhaseIcon(const v1::PhaseStatus& phase) {
+  return GateBlocked(phase.state(), phase.has_gate(), phase.gate()) ? kBlockedGateIcon
+                                                                    : TaskStateIcon(phase.state());
+}
+
+std::string TaskOutcome(const v1::Task& task) {
+  switch (task.state()) {
+    case v1::TASK_STATE_COMPLETED:
+      if (task.has_gate()) return GateText(task.gate());
+      return task.reused() ? "reused" : "";
+    case v1::TASK_STATE_SKIPPED:
+      return WithReason("skipped", task.skip_reason());
+    case v1::TASK_STATE_FAILED:
+      return WithReason("failed", task.error());
+    default:
+      return "";
+  }
+}
+
+std::string PhaseOutcome(const v1::Run& run, const v1::PhaseStatus& phase) {
+  const auto phase_tasks = [&run, &phase] {
+    std::vector<const v1::Task*> tasks;
+    for (const v1::Task& task : run.tasks()) {
+      if (task.phase_id() == phase.phase_id()) tasks.push_back(&task);
+    }
+    return tasks;
+  };
+  switch (phase.state()) {
+    case v1::TASK_STATE_COMPLETED: {
+      if (phase.has_gate()) return GateText(phase.gate());
+      const std::vector<const v1::Task*> tasks = phase_tasks();
+      const bool reused =
+          !tasks.empty() &&
+          std::all_of(tasks.begin(), tasks.end(), [](const v1::Task* t) { return t->reused(); });
+      return reused ? "reused" : "";
+    }
+    case v1::TASK_STATE_SKIPPED:
+      return WithReason("skipped", phase.skip_reason());
+    case v1::TASK_STATE_FAILED:
+      for (const v1::Task* task : phase_tasks()) {
+        if (task->state() == v1::TASK_STATE_FAILED && !task->error().empty()) {
+          return WithReason("failed", task->error());
+        }
+      }
+      return "failed";
+    default:
+      return "";
+  }
+}
+
+std::string RenderRunHeader(const v1::Run& run, absl::Time now, const RenderOptions& options) {
+  const bool running = run.status() == v1::RUN_STATUS_RUNNING;
+  const absl::string_view icon = running && options.spinner_frame >= 0
+                                     ? Spinner(options.spinner_frame)
+                                     : RunStatusIcon(run.status());
+  std::string status = RunStatusName(run.status());
+  if (!run.board_meta().empty() && !IsTaskflow(run))
+    absl::StrAppend(&status, " (", run.board_meta(), ")");
+  std::vector<std::string> parts = {RunProgress(run), status};
+  if (std::string usage = FormatUsage(run.usage()); !usage.empty()) parts.push_back(usage);
+  if (std::optional<absl::Duration> elapsed = Elapsed(run.created_at(), run.finished_at(), now)) {
+    parts.push_back(FormatElapsed(*elapsed));
+  }
+  if (!run.run_id().empty()) parts.push_back(absl::StrCat("run ", run.run_id()));
+  const std::string& name = run.flow_name().empty() ? run.spec().name() : run.flow_name();
+  const std::string line =
+      absl::StrCat(Paint(icon, RunStyle(run.status()), options.color), " ", KindName(run), " ",
+                   Paint(name, Style::kBold, options.color), "  ", absl::StrJoin(parts, " · "));
+  return FitToWidth(line, options.width);
+}
+
+std::string RenderRun(const v1::Run& run, absl::Time now, const RenderOptions& options) {
+  std::string frame = absl::StrCat(RenderRunHeader(run, now, options), "\n");
+  AppendRows(IsTaskflow(run) ? PhaseRows(run, now, options) : TaskRows(run, now, options), options,
+             &frame);
+  return frame;
+}
+
+}  // namespace taskboard::cli

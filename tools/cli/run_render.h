@@ -1,0 +1,59 @@
+#ifndef TASKBOARD_TOOLS_CLI_RUN_RENDER_H_
+#define TASKBOARD_TOOLS_CLI_RUN_RENDER_H_
+
+// The live view of a run, in pi-taskflow's style: a header line, then one row
+// per phase (taskflow) or task (board, plan-and-execute, supervisor), grouped
+// by DAG layer with rails, so the layout is the DAG:
+//
+//   ◐ taskflow repo-digest  1/4 phases · running · ↑1.2k ↓310 · $0.0021 · 1m05s · run r-7
+//       ✓  discover   agent   scout       12.3s  ↑1.2k ↓310 $0.0021
+//       ◐  summarize  map     summarizer  [███░░░░░░░] 12/40 · 1 failed  52.7s
+//     ┌ ○  check      gate    reviewer
+//     └ ○  lint       agent   linter      ↳ discover
+//
+// Pure: the same run, `now` and options always give the same text, which the
+// tests compare exactly. The terminal driver (live_view.h) decides when to draw.
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "taskboard/v1/scheduler.pb.h"
+
+namespace taskboard::cli {
+
+struct RenderOptions {
+  bool color = false;
+  // Lines are cut to this many columns (a wrapped line would break an
+  // in-place redraw); 0 = no limit.
+  int width = 0;
+  // >= 0: running rows and a running header show this frame of a braille
+  // spinner instead of the static ◐.
+  int spinner_frame = -1;
+};
+
+// The whole frame; every line ends with '\n'.
+std::string RenderRun(const v1::Run& run, absl::Time now, const RenderOptions& options = {});
+
+// The header line alone (no newline): flow kind and name, done/total phases
+// (tasks for the other kinds), status, total usage and cost, elapsed time,
+// run id.
+std::string RenderRunHeader(const v1::Run& run, absl::Time now, const RenderOptions& options = {});
+
+// "3/5 phases" for a taskflow (phases completed), "7/9 tasks" for the other
+// kinds; shared by the header and `taskboard runs`.
+std::string RunProgress(const v1::Run& run);
+
+// The state icon of a phase: TaskStateIcon, or ⛔ for a gate that blocked.
+absl::string_view PhaseIcon(const v1::PhaseStatus& phase);
+
+// How a phase or task ended, for the end of its row and for transition lines:
+// "PASS: reason" / "BLOCK: reason" for gates, "skipped: reason",
+// "failed: error" (a phase shows its first failed task's error), "reused"
+// after a resume; "" otherwise. Always one line.
+std::string PhaseOutcome(const v1::Run& run, const v1::PhaseStatus& phase);
+std::string TaskOutcome(const v1::Task& task);
+
+}  // namespace taskboard::cli
+
+#endif  // TASKBOARD_TOOLS_CLI_RUN_RENDER_H_

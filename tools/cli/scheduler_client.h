@@ -1,0 +1,50 @@
+#ifndef TASKBOARD_TOOLS_CLI_SCHEDULER_CLIENT_H_
+#define TASKBOARD_TOOLS_CLI_SCHEDULER_CLIENT_H_
+
+// The CLI's connection to a scheduler: an insecure channel to --scheduler
+// (env TASKBOARD_SCHEDULER), the generated stub, and the per-call settings
+// every client command shares (a deadline on unary calls, the bearer token
+// from TASKBOARD_TOKEN).
+
+#include <memory>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "taskboard/v1/scheduler.grpc.pb.h"
+
+namespace taskboard::cli {
+
+inline constexpr char kDefaultSchedulerAddress[] = "127.0.0.1:7233";
+
+// Adds `--scheduler ADDR` to a client command: the command line, else
+// TASKBOARD_SCHEDULER, else kDefaultSchedulerAddress.
+void AddSchedulerOption(CLI::App* command, std::string* address);
+
+class SchedulerClient {
+ public:
+  // Unary calls that take longer than this fail with DEADLINE_EXCEEDED rather
+  // than hang on an address that never answers.
+  static constexpr absl::Duration kCallTimeout = absl::Seconds(30);
+
+  // Connects lazily: nothing happens on the network until the first call.
+  explicit SchedulerClient(std::string address);
+
+  const std::string& address() const { return address_; }
+  v1::Scheduler::Stub& stub() { return *stub_; }
+
+  // A context for one unary call (deadline kCallTimeout).
+  std::unique_ptr<grpc::ClientContext> CallContext() const;
+  // A context for a stream that lasts as long as the run (no deadline).
+  std::unique_ptr<grpc::ClientContext> StreamContext() const;
+
+ private:
+  std::string address_;
+  std::string token_;  // TASKBOARD_TOKEN, sent as `authorization: Bearer <token>`
+  std::unique_ptr<v1::Scheduler::Stub> stub_;
+};
+
+}  // namespace taskboard::cli
+
+#endif  // TASKBOARD_TOOLS_CLI_SCHEDULER_CLIENT_H_

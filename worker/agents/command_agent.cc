@@ -1,0 +1,146 @@
+#include "worker/agents/command_agent.h"
+
+#include <unistd.h>
+
+#include <map>
+#include <string>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "common/utf8.h"
+#include "worker/agents/subprocess.h"
+#include "worker/agents/task_envelope.h"
+
+extern char** environ;
+
+namespace taskboard::worker {
+namespace {
+
+// The last non-empty line of a stderr tail, for one-line error messages.
+std::string LastLine(absl::string_view text) {
+  text = absl::StripTrailingAsciiWhitespace(text);
+  const size_t newline = text.rfind('\n');
+  if (newline != absl::string_view::npos) text.remove_prefix(newline + 1);
+  if (text.size() > 500) text = text.substr(0, 500);
+  return ToValidUtf8(text);
+}
+
+std::string StderrSuffix(const std::string& stderr_tail) {
+  const std::string line = LastLine(stderr_tail);
+  return line.empty() ? " (nothing on stderr)" : absl::StrCat(": ", line);
+}
+
+}  // namespace
+
+CommandAgent::CommandAgent(AgentDefinition definition, CommandAgentOptions options)
+    : definition_(std::move(definition)), options_(std::move(options)) {
+  info_.set_name(definition_.name);
+  info_.set_description(definition_.description);
+  info_.set_type("command");
+  info_.set_model(definition_.model);
+}
+
+std::string CommandAgent::WorkingDirectory(const v1::Assignment& assignment) const {
+  if (!assignment.cwd().empty()) {
+    std::filesystem::path cwd(assignment.cwd());
+    return (cwd.is_absolute() || options_.workdir.empty() ? cwd : options_.workdir / cwd).string();
+  }
+  if (!definition_.cwd.empty()) return definition_.cwd.string();
+  return options_.workdir.string();
+}
+
+std::vector<std::string> CommandAgent::Environment(const v1::Assignment& assignment) const {
+  // Later entries win: the worker's environment, the agent file's env, then
+  // what Taskboard sets.
+  std::map<std::string, std::string> vars;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    absl::string_view var(*entry);
+    const size_t eq = var.find('=');
+    if (eq == absl::string_view::npos) continue;
+    vars[std::string(var.substr(0, eq))] = std::string(var.substr(eq + 1));
+  }
+  for (const auto& [name, value] : definition_.env) vars[name] = value;
+  for (auto& [name, value] : TaskEnvironment(assignment)) vars[name] = std::move(value);
+  vars["TASKBOARD_AGENT_DIR"] =
+      std::filesystem::absolute(definition_.source.parent_path()).lexically_normal().string();
+  std::vector<std::string> env;
+  env.reserve(vars.size());
+  for (const auto& [name, value] : vars) env.push_back(absl::StrCat(name, "=", value));
+  return env;
+}
+
+AgentOutcome CommandAgent::Run(const v1::Assignment& assignment, AgentContext& context) const {
+  const CancelToken& cancellation = context.cancellation();
+  if (cancellation.cancelled()) return CancelledOutcome(assignment, cancellation);
+
+  SubprocessOptions process;
+  process.argv = definition_.argv;
+  process.env = Environment(assignment);
+  process.cwd = WorkingDirectory(assignment);
+  process.stdin_data = DumpJson(TaskEnvelope(assignment));
+  process.timeout = definition_.timeout;
+  if (assignment.timeout_seconds() > 0) {
+    process.timeout = std::min(process.timeout, absl::Seconds(assignment.timeout_seconds()));
+  }
+  process.kill_grace = options_.kill_grace;
+  process.max_stdout_bytes = options_.max_output_bytes;
+  process.cancel = &cancellation;
+  process.on_stdout = [&context](absl::string_view chunk) { context.EmitOutput(chunk); };
+
+  const std::string who = absl::StrCat("command agent '", definition_.name, "'");
+  AgentOutcome outcome;
+  outcome.execution.set_prompt(assignment.prompt());
+  outcome.execution.set_system_prompt(definition_.system_prompt);
+  absl::StatusOr<SubprocessResult> ran = RunSubprocess(process);
+  if (!ran.ok()) {
+    outcome.error = absl::StrCat(who, ": ", ran.status().message());
+    outcome.execution.set_stopped(true);
+    outcome.execution.set_stop_reason("error");
+    outcome.execution.set_exit_code(-1);
+    return outcome;
+  }
+  // Shell convention: a process killed by signal N reports 128 + N.
+  outcome.execution.set_exit_code(ran->term_signal != 0 ? 128 + ran->term_signal : ran->exit_code);
+  outcome.execution.set_stderr_tail(ToValidUtf8(ran->stderr_tail));
+  outcome.output = ToValidUtf8(ran->stdout_data);
+
+  using Ending = SubprocessResult::Ending;
+  switch (ran->ending) {
+    case Ending::kExited:
+      if (ran->exit_code == 0) {
+        outcome.success = true;
+      } else {
+        outcome.error =
+            absl::StrCat(who, " exited with code ", ran->exit_code, StderrSuffix(ran->stderr_tail));
+      }
+      break;
+    case Ending::kSignaled:
+      outcome.error = absl::StrCat(who, " was killed by ", SignalName(ran->term_signal),
+                                   StderrSuffix(ran->stderr_tail));
+      break;
+    case Ending::kTimedOut:
+      outcome.error =
+          absl::StrCat(who, " timed out after ", absl::ToDoubleSeconds(process.timeout), "s");
+      outcome.execution.set_stopped(true);
+      outcome.execution.set_stop_reason("timeout");
+      break;
+    case Ending::kCancelled: {
+      AgentOutcome cancelled = CancelledOutcome(assignment, cancellation);
+      outcome.error = std::move(cancelled.error);
+      outcome.execution.set_stopped(true);
+      outcome.execution.set_stop_reason(cancelled.execution.stop_reason());
+      break;
+    }
+    case Ending::kOutputTooLarge:
+      outcome.error = absl::StrCat(who, " wrote more than ", options_.max_output_bytes,
+                                   " bytes to stdout, the output limit: write large results to a "
+                                   "file and print its path instead");
+      outcome.execution.set_stopped(true);
+      outcome.execution.set_stop_reason("output_limit");
+      break;
+  }
+  return outcome;
+}
+
+}  // namespace taskboard::worker

@@ -1,0 +1,50 @@
+#ifndef TASKBOARD_WORKER_AGENTS_COMMAND_AGENT_H_
+#define TASKBOARD_WORKER_AGENTS_COMMAND_AGENT_H_
+
+// The `command` agent: runs a program per task (no shell unless its file says
+// `shell: true`) with the task envelope on stdin and TASKBOARD_* variables in
+// its environment (worker/agents/task_envelope.h); its stdout is the output,
+// exit code 0 means success. Timeouts and cancellation stop its whole process
+// group (worker/agents/subprocess.h).
+//
+// Working directory: the task's cwd (relative to the worker's workdir), else
+// the agent file's cwd, else the worker's --workdir, else the worker's own.
+
+#include <cstddef>
+#include <filesystem>
+
+#include "absl/time/time.h"
+#include "worker/agents/agent.h"
+#include "worker/agents/agent_file.h"
+
+namespace taskboard::worker {
+
+struct CommandAgentOptions {
+  // The worker's --workdir; empty for the worker's own working directory.
+  std::filesystem::path workdir;
+  // Between SIGTERM and SIGKILL when stopping the process group.
+  absl::Duration kill_grace = absl::Seconds(2);
+  // More stdout than this fails the task.
+  size_t max_output_bytes = 4 << 20;
+};
+
+class CommandAgent : public Agent {
+ public:
+  // `definition.type` must be kCommand with a non-empty argv.
+  CommandAgent(AgentDefinition definition, CommandAgentOptions options);
+
+  const v1::AgentInfo& info() const override { return info_; }
+  AgentOutcome Run(const v1::Assignment& assignment, AgentContext& context) const override;
+
+ private:
+  std::string WorkingDirectory(const v1::Assignment& assignment) const;
+  std::vector<std::string> Environment(const v1::Assignment& assignment) const;
+
+  const AgentDefinition definition_;
+  const CommandAgentOptions options_;
+  v1::AgentInfo info_;
+};
+
+}  // namespace taskboard::worker
+
+#endif  // TASKBOARD_WORKER_AGENTS_COMMAND_AGENT_H_

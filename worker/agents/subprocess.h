@@ -1,0 +1,71 @@
+#ifndef TASKBOARD_WORKER_AGENTS_SUBPROCESS_H_
+#define TASKBOARD_WORKER_AGENTS_SUBPROCESS_H_
+
+// Runs one child process to completion for the command agent: no shell, its
+// own process group, data on stdin, stdout streamed and capped, the tail of
+// stderr kept, a deadline and a cancellation token that both stop the whole
+// group (SIGTERM, then SIGKILL after a grace period).
+//
+// Everything happens on the calling thread with poll(); the child is always
+// reaped before RunSubprocess returns, and any process left in its group when
+// it exits is killed, so nothing the agent started outlives the task.
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "worker/agents/cancel_token.h"
+
+namespace taskboard::worker {
+
+struct SubprocessOptions {
+  // argv[0] without a '/' is looked up in PATH.
+  std::vector<std::string> argv;
+  // The child's whole environment, as NAME=value strings.
+  std::vector<std::string> env;
+  // Empty: the worker's own working directory.
+  std::string cwd;
+  std::string stdin_data;
+  absl::Duration timeout = absl::InfiniteDuration();
+  // Between SIGTERM and SIGKILL when stopping the group.
+  absl::Duration kill_grace = absl::Seconds(2);
+  size_t max_stdout_bytes = 4 << 20;
+  size_t stderr_tail_bytes = 4 << 10;
+  // Optional; stops the child like a timeout.
+  const CancelToken* cancel = nullptr;
+  // Optional; receives each stdout chunk as it arrives (before the cap).
+  std::function<void(absl::string_view)> on_stdout;
+};
+
+struct SubprocessResult {
+  enum class Ending {
+    kExited,          // exit_code is set
+    kSignaled,        // killed by term_signal, not by us
+    kTimedOut,        // we stopped it at the deadline
+    kCancelled,       // we stopped it because the token fired
+    kOutputTooLarge,  // we stopped it when stdout passed max_stdout_bytes
+  };
+  Ending ending = Ending::kExited;
+  int exit_code = -1;
+  int term_signal = 0;
+  // At most max_stdout_bytes.
+  std::string stdout_data;
+  // The last stderr_tail_bytes of stderr.
+  std::string stderr_tail;
+};
+
+// Errors (the child never ran): NOT_FOUND when argv[0] or cwd does not exist,
+// PERMISSION_DENIED when it is not executable, INTERNAL for other spawn
+// failures (out of descriptors or processes), each naming the program.
+absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options);
+
+// "SIGKILL" for 9; "signal N" for numbers without a name.
+std::string SignalName(int signal);
+
+}  // namespace taskboard::worker
+
+#endif  // TASKBOARD_WORKER_AGENTS_SUBPROCESS_H_

@@ -1,0 +1,157 @@
+// `taskboard-worker`: runs agent tasks for a Taskboard scheduler. It loads
+// the agents of --agents, connects to --scheduler, and serves until SIGTERM
+// or SIGINT (or the scheduler's Drain), finishing or returning its running
+// tasks within the drain grace period. Every flag has a TASKBOARD_*
+// environment variable; see --help.
+
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "worker/agents/agent_registry.h"
+#include "worker/agents/subprocess.h"
+#include "worker/session/json_log.h"
+#include "worker/session/session.h"
+
+namespace {
+
+constexpr char kVersion[] = "0.1.0";
+
+std::string DefaultWorkerId() {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  return absl::StrCat(host[0] != '\0' ? host : "worker", "-", getpid());
+}
+
+// Turns SIGTERM/SIGINT into a drain (a repeated signal keeps the first
+// deadline). The signals must be blocked in every thread, so the constructor
+// runs before any other thread starts.
+class SignalDrain {
+ public:
+  SignalDrain() {
+    sigemptyset(&signals_);
+    sigaddset(&signals_, SIGTERM);
+    sigaddset(&signals_, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
+  }
+
+  void Start(taskboard::worker::Session* session, absl::Duration grace) {
+    thread_ = std::thread([this, session, grace] {
+      const timespec poll_interval = {0, 200 * 1000 * 1000};
+      while (!stop_.load()) {
+        const int signal = sigtimedwait(&signals_, nullptr, &poll_interval);
+        if (signal > 0)
+          session->Drain(grace, absl::StrCat("received ", taskboard::worker::SignalName(signal)));
+      }
+    });
+  }
+
+  void Stop() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  sigset_t signals_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Writes to closed pipes and sockets must fail, not kill the worker; agents
+  // get the default disposition back (see worker/agents/subprocess.cc).
+  signal(SIGPIPE, SIG_IGN);
+  SignalDrain signal_drain;
+
+  CLI::App app{"taskboard-worker: runs Taskboard agent tasks for a scheduler"};
+  app.set_version_flag("--version", absl::StrCat("taskboard-worker ", kVersion));
+  std::string scheduler = "127.0.0.1:7233";
+  std::string agents_dir;
+  int slots = 4;
+  std::string worker_id;
+  int drain_grace_seconds = 30;
+  std::string workdir;
+  app.add_option("--scheduler", scheduler, "Scheduler gRPC address (host:port)")
+      ->envname("TASKBOARD_SCHEDULER")
+      ->capture_default_str();
+  app.add_option("--agents", agents_dir,
+                 "Directory of agent files (*.json, *.yaml, *.yml, *.md); the built-in noop "
+                 "agent is always offered")
+      ->envname("TASKBOARD_AGENTS_DIR");
+  app.add_option("--slots", slots, "Tasks run at the same time")
+      ->envname("TASKBOARD_SLOTS")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  app.add_option("--worker-id", worker_id, "Stable id of this worker (default: hostname-pid)")
+      ->envname("TASKBOARD_WORKER_ID");
+  app.add_option("--drain-grace-seconds", drain_grace_seconds,
+                 "On SIGTERM/SIGINT, how long running tasks may finish before they are "
+                 "cancelled and returned")
+      ->envname("TASKBOARD_DRAIN_GRACE_SECONDS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--workdir", workdir,
+                 "Working directory of command agents when neither the task nor the agent file "
+                 "names one (default: the worker's own)")
+      ->envname("TASKBOARD_WORKDIR");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  std::error_code ec;
+  if (!workdir.empty() && !std::filesystem::is_directory(workdir, ec)) {
+    std::cerr << "taskboard-worker: --workdir '" << workdir << "' is not a directory\n";
+    return 2;
+  }
+  taskboard::worker::CommandAgentOptions agent_options;
+  if (!workdir.empty()) agent_options.workdir = std::filesystem::absolute(workdir);
+  absl::StatusOr<std::unique_ptr<taskboard::worker::AgentRegistry>> agents =
+      taskboard::worker::AgentRegistry::Load(agents_dir, agent_options);
+  if (!agents.ok()) {
+    std::cerr << "taskboard-worker: " << agents.status().message() << "\n";
+    return 2;
+  }
+
+  taskboard::worker::SessionOptions options;
+  options.scheduler_address = scheduler;
+  options.worker_id = worker_id.empty() ? DefaultWorkerId() : worker_id;
+  options.slots = slots;
+  options.version = kVersion;
+  options.drain_grace = absl::Seconds(drain_grace_seconds);
+
+  for (const auto& [name, status] : (*agents)->unavailable()) {
+    taskboard::worker::LogJson(
+        "warn", "agent not offered",
+        {{"worker_id", options.worker_id}, {"agent", name}, {"error", status.message()}});
+  }
+  taskboard::Json names = taskboard::Json::array();
+  for (const taskboard::v1::AgentInfo& info : (*agents)->Advertised()) names.push_back(info.name());
+  taskboard::worker::LogJson("info", "worker starting",
+                             {{"worker_id", options.worker_id},
+                              {"scheduler", scheduler},
+                              {"slots", slots},
+                              {"agents", names}});
+
+  taskboard::worker::Session session(options, **agents);
+  signal_drain.Start(&session, options.drain_grace);
+  const absl::Status status = session.Run();
+  signal_drain.Stop();
+  if (!status.ok()) {
+    std::cerr << "taskboard-worker: " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
+}

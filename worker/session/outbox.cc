@@ -1,0 +1,51 @@
+#include "worker/session/outbox.h"
+
+#include <utility>
+
+namespace taskboard::worker {
+
+Outbox::Outbox(Stream* stream) : stream_(stream), writer_([this] { WriteLoop(); }) {}
+
+Outbox::~Outbox() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopped_ = true;
+  }
+  writer_.join();
+}
+
+void Outbox::Push(v1::ConnectRequest message) {
+  absl::MutexLock lock(&mu_);
+  if (closing_ || stopped_) return;
+  queue_.push_back(std::move(message));
+}
+
+void Outbox::Close() {
+  absl::MutexLock lock(&mu_);
+  closing_ = true;
+}
+
+bool Outbox::HasWork() const { return stopped_ || closing_ || !queue_.empty(); }
+
+void Outbox::WriteLoop() {
+  while (true) {
+    v1::ConnectRequest message;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(this, &Outbox::HasWork));
+      if (stopped_) return;
+      if (queue_.empty()) break;  // closing, and everything is written
+      message = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    if (!stream_->Write(message)) {
+      absl::MutexLock lock(&mu_);
+      stopped_ = true;
+      queue_.clear();
+      return;
+    }
+  }
+  stream_->WritesDone();
+}
+
+}  // namespace taskboard::worker

@@ -1,0 +1,442 @@
+#include "worker/session/session.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/support/channel_arguments.h"
+#include "taskboard/v1/worker.grpc.pb.h"
+#include "worker/agents/cancel_token.h"
+#include "worker/session/json_log.h"
+#include "worker/session/outbox.h"
+#include "worker/session/output_coalescer.h"
+#include "worker/session/requests.h"
+
+namespace taskboard::worker {
+namespace {
+
+// After WritesDone: how long the scheduler has to end the stream.
+constexpr absl::Duration kCloseWait = absl::Seconds(5);
+// Assignments carry prior work; results carry up to 4 MiB of output.
+constexpr int kMaxMessageBytes = 64 << 20;
+
+constexpr char kDrainingReason[] = "worker draining";
+constexpr char kGraceExpiredReason[] = "worker draining: grace period expired";
+constexpr char kRevokedReason[] = "lease revoked by the scheduler";
+
+std::string NewIncarnation() {
+  absl::BitGen random;
+  return absl::StrFormat("%016x", absl::Uniform<uint64_t>(random));
+}
+
+}  // namespace
+
+struct Session::Connection {
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::ConnectRequest, v1::ConnectResponse>> stream;
+  // Set once the stream exists (under mu_).
+  std::unique_ptr<Outbox> outbox;
+  // TryCancel was called (by the ticker, under mu_), once is enough.
+  bool cancelled = false;
+};
+
+struct Session::Task {
+  Task(v1::Assignment assignment, absl::Duration output_interval)
+      : assignment(std::move(assignment)), output(output_interval) {}
+
+  const v1::Assignment assignment;
+  CancelToken cancel;
+  OutputCoalescer output;
+  // Set when the drain grace period expired: report TaskReturned instead of
+  // the agent's outcome.
+  bool returned = false;
+  std::thread thread;
+};
+
+class Session::TaskContext : public AgentContext {
+ public:
+  TaskContext(Session* session, Task* task) : session_(session), task_(task) {}
+  void EmitOutput(absl::string_view delta) override { session_->OnOutput(*task_, delta); }
+  const CancelToken& cancellation() const override { return task_->cancel; }
+
+ private:
+  Session* const session_;
+  Task* const task_;
+};
+
+Session::Session(SessionOptions options, const AgentRegistry& agents)
+    : options_(std::move(options)),
+      agents_(agents),
+      incarnation_(NewIncarnation()),
+      book_(options_.slots),
+      heartbeat_interval_(options_.heartbeat_interval) {}
+
+Session::~Session() = default;  // here, where Task is complete
+
+Json Session::LogFields() const {
+  return {{"worker_id", options_.worker_id}, {"scheduler", options_.scheduler_address}};
+}
+
+absl::Status Session::Run() {
+  grpc::ChannelArguments args;
+  // gRPC's own reconnect backoff (up to 2 minutes by default) would otherwise
+  // hold back the attempts our backoff makes.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
+              static_cast<int>(absl::ToInt64Milliseconds(options_.backoff.base)));
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
+              static_cast<int>(absl::ToInt64Milliseconds(options_.backoff.base)));
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
+              static_cast<int>(absl::ToInt64Milliseconds(options_.backoff.cap)));
+  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  args.SetMaxSendMessageSize(kMaxMessageBytes);
+  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
+      options_.scheduler_address,
+      options_.credentials != nullptr ? options_.credentials : grpc::InsecureChannelCredentials(),
+      args);
+  std::unique_ptr<v1::WorkerGateway::Stub> stub = v1::WorkerGateway::NewStub(channel);
+
+  std::thread ticker([this] { TickerLoop(); });
+  Backoff backoff(options_.backoff);
+  absl::BitGen random;
+  while (true) {
+    auto connection = std::make_unique<Connection>();
+    if (!Register(connection.get())) break;
+    connection->stream = stub->Connect(&connection->context);
+    StartHandshake(connection.get());
+    v1::ConnectResponse response;
+    while (connection->stream->Read(&response)) Handle(response, backoff);
+    const grpc::Status status = connection->stream->Finish();
+    const bool closed = Unregister();
+    // Unblocks a Write stuck on a dead peer so the Outbox can join.
+    connection->context.TryCancel();
+    connection.reset();
+    if (closed) break;
+
+    const absl::Duration delay = backoff.Next(random);
+    Json fields = LogFields();
+    // gRPC and Abseil share their status code numbers.
+    fields["error"] =
+        absl::StrCat(absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code())),
+                     ": ", status.error_message());
+    fields["retry_in_ms"] = absl::ToInt64Milliseconds(delay);
+    fields["attempt"] = backoff.failures();
+    LogJson("info", "disconnected from scheduler; reconnecting", fields);
+    absl::MutexLock lock(&mu_);
+    mu_.AwaitWithTimeout(absl::Condition(&closed_), delay);
+    if (closed_) break;
+  }
+
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ticker_ = true;
+    ticker_cv_.Signal();
+  }
+  ticker.join();
+  {
+    absl::MutexLock lock(&mu_);
+    for (std::thread& thread : finished_threads_) thread.join();
+    finished_threads_.clear();
+  }
+  LogJson("info", "drained; exiting", LogFields());
+  return absl::OkStatus();
+}
+
+bool Session::Register(Connection* connection) {
+  absl::MutexLock lock(&mu_);
+  if (closed_) return false;
+  connection_ = connection;
+  state_ = State::kConnecting;
+  return true;
+}
+
+void Session::StartHandshake(Connection* connection) {
+  absl::MutexLock lock(&mu_);
+  connection->outbox = std::make_unique<Outbox>(connection->stream.get());
+  if (closed_) {
+    // Drained while connecting: no Hello; the cancelled call ends at once.
+    connection->context.TryCancel();
+    return;
+  }
+  state_ = State::kHandshaking;
+  // Hello and the credits that follow are sequenced under mu_: a slot that
+  // frees before this point is counted in Hello.slots, one that frees after
+  // it is a Credits message behind Hello in the outbox.
+  connection->outbox->Push(HelloLocked());
+  if (draining_) {
+    connection->outbox->Push(DrainingRequest(
+        std::max<int64_t>(0, absl::ToInt64Milliseconds(drain_deadline_ - absl::Now()))));
+  }
+  next_heartbeat_ = absl::Now() + heartbeat_interval_;
+  ticker_cv_.Signal();
+}
+
+bool Session::Unregister() {
+  absl::MutexLock lock(&mu_);
+  connection_ = nullptr;
+  state_ = State::kDown;
+  for (auto& [lease_id, task] : tasks_) task->output.Clear();
+  return closed_;
+}
+
+v1::ConnectRequest Session::HelloLocked() const {
+  v1::ConnectRequest message;
+  v1::Hello* hello = message.mutable_hello();
+  hello->set_worker_id(options_.worker_id);
+  hello->set_incarnation(incarnation_);
+  for (v1::AgentInfo& info : agents_.Advertised()) *hello->add_agents() = std::move(info);
+  hello->set_slots(draining_ ? 0 : book_.free_slots());
+  hello->set_version(options_.version);
+  for (v1::HeldTask& task : book_.Held()) *hello->add_held_tasks() = std::move(task);
+  return message;
+}
+
+void Session::Handle(const v1::ConnectResponse& response, Backoff& backoff) {
+  switch (response.msg_case()) {
+    case v1::ConnectResponse::kWelcome:
+      OnWelcome(response.welcome());
+      backoff.Reset();
+      break;
+    case v1::ConnectResponse::kAssignment:
+      OnAssignment(response.assignment());
+      break;
+    case v1::ConnectResponse::kCancel:
+      OnCancel(response.cancel());
+      break;
+    case v1::ConnectResponse::kDrain:
+      Drain(response.drain().grace_ms() > 0 ? absl::Milliseconds(response.drain().grace_ms())
+                                            : options_.drain_grace,
+            response.drain().reason().empty() ? "scheduler asked" : response.drain().reason());
+      break;
+    case v1::ConnectResponse::kResultAck:
+      OnResultAck(response.result_ack());
+      break;
+    case v1::ConnectResponse::kToolDecision:  // no tools yet
+    case v1::ConnectResponse::MSG_NOT_SET:
+      break;
+  }
+}
+
+void Session::OnWelcome(const v1::Welcome& welcome) {
+  absl::MutexLock lock(&mu_);
+  if (state_ != State::kHandshaking) return;
+  state_ = State::kReady;
+  heartbeat_interval_ = welcome.heartbeat_interval_ms() > 0
+                            ? absl::Milliseconds(welcome.heartbeat_interval_ms())
+                            : options_.heartbeat_interval;
+  next_heartbeat_ = absl::Now() + heartbeat_interval_;
+  const std::vector<std::string> revoked(welcome.revoked_lease_ids().begin(),
+                                         welcome.revoked_lease_ids().end());
+  for (const std::string& lease_id : book_.Revoke(revoked)) {
+    tasks_.at(lease_id)->cancel.Cancel(kRevokedReason);
+  }
+  const std::vector<v1::ConnectRequest> unacked = book_.UnackedReports();
+  for (const v1::ConnectRequest& report : unacked) SendLocked(report);
+
+  Json fields = LogFields();
+  fields["scheduler_id"] = welcome.scheduler_id();
+  fields["held_tasks"] = book_.running();
+  fields["revoked"] = revoked.size();
+  fields["resent_results"] = unacked.size();
+  LogJson("info", "connected to scheduler", fields);
+  ticker_cv_.Signal();
+}
+
+void Session::OnAssignment(const v1::Assignment& assignment) {
+  absl::MutexLock lock(&mu_);
+  if (draining_) {
+    SendLocked(TaskReturnedRequest(assignment, kDrainingReason));
+    return;
+  }
+  if (book_.IsRunning(assignment.lease_id())) return;  // a duplicate delivery
+  if (!book_.Start(assignment.task_id(), assignment.lease_id())) {
+    SendLocked(TaskReturnedRequest(assignment, "worker has no free slot (it offered none)"));
+    return;
+  }
+  absl::StatusOr<const Agent*> agent = agents_.Find(assignment.agent());
+  if (!agent.ok()) {
+    AgentOutcome outcome;
+    outcome.error = std::string(agent.status().message());
+    outcome.execution.set_prompt(assignment.prompt());
+    ReportLocked(assignment.lease_id(), TaskResultRequest(assignment, std::move(outcome)));
+    FreeSlotLocked();
+    return;
+  }
+  SendLocked(TaskStartedRequest(assignment));
+  auto task = std::make_unique<Task>(assignment, options_.output_interval);
+  Task* raw = task.get();
+  // The thread cannot finish before it is stored: OnTaskFinished needs mu_.
+  raw->thread = std::thread([this, raw, agent = *agent] { RunTask(raw, agent); });
+  tasks_.emplace(assignment.lease_id(), std::move(task));
+}
+
+void Session::OnCancel(const v1::Cancel& cancel) {
+  absl::MutexLock lock(&mu_);
+  auto it = tasks_.find(cancel.lease_id());
+  if (it == tasks_.end() || it->second->assignment.task_id() != cancel.task_id()) return;
+  it->second->cancel.Cancel(cancel.reason().empty() ? "cancelled by the scheduler"
+                                                    : cancel.reason());
+}
+
+void Session::OnResultAck(const v1::ResultAck& ack) {
+  absl::MutexLock lock(&mu_);
+  book_.Ack(ack.lease_id());
+  if (!ack.accepted()) {
+    Json fields = LogFields();
+    fields["task_id"] = ack.task_id();
+    fields["lease_id"] = ack.lease_id();
+    fields["reason"] = ack.reason();
+    LogJson("warn", "scheduler rejected a task result", fields);
+  }
+  ticker_cv_.Signal();
+}
+
+void Session::Drain(absl::Duration grace, std::string reason) {
+  absl::MutexLock lock(&mu_);
+  const absl::Time deadline = absl::Now() + std::max(grace, absl::ZeroDuration());
+  if (draining_) {
+    drain_deadline_ = std::min(drain_deadline_, deadline);
+  } else {
+    draining_ = true;
+    drain_deadline_ = deadline;
+    SendLocked(DrainingRequest(absl::ToInt64Milliseconds(grace)));
+    Json fields = LogFields();
+    fields["grace_ms"] = absl::ToInt64Milliseconds(grace);
+    fields["reason"] = reason;
+    fields["running"] = book_.running();
+    LogJson("info", "draining", fields);
+  }
+  ticker_cv_.Signal();
+}
+
+void Session::RunTask(Task* task, const Agent* agent) {
+  TaskContext context(this, task);
+  AgentOutcome outcome = agent->Run(task->assignment, context);
+  OnTaskFinished(*task, std::move(outcome));
+}
+
+void Session::OnOutput(Task& task, absl::string_view delta) {
+  absl::MutexLock lock(&mu_);
+  if (state_ != State::kReady) return;  // live output is not kept for a stream to come
+  task.output.Append(delta);
+  if (absl::optional<std::string> text = task.output.Take(absl::Now())) {
+    SendLocked(OutputDeltaRequest(task.assignment, *std::move(text)));
+  } else {
+    ticker_cv_.Signal();  // the ticker sends it when the interval has passed
+  }
+}
+
+void Session::OnTaskFinished(Task& task, AgentOutcome outcome) {
+  absl::MutexLock lock(&mu_);
+  const v1::Assignment& assignment = task.assignment;
+  if (absl::optional<std::string> text = task.output.TakeAll(); text && state_ == State::kReady) {
+    SendLocked(OutputDeltaRequest(assignment, *std::move(text)));
+  }
+  ReportLocked(assignment.lease_id(), task.returned
+                                          ? TaskReturnedRequest(assignment, kGraceExpiredReason)
+                                          : TaskResultRequest(assignment, std::move(outcome)));
+  FreeSlotLocked();
+  finished_threads_.push_back(std::move(task.thread));
+  tasks_.erase(assignment.lease_id());  // destroys `task`
+  ticker_cv_.Signal();
+}
+
+void Session::ReportLocked(const std::string& lease_id, v1::ConnectRequest report) {
+  // Nothing to report for a revoked lease. Before READY the report waits for
+  // the Welcome, which sends every unacked report whose lease survived.
+  if (book_.Finish(lease_id, report) && state_ == State::kReady) SendLocked(std::move(report));
+}
+
+void Session::FreeSlotLocked() {
+  if (draining_) return;
+  SendLocked(CreditsRequest(1));
+}
+
+void Session::SendLocked(v1::ConnectRequest message) {
+  if (state_ == State::kHandshaking || state_ == State::kReady) {
+    connection_->outbox->Push(std::move(message));
+  }
+}
+
+void Session::TickerLoop() {
+  absl::MutexLock lock(&mu_);
+  while (!stop_ticker_) {
+    const absl::Time wake = TickLocked(absl::Now());
+    if (!finished_threads_.empty()) {
+      std::vector<std::thread> finished = std::move(finished_threads_);
+      finished_threads_.clear();
+      mu_.Unlock();
+      for (std::thread& thread : finished) thread.join();
+      mu_.Lock();
+      continue;
+    }
+    ticker_cv_.WaitWithDeadline(&mu_, wake);
+  }
+}
+
+absl::Time Session::TickLocked(absl::Time now) {
+  absl::Time wake = now + absl::Seconds(1);
+  if (state_ == State::kHandshaking || state_ == State::kReady) {
+    if (now >= next_heartbeat_) {
+      SendLocked(HeartbeatRequest(book_.HeldLeases()));
+      next_heartbeat_ = now + heartbeat_interval_;
+    }
+    wake = std::min(wake, next_heartbeat_);
+  }
+  for (auto& [lease_id, task] : tasks_) {
+    if (state_ != State::kReady) {
+      task->output.Clear();
+      continue;
+    }
+    if (absl::optional<std::string> text = task->output.Take(now)) {
+      SendLocked(OutputDeltaRequest(task->assignment, *std::move(text)));
+    }
+    if (task->output.has_pending()) wake = std::min(wake, task->output.next_due());
+  }
+  if (draining_ && !grace_expired_) {
+    if (now >= drain_deadline_) {
+      grace_expired_ = true;
+      for (auto& [lease_id, task] : tasks_) {
+        task->returned = true;
+        task->cancel.Cancel(kGraceExpiredReason);
+      }
+    } else {
+      wake = std::min(wake, drain_deadline_);
+    }
+  }
+  if (draining_ && !closed_ && book_.running() == 0) {
+    // Unacked results get the rest of the grace period plus drain_ack_wait.
+    const absl::Time give_up = drain_deadline_ + options_.drain_ack_wait;
+    if (book_.unacked() == 0 || now >= give_up) {
+      CloseLocked(now);
+    } else {
+      wake = std::min(wake, give_up);
+    }
+  }
+  if (closed_ && connection_ != nullptr && !connection_->cancelled) {
+    if (now >= close_deadline_) {
+      connection_->context.TryCancel();
+      connection_->cancelled = true;
+    } else {
+      wake = std::min(wake, close_deadline_);
+    }
+  }
+  return wake;
+}
+
+void Session::CloseLocked(absl::Time now) {
+  closed_ = true;
+  close_deadline_ = now + kCloseWait;
+  if (connection_ == nullptr) return;  // Run wakes from its backoff wait
+  if (connection_->outbox != nullptr) {
+    connection_->outbox->Close();  // writes what is queued, then WritesDone
+  } else {
+    connection_->context.TryCancel();  // still connecting
+    connection_->cancelled = true;
+  }
+}
+
+}  // namespace taskboard::worker

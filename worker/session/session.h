@@ -1,0 +1,157 @@
+#ifndef TASKBOARD_WORKER_SESSION_SESSION_H_
+#define TASKBOARD_WORKER_SESSION_SESSION_H_
+
+// The worker's one stream to the scheduler (WorkerGateway.Connect, see
+// proto/taskboard/v1/worker.proto) and everything that happens on it: Hello
+// and Welcome, credits, running assignments in slots, live output, results
+// kept until acknowledged, heartbeats, cancellation, drain, and reconnecting
+// with backoff. Running tasks survive reconnects; only a drain ends Run.
+//
+//          +------------------- stream ends or fails ------------------+
+//          v                                                           |
+//   DOWN --Connect--> CONNECTING --Hello--> HANDSHAKING --Welcome--> READY
+//    ^ (backoff)                                                       |
+//    +-- never again once drained         drained: WritesDone, Finish  v
+//                                                                   CLOSED
+//
+// Protocol decisions (the scheduler relies on them):
+// - Hello.slots is the number of free slots; afterwards each freed slot is a
+//   Credits{slots: 1}. No credits while draining.
+// - Per assignment: TaskStarted, OutputDelta (at most one per
+//   output_interval), then TaskResult, then Credits{1}. A result waits for its
+//   ResultAck and is sent again after every Welcome until then, unless the
+//   Welcome revoked its lease.
+// - Heartbeat{held leases} every heartbeat_interval (Welcome's, or 2 s).
+// - Cancel stops the agent; its result says "cancelled: <reason>".
+// - Drain (scheduler) or Drain() (SIGTERM): Draining{grace_ms}, new
+//   assignments are returned ("worker draining"), running tasks get the grace
+//   period, then are cancelled and returned ("worker draining: grace period
+//   expired"); then the stream is closed and Run returns.
+//
+// Threads: Run's caller reads the stream and reconnects; an Outbox thread per
+// stream writes; a ticker thread sends heartbeats and coalesced output and
+// watches the drain deadline; each running task has its own thread. All
+// state is guarded by mu_, which is never held across a blocking call.
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/json.h"
+#include "grpcpp/security/credentials.h"
+#include "taskboard/v1/worker.pb.h"
+#include "worker/agents/agent.h"
+#include "worker/agents/agent_registry.h"
+#include "worker/session/backoff.h"
+#include "worker/session/task_book.h"
+
+namespace taskboard::worker {
+
+struct SessionOptions {
+  std::string scheduler_address = "127.0.0.1:7233";
+  std::string worker_id;
+  int slots = 4;
+  std::string version;
+  // For Drain() callers that pass none, and for a Drain message with
+  // grace_ms <= 0.
+  absl::Duration drain_grace = absl::Seconds(30);
+  // Until a Welcome says otherwise.
+  absl::Duration heartbeat_interval = absl::Seconds(2);
+  absl::Duration output_interval = absl::Milliseconds(100);
+  // Once drained tasks are done (or the grace period is over): how long the
+  // last results may wait for their ResultAck before the stream is closed.
+  absl::Duration drain_ack_wait = absl::Seconds(2);
+  BackoffOptions backoff;
+  // Null: plaintext.
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+};
+
+class Session {
+ public:
+  // `agents` must outlive the Session.
+  Session(SessionOptions options, const AgentRegistry& agents);
+  // Run must have returned (or never been called).
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Serves until drained, reconnecting (with backoff) whenever the stream
+  // fails, for as long as that takes. Returns OK once drained.
+  absl::Status Run();
+
+  // Starts draining (from any thread, e.g. on SIGTERM). A second call can
+  // shorten the grace period, never extend it.
+  void Drain(absl::Duration grace, std::string reason);
+
+  const std::string& incarnation() const { return incarnation_; }
+
+ private:
+  enum class State { kDown, kConnecting, kHandshaking, kReady };
+  struct Connection;
+  struct Task;
+  class TaskContext;
+
+  // Run's steps.
+  bool Register(Connection* connection);
+  void StartHandshake(Connection* connection);
+  void Handle(const v1::ConnectResponse& response, Backoff& backoff);
+  bool Unregister();
+
+  // What the scheduler says.
+  void OnWelcome(const v1::Welcome& welcome);
+  void OnAssignment(const v1::Assignment& assignment);
+  void OnCancel(const v1::Cancel& cancel);
+  void OnResultAck(const v1::ResultAck& ack);
+
+  // Task threads.
+  void RunTask(Task* task, const Agent* agent);
+  void OnOutput(Task& task, absl::string_view delta);
+  void OnTaskFinished(Task& task, AgentOutcome outcome);
+
+  // The ticker thread.
+  void TickerLoop();
+  absl::Time TickLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void CloseLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Queues a message on the current stream, if there is one past Hello.
+  void SendLocked(v1::ConnectRequest message) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Credits{1} for a freed slot, unless draining.
+  void FreeSlotLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The final report: on the stream when READY, and kept until acked.
+  void ReportLocked(const std::string& lease_id, v1::ConnectRequest report)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  v1::ConnectRequest HelloLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Json LogFields() const;
+
+  const SessionOptions options_;
+  const AgentRegistry& agents_;
+  const std::string incarnation_;
+
+  mutable absl::Mutex mu_;
+  absl::CondVar ticker_cv_;
+  State state_ ABSL_GUARDED_BY(mu_) = State::kDown;
+  Connection* connection_ ABSL_GUARDED_BY(mu_) = nullptr;
+  TaskBook book_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::unique_ptr<Task>> tasks_ ABSL_GUARDED_BY(mu_);
+  // Threads of tasks that finished, for the ticker to join.
+  std::vector<std::thread> finished_threads_ ABSL_GUARDED_BY(mu_);
+  absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_);
+  absl::Time next_heartbeat_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
+  bool draining_ ABSL_GUARDED_BY(mu_) = false;
+  bool grace_expired_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time drain_deadline_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
+  // Drained: no reconnects; the stream is being closed.
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time close_deadline_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
+  bool stop_ticker_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace taskboard::worker
+
+#endif  // TASKBOARD_WORKER_SESSION_SESSION_H_

@@ -1,0 +1,70 @@
+#include "worker/session/task_book.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace taskboard::worker {
+
+bool TaskBook::Start(const std::string& task_id, const std::string& lease_id) {
+  if (free_slots() <= 0 || running_.contains(lease_id)) return false;
+  running_.emplace(lease_id, Running{task_id});
+  return true;
+}
+
+bool TaskBook::Finish(const std::string& lease_id, v1::ConnectRequest report) {
+  auto it = running_.find(lease_id);
+  if (it == running_.end()) return false;
+  const bool revoked = it->second.revoked;
+  running_.erase(it);
+  if (revoked) return false;
+  unacked_.emplace_back(lease_id, std::move(report));
+  return true;
+}
+
+bool TaskBook::Ack(const std::string& lease_id) {
+  auto it = std::find_if(unacked_.begin(), unacked_.end(),
+                         [&lease_id](const auto& entry) { return entry.first == lease_id; });
+  if (it == unacked_.end()) return false;
+  unacked_.erase(it);
+  return true;
+}
+
+std::vector<std::string> TaskBook::Revoke(const std::vector<std::string>& lease_ids) {
+  std::vector<std::string> to_cancel;
+  for (const std::string& lease_id : lease_ids) {
+    Ack(lease_id);
+    auto it = running_.find(lease_id);
+    if (it != running_.end() && !it->second.revoked) {
+      it->second.revoked = true;
+      to_cancel.push_back(lease_id);
+    }
+  }
+  return to_cancel;
+}
+
+std::vector<v1::HeldTask> TaskBook::Held() const {
+  std::vector<v1::HeldTask> held;
+  for (const std::string& lease_id : HeldLeases()) {
+    v1::HeldTask& task = held.emplace_back();
+    task.set_task_id(running_.at(lease_id).task_id);
+    task.set_lease_id(lease_id);
+  }
+  return held;
+}
+
+std::vector<std::string> TaskBook::HeldLeases() const {
+  std::vector<std::string> leases;
+  for (const auto& [lease_id, task] : running_) {
+    if (!task.revoked) leases.push_back(lease_id);
+  }
+  std::sort(leases.begin(), leases.end());
+  return leases;
+}
+
+std::vector<v1::ConnectRequest> TaskBook::UnackedReports() const {
+  std::vector<v1::ConnectRequest> reports;
+  for (const auto& [lease_id, report] : unacked_) reports.push_back(report);
+  return reports;
+}
+
+}  // namespace taskboard::worker
