@@ -148,6 +148,13 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
         ApplyReturned(*task, now_ms_);
         leases_.Remove(returned.lease_id());
       }
+      // Acknowledged like a result, so a draining worker can stop waiting.
+      v1::ConnectResponse ack;
+      ack.mutable_result_ack()->set_task_id(returned.task_id());
+      ack.mutable_result_ack()->set_lease_id(returned.lease_id());
+      ack.mutable_result_ack()->set_accepted(task != nullptr);
+      if (task == nullptr) ack.mutable_result_ack()->set_reason("lease is no longer current");
+      SendTo(stream_id, std::move(ack));
       break;
     }
     case v1::ConnectRequest::kDraining:
@@ -307,9 +314,9 @@ void Engine::ArmSchedulingTimeout(const std::string& run_id, const store::TaskRe
 void Engine::QueueReadyTasks(RunState& run, const std::set<std::string>* task_ids) {
   auto queue = [&](const store::TaskRecord& task) {
     if (task.task().state() != v1::TASK_STATE_READY) return;
-    ready_.Push(task.task().agent(), {task.priority(), task.ready_unix_ms(), task.order(),
-                                      run.run_id(), task.task().task_id(),
-                                      options_.clock->NowUs()});
+    ready_.Push(task.task().agent(),
+                {task.priority(), task.ready_unix_ms(), task.order(), run.run_id(),
+                 task.task().task_id(), options_.clock->NowUs()});
     if (!workers_.AnyOffers(task.task().agent())) ArmSchedulingTimeout(run.run_id(), task);
   };
   if (task_ids == nullptr) {

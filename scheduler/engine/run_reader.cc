@@ -84,9 +84,9 @@ absl::StatusOr<v1::Run> ReadRun(store::Store& store, const std::string& run_id,
 
 absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store& store,
                                               const v1::ListRunsRequest& request) {
-  if (request.page_size() > 1000 || request.page_size() < 0) {
+  if (request.page_size() > 500 || request.page_size() < 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("page_size ", request.page_size(), " is out of range; use 1..1000"));
+        absl::StrCat("page_size ", request.page_size(), " is out of range; use 1..500"));
   }
   int limit = request.page_size() == 0 ? 50 : request.page_size();
   v1::ListRunsResponse response;

@@ -21,7 +21,7 @@ absl::StatusOr<v1::Run> ReadRun(store::Store& store, const std::string& run_id,
                                 bool with_tasks = true);
 
 // Newest first, filtered; page tokens are the last run id of the previous
-// page. INVALID_ARGUMENT for a page size over 1000.
+// page. INVALID_ARGUMENT for a page size over 500.
 absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store& store,
                                               const v1::ListRunsRequest& request);
 

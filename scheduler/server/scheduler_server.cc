@@ -45,8 +45,11 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
   // larger ones get our clear size error rather than gRPC's.
   int64_t largest = std::max({options.limits.max_spec_bytes, options.limits.max_args_bytes,
                               options.engine.max_output_bytes});
-  builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<int64_t>(largest * 2 + (1 << 20),
-                                                                      INT32_MAX)));
+  // At least 16 MiB: workers cap outputs at 4 MiB, and an output over
+  // --max-output-bytes must arrive to be refused with a clear task error (a
+  // message over gRPC's limit would break the worker's stream instead).
+  builder.SetMaxReceiveMessageSize(static_cast<int>(
+      std::min<int64_t>(std::max<int64_t>(16 << 20, largest * 2 + (1 << 20)), INT32_MAX)));
   builder.RegisterService(server->scheduler_service_.get());
   builder.RegisterService(server->gateway_service_.get());
   server->engine_->Start();

@@ -241,7 +241,9 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
   } else {
     // No spec in the snapshot: the scheduler's own layer numbers.
     for (const v1::PhaseStatus& status : run.phases()) {
-      const size_t layer = static_cast<size_t>(std::max(0, status.layer()));
+      // A phase sits at most one layer below the previous one: bound the
+      // number, whatever the snapshot says.
+      const size_t layer = static_cast<size_t>(std::clamp(status.layer(), 0, run.phases_size()));
       if (layers.size() <= layer) layers.resize(layer + 1);
       layers[layer].push_back(status.phase_id());
     }

@@ -5,11 +5,13 @@
 // per phase (taskflow) or task (board, plan-and-execute, supervisor), grouped
 // by DAG layer with rails, so the layout is the DAG:
 //
-//   ◐ taskflow repo-digest  1/4 phases · running · ↑1.2k ↓310 · $0.0021 · 1m05s · run r-7
-//       ✓  discover   agent   scout       12.3s  ↑1.2k ↓310 $0.0021
-//       ◐  summarize  map     summarizer  [███░░░░░░░] 12/40 · 1 failed  52.7s
-//     ┌ ○  check      gate    reviewer
-//     └ ○  lint       agent   linter      ↳ discover
+//   ◐ taskflow audit  2/6 phases · running · ↑9.4k ↓2.3k $0.013 · 1m05s · run r-7
+//     ┌ ✓  discover  agent   scout     12.3s  ↑1.2k ↓310 $0.0021
+//     └ ✗  precheck  agent   linter    2.0s  failed: exit status 3: config not found
+//     ┌ ◐  files     map     auditor   [███░░░░░░░] 12/40 · 1 failed  51.0s
+//     ├ ✓  policy    gate    reviewer  3.1s  PASS: no secrets found
+//     └ ⊘  lint      agent   linter    skipped: upstream phase 'precheck' failed
+//       ○  report    reduce  writer    ↳ discover
 //
 // Pure: the same run, `now` and options always give the same text, which the
 // tests compare exactly. The terminal driver (live_view.h) decides when to draw.

@@ -73,9 +73,7 @@ class DriverHarness {
     return task != nullptr ? *task : *kEmpty;
   }
   bool HasTask(absl::string_view id) const { return state_->FindTask(id) != nullptr; }
-  const std::string& Prompt(absl::string_view id) const {
-    return Task(id).assignment().prompt();
-  }
+  const std::string& Prompt(absl::string_view id) const { return Task(id).assignment().prompt(); }
 
   const store::PhaseRecord& Phase(absl::string_view id) const {
     for (const store::PhaseRecord& phase : state_->record().phases()) {

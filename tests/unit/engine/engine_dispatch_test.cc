@@ -1,8 +1,6 @@
 // Engine dispatch over the worker protocol: Hello/Welcome, assignments,
 // results and their acks, fencing of stale leases, and worker credits.
 
-#include "scheduler/engine/engine.h"
-
 #include <memory>
 #include <string>
 #include <utility>
@@ -11,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/engine/engine.h"
 #include "scheduler/engine/run_reader.h"
 #include "tests/unit/engine/engine_harness.h"
 

@@ -116,7 +116,8 @@ class EngineHarness {
 
   absl::StatusOr<v1::RunStatus> Cancel(const std::string& run_id, std::string reason = "") {
     std::optional<absl::StatusOr<v1::RunStatus>> result;
-    engine_->Cancel(run_id, std::move(reason), [&](absl::StatusOr<v1::RunStatus> r) { result = r; });
+    engine_->Cancel(run_id, std::move(reason),
+                    [&](absl::StatusOr<v1::RunStatus> r) { result = r; });
     engine_->RunOnce();
     EXPECT_TRUE(result.has_value());
     return result.value_or(absl::InternalError("no reply"));
@@ -132,8 +133,8 @@ class EngineHarness {
 
   // A worker stream says Hello. Returns the worker; its channel holds the
   // Welcome and whatever was assigned in the same batch.
-  TestWorker Connect(std::string worker_id, const std::vector<std::string>& agents,
-                     int slots = 1, const std::vector<v1::HeldTask>& held = {}) {
+  TestWorker Connect(std::string worker_id, const std::vector<std::string>& agents, int slots = 1,
+                     const std::vector<v1::HeldTask>& held = {}) {
     TestWorker worker;
     worker.worker_id = std::move(worker_id);
     worker.stream_id = engine_->NewStreamId();

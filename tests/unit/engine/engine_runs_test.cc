@@ -1,8 +1,6 @@
 // Engine run-level operations: cancel, idempotent submit, resume, recovery
 // of a store another engine wrote, and the run's event log.
 
-#include "scheduler/engine/engine.h"
-
 #include <map>
 #include <memory>
 #include <string>
@@ -11,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/engine/engine.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/unit/engine/engine_harness.h"
 
@@ -396,12 +395,11 @@ TEST(EngineRuns, Events_SeqsWithoutGapsFromRunStartedToRunFinished) {
       last_state[event.task_change().task().task_id()] = event.task_change().task().state();
     }
   }
-  EXPECT_THAT(last_state, ElementsAre(std::pair<const std::string, v1::TaskState>(
-                                          "a", v1::TASK_STATE_COMPLETED),
-                                      std::pair<const std::string, v1::TaskState>(
-                                          "b", v1::TASK_STATE_COMPLETED),
-                                      std::pair<const std::string, v1::TaskState>(
-                                          "c", v1::TASK_STATE_COMPLETED)));
+  EXPECT_THAT(
+      last_state,
+      ElementsAre(std::pair<const std::string, v1::TaskState>("a", v1::TASK_STATE_COMPLETED),
+                  std::pair<const std::string, v1::TaskState>("b", v1::TASK_STATE_COMPLETED),
+                  std::pair<const std::string, v1::TaskState>("c", v1::TASK_STATE_COMPLETED)));
 
   std::vector<v1::RunEvent> tail = h.Events(run_id, events.size() - 2);
   ASSERT_THAT(tail, SizeIs(2));

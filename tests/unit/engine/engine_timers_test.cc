@@ -2,13 +2,12 @@
 // reconnects, task timeouts, retry backoff, the scheduling timeout for
 // agents no worker offers, and the output size limit.
 
-#include "scheduler/engine/engine.h"
-
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/engine/engine.h"
 #include "tests/unit/engine/engine_harness.h"
 
 namespace taskboard::engine {

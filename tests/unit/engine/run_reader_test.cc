@@ -191,11 +191,12 @@ TEST(RunReader, ReadTask_UnknownTaskOrRun_NotFound) {
   EngineHarness h;
   std::string run_id = h.Submit(kChain);
   EXPECT_THAT(ReadTask(h.store(), run_id, "zz"),
-              StatusIs(absl::StatusCode::kNotFound,
-                       "run " + run_id + " has no task 'zz'; `taskboard show " + run_id +
-                           "` lists its tasks"));
-  EXPECT_THAT(ReadTask(h.store(), "run-nope", "a"),
-              StatusIs(absl::StatusCode::kNotFound, ::testing::HasSubstr("run run-nope not found")));
+              StatusIs(absl::StatusCode::kNotFound, "run " + run_id +
+                                                        " has no task 'zz'; `taskboard show " +
+                                                        run_id + "` lists its tasks"));
+  EXPECT_THAT(
+      ReadTask(h.store(), "run-nope", "a"),
+      StatusIs(absl::StatusCode::kNotFound, ::testing::HasSubstr("run run-nope not found")));
 }
 
 // ---------------------------------------------------------------------------

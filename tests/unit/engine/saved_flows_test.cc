@@ -22,7 +22,8 @@ using ::testing::IsEmpty;
 
 v1::FlowSpec Flow(const std::string& name, const std::string& task = "t") {
   return LoadValidFlow(R"({"name": ")" + name + R"(", "phases": [
-      {"id": "a", "agent": "coder", "task": ")" + task + R"("}]})");
+      {"id": "a", "agent": "coder", "task": ")" +
+                       task + R"("}]})");
 }
 
 std::vector<std::string> Names(const v1::ListFlowsResponse& response) {

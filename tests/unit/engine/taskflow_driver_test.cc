@@ -216,8 +216,7 @@ TEST(TaskflowDriver, ParallelPhase_MergesBranchOutputsInInputOrder) {
   EXPECT_EQ(run.Prompt("p[1]"), "right");
   run.Complete("p[1]", "R");
   run.Complete("p[0]", "L");
-  EXPECT_EQ(run.Phase("p").output(),
-            "### [1/2] coder\n\nL\n\n---\n\n### [2/2] critic\n\nR");
+  EXPECT_EQ(run.Phase("p").output(), "### [1/2] coder\n\nL\n\n---\n\n### [2/2] critic\n\nR");
   EXPECT_EQ(run.status(), v1::RUN_STATUS_COMPLETED);
   EXPECT_EQ(run.run().output(), run.Phase("p").output());
 }
@@ -272,8 +271,7 @@ TEST(TaskflowDriver, Gate_Block_SkipsRemainingPhasesAndBlocksRun) {
   }
   EXPECT_THAT(run.Ready(), IsEmpty());
   EXPECT_EQ(run.status(), v1::RUN_STATUS_BLOCKED);
-  EXPECT_EQ(run.run().output(),
-            "Gate blocked the workflow.\nReason: tests fail\n\n" + verdict);
+  EXPECT_EQ(run.run().output(), "Gate blocked the workflow.\nReason: tests fail\n\n" + verdict);
 }
 
 TEST(TaskflowDriver, Gate_Block_RunningPhasesFinishBeforeRunEnds) {

@@ -1,0 +1,135 @@
+// Operating a cluster: draining a worker on SIGTERM, saved flows, watching
+// a run live from its first event.
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/cluster.h"
+#include "tests/testing/status_matchers.h"
+
+namespace taskboard {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::Cluster;
+using testing::ClusterOptions;
+using testing::IsOk;
+
+ClusterOptions OneSlotEach() {
+  ClusterOptions options;
+  options.slots = 1;
+  return options;
+}
+
+class OperationsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_THAT(cluster_.Start(), IsOk()); }
+  Cluster cluster_{OneSlotEach()};
+};
+
+TEST_F(OperationsTest, WorkerSigterm_FinishesItsTaskThenExitsCleanly) {
+  absl::StatusOr<std::string> run_id = cluster_.Submit(R"(
+name: drain
+phases:
+  - id: slow
+    agent: echo
+    task: "sleep 1 finished while draining"
+)");
+  ASSERT_THAT(run_id.status(), IsOk());
+  absl::StatusOr<v1::Run> running = cluster_.WaitUntil(*run_id, [](const v1::Run& run) {
+    return run.tasks_size() == 1 && run.tasks(0).state() == v1::TASK_STATE_RUNNING;
+  });
+  ASSERT_THAT(running.status(), IsOk());
+  int holder = running->tasks(0).worker_id() == "worker-0" ? 0 : 1;
+  cluster_.worker(holder)->Signal(SIGTERM);
+  EXPECT_EQ(cluster_.worker(holder)->WaitFor(15'000), 0) << cluster_.Logs();
+
+  absl::StatusOr<v1::Run> run = cluster_.WaitForRun(*run_id);
+  ASSERT_THAT(run.status(), IsOk());
+  EXPECT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_.Logs();
+  EXPECT_EQ(run->output(), "finished while draining\n");
+  EXPECT_EQ(run->tasks(0).attempt(), 1);
+}
+
+TEST_F(OperationsTest, SavedFlow_VersionsAndRunsByName) {
+  const std::string text = R"(
+name: saved-greeting
+args:
+  who: {default: world}
+phases:
+  - id: greet
+    agent: echo
+    task: "echo hello {args.who}"
+)";
+  for (int i = 0; i < 2; ++i) {
+    v1::SaveFlowRequest request;
+    request.mutable_source()->set_text(text);
+    v1::SaveFlowResponse response;
+    grpc::ClientContext context;
+    ASSERT_TRUE(cluster_.client().SaveFlow(&context, request, &response).ok());
+    EXPECT_EQ(response.flow().version(), i + 1);
+  }
+  v1::ListFlowsResponse list;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(cluster_.client().ListFlows(&context, {}, &list).ok());
+  }
+  ASSERT_EQ(list.flows_size(), 1);
+  EXPECT_EQ(list.flows(0).version(), 2);
+
+  v1::SubmitRunRequest submit;
+  submit.mutable_saved()->set_name("saved-greeting");
+  (*submit.mutable_args()->mutable_fields())["who"].set_string_value("Taskboard");
+  v1::SubmitRunResponse submitted;
+  {
+    grpc::ClientContext context;
+    grpc::Status status = cluster_.client().SubmitRun(&context, submit, &submitted);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  absl::StatusOr<v1::Run> run = cluster_.WaitForRun(submitted.run_id());
+  ASSERT_THAT(run.status(), IsOk());
+  EXPECT_EQ(run->output(), "hello Taskboard\n");
+
+  v1::DeleteFlowRequest remove;
+  remove.set_name("saved-greeting");
+  v1::DeleteFlowResponse removed;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(cluster_.client().DeleteFlow(&context, remove, &removed).ok());
+  }
+  EXPECT_EQ(removed.deleted_versions(), 2);
+  grpc::ClientContext context;
+  v1::SubmitRunResponse missing;
+  grpc::Status status = cluster_.client().SubmitRun(&context, submit, &missing);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(status.error_message(), HasSubstr("taskboard flows list"));
+}
+
+TEST_F(OperationsTest, WatchRun_StreamsLiveEventsInOrderUntilTheRunFinishes) {
+  absl::StatusOr<std::string> run_id = cluster_.Submit(R"(
+name: watched
+phases:
+  - id: a
+    agent: echo
+    task: "sleep 0.3 one"
+  - id: b
+    agent: echo
+    dependsOn: [a]
+    task: "echo two"
+)");
+  ASSERT_THAT(run_id.status(), IsOk());
+  // Started right after submit: most events arrive live, not from the replay.
+  absl::StatusOr<std::vector<v1::RunEvent>> events = cluster_.WatchToEnd(*run_id);
+  ASSERT_THAT(events.status(), IsOk());
+  ASSERT_GE(events->size(), 4u);
+  EXPECT_TRUE(events->front().has_run_started());
+  EXPECT_TRUE(events->back().has_run_finished());
+  EXPECT_EQ(events->back().run_finished().status(), v1::RUN_STATUS_COMPLETED);
+  for (size_t i = 0; i < events->size(); ++i) {
+    EXPECT_EQ((*events)[i].seq(), static_cast<int64_t>(i + 1));
+  }
+}
+
+}  // namespace
+}  // namespace taskboard
