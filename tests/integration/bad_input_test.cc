@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/testing/cluster.h"
+#include "tests/testing/cluster_test.h"
 #include "tests/testing/status_matchers.h"
 
 namespace taskboard {
@@ -26,10 +26,9 @@ ClusterOptions SmallLimits() {
   return options;
 }
 
-class BadInputTest : public ::testing::Test {
+class BadInputTest : public testing::ClusterTest {
  protected:
-  void SetUp() override { ASSERT_THAT(cluster_.Start(), IsOk()); }
-  Cluster cluster_{SmallLimits()};
+  BadInputTest() : ClusterTest(SmallLimits()) {}
 };
 
 TEST_F(BadInputTest, UnknownAgent_FailsAfterTheSchedulingTimeoutListingAvailableAgents) {

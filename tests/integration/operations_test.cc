@@ -5,7 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/testing/cluster.h"
+#include "tests/testing/cluster_test.h"
 #include "tests/testing/status_matchers.h"
 
 namespace taskboard {
@@ -22,10 +22,9 @@ ClusterOptions OneSlotEach() {
   return options;
 }
 
-class OperationsTest : public ::testing::Test {
+class OperationsTest : public testing::ClusterTest {
  protected:
-  void SetUp() override { ASSERT_THAT(cluster_.Start(), IsOk()); }
-  Cluster cluster_{OneSlotEach()};
+  OperationsTest() : ClusterTest(OneSlotEach()) {}
 };
 
 TEST_F(OperationsTest, WorkerSigterm_FinishesItsTaskThenExitsCleanly) {

@@ -10,7 +10,7 @@
 #include "gmock/gmock.h"
 #include "google/rpc/status.pb.h"
 #include "gtest/gtest.h"
-#include "tests/testing/cluster.h"
+#include "tests/testing/cluster_test.h"
 #include "tests/testing/status_matchers.h"
 
 namespace taskboard {
@@ -30,10 +30,8 @@ const v1::PhaseStatus& Phase(const v1::Run& run, const std::string& id) {
   return none;
 }
 
-class TaskflowTest : public ::testing::Test {
+class TaskflowTest : public testing::ClusterTest {
  protected:
-  void SetUp() override { ASSERT_THAT(cluster_.Start(), IsOk()); }
-
   // Submits and waits for the run to finish.
   v1::Run Run(const std::string& flow, const Json& args = Json::object()) {
     absl::StatusOr<std::string> run_id = cluster_.Submit(flow, args);
@@ -43,8 +41,6 @@ class TaskflowTest : public ::testing::Test {
     EXPECT_THAT(run.status(), IsOk());
     return run.ok() ? *run : v1::Run();
   }
-
-  Cluster cluster_;
 };
 
 TEST_F(TaskflowTest, Chain_PassesEachOutputToTheNextStep) {
