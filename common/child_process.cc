@@ -7,8 +7,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -83,12 +81,5 @@ std::optional<int> ChildProcess::WaitFor(int timeout_ms) {
 }
 
 bool ChildProcess::Running() { return !WaitFor(0).has_value(); }
-
-std::string ReadFileOrEmpty(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 }  // namespace taskboard

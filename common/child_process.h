@@ -42,9 +42,6 @@ class ChildProcess {
   std::optional<int> exit_code_;
 };
 
-// Reads a whole file ("" when missing).
-std::string ReadFileOrEmpty(const std::string& path);
-
 }  // namespace taskboard
 
 #endif  // TASKBOARD_COMMON_CHILD_PROCESS_H_

@@ -9,11 +9,11 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "common/files.h"
 #include "scheduler/server/scheduler_server.h"
 
 namespace {
@@ -21,17 +21,6 @@ namespace {
 void Log(const std::string& level, const std::string& message, const std::string& extra = "") {
   std::cerr << "{\"level\":\"" << level << "\",\"msg\":\"" << message << "\"" << extra << "}"
             << std::endl;
-}
-
-// Writes `port` to `path` atomically, so a reader never sees a partial file.
-bool WritePortFile(const std::string& path, int port) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << port << "\n";
-    if (!out) return false;
-  }
-  return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
 }  // namespace
@@ -122,7 +111,7 @@ int main(int argc, char** argv) {
   Log("info", "scheduler serving",
       ",\"port\":" + std::to_string(port) + ",\"listen\":\"" + options.listen_address +
           "\",\"data_dir\":\"" + where + "\",\"durability\":\"" + durability + "\"");
-  if (!port_file.empty() && !WritePortFile(port_file, port)) {
+  if (!port_file.empty() && !taskboard::WriteFileAtomically(port_file, std::to_string(port) + "\n")) {
     std::cerr << "taskboard-scheduler: cannot write the port file " << port_file << "\n";
     return 1;
   }

@@ -153,7 +153,6 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
 
 void Engine::Commit() {
   store::WriteBatch batch;
-  batch.Clear();
   std::swap(batch, extra_writes_);
   std::vector<std::pair<std::string, std::vector<v1::RunEvent>>> published;
   std::vector<std::string> finished;

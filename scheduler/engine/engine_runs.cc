@@ -6,17 +6,13 @@
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/ids.h"
 #include "scheduler/engine/run_control.h"
+#include "scheduler/engine/run_reader.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/flow/proto_value.h"
 #include "scheduler/store/keys.h"
 
 namespace taskboard::engine {
 namespace {
-
-absl::Status NotFound(absl::string_view run_id) {
-  return absl::NotFoundError(
-      absl::StrCat("run ", run_id, " not found; list runs with `taskboard runs`"));
-}
 
 v1::RunEvent RunStartedEvent(const std::vector<std::string>& reused) {
   v1::RunEvent event;
@@ -91,13 +87,9 @@ void Engine::DoCancel(const std::string& run_id, const std::string& reason,
                       std::function<void(absl::StatusOr<v1::RunStatus>)>& done) {
   auto it = runs_.find(run_id);
   if (it == runs_.end()) {
-    absl::StatusOr<std::optional<std::string>> stored =
-        options_.store->Get(store::Column::kRuns, store::keys::Run(run_id));
-    if (!stored.ok()) return done(stored.status());
-    if (!stored->has_value()) return done(NotFound(run_id));
-    store::RunRecord record;
-    record.ParseFromString(**stored);
-    return done(record.run().status());
+    absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
+    if (!record.ok()) return done(record.status());
+    return done(record->run().status());
   }
   RunState& run = *it->second.state;
   std::vector<std::string> leases = CancelRunState(run, reason, now_ms_);
@@ -117,15 +109,9 @@ void Engine::DoCancel(const std::string& run_id, const std::string& reason,
 }
 
 absl::StatusOr<std::unique_ptr<RunState>> Engine::LoadRun(const std::string& run_id) {
-  absl::StatusOr<std::optional<std::string>> stored =
-      options_.store->Get(store::Column::kRuns, store::keys::Run(run_id));
-  if (!stored.ok()) return stored.status();
-  if (!stored->has_value()) return NotFound(run_id);
-  store::RunRecord record;
-  if (!record.ParseFromString(**stored)) {
-    return absl::DataLossError(absl::StrCat("run ", run_id, ": stored record is corrupt"));
-  }
-  auto state = std::make_unique<RunState>(std::move(record));
+  absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
+  if (!record.ok()) return record.status();
+  auto state = std::make_unique<RunState>(*std::move(record));
   absl::Status scanned = options_.store->ScanPrefix(
       store::Column::kTasks, store::keys::TasksOfRun(run_id),
       [&](absl::string_view, absl::string_view value) {

@@ -11,18 +11,6 @@
 #include "scheduler/engine/task_states.h"
 
 namespace taskboard::engine {
-namespace {
-
-void AddUsage(v1::Usage& total, const v1::Usage& usage) {
-  total.set_input_tokens(total.input_tokens() + usage.input_tokens());
-  total.set_output_tokens(total.output_tokens() + usage.output_tokens());
-  total.set_cache_read_tokens(total.cache_read_tokens() + usage.cache_read_tokens());
-  total.set_cost_usd(total.cost_usd() + usage.cost_usd());
-  total.set_turns(total.turns() + usage.turns());
-}
-
-}  // namespace
-
 void Engine::SendTo(uint64_t stream_id, v1::ConnectResponse message) {
   dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
   if (worker == nullptr) return;
@@ -236,7 +224,6 @@ void Engine::ExpireLeases() {
       message.mutable_cancel()->set_reason("lease expired");
       SendTo(lease.stream_id, std::move(message));
     }
-    leases_.Add(lease);  // LoseLease removes it again after checking it
     LoseLease(lease, absl::StrCat("worker '", lease.worker_id, "' sent no heartbeat for ",
                                   options_.lease_timeout_ms, " ms"));
   }

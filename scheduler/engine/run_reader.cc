@@ -8,24 +8,24 @@
 #include "scheduler/store/records.pb.h"
 
 namespace taskboard::engine {
-namespace {
-
-absl::Status RunNotFound(absl::string_view run_id) {
+absl::Status RunNotFoundError(absl::string_view run_id) {
   return absl::NotFoundError(
       absl::StrCat("run ", run_id, " not found; list runs with `taskboard runs`"));
 }
 
-absl::StatusOr<store::RunRecord> ReadRecord(store::Store& store, const std::string& run_id) {
+absl::StatusOr<store::RunRecord> ReadRunRecord(store::Store& store, const std::string& run_id) {
   absl::StatusOr<std::optional<std::string>> stored =
       store.Get(store::Column::kRuns, store::keys::Run(run_id));
   if (!stored.ok()) return stored.status();
-  if (!stored->has_value()) return RunNotFound(run_id);
+  if (!stored->has_value()) return RunNotFoundError(run_id);
   store::RunRecord record;
   if (!record.ParseFromString(**stored)) {
     return absl::DataLossError(absl::StrCat("run ", run_id, ": stored record is corrupt"));
   }
   return record;
 }
+
+namespace {
 
 // The public view of a record, without tasks.
 v1::Run ViewOf(store::RunRecord& record) {
@@ -57,7 +57,7 @@ bool Matches(const v1::Run& run, const v1::ListRunsRequest& request) {
 
 absl::StatusOr<v1::Run> ReadRun(store::Store& store, const std::string& run_id,
                                 bool with_tasks) {
-  absl::StatusOr<store::RunRecord> record = ReadRecord(store, run_id);
+  absl::StatusOr<store::RunRecord> record = ReadRunRecord(store, run_id);
   if (!record.ok()) return record.status();
   v1::Run run = ViewOf(*record);
   absl::StatusOr<std::optional<std::string>> spec =
@@ -115,7 +115,7 @@ absl::StatusOr<v1::GetTaskResponse> ReadTask(store::Store& store, const std::str
       store.Get(store::Column::kTasks, store::keys::Task(run_id, task_id));
   if (!stored.ok()) return stored.status();
   if (!stored->has_value()) {
-    absl::StatusOr<store::RunRecord> run = ReadRecord(store, run_id);
+    absl::StatusOr<store::RunRecord> run = ReadRunRecord(store, run_id);
     if (!run.ok()) return run.status();
     return absl::NotFoundError(absl::StrCat("run ", run_id, " has no task '", task_id,
                                             "'; `taskboard show ", run_id,

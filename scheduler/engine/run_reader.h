@@ -10,10 +10,18 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "scheduler/store/records.pb.h"
 #include "scheduler/store/store.h"
 #include "taskboard/v1/scheduler.pb.h"
 
 namespace taskboard::engine {
+
+// NOT_FOUND for `run_id`, naming the run and how to list runs.
+absl::Status RunNotFoundError(absl::string_view run_id);
+
+// The stored record of a run: NOT_FOUND (RunNotFoundError), DATA_LOSS when
+// it cannot be decoded, or the store's error.
+absl::StatusOr<store::RunRecord> ReadRunRecord(store::Store& store, const std::string& run_id);
 
 // The run with spec, phases and (when `with_tasks`) tasks. NOT_FOUND names
 // the run and how to list runs.

@@ -2,7 +2,7 @@
 #define TASKBOARD_SCHEDULER_ENGINE_TASK_STATES_H_
 
 // Small predicates over task and run states shared by drivers, the engine and
-// the read side, plus the timestamp conversion every record uses.
+// the read side, plus the timestamp and usage arithmetic every record uses.
 
 #include <cstdint>
 
@@ -19,6 +19,10 @@ bool IsInFlight(v1::TaskState state);
 bool IsTerminal(v1::RunStatus status);
 
 google::protobuf::Timestamp ToTimestamp(int64_t unix_ms);
+
+// Adds `usage`'s counters to `total` (phase and run totals; the model is
+// not summed).
+void AddUsage(v1::Usage& total, const v1::Usage& usage);
 
 }  // namespace taskboard::engine
 

@@ -13,12 +13,6 @@
 namespace taskboard::server {
 namespace {
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // Runs `read` on the blocking pool and finishes the reactor with its status.
 template <typename Read>
 grpc::ServerUnaryReactor* FinishFromPool(grpc::CallbackServerContext* context, BlockingPool* pool,
@@ -143,7 +137,8 @@ grpc::ServerUnaryReactor* SchedulerService::SaveFlow(grpc::CallbackServerContext
         LoadRequestFlow(request->has_spec(), request->spec(), request->source(), limits_);
     if (!spec.ok()) return spec.status();
     absl::StatusOr<v1::SavedFlow> saved =
-        saved_->Save(*spec, request->has_source() ? request->source().text() : "", NowMs());
+        saved_->Save(*spec, request->has_source() ? request->source().text() : "",
+                     engine_->options().clock->NowMs());
     if (!saved.ok()) return saved.status();
     *response->mutable_flow() = *std::move(saved);
     return absl::OkStatus();

@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/server/grpc_status.h"
-#include "scheduler/store/keys.h"
 
 namespace taskboard::server {
 
@@ -42,13 +41,7 @@ WatchReactor::WatchReactor(engine::Engine* engine, std::string run_id, int64_t a
 }
 
 void WatchReactor::Replay() {
-  absl::StatusOr<std::optional<std::string>> run =
-      engine_->store().Get(store::Column::kRuns, store::keys::Run(run_id_));
-  absl::Status status = run.status();
-  if (status.ok() && !run->has_value()) {
-    status = absl::NotFoundError(
-        absl::StrCat("run ", run_id_, " not found; list runs with `taskboard runs`"));
-  }
+  absl::Status status = engine::ReadRunRecord(engine_->store(), run_id_).status();
   std::vector<v1::RunEvent> replay;
   int64_t after;
   Next next;

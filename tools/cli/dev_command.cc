@@ -6,12 +6,12 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "common/child_process.h"
+#include "common/files.h"
 
 namespace taskboard::cli {
 namespace {
@@ -26,16 +26,6 @@ std::string SiblingBinary(const std::string& name) {
   std::error_code error;
   fs::path self = fs::read_symlink("/proc/self/exe", error);
   return error ? name : (self.parent_path() / name).string();
-}
-
-bool WriteAtomically(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out) return false;
-  }
-  return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
 }  // namespace
@@ -125,7 +115,7 @@ int RunDev(const DevOptions& options, std::ostream& out, std::ostream& err) {
       << "  export TASKBOARD_SCHEDULER=" << address << "\n"
       << "  taskboard run examples/flows/repo-digest.yaml\n\n"
       << "Ctrl-C stops both." << std::endl;
-  if (!options.ready_file.empty() && !WriteAtomically(options.ready_file, address + "\n")) {
+  if (!options.ready_file.empty() && !WriteFileAtomically(options.ready_file, address + "\n")) {
     err << "taskboard dev: cannot write " << options.ready_file << "\n";
   }
 

@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "common/json.h"
 #include "common/utf8.h"
-#include "worker/agents/yaml_json.h"
+#include "common/yaml_json.h"
 
 namespace taskboard::worker {
 namespace {

@@ -1,4 +1,4 @@
-#include "worker/agents/yaml_json.h"
+#include "common/yaml_json.h"
 
 #include <cstdint>
 #include <string>
@@ -9,9 +9,11 @@
 #include "absl/strings/str_cat.h"
 #include "yaml-cpp/yaml.h"
 
-namespace taskboard::worker {
+namespace taskboard {
 namespace {
 
+// YAML 1.2 core schema resolution for plain (unquoted) scalars; quoted
+// scalars (tag "!") always stay strings, so `"true"` is a string.
 Json PlainScalarToJson(const std::string& text) {
   if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL") {
     return nullptr;
@@ -56,7 +58,7 @@ absl::StatusOr<Json> NodeToJson(const YAML::Node& node) {
         if (!entry.first.IsScalar()) {
           return absl::InvalidArgumentError(absl::StrCat("invalid YAML at line ",
                                                          entry.first.Mark().line + 1,
-                                                         ": keys must be plain strings"));
+                                                         ": mapping keys must be plain strings"));
         }
         absl::StatusOr<Json> value = NodeToJson(entry.second);
         if (!value.ok()) return value.status();
@@ -79,4 +81,4 @@ absl::StatusOr<Json> ParseYamlAsJson(absl::string_view text) {
   }
 }
 
-}  // namespace taskboard::worker
+}  // namespace taskboard

@@ -1,0 +1,20 @@
+#ifndef TASKBOARD_COMMON_FILES_H_
+#define TASKBOARD_COMMON_FILES_H_
+
+// Small whole-file helpers for the files processes hand each other: port
+// files, ready files, logs.
+
+#include <string>
+
+namespace taskboard {
+
+// The whole file, or "" when it is missing or unreadable.
+std::string ReadFileOrEmpty(const std::string& path);
+
+// Writes `text` to a temporary file next to `path` and renames it over
+// `path`, so a reader polling for the file never sees it half-written.
+bool WriteFileAtomically(const std::string& path, const std::string& text);
+
+}  // namespace taskboard
+
+#endif  // TASKBOARD_COMMON_FILES_H_
