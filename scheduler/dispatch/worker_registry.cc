@@ -5,14 +5,25 @@
 namespace taskboard::dispatch {
 
 ConnectedWorker& WorkerRegistry::Add(uint64_t stream_id, const v1::Hello& hello,
-                                     std::shared_ptr<WorkerChannel> channel) {
+                                     std::shared_ptr<WorkerChannel> channel, int64_t now_ms) {
   ConnectedWorker& worker = workers_[stream_id];
   worker.stream_id = stream_id;
   worker.worker_id = hello.worker_id();
   for (const v1::AgentInfo& agent : hello.agents()) worker.agents.insert(agent.name());
   worker.credits = hello.slots();
   worker.channel = std::move(channel);
+  worker.hello = hello;
+  worker.hello.clear_held_tasks();
+  worker.connected_ms = now_ms;
   return worker;
+}
+
+std::vector<ConnectedWorker*> WorkerRegistry::FindByWorkerId(absl::string_view worker_id) {
+  std::vector<ConnectedWorker*> found;
+  for (auto& [stream_id, worker] : workers_) {
+    if (worker.worker_id == worker_id) found.push_back(&worker);
+  }
+  return found;
 }
 
 void WorkerRegistry::Remove(uint64_t stream_id) { workers_.erase(stream_id); }
@@ -49,7 +60,8 @@ bool WorkerRegistry::AnyOffers(absl::string_view agent) const {
 
 std::vector<std::string> WorkerRegistry::OfferedAgents() const {
   std::set<std::string> agents;
-  for (const auto& [id, worker] : workers_) agents.insert(worker.agents.begin(), worker.agents.end());
+  for (const auto& [id, worker] : workers_)
+    agents.insert(worker.agents.begin(), worker.agents.end());
   return {agents.begin(), agents.end()};
 }
 

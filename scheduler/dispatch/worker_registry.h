@@ -26,14 +26,22 @@ struct ConnectedWorker {
   int64_t credits = 0;
   bool draining = false;
   std::shared_ptr<WorkerChannel> channel;
+  // The worker's Hello (agents, tools, slots, labels), kept for tool cache
+  // declarations and for ListWorkers.
+  v1::Hello hello;
+  int64_t connected_ms = 0;
 };
 
 class WorkerRegistry {
  public:
   ConnectedWorker& Add(uint64_t stream_id, const v1::Hello& hello,
-                       std::shared_ptr<WorkerChannel> channel);
+                       std::shared_ptr<WorkerChannel> channel, int64_t now_ms);
   void Remove(uint64_t stream_id);
   ConnectedWorker* Find(uint64_t stream_id);
+  // Every stream of `worker_id` (normally one; two while a reconnect races
+  // the old stream's end).
+  std::vector<ConnectedWorker*> FindByWorkerId(absl::string_view worker_id);
+  const std::map<uint64_t, ConnectedWorker>& all() const { return workers_; }
 
   // A worker offering `agent` with a free credit, not draining; round-robin.
   ConnectedWorker* Pick(absl::string_view agent);

@@ -65,7 +65,7 @@ struct EngineOptions {
 };
 
 struct SubmitRequest {
-  v1::FlowSpec spec;            // validated
+  v1::FlowSpec spec;           // validated
   Json args = Json::object();  // bound (BindRunArgs)
   std::string session_id;
   std::map<std::string, std::string> labels;
@@ -125,6 +125,15 @@ class Engine {
   void WorkerMessage(uint64_t stream_id, v1::ConnectRequest message);
   void WorkerDisconnected(uint64_t stream_id);
 
+  // Operators (engine_worker_admin.cc). ListWorkers answers with the
+  // connected workers sorted by id. DrainWorker sends Drain{grace_ms} to
+  // every stream of `worker_id` and stops assigning to it; the worker hands
+  // back or finishes its tasks and disconnects. NOT_FOUND (listing the
+  // connected worker ids) when no stream has that id.
+  void ListWorkers(std::function<void(std::vector<v1::WorkerInfo>)> done);
+  void DrainWorker(std::string worker_id, int64_t grace_ms, std::string reason,
+                   std::function<void(absl::StatusOr<v1::WorkerInfo>)> done);
+
   WatchHub& watch_hub() { return watch_hub_; }
   store::Store& store() { return *options_.store; }
   const EngineOptions& options() const { return options_; }
@@ -159,8 +168,7 @@ class Engine {
   void DoSubmit(SubmitRequest& request, std::function<void(absl::StatusOr<SubmitResult>)>& done);
   void DoCancel(const std::string& run_id, const std::string& reason,
                 std::function<void(absl::StatusOr<v1::RunStatus>)>& done);
-  void DoResume(const std::string& run_id,
-                std::function<void(absl::StatusOr<ResumeResult>)>& done);
+  void DoResume(const std::string& run_id, std::function<void(absl::StatusOr<ResumeResult>)>& done);
   absl::StatusOr<std::unique_ptr<RunState>> LoadRun(const std::string& run_id);
   void Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver);
 
@@ -170,6 +178,7 @@ class Engine {
   void DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
   void DoDisconnect(uint64_t stream_id);
   void OnResult(uint64_t stream_id, v1::TaskResult& result);
+  v1::WorkerInfo DescribeWorker(const dispatch::ConnectedWorker& worker) const;
   // The task a lease currently covers, or null when the lease is superseded.
   store::TaskRecord* CurrentTask(absl::string_view lease_id, absl::string_view task_id,
                                  RunState** run);

@@ -21,7 +21,7 @@ void Engine::SendTo(uint64_t stream_id, v1::ConnectResponse message) {
 
 void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
                      std::shared_ptr<dispatch::WorkerChannel>& channel) {
-  dispatch::ConnectedWorker& worker = workers_.Add(stream_id, hello, std::move(channel));
+  dispatch::ConnectedWorker& worker = workers_.Add(stream_id, hello, std::move(channel), now_ms_);
   v1::ConnectResponse welcome_message;
   v1::Welcome& welcome = *welcome_message.mutable_welcome();
   welcome.set_scheduler_id(options_.scheduler_id);
@@ -183,19 +183,19 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
   int64_t delay = options_.retry_backoff.DelayMs(task->agent_failures() + 1, rng_);
   AttemptOutcome outcome;
   if (static_cast<int64_t>(result.output().size()) > options_.max_output_bytes) {
-    outcome = FailAttempt(*task,
-                          absl::StrCat("output of ", result.output().size(),
-                                       " bytes is over the scheduler's limit of ",
-                                       options_.max_output_bytes,
-                                       " bytes (--max-output-bytes); write large results to a "
-                                       "file and output its path"),
-                          now_ms_, delay);
+    outcome = FailAttempt(
+        *task,
+        absl::StrCat("output of ", result.output().size(),
+                     " bytes is over the scheduler's limit of ", options_.max_output_bytes,
+                     " bytes (--max-output-bytes); write large results to a "
+                     "file and output its path"),
+        now_ms_, delay);
   } else {
     outcome = ApplyResult(*task, result, now_ms_, delay);
   }
   if (outcome == AttemptOutcome::kRetrying) {
-    AddTimer({task->not_before_unix_ms(), TimerKind::kRetry, run->run_id(),
-              task->task().task_id(), ""});
+    AddTimer(
+        {task->not_before_unix_ms(), TimerKind::kRetry, run->run_id(), task->task().task_id(), ""});
   }
   ack.set_accepted(true);
   SendTo(stream_id, std::move(ack_message));
@@ -258,11 +258,11 @@ void Engine::FireTimers() {
         leases_.Remove(timer.token);
         store::TaskRecord& mutable_task = run.MutableTask(timer.task_id);
         int64_t delay = options_.retry_backoff.DelayMs(mutable_task.agent_failures() + 1, rng_);
-        AttemptOutcome outcome =
-            FailAttempt(mutable_task,
-                        absl::StrCat("timed out after ", mutable_task.assignment().timeout_seconds(),
-                                     "s (timeoutSeconds)"),
-                        now_ms_, delay);
+        AttemptOutcome outcome = FailAttempt(
+            mutable_task,
+            absl::StrCat("timed out after ", mutable_task.assignment().timeout_seconds(),
+                         "s (timeoutSeconds)"),
+            now_ms_, delay);
         if (outcome == AttemptOutcome::kRetrying) {
           AddTimer({mutable_task.not_before_unix_ms(), TimerKind::kRetry, timer.run_id,
                     timer.task_id, ""});
@@ -334,8 +334,8 @@ void Engine::Dispatch() {
       leases_.Add({lease_id, run.run_id(), entry.task_id, worker->worker_id, worker->stream_id,
                    now_ms_ + options_.lease_timeout_ms});
       if (task.assignment().timeout_seconds() > 0) {
-        AddTimer({now_ms_ + task.assignment().timeout_seconds() * 1000LL,
-                  TimerKind::kTaskTimeout, run.run_id(), entry.task_id, lease_id});
+        AddTimer({now_ms_ + task.assignment().timeout_seconds() * 1000LL, TimerKind::kTaskTimeout,
+                  run.run_id(), entry.task_id, lease_id});
       }
       worker->credits--;
       loop_stats_.dispatched++;
@@ -347,8 +347,8 @@ void Engine::Dispatch() {
       assignment.set_lease_id(lease_id);
       assignment.set_attempt(task.task().attempt());
       assignment.mutable_ready_at()->set_seconds(entry.queued_us / 1'000'000);
-      assignment.mutable_ready_at()->set_nanos(
-          static_cast<int32_t>(entry.queued_us % 1'000'000) * 1000);
+      assignment.mutable_ready_at()->set_nanos(static_cast<int32_t>(entry.queued_us % 1'000'000) *
+                                               1000);
       // Prior work arrives with the ledger; its meta says so meanwhile.
       assignment.mutable_prior_work()->mutable_meta()->set_policy("none");
       SendTo(worker->stream_id, std::move(message));

@@ -18,9 +18,7 @@ template <typename Read>
 grpc::ServerUnaryReactor* FinishFromPool(grpc::CallbackServerContext* context, BlockingPool* pool,
                                          Read read) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  pool->Run([reactor, read = std::move(read)]() mutable {
-    reactor->Finish(ToGrpcStatus(read()));
-  });
+  pool->Run([reactor, read = std::move(read)]() mutable { reactor->Finish(ToGrpcStatus(read())); });
   return reactor;
 }
 
@@ -188,6 +186,34 @@ grpc::ServerUnaryReactor* SchedulerService::GetTask(grpc::CallbackServerContext*
     *response = *std::move(task);
     return absl::OkStatus();
   });
+}
+
+grpc::ServerUnaryReactor* SchedulerService::ListWorkers(grpc::CallbackServerContext* context,
+                                                        const v1::ListWorkersRequest* /*request*/,
+                                                        v1::ListWorkersResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  engine_->ListWorkers([reactor, response](std::vector<v1::WorkerInfo> workers) {
+    for (v1::WorkerInfo& worker : workers) *response->add_workers() = std::move(worker);
+    reactor->Finish(grpc::Status::OK);
+  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* SchedulerService::DrainWorker(grpc::CallbackServerContext* context,
+                                                        const v1::DrainWorkerRequest* request,
+                                                        v1::DrainWorkerResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (request->grace_ms() < 0) {
+    reactor->Finish(ToGrpcStatus(absl::InvalidArgumentError(
+        "grace_ms must not be negative (0 means the default of 30000)")));
+    return reactor;
+  }
+  engine_->DrainWorker(request->worker_id(), request->grace_ms(), request->reason(),
+                       [reactor, response](absl::StatusOr<v1::WorkerInfo> worker) {
+                         if (worker.ok()) *response->mutable_worker() = std::move(*worker);
+                         reactor->Finish(ToGrpcStatus(worker.status()));
+                       });
+  return reactor;
 }
 
 }  // namespace taskboard::server

@@ -55,6 +55,12 @@ class SchedulerService final : public v1::Scheduler::CallbackService {
   grpc::ServerUnaryReactor* GetTask(grpc::CallbackServerContext* context,
                                     const v1::GetTaskRequest* request,
                                     v1::GetTaskResponse* response) override;
+  grpc::ServerUnaryReactor* ListWorkers(grpc::CallbackServerContext* context,
+                                        const v1::ListWorkersRequest* request,
+                                        v1::ListWorkersResponse* response) override;
+  grpc::ServerUnaryReactor* DrainWorker(grpc::CallbackServerContext* context,
+                                        const v1::DrainWorkerRequest* request,
+                                        v1::DrainWorkerResponse* response) override;
 
  private:
   engine::Engine* engine_;

@@ -13,6 +13,7 @@
 #include "tools/cli/flows_command.h"
 #include "tools/cli/runs_command.h"
 #include "tools/cli/show_command.h"
+#include "tools/cli/workers_command.h"
 
 namespace taskboard::cli {
 namespace {
@@ -107,6 +108,62 @@ TEST(RunsCommand, Json_PrintsTheResponse) {
 }
 
 // --- show --------------------------------------------------------------------
+
+v1::ListWorkersResponse TwoWorkers() {
+  return ParseText<v1::ListWorkersResponse>(R"pb(
+    workers {
+      worker_id: "w-1"
+      agents: [ "scout", "writer" ]
+      tools: "read_file"
+      free_slots: 3
+      running: 1
+      connected_at { seconds: 1699999400 }
+    }
+    workers {
+      worker_id: "w-2"
+      agents: "noop"
+      draining: true
+      connected_at { seconds: 1699999940 }
+    }
+  )pb");
+}
+
+TEST(WorkersCommand, Table_OneRowPerWorkerWithStateSlotsAndAgents) {
+  std::ostringstream out;
+  PrintWorkerTable(TwoWorkers(), At(absl::ZeroDuration()), 0, out);
+  EXPECT_EQ(out.str(),
+            "WORKER  STATE     RUNNING  FREE  AGENTS        TOOLS      CONNECTED\n"
+            "w-1     ready     1        3     scout,writer  read_file  10m\n"
+            "w-2     draining  0        0     noop          -          1m\n");
+}
+
+TEST(WorkersCommand, ListsTheConnectedWorkers) {
+  FakeScheduler scheduler;
+  scheduler.SetWorkers(TwoWorkers());
+  testing::CliResult result = Cli({"workers", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, AllOf(StartsWith("WORKER  STATE"), HasSubstr("\nw-2     draining")));
+}
+
+TEST(WorkersCommand, Drain_SendsIdGraceAndReason) {
+  FakeScheduler scheduler;
+  scheduler.SetWorkers(TwoWorkers());
+  testing::CliResult result = Cli({"workers", "drain", "w-1", "--grace-seconds", "90", "--reason",
+                                   "node upgrade", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "worker w-1: draining (1 running, grace 90s)\n");
+  const v1::DrainWorkerRequest request = scheduler.drain_request();
+  EXPECT_EQ(request.worker_id(), "w-1");
+  EXPECT_EQ(request.grace_ms(), 90'000);
+  EXPECT_EQ(request.reason(), "node upgrade");
+}
+
+TEST(WorkersCommand, Drain_UnknownWorker_Exits1WithTheSchedulersMessage) {
+  FakeScheduler scheduler;
+  testing::CliResult result = Cli({"workers", "drain", "w-9", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("no connected worker has id 'w-9'"));
+}
 
 TEST(ShowCommand, Details_FrameTaskTableAndOutput) {
   v1::Run run = MakeRun(kAuditMidRun, kAuditFlow);

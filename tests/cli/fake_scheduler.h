@@ -124,6 +124,14 @@ class FakeScheduler final : public v1::Scheduler::Service {
     std::lock_guard lock(mu_);
     return list_request_;
   }
+  void SetWorkers(v1::ListWorkersResponse workers) {
+    std::lock_guard lock(mu_);
+    workers_ = std::move(workers);
+  }
+  v1::DrainWorkerRequest drain_request() const {
+    std::lock_guard lock(mu_);
+    return drain_request_;
+  }
   v1::CancelRunRequest cancel_request() const {
     std::lock_guard lock(mu_);
     return cancel_request_;
@@ -199,6 +207,29 @@ class FakeScheduler final : public v1::Scheduler::Service {
     cancel_request_ = *request;
     response->set_status(v1::RUN_STATUS_CANCELLED);
     return grpc::Status::OK;
+  }
+
+  grpc::Status ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest*,
+                           v1::ListWorkersResponse* response) override {
+    std::lock_guard lock(mu_);
+    if (grpc::Status error = TakeError(); !error.ok()) return error;
+    *response = workers_;
+    return grpc::Status::OK;
+  }
+
+  grpc::Status DrainWorker(grpc::ServerContext*, const v1::DrainWorkerRequest* request,
+                           v1::DrainWorkerResponse* response) override {
+    std::lock_guard lock(mu_);
+    if (grpc::Status error = TakeError(); !error.ok()) return error;
+    drain_request_ = *request;
+    for (const v1::WorkerInfo& worker : workers_.workers()) {
+      if (worker.worker_id() != request->worker_id()) continue;
+      *response->mutable_worker() = worker;
+      response->mutable_worker()->set_draining(true);
+      return grpc::Status::OK;
+    }
+    return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                        "no connected worker has id '" + request->worker_id() + "'");
   }
 
   grpc::Status ResumeRun(grpc::ServerContext*, const v1::ResumeRunRequest* request,
@@ -277,6 +308,8 @@ class FakeScheduler final : public v1::Scheduler::Service {
   std::vector<int64_t> watch_after_seqs_;
   v1::ListRunsRequest list_request_;
   v1::CancelRunRequest cancel_request_;
+  v1::ListWorkersResponse workers_;
+  v1::DrainWorkerRequest drain_request_;
   v1::SaveFlowRequest save_request_;
   int calls_ = 0;
   int port_ = 0;

@@ -1,8 +1,10 @@
-// Operating a cluster: draining a worker on SIGTERM, saved flows, watching
-// a run live from its first event.
+// Operating a cluster: draining a worker on SIGTERM or through the
+// scheduler, listing workers, saved flows, watching a run live from its
+// first event.
 
 #include <string>
 
+#include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/cluster_test.h"
@@ -11,9 +13,9 @@
 namespace taskboard {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::Cluster;
 using testing::ClusterOptions;
+using ::testing::HasSubstr;
 using testing::IsOk;
 
 ClusterOptions OneSlotEach() {
@@ -49,6 +51,88 @@ phases:
   EXPECT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_.Logs();
   EXPECT_EQ(run->output(), "finished while draining\n");
   EXPECT_EQ(run->tasks(0).attempt(), 1);
+}
+
+absl::StatusOr<v1::ListWorkersResponse> ListWorkers(Cluster& cluster) {
+  grpc::ClientContext context;
+  v1::ListWorkersResponse response;
+  grpc::Status status = cluster.client().ListWorkers(&context, {}, &response);
+  if (!status.ok()) return absl::UnavailableError(status.error_message());
+  return response;
+}
+
+// Polls ListWorkers until `count` workers are connected (streams come and go
+// asynchronously) or 10 s pass; the last answer either way.
+absl::StatusOr<v1::ListWorkersResponse> WaitForWorkers(Cluster& cluster, int count) {
+  absl::StatusOr<v1::ListWorkersResponse> workers;
+  absl::Time deadline = absl::Now() + absl::Seconds(10);
+  do {
+    workers = ListWorkers(cluster);
+    if (workers.ok() && workers->workers_size() == count) break;
+    absl::SleepFor(absl::Milliseconds(20));
+  } while (absl::Now() < deadline);
+  return workers;
+}
+
+TEST_F(OperationsTest, DrainWorker_RunningTaskFinishesThenTheWorkerLeaves) {
+  absl::StatusOr<std::string> run_id = cluster_.Submit(R"(
+name: drain-request
+phases:
+  - id: slow
+    agent: echo
+    task: "sleep 1 finished while drained"
+)");
+  ASSERT_THAT(run_id.status(), IsOk());
+  absl::StatusOr<v1::Run> running = cluster_.WaitUntil(*run_id, [](const v1::Run& run) {
+    return run.tasks_size() == 1 && run.tasks(0).state() == v1::TASK_STATE_RUNNING;
+  });
+  ASSERT_THAT(running.status(), IsOk());
+  const std::string holder_id = running->tasks(0).worker_id();
+  int holder = holder_id == "worker-0" ? 0 : 1;
+
+  absl::StatusOr<v1::ListWorkersResponse> before = WaitForWorkers(cluster_, 2);
+  ASSERT_THAT(before.status(), IsOk());
+  ASSERT_EQ(before->workers_size(), 2);
+  EXPECT_EQ(before->workers(0).worker_id(), "worker-0");
+  EXPECT_EQ(before->workers(holder).running(), 1);
+  EXPECT_THAT(before->workers(holder).agents(), ::testing::Contains("echo"));
+
+  grpc::ClientContext context;
+  v1::DrainWorkerRequest request;
+  request.set_worker_id(holder_id);
+  request.set_grace_ms(15'000);
+  v1::DrainWorkerResponse response;
+  ASSERT_TRUE(cluster_.client().DrainWorker(&context, request, &response).ok());
+  EXPECT_TRUE(response.worker().draining());
+
+  // The worker finishes the task it holds, then exits on its own.
+  EXPECT_EQ(cluster_.worker(holder)->WaitFor(15'000), 0) << cluster_.Logs();
+  absl::StatusOr<v1::Run> run = cluster_.WaitForRun(*run_id);
+  ASSERT_THAT(run.status(), IsOk());
+  EXPECT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_.Logs();
+  EXPECT_EQ(run->tasks(0).attempt(), 1);
+  EXPECT_EQ(run->output(), "finished while drained\n");
+
+  absl::StatusOr<v1::ListWorkersResponse> after = WaitForWorkers(cluster_, 1);
+  ASSERT_THAT(after.status(), IsOk());
+  ASSERT_EQ(after->workers_size(), 1) << cluster_.Logs();
+  EXPECT_NE(after->workers(0).worker_id(), holder_id);
+}
+
+TEST_F(OperationsTest, DrainWorker_UnknownId_NotFoundListsConnectedWorkers) {
+  // Both workers connect on their own; wait until the scheduler sees them.
+  absl::StatusOr<v1::ListWorkersResponse> workers = WaitForWorkers(cluster_, 2);
+  ASSERT_THAT(workers.status(), IsOk());
+  ASSERT_EQ(workers->workers_size(), 2);
+
+  grpc::ClientContext context;
+  v1::DrainWorkerRequest request;
+  request.set_worker_id("worker-9");
+  v1::DrainWorkerResponse response;
+  grpc::Status status = cluster_.client().DrainWorker(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(status.error_message(), HasSubstr("no connected worker has id 'worker-9'"));
+  EXPECT_THAT(status.error_message(), HasSubstr("worker-0, worker-1"));
 }
 
 TEST_F(OperationsTest, SavedFlow_VersionsAndRunsByName) {

@@ -12,6 +12,15 @@
 //   build/bin/scheduler_bench --benchmark_filter=Board
 //
 // Args: {tasks N, workers K, durability 0=sync 1=wal 2=none}.
+//
+// BM_PacedBoards is the open-loop variant: it submits boards of B tasks on a
+// fixed schedule (rate R tasks/s for S seconds) whether or not earlier ones
+// finished, so dispatch latency is measured below saturation instead of as
+// queueing behind one huge board.
+//
+//   build/bin/scheduler_bench --benchmark_filter=Paced
+//
+// Args: {rate R tasks/s, board size B, workers K, durability, seconds S}.
 
 #include <algorithm>
 #include <atomic>
@@ -39,6 +48,10 @@ int64_t NowUs() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+int64_t TimestampMs(const google::protobuf::Timestamp& at) {
+  return at.seconds() * 1000 + at.nanos() / 1'000'000;
 }
 
 // A worker that completes every assignment at once, recording how long each
@@ -73,8 +86,8 @@ class NoopWorker {
     while (stream_->Read(&message)) {
       if (!message.has_assignment()) continue;
       const v1::Assignment& assignment = message.assignment();
-      int64_t ready_us = assignment.ready_at().seconds() * 1'000'000 +
-                         assignment.ready_at().nanos() / 1000;
+      int64_t ready_us =
+          assignment.ready_at().seconds() * 1'000'000 + assignment.ready_at().nanos() / 1000;
       {
         absl::MutexLock lock(&mu_);
         latencies_us_.push_back(NowUs() - ready_us);
@@ -114,32 +127,64 @@ std::string BoardFlow(int tasks) {
   return DumpJson({{"name", "bench-board"}, {"kind", "board"}, {"board", {{"tasks", list}}}});
 }
 
+// A scheduler on RocksDB in a temp directory plus K no-op workers; torn down
+// (workers first, then the server, then the directory) on destruction.
+struct BenchCluster {
+  std::filesystem::path dir;
+  std::unique_ptr<server::SchedulerServer> server;
+  std::vector<std::unique_ptr<NoopWorker>> workers;
+  std::unique_ptr<v1::Scheduler::Stub> client;
+
+  absl::Status Start(store::Durability durability, int max_tasks_per_run, int worker_count) {
+    dir = std::filesystem::temp_directory_path() / absl::StrCat("taskboard-bench-", ::getpid());
+    std::filesystem::remove_all(dir);
+    server::SchedulerServerOptions options;
+    options.listen_address = "127.0.0.1:0";
+    options.data_dir = dir.string();
+    options.durability = durability;
+    options.limits.max_tasks_per_run = max_tasks_per_run;
+    options.limits.max_spec_bytes = 64 << 20;
+    auto created = server::SchedulerServer::Create(options);
+    if (!created.ok()) return created.status();
+    server = std::move(*created);
+    std::string address = absl::StrCat("127.0.0.1:", server->port());
+    for (int i = 0; i < worker_count; ++i) {
+      workers.push_back(std::make_unique<NoopWorker>(address, i, 64));
+    }
+    client =
+        v1::Scheduler::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+    return absl::OkStatus();
+  }
+
+  std::vector<int64_t> TakeDispatchLatencies() {
+    std::vector<int64_t> all;
+    for (auto& worker : workers) {
+      std::vector<int64_t> latencies = worker->TakeLatencies();
+      all.insert(all.end(), latencies.begin(), latencies.end());
+    }
+    return all;
+  }
+
+  ~BenchCluster() {
+    workers.clear();
+    if (server != nullptr) server->Shutdown();
+    server.reset();
+    if (!dir.empty()) std::filesystem::remove_all(dir);
+  }
+};
+
 void BM_NoopBoard(benchmark::State& state) {
   const int tasks = static_cast<int>(state.range(0));
   const int workers = static_cast<int>(state.range(1));
   const auto durability = static_cast<store::Durability>(state.range(2));
   std::string flow = BoardFlow(tasks);
   for (auto _ : state) {
-    std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                absl::StrCat("taskboard-bench-", ::getpid());
-    std::filesystem::remove_all(dir);
-    server::SchedulerServerOptions options;
-    options.listen_address = "127.0.0.1:0";
-    options.data_dir = dir.string();
-    options.durability = durability;
-    options.limits.max_tasks_per_run = tasks;
-    options.limits.max_spec_bytes = 64 << 20;
-    auto server = server::SchedulerServer::Create(options);
-    if (!server.ok()) {
-      state.SkipWithError(std::string(server.status().message()).c_str());
+    BenchCluster cluster;
+    if (absl::Status started = cluster.Start(durability, tasks, workers); !started.ok()) {
+      state.SkipWithError(std::string(started.message()).c_str());
       return;
     }
-    std::string address = absl::StrCat("127.0.0.1:", (*server)->port());
-    std::vector<std::unique_ptr<NoopWorker>> pool;
-    for (int i = 0; i < workers; ++i) pool.push_back(std::make_unique<NoopWorker>(address, i, 64));
-    auto client = v1::Scheduler::NewStub(
-        grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
-
+    auto& client = cluster.client;
     v1::SubmitRunRequest request;
     request.mutable_source()->set_text(flow);
     v1::SubmitRunResponse response;
@@ -177,24 +222,15 @@ void BM_NoopBoard(benchmark::State& state) {
     client->GetRun(&context, get, &run);
     std::vector<int64_t> e2e_ms;
     for (const v1::Task& task : run.run().tasks()) {
-      e2e_ms.push_back(task.finished_at().seconds() * 1000 + task.finished_at().nanos() / 1'000'000 -
-                       submit_ms);
+      e2e_ms.push_back(TimestampMs(task.finished_at()) - submit_ms);
     }
-    std::vector<int64_t> dispatch_us;
-    for (auto& worker : pool) {
-      std::vector<int64_t> latencies = worker->TakeLatencies();
-      dispatch_us.insert(dispatch_us.end(), latencies.begin(), latencies.end());
-    }
+    std::vector<int64_t> dispatch_us = cluster.TakeDispatchLatencies();
     state.counters["tasks_per_s"] = tasks / seconds;
     state.counters["dispatch_p50_us"] = Percentile(dispatch_us, 0.50);
     state.counters["dispatch_p99_us"] = Percentile(dispatch_us, 0.99);
     state.counters["e2e_p50_ms"] = Percentile(e2e_ms, 0.50);
     state.counters["e2e_p99_ms"] = Percentile(e2e_ms, 0.99);
     state.counters["completed"] = static_cast<double>(run.run().tasks_done());
-    pool.clear();
-    (*server)->Shutdown();
-    server->reset();
-    std::filesystem::remove_all(dir);
   }
 }
 
@@ -204,6 +240,91 @@ BENCHMARK(BM_NoopBoard)
     ->Args({10'000, 4, 1})
     ->Args({10'000, 4, 2})
     ->Args({10'000, 1, 1})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+void BM_PacedBoards(benchmark::State& state) {
+  const int rate = static_cast<int>(state.range(0));
+  const int board_size = static_cast<int>(state.range(1));
+  const int workers = static_cast<int>(state.range(2));
+  const auto durability = static_cast<store::Durability>(state.range(3));
+  const int seconds = static_cast<int>(state.range(4));
+  const int boards = rate * seconds / board_size;
+  const auto interval = std::chrono::microseconds(1'000'000LL * board_size / rate);
+  std::string flow = BoardFlow(board_size);
+  for (auto _ : state) {
+    BenchCluster cluster;
+    if (absl::Status started = cluster.Start(durability, board_size, workers); !started.ok()) {
+      state.SkipWithError(std::string(started.message()).c_str());
+      return;
+    }
+    // Submit on a fixed schedule; a late submit does not push the later ones
+    // back (open loop), and the lag is reported.
+    std::vector<std::pair<std::string, int64_t>> runs;  // run id, submit ms
+    int64_t max_lag_us = 0;
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < boards; ++i) {
+      auto due = start + i * interval;
+      std::this_thread::sleep_until(due);
+      max_lag_us =
+          std::max<int64_t>(max_lag_us, std::chrono::duration_cast<std::chrono::microseconds>(
+                                            std::chrono::steady_clock::now() - due)
+                                            .count());
+      v1::SubmitRunRequest request;
+      request.mutable_source()->set_text(flow);
+      v1::SubmitRunResponse response;
+      grpc::ClientContext context;
+      int64_t submit_ms = NowUs() / 1000;
+      grpc::Status status = cluster.client->SubmitRun(&context, request, &response);
+      if (!status.ok()) {
+        state.SkipWithError(status.error_message().c_str());
+        return;
+      }
+      runs.emplace_back(response.run_id(), submit_ms);
+    }
+    // Collect every run once it has finished (bounded wait).
+    std::vector<int64_t> e2e_ms;
+    int completed = 0;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (const auto& [run_id, submit_ms] : runs) {
+      v1::GetRunResponse run;
+      while (std::chrono::steady_clock::now() < deadline) {
+        v1::GetRunRequest get;
+        get.set_run_id(run_id);
+        grpc::ClientContext context;
+        run.Clear();
+        if (cluster.client->GetRun(&context, get, &run).ok() &&
+            engine::IsTerminal(run.run().status())) {
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      for (const v1::Task& task : run.run().tasks()) {
+        if (task.state() != v1::TASK_STATE_COMPLETED) continue;
+        ++completed;
+        e2e_ms.push_back(TimestampMs(task.finished_at()) - submit_ms);
+      }
+    }
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    state.SetIterationTime(elapsed);
+    std::vector<int64_t> dispatch_us = cluster.TakeDispatchLatencies();
+    state.counters["offered_tasks_per_s"] = rate;
+    state.counters["dispatch_p50_us"] = Percentile(dispatch_us, 0.50);
+    state.counters["dispatch_p99_us"] = Percentile(dispatch_us, 0.99);
+    state.counters["e2e_p50_ms"] = Percentile(e2e_ms, 0.50);
+    state.counters["e2e_p99_ms"] = Percentile(e2e_ms, 0.99);
+    state.counters["completed"] = completed;
+    state.counters["submit_lag_max_ms"] = static_cast<double>(max_lag_us) / 1000;
+  }
+}
+
+BENCHMARK(BM_PacedBoards)
+    ->ArgNames({"rate", "board", "workers", "durability", "seconds"})
+    ->Args({1'000, 10, 4, 1, 5})
+    ->Args({2'000, 20, 4, 1, 5})
+    ->Args({2'400, 40, 4, 1, 5})
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

@@ -13,6 +13,7 @@
 #include "tools/cli/show_command.h"
 #include "tools/cli/validate_command.h"
 #include "tools/cli/watch_command.h"
+#include "tools/cli/workers_command.h"
 
 namespace taskboard::cli {
 
@@ -33,6 +34,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   AddCancelCommand(app, commands);
   AddResumeCommand(app, commands);
   AddFlowsCommand(app, commands);
+  AddWorkersCommand(app, commands);
   // Set last: subcommands copy the footer of their parent when added.
   app.footer(
       "Client commands talk to the scheduler at --scheduler (env TASKBOARD_SCHEDULER, default "
