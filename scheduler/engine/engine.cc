@@ -19,7 +19,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
   return engine;
 }
 
-Engine::Engine(EngineOptions options) : options_(std::move(options)) {
+Engine::Engine(EngineOptions options) : options_(std::move(options)), ledgers_(options_.store) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
 }
 
@@ -52,8 +52,7 @@ EngineStats Engine::stats() const {
   return stats_;
 }
 
-void Engine::Submit(SubmitRequest request,
-                    std::function<void(absl::StatusOr<SubmitResult>)> done) {
+void Engine::Submit(SubmitRequest request, std::function<void(absl::StatusOr<SubmitResult>)> done) {
   auto shared = std::make_shared<SubmitRequest>(std::move(request));
   Post([this, shared, done = std::move(done)]() mutable { DoSubmit(*shared, done); });
 }
@@ -64,8 +63,7 @@ void Engine::Cancel(std::string run_id, std::string reason,
         done = std::move(done)]() mutable { DoCancel(run_id, reason, done); });
 }
 
-void Engine::Resume(std::string run_id,
-                    std::function<void(absl::StatusOr<ResumeResult>)> done) {
+void Engine::Resume(std::string run_id, std::function<void(absl::StatusOr<ResumeResult>)> done) {
   Post([this, run_id = std::move(run_id), done = std::move(done)]() mutable {
     DoResume(run_id, done);
   });
@@ -215,7 +213,12 @@ void Engine::Commit() {
       watch_hub_.Publish(run_id, events);
     });
   }
-  for (const std::string& run_id : finished) runs_.erase(run_id);
+  for (const std::string& run_id : finished) {
+    // A finished run's request keeps its ledger in the store; memory holds
+    // only what active runs select from (a resume reloads it).
+    ledgers_.Forget(run_id);
+    runs_.erase(run_id);
+  }
 }
 
 }  // namespace taskboard::engine

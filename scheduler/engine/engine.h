@@ -36,14 +36,17 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/json.h"
+#include "scheduler/cache/cache_service.h"
 #include "scheduler/dispatch/lease_table.h"
 #include "scheduler/dispatch/ready_queue.h"
 #include "scheduler/dispatch/worker_channel.h"
 #include "scheduler/dispatch/worker_registry.h"
 #include "scheduler/engine/clock.h"
 #include "scheduler/engine/driver.h"
+#include "scheduler/engine/ledger_book.h"
 #include "scheduler/engine/retry_backoff.h"
 #include "scheduler/engine/run_state.h"
+#include "scheduler/engine/run_task_graph.h"
 #include "scheduler/engine/watch_hub.h"
 #include "scheduler/store/store.h"
 
@@ -147,6 +150,13 @@ class Engine {
   struct ActiveRun {
     std::unique_ptr<RunState> state;
     std::unique_ptr<Driver> driver;
+    std::shared_ptr<const v1::FlowSpec> spec;
+    // Policies read the run's tasks through it (engine_tools.cc).
+    std::unique_ptr<RunTaskGraph> graph;
+    // The flow policy with the kind's default filled in.
+    v1::FlowPolicy policy;
+    // Tool-cache warnings already emitted for this run (each once).
+    std::set<std::string> warned;
   };
   enum class TimerKind { kRetry, kTaskTimeout, kScheduling };
   struct Timer {
@@ -170,7 +180,7 @@ class Engine {
                 std::function<void(absl::StatusOr<v1::RunStatus>)>& done);
   void DoResume(const std::string& run_id, std::function<void(absl::StatusOr<ResumeResult>)>& done);
   absl::StatusOr<std::unique_ptr<RunState>> LoadRun(const std::string& run_id);
-  void Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver);
+  void Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver, v1::FlowSpec spec);
 
   // Worker events and dispatch (engine_workers.cc).
   void DoHello(uint64_t stream_id, v1::Hello& hello,
@@ -179,6 +189,24 @@ class Engine {
   void DoDisconnect(uint64_t stream_id);
   void OnResult(uint64_t stream_id, v1::TaskResult& result);
   v1::WorkerInfo DescribeWorker(const dispatch::ConnectedWorker& worker) const;
+
+  // Tool calls and prior work (engine_tools.cc).
+  // The active run whose task `lease_id` currently covers, or null.
+  ActiveRun* LeasedRun(absl::string_view lease_id, absl::string_view task_id);
+  cache::CallContext CallContextFor(const ActiveRun& active,
+                                    const dispatch::ConnectedWorker& worker,
+                                    absl::string_view task_id, absl::string_view tool_name) const;
+  void OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& worker,
+                    const v1::ToolLookup& lookup);
+  void OnToolObservation(const dispatch::ConnectedWorker& worker,
+                         const v1::ToolObservation& observation);
+  void SendAnswers(std::vector<cache::Answer> answers);
+  // Removes a lease (result, return, loss, cancel, timeout) and hands any
+  // tool call it was executing for others to a waiting caller.
+  void EndLease(absl::string_view lease_id);
+  // Selects the task's prior work with the run's policy and records it for
+  // GetTask.
+  v1::PriorWork PriorWorkFor(ActiveRun& active, const std::string& task_id);
   // The task a lease currently covers, or null when the lease is superseded.
   store::TaskRecord* CurrentTask(absl::string_view lease_id, absl::string_view task_id,
                                  RunState** run);
@@ -221,6 +249,8 @@ class Engine {
   dispatch::WorkerRegistry workers_;
   dispatch::LeaseTable leases_;
   absl::flat_hash_map<std::string, std::string> idempotency_;  // key -> run id
+  LedgerBook ledgers_;
+  cache::ToolCacheService cache_;
   int64_t last_lease_sweep_ms_ = 0;
   EngineStats loop_stats_;
 };

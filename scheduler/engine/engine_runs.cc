@@ -9,6 +9,7 @@
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/flow/proto_value.h"
+#include "scheduler/policy/effective_policy.h"
 #include "scheduler/store/keys.h"
 
 namespace taskboard::engine {
@@ -23,10 +24,16 @@ v1::RunEvent RunStartedEvent(const std::vector<std::string>& reused) {
 
 }  // namespace
 
-void Engine::Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver) {
+void Engine::Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver,
+                      v1::FlowSpec spec) {
   std::string run_id = state->run_id();
   Touch(run_id);
-  runs_[run_id] = ActiveRun{std::move(state), std::move(driver)};
+  ActiveRun& active = runs_[run_id];
+  active.graph = std::make_unique<RunTaskGraph>(spec, state.get());
+  active.policy = policy::EffectivePolicy(spec.flow_policy(), state->record().run().kind());
+  active.spec = std::make_shared<const v1::FlowSpec>(std::move(spec));
+  active.state = std::move(state);
+  active.driver = std::move(driver);
 }
 
 void Engine::DoSubmit(SubmitRequest& request,
@@ -79,7 +86,7 @@ void Engine::DoSubmit(SubmitRequest& request,
   state->MutableRecord();
   state->Emit(RunStartedEvent({}));
   (*driver)->Start(*state, now_ms_);
-  Activate(std::move(state), *std::move(driver));
+  Activate(std::move(state), *std::move(driver), std::move(request.spec));
   effects_.push_back([done, run_id] { done(SubmitResult{run_id, false}); });
 }
 
@@ -102,7 +109,7 @@ void Engine::DoCancel(const std::string& run_id, const std::string& reason,
     cancel.set_lease_id(lease_id);
     cancel.set_reason(reason.empty() ? "run cancelled" : reason);
     if (lease->stream_id != 0) SendTo(lease->stream_id, std::move(message));
-    leases_.Remove(lease_id);
+    EndLease(lease_id);
   }
   Touch(run_id);
   effects_.push_back([done] { done(v1::RUN_STATUS_CANCELLED); });
@@ -165,7 +172,7 @@ void Engine::DoResume(const std::string& run_id,
     if (phase.reused()) result.reused_phases.push_back(phase.status().phase_id());
   }
   run.EmitFirst(RunStartedEvent(result.reused_phases));
-  Activate(*std::move(state), *std::move(driver));
+  Activate(*std::move(state), *std::move(driver), *std::move(spec));
   effects_.push_back([done, result = std::move(result)] { done(result); });
 }
 
@@ -213,10 +220,14 @@ absl::Status Engine::Recover() {
           break;
       }
     }
-    Activate(*std::move(state), *std::move(driver));
+    Activate(*std::move(state), *std::move(driver), *std::move(spec));
     QueueReadyTasks(*runs_[run_id].state, nullptr);
   }
-  // Recovery itself writes nothing; the first batch advances these runs.
+  // Cache entries come back too; expired ones are deleted by the first batch.
+  if (absl::Status loaded = cache_.Load(*options_.store, now_ms_, &extra_writes_); !loaded.ok()) {
+    return loaded;
+  }
+  // Otherwise recovery writes nothing; the first batch advances these runs.
   return absl::OkStatus();
 }
 

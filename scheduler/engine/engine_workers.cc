@@ -60,7 +60,12 @@ void Engine::DoDisconnect(uint64_t stream_id) {
   dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
   if (worker == nullptr) return;
   std::set<std::string> agents = worker->agents;
+  std::string worker_id = worker->worker_id;
   workers_.Remove(stream_id);
+  // Its waits are dropped (the worker runs those calls itself once its
+  // stream is gone) and the calls it was running for others pass to a
+  // waiter, unless another stream of the same worker is still open.
+  if (workers_.FindByWorkerId(worker_id).empty()) SendAnswers(cache_.WorkerLost(worker_id));
   // Ready tasks of an agent no connected worker offers any more fail after
   // the scheduling timeout, like tasks queued while nobody offered it.
   for (const std::string& agent : agents) {
@@ -134,7 +139,7 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
       store::TaskRecord* task = CurrentTask(returned.lease_id(), returned.task_id(), &run);
       if (task != nullptr) {
         ApplyReturned(*task, now_ms_);
-        leases_.Remove(returned.lease_id());
+        EndLease(returned.lease_id());
       }
       // Acknowledged like a result, so a draining worker can stop waiting.
       v1::ConnectResponse ack;
@@ -148,15 +153,12 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
     case v1::ConnectRequest::kDraining:
       worker->draining = true;
       break;
-    case v1::ConnectRequest::kToolLookup: {
-      // The shared tool cache arrives with the ledger; until then every call
-      // executes on the worker.
-      v1::ConnectResponse decision;
-      decision.mutable_tool_decision()->set_request_id(message.tool_lookup().request_id());
-      decision.mutable_tool_decision()->set_outcome(v1::ToolDecision::OUTCOME_NOT_CACHEABLE);
-      SendTo(stream_id, std::move(decision));
+    case v1::ConnectRequest::kToolLookup:
+      OnToolLookup(stream_id, *worker, message.tool_lookup());
       break;
-    }
+    case v1::ConnectRequest::kObservation:
+      OnToolObservation(*worker, message.observation());
+      break;
     default:
       break;
   }
@@ -177,7 +179,7 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
     SendTo(stream_id, std::move(ack_message));
     return;
   }
-  leases_.Remove(result.lease_id());
+  EndLease(result.lease_id());
   loop_stats_.results++;
   AddUsage(*run->MutableRecord().mutable_run()->mutable_usage(), result.usage());
   int64_t delay = options_.retry_backoff.DelayMs(task->agent_failures() + 1, rng_);
@@ -202,7 +204,7 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
 }
 
 void Engine::LoseLease(const dispatch::Lease& lease, absl::string_view reason) {
-  leases_.Remove(lease.lease_id);
+  EndLease(lease.lease_id);
   auto it = runs_.find(lease.run_id);
   if (it == runs_.end()) return;
   RunState& run = *it->second.state;
@@ -215,6 +217,7 @@ void Engine::LoseLease(const dispatch::Lease& lease, absl::string_view reason) {
 void Engine::ExpireLeases() {
   if (now_ms_ - last_lease_sweep_ms_ < 200) return;
   last_lease_sweep_ms_ = now_ms_;
+  cache_.Sweep(now_ms_, &extra_writes_);
   for (const dispatch::Lease& lease : leases_.ExpireBefore(now_ms_)) {
     if (lease.stream_id != 0) {
       // The stream is open but silent: make sure the worker stops.
@@ -255,7 +258,7 @@ void Engine::FireTimers() {
           message.mutable_cancel()->set_reason("task timed out");
           SendTo(lease->stream_id, std::move(message));
         }
-        leases_.Remove(timer.token);
+        EndLease(timer.token);
         store::TaskRecord& mutable_task = run.MutableTask(timer.task_id);
         int64_t delay = options_.retry_backoff.DelayMs(mutable_task.agent_failures() + 1, rng_);
         AttemptOutcome outcome = FailAttempt(
@@ -349,8 +352,7 @@ void Engine::Dispatch() {
       assignment.mutable_ready_at()->set_seconds(entry.queued_us / 1'000'000);
       assignment.mutable_ready_at()->set_nanos(static_cast<int32_t>(entry.queued_us % 1'000'000) *
                                                1000);
-      // Prior work arrives with the ledger; its meta says so meanwhile.
-      assignment.mutable_prior_work()->mutable_meta()->set_policy("none");
+      *assignment.mutable_prior_work() = PriorWorkFor(it->second, entry.task_id);
       SendTo(worker->stream_id, std::move(message));
     }
   }

@@ -50,10 +50,10 @@ absl::Status CheckResumable(const store::RunRecord& record) {
     case v1::RUN_STATUS_PAUSED:
       return absl::OkStatus();
     default:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "run ", record.run().run_id(), " is ",
-          v1::RunStatus_Name(record.run().status()).substr(sizeof("RUN_STATUS_") - 1),
-          "; only failed, blocked, cancelled or paused runs can be resumed"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("run ", record.run().run_id(), " is ",
+                       v1::RunStatus_Name(record.run().status()).substr(sizeof("RUN_STATUS_") - 1),
+                       "; only failed, blocked, cancelled or paused runs can be resumed"));
   }
 }
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/engine/ledger_book.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/store/keys.h"
 #include "scheduler/store/records.pb.h"
@@ -55,8 +56,7 @@ bool Matches(const v1::Run& run, const v1::ListRunsRequest& request) {
 
 }  // namespace
 
-absl::StatusOr<v1::Run> ReadRun(store::Store& store, const std::string& run_id,
-                                bool with_tasks) {
+absl::StatusOr<v1::Run> ReadRun(store::Store& store, const std::string& run_id, bool with_tasks) {
   absl::StatusOr<store::RunRecord> record = ReadRunRecord(store, run_id);
   if (!record.ok()) return record.status();
   v1::Run run = ViewOf(*record);
@@ -66,16 +66,17 @@ absl::StatusOr<v1::Run> ReadRun(store::Store& store, const std::string& run_id,
   if (spec->has_value()) run.mutable_spec()->ParseFromString(**spec);
   int total = 0;
   int done = 0;
-  absl::Status scanned = store.ScanPrefix(
-      store::Column::kTasks, store::keys::TasksOfRun(run_id),
-      [&](absl::string_view, absl::string_view value) {
-        store::TaskRecord task;
-        if (!task.ParseFromArray(value.data(), static_cast<int>(value.size()))) return true;
-        ++total;
-        if (IsTerminal(task.task().state())) ++done;
-        if (with_tasks) *run.add_tasks() = std::move(*task.mutable_task());
-        return true;
-      });
+  absl::Status scanned =
+      store.ScanPrefix(store::Column::kTasks, store::keys::TasksOfRun(run_id),
+                       [&](absl::string_view, absl::string_view value) {
+                         store::TaskRecord task;
+                         if (!task.ParseFromArray(value.data(), static_cast<int>(value.size())))
+                           return true;
+                         ++total;
+                         if (IsTerminal(task.task().state())) ++done;
+                         if (with_tasks) *run.add_tasks() = std::move(*task.mutable_task());
+                         return true;
+                       });
   if (!scanned.ok()) return scanned;
   run.set_tasks_total(total);
   run.set_tasks_done(done);
@@ -118,8 +119,7 @@ absl::StatusOr<v1::GetTaskResponse> ReadTask(store::Store& store, const std::str
     absl::StatusOr<store::RunRecord> run = ReadRunRecord(store, run_id);
     if (!run.ok()) return run.status();
     return absl::NotFoundError(absl::StrCat("run ", run_id, " has no task '", task_id,
-                                            "'; `taskboard show ", run_id,
-                                            "` lists its tasks"));
+                                            "'; `taskboard show ", run_id, "` lists its tasks"));
   }
   store::TaskRecord task;
   if (!task.ParseFromString(**stored)) {
@@ -131,9 +131,45 @@ absl::StatusOr<v1::GetTaskResponse> ReadTask(store::Store& store, const std::str
   if (response.execution().prompt().empty()) {
     response.mutable_execution()->set_prompt(task.assignment().prompt());
   }
-  *response.mutable_prior_work() = task.assignment().prior_work();
   response.set_input_json(task.assignment().input_json());
+  if (absl::Status read = ReadTaskToolWork(store, run_id, task_id, response); !read.ok()) {
+    return read;
+  }
   return response;
+}
+
+absl::Status ReadTaskToolWork(store::Store& store, const std::string& run_id,
+                              const std::string& task_id, v1::GetTaskResponse& response) {
+  absl::StatusOr<std::optional<std::string>> prior =
+      store.Get(store::Column::kMeta, store::keys::PriorWork(run_id, task_id));
+  if (!prior.ok()) return prior.status();
+  if (prior->has_value() && !response.mutable_prior_work()->ParseFromString(**prior)) {
+    return absl::DataLossError(
+        absl::StrCat("prior work of task ", run_id, "/", task_id, " is corrupt"));
+  }
+  absl::StatusOr<store::RunRecord> run = ReadRunRecord(store, run_id);
+  if (!run.ok()) return run.status();
+  const std::string& root = run->run().root_run_id();
+  const std::string request_id = root.empty() ? run_id : root;
+  std::vector<uint64_t> seqs;
+  absl::Status scanned = store.ScanPrefix(
+      store::Column::kLedger,
+      store::keys::LedgerIndexOfTask(request_id, LedgerTaskName(request_id, run_id, task_id)),
+      [&](absl::string_view key, absl::string_view) {
+        if (std::optional<uint64_t> seq = store::keys::TrailingSeq(key)) seqs.push_back(*seq);
+        return true;
+      });
+  if (!scanned.ok()) return scanned;
+  for (uint64_t seq : seqs) {
+    absl::StatusOr<std::optional<std::string>> entry =
+        store.Get(store::Column::kLedger, store::keys::LedgerEntry(request_id, seq));
+    if (!entry.ok()) return entry.status();
+    if (!entry->has_value() || !response.add_tool_calls()->ParseFromString(**entry)) {
+      return absl::DataLossError(
+          absl::StrCat("ledger entry ", seq, " of request ", request_id, " is missing or corrupt"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ReadEvents(store::Store& store, const std::string& run_id, int64_t after_seq,

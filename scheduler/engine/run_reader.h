@@ -37,6 +37,11 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store& store,
 absl::StatusOr<v1::GetTaskResponse> ReadTask(store::Store& store, const std::string& run_id,
                                              const std::string& task_id);
 
+// Fills `response` with the task's latest prior work and its tool calls
+// from the request's ledger (in call order).
+absl::Status ReadTaskToolWork(store::Store& store, const std::string& run_id,
+                              const std::string& task_id, v1::GetTaskResponse& response);
+
 // Calls `visit` for each stored event with seq > after_seq, in order, until
 // it returns false.
 absl::Status ReadEvents(store::Store& store, const std::string& run_id, int64_t after_seq,

@@ -13,25 +13,24 @@ namespace taskboard::engine {
 namespace {
 
 absl::Status FlowNotFound(absl::string_view name, int64_t version) {
-  return absl::NotFoundError(absl::StrCat(
-      "saved flow '", name, "'", version > 0 ? absl::StrCat(" version ", version) : "",
-      " not found; list saved flows with `taskboard flows list`"));
+  return absl::NotFoundError(
+      absl::StrCat("saved flow '", name, "'", version > 0 ? absl::StrCat(" version ", version) : "",
+                   " not found; list saved flows with `taskboard flows list`"));
 }
 
 // The latest stored version of `name`, if any.
-absl::StatusOr<std::optional<v1::SavedFlow>> Latest(store::Store& store,
-                                                   const std::string& name) {
+absl::StatusOr<std::optional<v1::SavedFlow>> Latest(store::Store& store, const std::string& name) {
   std::string prefix = store::keys::FlowVersions(name);
   std::optional<v1::SavedFlow> latest;
-  absl::Status scanned = store.ScanReverse(
-      store::Column::kFlows, prefix, store::PrefixEnd(prefix),
-      [&](absl::string_view, absl::string_view value) {
-        v1::SavedFlow flow;
-        if (flow.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
-          latest = std::move(flow);
-        }
-        return false;
-      });
+  absl::Status scanned =
+      store.ScanReverse(store::Column::kFlows, prefix, store::PrefixEnd(prefix),
+                        [&](absl::string_view, absl::string_view value) {
+                          v1::SavedFlow flow;
+                          if (flow.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+                            latest = std::move(flow);
+                          }
+                          return false;
+                        });
   if (!scanned.ok()) return scanned;
   return latest;
 }
@@ -106,12 +105,12 @@ absl::StatusOr<int64_t> SavedFlows::Delete(const std::string& name) {
   std::string prefix = store::keys::FlowVersions(name);
   store::WriteBatch batch;
   int64_t count = 0;
-  absl::Status scanned =
-      store_->ScanPrefix(store::Column::kFlows, prefix, [&](absl::string_view key, absl::string_view) {
-        batch.Delete(store::Column::kFlows, key);
-        ++count;
-        return true;
-      });
+  absl::Status scanned = store_->ScanPrefix(store::Column::kFlows, prefix,
+                                            [&](absl::string_view key, absl::string_view) {
+                                              batch.Delete(store::Column::kFlows, key);
+                                              ++count;
+                                              return true;
+                                            });
   if (!scanned.ok()) return scanned;
   if (count == 0) return FlowNotFound(name, 0);
   absl::Status written = store_->Write(batch);

@@ -23,8 +23,7 @@ class SavedFlows {
   explicit SavedFlows(store::Store* store) : store_(store) {}
 
   // Stores `spec` (validated by the caller) as the next version of its name.
-  absl::StatusOr<v1::SavedFlow> Save(const v1::FlowSpec& spec, std::string source,
-                                     int64_t now_ms);
+  absl::StatusOr<v1::SavedFlow> Save(const v1::FlowSpec& spec, std::string source, int64_t now_ms);
   // `version` 0 = the latest. NOT_FOUND names the flow and how to list flows.
   absl::StatusOr<v1::SavedFlow> Get(const std::string& name, int64_t version);
   // The latest version of each flow, by name.

@@ -52,8 +52,8 @@ void MarkRunning(store::TaskRecord& task, int64_t now_ms) {
   *task.mutable_task()->mutable_started_at() = ToTimestamp(now_ms);
 }
 
-AttemptOutcome ApplyResult(store::TaskRecord& task, const v1::TaskResult& result,
-                           int64_t now_ms, int64_t retry_delay_ms) {
+AttemptOutcome ApplyResult(store::TaskRecord& task, const v1::TaskResult& result, int64_t now_ms,
+                           int64_t retry_delay_ms) {
   v1::Task& view = *task.mutable_task();
   view.set_output(result.output());
   *view.mutable_usage() = result.usage();
@@ -78,8 +78,8 @@ AttemptOutcome ApplyInfraLoss(store::TaskRecord& task, absl::string_view reason,
                               int max_infra_attempts, int64_t now_ms) {
   task.set_infra_failures(task.infra_failures() + 1);
   if (task.infra_failures() >= max_infra_attempts) {
-    task.mutable_task()->set_error(absl::StrCat("lost by workers ", task.infra_failures(),
-                                                " times; last: ", reason));
+    task.mutable_task()->set_error(
+        absl::StrCat("lost by workers ", task.infra_failures(), " times; last: ", reason));
     Finish(task, v1::TASK_STATE_FAILED, now_ms);
     return AttemptOutcome::kFailed;
   }

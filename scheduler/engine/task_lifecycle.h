@@ -31,8 +31,8 @@ enum class AttemptOutcome { kCompleted, kRetrying, kFailed };
 
 // Applies a worker's result to a dispatched/running task. A failure retries
 // after `retry_delay_ms` while attempts remain.
-AttemptOutcome ApplyResult(store::TaskRecord& task, const v1::TaskResult& result,
-                           int64_t now_ms, int64_t retry_delay_ms);
+AttemptOutcome ApplyResult(store::TaskRecord& task, const v1::TaskResult& result, int64_t now_ms,
+                           int64_t retry_delay_ms);
 // An attempt that failed on the scheduler's side (timeout, output too large):
 // same accounting as an agent failure.
 AttemptOutcome FailAttempt(store::TaskRecord& task, std::string error, int64_t now_ms,

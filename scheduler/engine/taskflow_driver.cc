@@ -68,8 +68,7 @@ bool TaskflowDriver::IsFanOut(const v1::Phase& phase) const {
   return phase.type() == v1::PHASE_TYPE_MAP || phase.type() == v1::PHASE_TYPE_PARALLEL;
 }
 
-std::vector<std::string> TaskflowDriver::TaskIdsOf(const v1::Phase& phase,
-                                                   int items_total) const {
+std::vector<std::string> TaskflowDriver::TaskIdsOf(const v1::Phase& phase, int items_total) const {
   if (!IsFanOut(phase)) return {phase.id()};
   std::vector<std::string> ids;
   ids.reserve(items_total);
@@ -150,8 +149,8 @@ bool TaskflowDriver::StartReadyPhases(RunState& run, int64_t now_ms) {
   for (int i : start_order_) {
     if (run.record().phases(i).status().state() != v1::TASK_STATE_PENDING) continue;
     if (!blocked_by.empty()) {
-      SkipPhase(run, i, absl::StrCat("gate '", blocked_by, "' blocked: ",
-                                     run.record().blocked_reason()),
+      SkipPhase(run, i,
+                absl::StrCat("gate '", blocked_by, "' blocked: ", run.record().blocked_reason()),
                 now_ms);
       changed = true;
       continue;
@@ -197,7 +196,8 @@ flow::InterpolationContext TaskflowDriver::ContextFor(const RunState& run, int i
   // Templates may only name upstream phases (the validator checks), so only
   // those are loaded; JSON is parsed only for phases a template reads as JSON.
   std::string templates = absl::StrCat(phase.task(), "\n", phase.over());
-  for (const v1::Branch& branch : phase.branches()) absl::StrAppend(&templates, "\n", branch.task());
+  for (const v1::Branch& branch : phase.branches())
+    absl::StrAppend(&templates, "\n", branch.task());
   if (!absl::StrContains(templates, "{")) return ctx;
   for (const std::string& id : flow::UpstreamClosure(flow::PhaseNodes(flow_), phase.id())) {
     if (id == phase.id()) continue;
@@ -234,9 +234,8 @@ flow::InterpolationContext TaskflowDriver::ContextFor(const RunState& run, int i
 }
 
 store::TaskRecord TaskflowDriver::NewTask(RunState& run, const v1::Phase& phase,
-                                          std::string task_id, int item_index,
-                                          std::string agent, std::string prompt,
-                                          int64_t now_ms) {
+                                          std::string task_id, int item_index, std::string agent,
+                                          std::string prompt, int64_t now_ms) {
   store::TaskRecord record;
   v1::Task& task = *record.mutable_task();
   task.set_task_id(task_id);
@@ -244,7 +243,7 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, const v1::Phase& phase,
   task.set_phase_id(phase.id());
   task.set_item_index(item_index);
   // The Assignment.role vocabulary (worker.proto).
-  task.set_role(board_                                      ? "board_task"
+  task.set_role(board_                                    ? "board_task"
                 : phase.type() == v1::PHASE_TYPE_MAP      ? "map_item"
                 : phase.type() == v1::PHASE_TYPE_PARALLEL ? "branch"
                                                           : "phase");
@@ -451,11 +450,11 @@ bool TaskflowDriver::MaybeFinishPhase(RunState& run, int index, int64_t now_ms) 
       first_error = task->task().error().empty() ? "cancelled" : task->task().error();
       if (IsFanOut(phase)) first_error = absl::StrCat(id, ": ", first_error);
     }
-    items.push_back({task->task().agent(),
-                     ok ? task->task().output()
-                        : (task->task().output().empty() ? task->task().error()
-                                                         : task->task().output()),
-                     !ok});
+    items.push_back(
+        {task->task().agent(),
+         ok ? task->task().output()
+            : (task->task().output().empty() ? task->task().error() : task->task().output()),
+         !ok});
   }
   store::PhaseRecord& record = *run.MutableRecord().mutable_phases(index);
   v1::PhaseStatus& status = *record.mutable_status();
@@ -547,8 +546,8 @@ void TaskflowDriver::FinishRun(RunState& run, int64_t now_ms) {
     const store::PhaseRecord& phase = record.phases(i);
     if (phase.status().state() == v1::TASK_STATE_FAILED && !PhaseAt(i).is_optional() &&
         first_failure.empty()) {
-      first_failure = absl::StrCat(board_ ? "task '" : "phase '", PhaseAt(i).id(),
-                                   "' failed: ", phase.error());
+      first_failure =
+          absl::StrCat(board_ ? "task '" : "phase '", PhaseAt(i).id(), "' failed: ", phase.error());
     }
   }
   const store::PhaseRecord* final_phase = nullptr;

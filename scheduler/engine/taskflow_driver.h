@@ -54,8 +54,7 @@ class TaskflowDriver final : public Driver {
   flow::InterpolationContext ContextFor(const RunState& run, int index);
   const Json& Args(const RunState& run);
   store::TaskRecord NewTask(RunState& run, const v1::Phase& phase, std::string task_id,
-                            int item_index, std::string agent, std::string prompt,
-                            int64_t now_ms);
+                            int item_index, std::string agent, std::string prompt, int64_t now_ms);
   void EmitPhaseEvent(RunState& run, int index);
 
   bool board_ = false;

@@ -113,6 +113,10 @@ std::string Cache(absl::string_view scope_key) { return Str(scope_key); }
 
 std::string RunSpec(absl::string_view run_id) { return absl::StrCat("run-spec/", run_id); }
 
+std::string PriorWork(absl::string_view run_id, absl::string_view task_id) {
+  return absl::StrCat("prior-work/", Task(run_id, task_id));
+}
+
 std::string Idempotency(absl::string_view idempotency_key) {
   return absl::StrCat("idempotency/", idempotency_key);
 }

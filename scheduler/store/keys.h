@@ -16,7 +16,8 @@
 //   cache   Str(scope_key)
 //   meta    the name itself: "run-spec/<run id>" (a run's flow spec, written
 //           once, kept out of the run record that changes on every event),
-//           "idempotency/<key>" (the run a SubmitRun idempotency key created)
+//           "idempotency/<key>" (the run a SubmitRun idempotency key created),
+//           "prior-work/" Str(run_id) Str(task_id) (a task's latest prior work)
 
 #include <cstdint>
 #include <optional>
@@ -44,8 +45,10 @@ std::string FlowVersions(absl::string_view name);  // prefix
 
 std::string Cache(absl::string_view scope_key);
 
-std::string RunSpec(absl::string_view run_id);                  // meta column
-std::string Idempotency(absl::string_view idempotency_key);     // meta column
+std::string RunSpec(absl::string_view run_id);               // meta column
+std::string Idempotency(absl::string_view idempotency_key);  // meta column
+// The prior work a task was given on its latest dispatch (meta column).
+std::string PriorWork(absl::string_view run_id, absl::string_view task_id);
 
 // Decoders: nullopt when `key` is not of that shape.
 struct TaskKey {

@@ -134,7 +134,8 @@ class EngineHarness {
   // A worker stream says Hello. Returns the worker; its channel holds the
   // Welcome and whatever was assigned in the same batch.
   TestWorker Connect(std::string worker_id, const std::vector<std::string>& agents, int slots = 1,
-                     const std::vector<v1::HeldTask>& held = {}) {
+                     const std::vector<v1::HeldTask>& held = {},
+                     const std::vector<v1::ToolDeclaration>& tools = {}) {
     TestWorker worker;
     worker.worker_id = std::move(worker_id);
     worker.stream_id = engine_->NewStreamId();
@@ -145,6 +146,7 @@ class EngineHarness {
     for (const std::string& agent : agents) hello.add_agents()->set_name(agent);
     hello.set_slots(slots);
     for (const v1::HeldTask& task : held) *hello.add_held_tasks() = task;
+    for (const v1::ToolDeclaration& tool : tools) *hello.add_tools() = tool;
     engine_->WorkerHello(worker.stream_id, std::move(hello), worker.channel);
     engine_->RunOnce();
     return worker;
@@ -197,6 +199,54 @@ class EngineHarness {
     Started(worker, assignment);
     Result(worker, assignment, success, text);
     Credits(worker, 1);
+  }
+
+  // A tool call's lookup (request_id names it in the decision).
+  void Lookup(const TestWorker& worker, const v1::Assignment& assignment,
+              const std::string& request_id, const std::string& tool,
+              const std::string& args_json) {
+    v1::ConnectRequest message;
+    v1::ToolLookup& lookup = *message.mutable_tool_lookup();
+    lookup.set_request_id(request_id);
+    lookup.set_task_id(assignment.task_id());
+    lookup.set_lease_id(assignment.lease_id());
+    lookup.set_tool_name(tool);
+    lookup.set_args_json(args_json);
+    Send(worker, std::move(message));
+  }
+  // A tool call's observation; `error` non-empty reports a failed call.
+  void Observe(const TestWorker& worker, const v1::Assignment& assignment, const std::string& tool,
+               const std::string& args_json, const std::string& result_json,
+               const std::string& call_id = "", const std::string& error = "",
+               const v1::ToolDecision* served = nullptr) {
+    v1::ConnectRequest message;
+    v1::ToolObservation& observation = *message.mutable_observation();
+    observation.set_task_id(assignment.task_id());
+    observation.set_lease_id(assignment.lease_id());
+    observation.set_call_id(call_id);
+    observation.set_tool_name(tool);
+    observation.set_args_json(args_json);
+    observation.set_result_json(result_json);
+    observation.set_error(error);
+    observation.set_duration_ms(7);
+    if (served != nullptr) {
+      observation.set_cached(true);
+      observation.set_cache_age_ms(served->cache_age_ms());
+      *observation.mutable_source_task() = served->source_task();
+    }
+    Send(worker, std::move(message));
+  }
+  static std::vector<v1::ToolDecision> Decisions(const std::vector<v1::ConnectResponse>& all) {
+    std::vector<v1::ToolDecision> out;
+    for (const v1::ConnectResponse& m : all) {
+      if (m.has_tool_decision()) out.push_back(m.tool_decision());
+    }
+    return out;
+  }
+  v1::GetTaskResponse ReadTaskResponse(const std::string& run_id, const std::string& task_id) {
+    absl::StatusOr<v1::GetTaskResponse> task = ReadTask(store_, run_id, task_id);
+    EXPECT_TRUE(task.ok()) << task.status();
+    return task.ok() ? *std::move(task) : v1::GetTaskResponse();
   }
 
   // Messages the worker received since the last Take, split by kind.

@@ -1,0 +1,133 @@
+#ifndef TASKBOARD_SCHEDULER_CACHE_INFLIGHT_CALLS_H_
+#define TASKBOARD_SCHEDULER_CACHE_INFLIGHT_CALLS_H_
+
+// Cluster-wide coalescing of identical tool calls (SEMANTICS.md 4,
+// "coalesced"): while one caller executes a call, later callers with the
+// same cache key wait for its result instead of executing it again. If the
+// execution errors, or its worker or lease is lost, one waiter is promoted to
+// execute in its place, so a call never waits on a dead owner.
+//
+// Per cache key:
+//
+//                 Join (first caller)
+//     (absent) ----------------------------> EXECUTING(owner, call_id, waiters)
+//        ^                                      |   ^        |
+//        |  Completed(call_id):                 |   |        | Join: append waiter
+//        |    waiters answered with the result  |   +--------+ WorkerLost/LeaseLost/
+//        +--------------------------------------+              ForgetWaiter: drop the
+//        |                                      |              lost waiters
+//        |  Failed(call_id), WorkerLost(owner's |
+//        |  worker), LeaseLost(owner's lease):  |
+//        |    no waiter left                    |  a waiter is left: the oldest
+//        +--------------------------------------+  becomes owner under a NEW
+//                                               |  call_id (the old one is dead)
+//                                               +--> EXECUTING(promoted, new id, rest)
+//
+// Call ids are unique per InflightCalls instance and carry a random prefix,
+// so a call id from before a scheduler restart (or a superseded owner) is
+// unknown rather than mistaken for a live call: Completed/Failed on an
+// unknown id do nothing. Nothing here is durable: after a restart, callers
+// that were waiting are re-driven by their workers' reconnects.
+//
+// InflightCalls knows nothing of ttl: a ttl-0 call still coalesces (the
+// caller decides whether to consult ToolCache first).
+// Thread safety: none. Owned and called by the engine loop only.
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+
+namespace taskboard::cache {
+
+// Who asked: enough to answer them (worker stream + request id) and to
+// notice when they are gone (worker, lease). Opaque to InflightCalls except
+// for the ids it matches on.
+struct Caller {
+  std::string worker_id;
+  // The worker's ToolLookup.request_id, echoed in the answer.
+  std::string request_id;
+  std::string task_id;
+  std::string lease_id;
+};
+
+class InflightCalls {
+ public:
+  enum class Role {
+    kExecute,  // run the tool, then report with call_id
+    kWait,     // an identical call (call_id) is running; wait for its result
+  };
+  struct JoinResult {
+    Role role = Role::kExecute;
+    // kExecute: the caller's new call. kWait: the call waited on.
+    std::string call_id;
+  };
+  struct Promotion {
+    Caller caller;
+    // The promoted caller's new call id (tell it to execute with it).
+    std::string call_id;
+  };
+
+  // Call ids "c<random 64-bit hex>-<n>".
+  InflightCalls();
+  // Call ids "<call_id_prefix><n>" (tests).
+  explicit InflightCalls(std::string call_id_prefix);
+
+  // The first caller of `key` executes; later ones wait (FIFO). The same
+  // caller joining twice (e.g. a task making two identical calls at once)
+  // waits on itself, which is correct: it gets its own result.
+  JoinResult Join(absl::string_view key, Caller caller);
+
+  // The call produced a reusable result: returns the waiters to answer with
+  // it (oldest first) and forgets the key. Unknown call id: nothing.
+  std::vector<Caller> Completed(absl::string_view call_id);
+
+  // The call errored (or its result was not reusable): promotes the oldest
+  // waiter, or forgets the key when none is left. Unknown call id: nullopt.
+  std::optional<Promotion> Failed(absl::string_view call_id);
+
+  // Drops every waiter of `worker_id`, then fails every call it owns (as
+  // Failed). Returns the promotions, in the order the calls started.
+  std::vector<Promotion> WorkerLost(absl::string_view worker_id);
+  // The same for one lease (expired, cancelled or finished task).
+  std::vector<Promotion> LeaseLost(absl::string_view lease_id);
+
+  // Drops one waiting request (its caller gave up). False when it was not
+  // waiting (an owner is not a waiter: use Failed).
+  bool ForgetWaiter(absl::string_view worker_id, absl::string_view request_id);
+
+  // The caller executing `call_id`, nullptr when unknown; for checking that
+  // a report comes from the owner.
+  const Caller* Owner(absl::string_view call_id) const;
+
+  // For metrics.
+  int64_t calls() const { return static_cast<int64_t>(calls_.size()); }
+  int64_t waiters() const;
+
+ private:
+  struct Call {
+    std::string key;
+    Caller owner;
+    std::deque<Caller> waiters;
+    // Start order, for deterministic WorkerLost/LeaseLost results.
+    uint64_t seq = 0;
+  };
+
+  std::string NewCallId();
+  // Fails the call of the losing owner; the predicate picks callers that are lost.
+  template <typename IsLost>
+  std::vector<Promotion> Lose(IsLost is_lost);
+
+  std::string prefix_;
+  uint64_t next_ = 1;
+  absl::flat_hash_map<std::string, Call> calls_;          // call id -> call
+  absl::flat_hash_map<std::string, std::string> by_key_;  // key -> call id
+};
+
+}  // namespace taskboard::cache
+
+#endif  // TASKBOARD_SCHEDULER_CACHE_INFLIGHT_CALLS_H_

@@ -1,0 +1,169 @@
+// Engine: tool calls (the shared cache and the observation ledger) and the
+// prior work each dispatch carries (SEMANTICS.md 3 and 4).
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/engine/engine.h"
+#include "scheduler/engine/task_states.h"
+#include "scheduler/policy/prior_work_policy.h"
+#include "scheduler/store/keys.h"
+
+namespace taskboard::engine {
+namespace {
+
+const v1::ToolDeclaration* FindDeclaration(const dispatch::ConnectedWorker& worker,
+                                           absl::string_view tool_name) {
+  for (const v1::ToolDeclaration& tool : worker.hello.tools()) {
+    if (tool.name() == tool_name) return &tool;
+  }
+  return nullptr;
+}
+
+const std::string& RequestId(const RunState& run) {
+  const v1::Run& record = run.record().run();
+  return record.root_run_id().empty() ? record.run_id() : record.root_run_id();
+}
+
+}  // namespace
+
+Engine::ActiveRun* Engine::LeasedRun(absl::string_view lease_id, absl::string_view task_id) {
+  RunState* run = nullptr;
+  if (CurrentTask(lease_id, task_id, &run) == nullptr) return nullptr;
+  return &runs_.at(run->run_id());
+}
+
+cache::CallContext Engine::CallContextFor(const ActiveRun& active,
+                                          const dispatch::ConnectedWorker& worker,
+                                          absl::string_view task_id,
+                                          absl::string_view tool_name) const {
+  const store::RunRecord& record = active.state->record();
+  cache::CallContext context;
+  context.tenant = record.tenant();
+  context.run_id = record.run().run_id();
+  context.root_run_id = record.run().root_run_id();
+  context.session_id = record.run().session_id();
+  context.worker_id = worker.worker_id;
+  context.decl = FindDeclaration(worker, tool_name);
+  context.flow_cfg = &active.spec->tool_cache();
+  // A taskflow phase's `cacheable` override applies to all of its tasks.
+  if (const store::TaskRecord* task = active.state->FindTask(task_id); task != nullptr) {
+    for (const v1::Phase& phase : active.spec->taskflow().phases()) {
+      if (phase.id() == task->task().phase_id() && phase.has_cacheable()) {
+        context.phase = &phase.cacheable();
+      }
+    }
+  }
+  return context;
+}
+
+void Engine::OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& worker,
+                          const v1::ToolLookup& lookup) {
+  ActiveRun* active = LeasedRun(lookup.lease_id(), lookup.task_id());
+  if (active == nullptr) {
+    // A superseded lease: the worker should stop; meanwhile nothing it does
+    // is shared.
+    v1::ConnectResponse reply;
+    reply.mutable_tool_decision()->set_request_id(lookup.request_id());
+    reply.mutable_tool_decision()->set_outcome(v1::ToolDecision::OUTCOME_NOT_CACHEABLE);
+    SendTo(stream_id, std::move(reply));
+    return;
+  }
+  cache::Decision decision = cache_.Decide(
+      CallContextFor(*active, worker, lookup.task_id(), lookup.tool_name()), lookup, now_ms_);
+  if (!decision.warning.empty() && active->warned.insert(decision.warning).second) {
+    v1::RunEvent event;
+    event.mutable_warning()->set_message(
+        absl::StrCat("task '", lookup.task_id(), "': ", decision.warning));
+    active->state->Emit(std::move(event));
+    Touch(active->state->run_id());
+  }
+  if (decision.outcome == cache::Decision::Outcome::kWait) return;  // answered when it lands
+  v1::ConnectResponse reply;
+  *reply.mutable_tool_decision() = std::move(decision.reply);
+  SendTo(stream_id, std::move(reply));
+}
+
+void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
+                               const v1::ToolObservation& reported) {
+  ActiveRun* active = LeasedRun(reported.lease_id(), reported.task_id());
+  // Fencing, as for results: a superseded attempt's calls are not the run's.
+  if (active == nullptr) return;
+  RunState& run = *active->state;
+  const std::string& request_id = RequestId(run);
+  absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(request_id);
+  if (!ledger.ok()) {
+    // The stored ledger is unreadable; recording on top of it would corrupt
+    // the sequence. Keep the run going without this observation.
+    v1::RunEvent event;
+    event.mutable_warning()->set_message(absl::StrCat(
+        "tool call of task '", reported.task_id(), "' not recorded: ", ledger.status().message()));
+    run.Emit(std::move(event));
+    Touch(run.run_id());
+    return;
+  }
+  SendAnswers(
+      cache_.Record(CallContextFor(*active, worker, reported.task_id(), reported.tool_name()),
+                    reported, now_ms_, &extra_writes_));
+
+  v1::Observation observation;
+  observation.set_run_id(run.run_id());
+  observation.set_task_id(reported.task_id());
+  observation.set_tool_name(reported.tool_name());
+  observation.set_args_json(reported.args_json());
+  if (reported.error().empty()) {
+    observation.set_result_json(reported.result_json());
+  } else {
+    observation.set_error(reported.error());
+  }
+  observation.set_cached(reported.cached());
+  observation.set_cache_age_ms(reported.cache_age_ms());
+  if (reported.has_source_task()) *observation.mutable_source_task() = reported.source_task();
+  *observation.mutable_ts() = ToTimestamp(now_ms_);
+  observation.set_duration_ms(reported.duration_ms());
+  const v1::Observation& stored =
+      ledgers_.Append(request_id, std::move(observation), extra_writes_);
+
+  v1::RunEvent event;
+  *event.mutable_observation()->mutable_observation() = stored;
+  run.Emit(std::move(event));
+  Touch(run.run_id());
+}
+
+void Engine::SendAnswers(std::vector<cache::Answer> answers) {
+  for (cache::Answer& answer : answers) {
+    std::vector<dispatch::ConnectedWorker*> streams =
+        workers_.FindByWorkerId(answer.caller.worker_id);
+    // A waiter whose worker left was dropped by WorkerLost; a reconnecting
+    // worker re-asks.
+    if (streams.empty()) continue;
+    v1::ConnectResponse reply;
+    *reply.mutable_tool_decision() = std::move(answer.decision);
+    SendTo(streams.back()->stream_id, std::move(reply));
+  }
+}
+
+void Engine::EndLease(absl::string_view lease_id) {
+  leases_.Remove(lease_id);
+  SendAnswers(cache_.LeaseLost(lease_id));
+}
+
+v1::PriorWork Engine::PriorWorkFor(ActiveRun& active, const std::string& task_id) {
+  RunState& run = *active.state;
+  absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(RequestId(run));
+  v1::PriorWork prior_work;
+  if (!ledger.ok()) {
+    prior_work.mutable_meta()->set_policy("none");
+    prior_work.mutable_meta()->set_fallback_reason(
+        absl::StrCat("ledger unavailable: ", ledger.status().message()));
+  } else {
+    prior_work = policy::SelectPriorWork(
+        active.policy, policy::PolicyInput{**ledger, *active.graph, {run.run_id(), task_id}});
+  }
+  // What GetTask shows as the task's prior work: the latest dispatch's.
+  extra_writes_.Put(store::Column::kMeta, store::keys::PriorWork(run.run_id(), task_id),
+                    prior_work.SerializeAsString());
+  return prior_work;
+}
+
+}  // namespace taskboard::engine

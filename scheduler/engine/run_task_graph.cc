@@ -1,0 +1,43 @@
+#include "scheduler/engine/run_task_graph.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "scheduler/engine/board_flow.h"
+#include "scheduler/flow/phase_graph.h"
+
+namespace taskboard::engine {
+
+RunTaskGraph::RunTaskGraph(const v1::FlowSpec& spec, const RunState* run) : run_(run) {
+  const v1::TaskflowSpec flow = spec.has_board() ? BoardAsTaskflow(spec.board()) : spec.taskflow();
+  for (const v1::Phase& phase : flow.phases()) {
+    phase_deps_[phase.id()] = flow::PhaseDependencies(phase);
+  }
+}
+
+std::vector<policy::TaskKey> RunTaskGraph::DirectDeps(const policy::TaskKey& key) const {
+  std::vector<policy::TaskKey> deps;
+  if (key.run_id != run_->run_id()) return deps;
+  const store::TaskRecord* task = run_->FindTask(key.task_id);
+  if (task == nullptr) return deps;
+  auto phase = phase_deps_.find(task->task().phase_id());
+  if (phase == phase_deps_.end()) return deps;
+  const auto& tasks = run_->tasks();
+  for (const std::string& dep : phase->second) {
+    if (tasks.count(dep) > 0) deps.push_back({key.run_id, dep});
+    // Items and branches: "dep[0]", "dep[1]", ... sort together after "dep[".
+    const std::string items = absl::StrCat(dep, "[");
+    for (auto it = tasks.lower_bound(items);
+         it != tasks.end() && absl::StartsWith(it->first, items); ++it) {
+      deps.push_back({key.run_id, it->first});
+    }
+  }
+  return deps;
+}
+
+bool RunTaskGraph::IsCompleted(const policy::TaskKey& key) const {
+  if (key.run_id != run_->run_id()) return false;
+  const store::TaskRecord* task = run_->FindTask(key.task_id);
+  return task != nullptr && task->task().state() == v1::TASK_STATE_COMPLETED;
+}
+
+}  // namespace taskboard::engine

@@ -1,0 +1,82 @@
+#include "scheduler/policy/compaction.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/observation_line.h"
+#include "scheduler/policy/effective_policy.h"
+#include "scheduler/policy/policy_names.h"
+#include "scheduler/policy/prior_work_builder.h"
+#include "scheduler/policy/selectors.h"
+#include "scheduler/policy/token_estimate.h"
+
+namespace taskboard::policy {
+namespace {
+
+constexpr absl::string_view kSummarizerInstructions =
+    "Summarize the earlier tool calls of this request for the agents that work on its later "
+    "tasks. Write a short plain-text narrative: what was looked up or done, what was found, and "
+    "what failed. Keep the concrete facts a later task may need (names, paths, values, error "
+    "messages); drop repetition; add nothing that is not in the calls. Reply with the narrative "
+    "only.";
+
+}  // namespace
+
+std::vector<int64_t> CompactionPlan::seqs() const {
+  std::vector<int64_t> seqs;
+  if (!needs_summary()) return seqs;
+  seqs.reserve(static_cast<size_t>(watermark - first_seq + 1));
+  for (int64_t seq = first_seq; seq <= watermark; ++seq) seqs.push_back(seq);
+  return seqs;
+}
+
+CompactionPlan PlanCompaction(const v1::CompactPolicy& policy, const RequestLedger& ledger,
+                              int64_t previous_watermark) {
+  CompactionPlan plan;
+  const int64_t watermark = ledger.size() - EffectiveCompactRecentN(policy);
+  if (watermark <= 0 || policy.summarizer_agent().empty()) return plan;
+  plan.watermark = watermark;
+  if (previous_watermark > 0 && previous_watermark < watermark) {
+    plan.previous_watermark = previous_watermark;
+  }
+  plan.first_seq = plan.previous_watermark + 1;
+  return plan;
+}
+
+std::string SummarizerPrompt(const RequestLedger& ledger, const CompactionPlan& plan,
+                             absl::string_view previous_narrative) {
+  std::string prompt(kSummarizerInstructions);
+  const bool extending = plan.previous_watermark > 0 && !previous_narrative.empty();
+  if (extending) {
+    absl::StrAppend(&prompt, "\n\nSummary so far (tool calls 1-", plan.previous_watermark, "):\n",
+                    previous_narrative, "\n\nTool calls ", plan.first_seq, "-", plan.watermark,
+                    " to fold into it:");
+  } else {
+    absl::StrAppend(&prompt, "\n\nTool calls ", plan.first_seq, "-", plan.watermark, ":");
+  }
+  for (int64_t seq = plan.first_seq; plan.needs_summary() && seq <= plan.watermark; ++seq) {
+    const v1::Observation& obs = ledger.At(seq);
+    absl::StrAppend(&prompt, "\n",
+                    FormatObservationLine({.run_id = obs.run_id(),
+                                           .task_id = obs.task_id(),
+                                           .tool_name = obs.tool_name(),
+                                           .args_json = obs.args_json(),
+                                           .result_json = obs.result_json(),
+                                           .error = obs.error(),
+                                           .cached = obs.cached()},
+                                          ledger.root_run_id()));
+  }
+  return prompt;
+}
+
+v1::PriorWork ComposeCompact(const v1::CompactPolicy& policy, const PolicyInput& input,
+                             absl::string_view narrative) {
+  TokenBounded recent =
+      BoundByTokens(input.ledger, RecentSeqs(input.ledger, EffectiveCompactRecentN(policy)), 0);
+  v1::PriorWork prior_work = MakePriorWork(kPolicyCompact, input.ledger, recent);
+  prior_work.set_narrative(std::string(narrative));
+  prior_work.mutable_meta()->set_tokens_approx(recent.tokens + EstimateTextTokens(narrative));
+  return prior_work;
+}
+
+}  // namespace taskboard::policy
