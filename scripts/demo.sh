@@ -4,7 +4,11 @@
 # localhost, command agents from examples/agents, no API key).
 #
 # You see the live DAG render (on a terminal it redraws in place), then the
-# digest. Exit code 0 only when the run completed.
+# digest. Every summarizer reads README.md through the worker's read_file tool
+# (`taskboard tool`): the first read runs, the others are answered by the
+# scheduler's shared tool cache, and the render counts them in its header
+# (`tools 40 · cached 39`) and on the summarize row. Exit code 0 only when the
+# run completed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${BUILD_DIR:-build}/bin

@@ -21,6 +21,7 @@
 #include "worker/agents/subprocess.h"
 #include "worker/session/json_log.h"
 #include "worker/session/session.h"
+#include "worker/tools/tool_registry.h"
 
 namespace {
 
@@ -82,6 +83,7 @@ int main(int argc, char** argv) {
   std::string worker_id;
   int drain_grace_seconds = 30;
   std::string workdir;
+  std::string tools_dir;
   app.add_option("--scheduler", scheduler, "Scheduler gRPC address (host:port)")
       ->envname("TASKBOARD_SCHEDULER")
       ->capture_default_str();
@@ -105,6 +107,10 @@ int main(int argc, char** argv) {
                  "Working directory of command agents when neither the task nor the agent file "
                  "names one (default: the worker's own)")
       ->envname("TASKBOARD_WORKDIR");
+  app.add_option("--tools", tools_dir,
+                 "Directory of tool files (*.json, *.yaml, *.yml) that agents may call besides "
+                 "the built-in read_file and list_files")
+      ->envname("TASKBOARD_TOOLS");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -118,6 +124,16 @@ int main(int argc, char** argv) {
   }
   taskboard::worker::CommandAgentOptions agent_options;
   if (!workdir.empty()) agent_options.workdir = std::filesystem::absolute(workdir);
+  // `taskboard` is installed next to taskboard-worker (build/bin, images):
+  // agents find it first on their PATH.
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) agent_options.bin_dir = self.parent_path();
+  absl::StatusOr<std::unique_ptr<taskboard::worker::ToolRegistry>> tools =
+      taskboard::worker::LoadToolRegistry(tools_dir);
+  if (!tools.ok()) {
+    std::cerr << "taskboard-worker: " << tools.status().message() << "\n";
+    return 2;
+  }
   absl::StatusOr<std::unique_ptr<taskboard::worker::AgentRegistry>> agents =
       taskboard::worker::AgentRegistry::Load(agents_dir, agent_options);
   if (!agents.ok()) {
@@ -131,6 +147,8 @@ int main(int argc, char** argv) {
   options.slots = slots;
   options.version = kVersion;
   options.drain_grace = absl::Seconds(drain_grace_seconds);
+  options.tools = tools->get();
+  options.workdir = agent_options.workdir;
 
   for (const auto& [name, status] : (*agents)->unavailable()) {
     taskboard::worker::LogJson(

@@ -3,12 +3,14 @@
 # output, one "### [i/N] agent" header per item) into a short markdown
 # overview: the summaries grouped by directory, then the three largest files
 # as the ones to read first. The directory comes from the prompt's
-# "under DIR, based on these per-file summaries:" line.
+# "[... under] DIR, based on these per-file summaries:" line. A summary that
+# ends with the summarizer's " Part of DIR/: ROLE." (the README's layout) gives
+# its group that line once, under the heading, instead of on every file.
 set -eu
 
 prompt=${TASKBOARD_PROMPT:-}
-dir=$(printf '%s\n' "$prompt" | sed -n 's/^under \(.*\), based on these per-file summaries:$/\1/p' |
-  head -n 1)
+dir=$(printf '%s\n' "$prompt" | sed -n 's/, based on these per-file summaries:$//p' | head -n 1 |
+  sed 's/.*under //')
 [ -n "$dir" ] || dir=.
 
 # The first non-blank line after each successful item's header.
@@ -31,8 +33,12 @@ biggest=$(printf '%s\n' "$by_dir" | cut -f 1 | uniq -c | sort -k1,1nr -k2 | head
 echo "$files files in $dirs directories; most of them are in $biggest."
 
 printf '%s\n' "$by_dir" | awk -F '\t' '
-  $1 != last { printf "\n## %s\n\n", $1; last = $1 }
-  { print "- " $2 }'
+  function part_of(summary) { return match(summary, / Part of [^ ]+: .*[.]$/) ? RSTART : 0 }
+  $1 != last {
+    printf "\n## %s\n\n", $1; last = $1
+    if (part_of($2)) printf "%s\n\n", substr($2, RSTART + 1)
+  }
+  { line = $2; if (part_of(line)) line = substr(line, 1, RSTART - 1); print "- " line }'
 
 printf '\n## Read first\n\n'
 printf '%s\n' "$summaries" | sed -n 's/^\([^ ]*\) (\([0-9]*\) lines).*/\2 \1/p' |

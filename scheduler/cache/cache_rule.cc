@@ -61,7 +61,7 @@ absl::StatusOr<CacheRule> ResolveCacheRule(absl::string_view tool_name,
 
   // A rule that cannot apply needs no predicate, valid or not.
   if (rule.cacheable && flow_rule != nullptr && !flow_rule->cache_if().empty()) {
-    absl::StatusOr<CacheIf> cache_if = CacheIf::Parse(flow_rule->cache_if());
+    absl::StatusOr<flow::CacheIf> cache_if = flow::CacheIf::Parse(flow_rule->cache_if());
     if (!cache_if.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("toolCache.tools.", tool_name, ".cacheIf: ", cache_if.status().message()));

@@ -27,7 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "scheduler/cache/cache_if.h"
+#include "scheduler/flow/cache_if.h"
 #include "taskboard/v1/flow.pb.h"
 #include "taskboard/v1/worker.pb.h"
 
@@ -44,7 +44,7 @@ struct CacheRule {
   v1::CacheScope scope = v1::CACHE_SCOPE_RUN;
   // Argument fields forming the key; all when empty.
   std::vector<std::string> key_fields;
-  std::optional<CacheIf> cache_if;
+  std::optional<flow::CacheIf> cache_if;
   // Per scope instance.
   int64_t max_entries = kDefaultMaxEntries;
 };

@@ -44,10 +44,12 @@
 #include "scheduler/engine/clock.h"
 #include "scheduler/engine/driver.h"
 #include "scheduler/engine/ledger_book.h"
+#include "scheduler/engine/policy_service_caller.h"
 #include "scheduler/engine/retry_backoff.h"
 #include "scheduler/engine/run_state.h"
 #include "scheduler/engine/run_task_graph.h"
 #include "scheduler/engine/watch_hub.h"
+#include "scheduler/policy/narrative_cache.h"
 #include "scheduler/store/store.h"
 
 namespace taskboard::engine {
@@ -65,6 +67,9 @@ struct EngineOptions {
   RetryBackoff retry_backoff;
   int64_t max_output_bytes = 1 << 20;
   size_t max_batch_events = 2048;
+  // Reaches client-run PolicyServices; null: external policies always use
+  // their declared_deps_only fallback. Outlives the engine.
+  PolicyServiceCaller* policy_service = nullptr;
 };
 
 struct SubmitRequest {
@@ -207,6 +212,35 @@ class Engine {
   // Selects the task's prior work with the run's policy and records it for
   // GetTask.
   v1::PriorWork PriorWorkFor(ActiveRun& active, const std::string& task_id);
+  // Sends an assignment whose prior work an external PolicyService chooses:
+  // asks it after this batch commits, then sends from OnExternalPriorWork.
+  void DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse message);
+  void OnExternalPriorWork(const std::string& lease_id,
+                           absl::StatusOr<v1::SelectPriorWorkResponse> response);
+  void RecordPriorWork(const std::string& run_id, const std::string& task_id,
+                       const v1::PriorWork& prior_work);
+
+  // The compact policy's summaries (engine_summaries.cc).
+  struct SummaryJob {
+    std::string request_id;
+    std::string run_id;  // whose context the summarizer runs in
+    int64_t watermark = 0;
+    std::string agent;
+    std::string prompt;
+    std::vector<policy::TaskKey> parked;  // tasks waiting for the narrative
+  };
+  // True when `task_id` must wait for a summary (it is then parked on a
+  // job; the caller leaves it out of the ready queue).
+  bool ParkForSummary(ActiveRun& active, const std::string& task_id);
+  void DispatchSummaries();
+  // Whether `lease_id` runs a summarizer; if so forgets it and names its job.
+  bool TakeSummaryLease(absl::string_view lease_id, std::string* job_key);
+  // Stores the narrative (nullopt: the summarizer failed with `failure`)
+  // and re-queues the parked tasks.
+  void FinishSummary(const std::string& job_key, std::optional<std::string> narrative,
+                     const std::string& failure);
+  v1::PriorWork CompactPriorWork(ActiveRun& active, const policy::RequestLedger& ledger,
+                                 const std::string& task_id);
   // The task a lease currently covers, or null when the lease is superseded.
   store::TaskRecord* CurrentTask(absl::string_view lease_id, absl::string_view task_id,
                                  RunState** run);
@@ -251,6 +285,14 @@ class Engine {
   absl::flat_hash_map<std::string, std::string> idempotency_;  // key -> run id
   LedgerBook ledgers_;
   cache::ToolCacheService cache_;
+  absl::flat_hash_map<std::string, SummaryJob> summary_jobs_;     // "request@watermark"
+  std::vector<std::string> queued_summaries_;                     // jobs without a worker yet
+  absl::flat_hash_map<std::string, std::string> summary_leases_;  // lease -> job
+  absl::flat_hash_map<std::string, policy::NarrativeCache> narratives_;  // by request
+  // "run/task" of tasks that waited for a summary once -> why it failed ("").
+  absl::flat_hash_map<std::string, std::string> parked_once_;
+  // Assignments waiting for a PolicyService answer, by lease id.
+  absl::flat_hash_map<std::string, v1::ConnectResponse> awaiting_policy_;
   int64_t last_lease_sweep_ms_ = 0;
   EngineStats loop_stats_;
 };

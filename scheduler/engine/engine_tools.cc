@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/task_states.h"
+#include "scheduler/policy/effective_policy.h"
+#include "scheduler/policy/external_policy.h"
 #include "scheduler/policy/prior_work_policy.h"
 #include "scheduler/store/keys.h"
 
@@ -19,6 +21,11 @@ const v1::ToolDeclaration* FindDeclaration(const dispatch::ConnectedWorker& work
   }
   return nullptr;
 }
+
+// Bounds on what one SelectPriorWork request carries, so a huge run cannot
+// make every dispatch ship megabytes to the PolicyService.
+constexpr int kMaxPolicyTasks = 1000;
+constexpr int kMaxPolicyCandidates = 500;
 
 const std::string& RequestId(const RunState& run) {
   const v1::Run& record = run.record().run();
@@ -145,6 +152,10 @@ void Engine::SendAnswers(std::vector<cache::Answer> answers) {
 
 void Engine::EndLease(absl::string_view lease_id) {
   leases_.Remove(lease_id);
+  awaiting_policy_.erase(lease_id);
+  if (std::string job; TakeSummaryLease(lease_id, &job)) {
+    FinishSummary(job, std::nullopt, "the summarizer's worker was lost; older calls were left out");
+  }
   SendAnswers(cache_.LeaseLost(lease_id));
 }
 
@@ -156,14 +167,95 @@ v1::PriorWork Engine::PriorWorkFor(ActiveRun& active, const std::string& task_id
     prior_work.mutable_meta()->set_policy("none");
     prior_work.mutable_meta()->set_fallback_reason(
         absl::StrCat("ledger unavailable: ", ledger.status().message()));
+  } else if (active.policy.has_compact()) {
+    prior_work = CompactPriorWork(active, **ledger, task_id);
   } else {
     prior_work = policy::SelectPriorWork(
         active.policy, policy::PolicyInput{**ledger, *active.graph, {run.run_id(), task_id}});
   }
-  // What GetTask shows as the task's prior work: the latest dispatch's.
-  extra_writes_.Put(store::Column::kMeta, store::keys::PriorWork(run.run_id(), task_id),
-                    prior_work.SerializeAsString());
+  RecordPriorWork(run.run_id(), task_id, prior_work);
   return prior_work;
+}
+
+void Engine::RecordPriorWork(const std::string& run_id, const std::string& task_id,
+                             const v1::PriorWork& prior_work) {
+  // What GetTask shows as the task's prior work: the latest dispatch's.
+  extra_writes_.Put(store::Column::kMeta, store::keys::PriorWork(run_id, task_id),
+                    prior_work.SerializeAsString());
+}
+
+void Engine::DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse message) {
+  const v1::Assignment& assignment = message.assignment();
+  RunState& run = *active.state;
+  absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(RequestId(run));
+  const dispatch::Lease* lease = leases_.Find(assignment.lease_id());
+  if (!ledger.ok() || lease == nullptr) {
+    *message.mutable_assignment()->mutable_prior_work() =
+        PriorWorkFor(active, assignment.task_id());
+    if (lease != nullptr) SendTo(lease->stream_id, std::move(message));
+    return;
+  }
+  std::vector<v1::PolicyTaskView> tasks;
+  for (const auto& [task_id, task] : run.tasks()) {
+    if (static_cast<int>(tasks.size()) >= kMaxPolicyTasks) break;
+    v1::PolicyTaskView& view = tasks.emplace_back();
+    view.set_run_id(run.run_id());
+    view.set_task_id(task_id);
+    view.set_state(task.task().state());
+    for (const policy::TaskKey& dep : active.graph->DirectDeps({run.run_id(), task_id})) {
+      view.add_deps(dep.task_id);
+    }
+  }
+  v1::SelectPriorWorkRequest request = policy::BuildExternalRequest(
+      policy::PolicyInput{**ledger, *active.graph, {run.run_id(), assignment.task_id()}}, tasks,
+      kMaxPolicyCandidates);
+  const v1::CustomPolicy& custom = active.policy.custom();
+  std::string lease_id = assignment.lease_id();
+  awaiting_policy_[lease_id] = std::move(message);
+  // Asked once the dispatch is committed; the answer comes back as an event.
+  effects_.push_back([this, address = custom.external(), request = std::move(request),
+                      timeout_ms = policy::EffectiveExternalTimeoutMs(custom), lease_id]() mutable {
+    options_.policy_service->Select(
+        address, std::move(request), timeout_ms,
+        [this, lease_id](absl::StatusOr<v1::SelectPriorWorkResponse> response) {
+          Post([this, lease_id, response = std::move(response)]() mutable {
+            OnExternalPriorWork(lease_id, std::move(response));
+          });
+        });
+  });
+}
+
+void Engine::OnExternalPriorWork(const std::string& lease_id,
+                                 absl::StatusOr<v1::SelectPriorWorkResponse> response) {
+  auto pending = awaiting_policy_.find(lease_id);
+  // The lease ended meanwhile (lost, cancelled): the task went elsewhere.
+  if (pending == awaiting_policy_.end()) return;
+  v1::ConnectResponse message = std::move(pending->second);
+  awaiting_policy_.erase(pending);
+  const dispatch::Lease* lease = leases_.Find(lease_id);
+  auto it = lease == nullptr ? runs_.end() : runs_.find(lease->run_id);
+  if (it == runs_.end()) return;
+  ActiveRun& active = it->second;
+  RunState& run = *active.state;
+  const std::string& task_id = message.assignment().task_id();
+  absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(RequestId(run));
+  v1::PriorWork prior_work;
+  if (!ledger.ok()) {
+    prior_work = PriorWorkFor(active, task_id);
+  } else {
+    policy::PolicyInput input{**ledger, *active.graph, {run.run_id(), task_id}};
+    prior_work =
+        response.ok()
+            ? policy::ApplyExternalResponse(*response, input)
+            : policy::FallbackPriorWork(
+                  input, absl::StrCat("PolicyService at ", active.policy.custom().external(), ": ",
+                                      response.status().message()));
+    RecordPriorWork(run.run_id(), task_id, prior_work);
+  }
+  *message.mutable_assignment()->mutable_prior_work() = std::move(prior_work);
+  // A worker that disconnected meanwhile gets nothing; the lease expires or
+  // its reconnect (not holding the task) re-queues it.
+  if (lease->stream_id != 0) SendTo(lease->stream_id, std::move(message));
 }
 
 }  // namespace taskboard::engine

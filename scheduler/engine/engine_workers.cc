@@ -9,6 +9,7 @@
 #include "scheduler/engine/ids.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
+#include "scheduler/policy/external_policy.h"
 
 namespace taskboard::engine {
 void Engine::SendTo(uint64_t stream_id, v1::ConnectResponse message) {
@@ -136,6 +137,17 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
       break;
     case v1::ConnectRequest::kTaskReturned: {
       const v1::TaskReturned& returned = message.task_returned();
+      if (std::string job; TakeSummaryLease(returned.lease_id(), &job)) {
+        // A draining worker handed the summary back: another worker writes it.
+        leases_.Remove(returned.lease_id());
+        queued_summaries_.push_back(job);
+        v1::ConnectResponse ack;
+        ack.mutable_result_ack()->set_task_id(returned.task_id());
+        ack.mutable_result_ack()->set_lease_id(returned.lease_id());
+        ack.mutable_result_ack()->set_accepted(true);
+        SendTo(stream_id, std::move(ack));
+        break;
+      }
       store::TaskRecord* task = CurrentTask(returned.lease_id(), returned.task_id(), &run);
       if (task != nullptr) {
         ApplyReturned(*task, now_ms_);
@@ -169,6 +181,19 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
   v1::ResultAck& ack = *ack_message.mutable_result_ack();
   ack.set_task_id(result.task_id());
   ack.set_lease_id(result.lease_id());
+  if (std::string job; TakeSummaryLease(result.lease_id(), &job)) {
+    EndLease(result.lease_id());
+    if (result.success()) {
+      FinishSummary(job, result.output(), "");
+    } else {
+      FinishSummary(
+          job, std::nullopt,
+          absl::StrCat("summarizer failed: ", result.error(), "; older calls were left out"));
+    }
+    ack.set_accepted(true);
+    SendTo(stream_id, std::move(ack_message));
+    return;
+  }
   RunState* run = nullptr;
   store::TaskRecord* task = CurrentTask(result.lease_id(), result.task_id(), &run);
   if (task == nullptr) {
@@ -320,6 +345,7 @@ void Engine::QueueReadyTasks(RunState& run, const std::set<std::string>* task_id
 }
 
 void Engine::Dispatch() {
+  DispatchSummaries();
   for (const std::string& agent : ready_.AgentsWithWork()) {
     while (!ready_.Empty(agent)) {
       dispatch::ConnectedWorker* worker = workers_.Pick(agent);
@@ -330,6 +356,7 @@ void Engine::Dispatch() {
       RunState& run = *it->second.state;
       const store::TaskRecord* ready = run.FindTask(entry.task_id);
       if (ready == nullptr || ready->task().state() != v1::TASK_STATE_READY) continue;
+      if (it->second.policy.has_compact() && ParkForSummary(it->second, entry.task_id)) continue;
 
       std::string lease_id = NewLeaseId(rng_);
       store::TaskRecord& task = run.MutableTask(entry.task_id);
@@ -352,10 +379,16 @@ void Engine::Dispatch() {
       assignment.mutable_ready_at()->set_seconds(entry.queued_us / 1'000'000);
       assignment.mutable_ready_at()->set_nanos(static_cast<int32_t>(entry.queued_us % 1'000'000) *
                                                1000);
+      if (policy::IsExternalPolicy(it->second.policy) && options_.policy_service != nullptr) {
+        DispatchWithExternalPolicy(it->second, std::move(message));
+        continue;
+      }
       *assignment.mutable_prior_work() = PriorWorkFor(it->second, entry.task_id);
       SendTo(worker->stream_id, std::move(message));
     }
   }
+  // Summaries asked for by tasks parked just now.
+  DispatchSummaries();
 }
 
 }  // namespace taskboard::engine

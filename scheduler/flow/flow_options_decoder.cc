@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "scheduler/flow/cache_if.h"
 #include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/json_reader.h"
 
@@ -134,7 +135,13 @@ v1::ToolCacheConfig DecodeToolCache(const Json& value, const std::string& path,
         for (std::string& field : rule_reader.StringList("keyFields")) {
           rule.add_key_fields(std::move(field));
         }
-        if (auto cache_if = rule_reader.String("cacheIf")) rule.set_cache_if(*cache_if);
+        if (auto cache_if = rule_reader.String("cacheIf")) {
+          // Rejected here, at submit, rather than silently not caching later.
+          if (absl::StatusOr<CacheIf> parsed = CacheIf::Parse(*cache_if); !parsed.ok()) {
+            errors->Add(rule_reader.FieldPath("cacheIf"), std::string(parsed.status().message()));
+          }
+          rule.set_cache_if(*cache_if);
+        }
         if (auto enabled = rule_reader.Bool("enabled")) rule.set_enabled(*enabled);
         rule_reader.RejectUnknownFields();
       }

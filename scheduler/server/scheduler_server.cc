@@ -27,6 +27,8 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
     server->store_ = *std::move(opened);
   }
   options.engine.store = server->store_.get();
+  server->policy_client_ = std::make_unique<PolicyServiceClient>();
+  options.engine.policy_service = server->policy_client_.get();
   absl::StatusOr<std::unique_ptr<engine::Engine>> engine = engine::Engine::Create(options.engine);
   if (!engine.ok()) return engine.status();
   server->engine_ = *std::move(engine);
@@ -56,9 +58,9 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
     server->engine_->Stop();
-    return absl::UnavailableError(absl::StrCat(
-        "cannot listen on ", options.listen_address,
-        "; is another process using the port? (choose one with --listen)"));
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", options.listen_address,
+                     "; is another process using the port? (choose one with --listen)"));
   }
   return server;
 }

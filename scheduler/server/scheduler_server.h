@@ -14,6 +14,7 @@
 #include "scheduler/engine/saved_flows.h"
 #include "scheduler/server/blocking_pool.h"
 #include "scheduler/server/flow_intake.h"
+#include "scheduler/server/policy_service_client.h"
 #include "scheduler/server/scheduler_service.h"
 #include "scheduler/server/worker_gateway_service.h"
 #include "scheduler/store/store.h"
@@ -50,6 +51,9 @@ class SchedulerServer {
 
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<engine::Engine> engine_;
+  // After engine_: destroyed first, waiting for PolicyService calls whose
+  // answers post to the (stopped, still alive) engine.
+  std::unique_ptr<PolicyServiceClient> policy_client_;
   std::unique_ptr<engine::SavedFlows> saved_;
   std::unique_ptr<BlockingPool> pool_;
   std::unique_ptr<SchedulerService> scheduler_service_;

@@ -1,10 +1,12 @@
 // `taskboard runs`, `show`, `cancel` and `flows ...` end to end against a
 // scripted scheduler, plus what each rejects before calling it.
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/cli/cli_runner.h"
@@ -30,6 +32,7 @@ using ::testing::IsEmpty;
 using testing::kAuditFlow;
 using testing::kAuditMidRun;
 using testing::MakeRun;
+using ::testing::Not;
 using testing::ParseText;
 using ::testing::StartsWith;
 
@@ -203,6 +206,151 @@ TEST(ShowCommand, FetchesTheRun) {
   result = Cli({"show", "r-404", "--scheduler", scheduler.address()});
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_EQ(result.err, "taskboard show: NOT_FOUND: run 'r-404' not found\n");
+}
+
+// repo-digest as `show` sees it: discover, then two summarize items ran (the
+// snapshot lists them in another order), the report did not; GetTask knows
+// the calls of the three that ran.
+void ScriptDigestTasks(FakeScheduler& scheduler, int summarize0_calls = 1) {
+  scheduler.SetRun(MakeRun(R"pb(
+                             run_id: "r-3"
+                             flow_name: "repo-digest"
+                             kind: FLOW_KIND_TASKFLOW
+                             status: RUN_STATUS_COMPLETED
+                             output: "digest"
+                             tasks {
+                               task_id: "summarize[1]"
+                               attempt: 1
+                               started_at { seconds: 1700000003 }
+                             }
+                             tasks { task_id: "report" }
+                             tasks {
+                               task_id: "discover"
+                               attempt: 1
+                               started_at { seconds: 1700000001 }
+                             }
+                             tasks {
+                               task_id: "summarize[0]"
+                               attempt: 1
+                               started_at { seconds: 1700000002 }
+                             }
+                           )pb",
+                           testing::kDigestFlow));
+  // summarize[0] reads README.md (`calls` times); summarize[1]'s read hits
+  // the cache.
+  v1::Observation read = ParseText<v1::Observation>(
+      R"pb(run_id: "r-3" tool_name: "read_file" args_json: "{\"path\":\"README.md\"}")pb");
+  v1::PriorWork prior_work =
+      ParseText<v1::PriorWork>(R"pb(meta { policy: "declared_deps_only" available: 1 })pb");
+  v1::GetTaskResponse discover;
+  discover.mutable_task()->set_task_id("discover");
+  discover.mutable_task()->set_run_id("r-3");
+  discover.mutable_prior_work()->mutable_meta()->set_policy("declared_deps_only");
+  scheduler.AddTask(discover);
+
+  v1::GetTaskResponse first = discover;
+  first.mutable_task()->set_task_id("summarize[0]");
+  *first.mutable_prior_work() = prior_work;
+  read.set_task_id("summarize[0]");
+  read.set_duration_ms(4);
+  for (int i = 0; i < summarize0_calls; ++i) *first.add_tool_calls() = read;
+  scheduler.AddTask(first);
+
+  v1::GetTaskResponse second = first;
+  second.mutable_task()->set_task_id("summarize[1]");
+  second.clear_tool_calls();
+  read.set_task_id("summarize[1]");
+  read.set_duration_ms(0);
+  read.set_cached(true);
+  read.set_cache_age_ms(1200);
+  read.mutable_source_task()->set_run_id("r-3");
+  read.mutable_source_task()->set_task_id("summarize[0]");
+  *second.add_tool_calls() = read;
+  scheduler.AddTask(second);
+}
+
+TEST(ShowCommand, ToolCalls_ListedPerTaskThatRanBeforeTheOutput) {
+  FakeScheduler scheduler;
+  ScriptDigestTasks(scheduler);
+  testing::CliResult result = Cli({"show", "r-3", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(scheduler.task_requests(), ElementsAre("discover", "summarize[0]", "summarize[1]"))
+      << "in the order they started; no GetTask for the report, which never ran";
+  EXPECT_THAT(result.out,
+              HasSubstr("\ntool calls:\n"
+                        "discover  no tool calls\n"
+                        "  prior work: declared_deps_only, 0 of 0 observations, ~0 tokens\n"
+                        "summarize[0]  1 call\n"
+                        "  prior work: declared_deps_only, 0 of 1 observation, ~0 tokens\n"
+                        "  ✓ read_file {\"path\":\"README.md\"}  4ms\n"
+                        "summarize[1]  1 call, 1 cached\n"
+                        "  prior work: declared_deps_only, 0 of 1 observation, ~0 tokens\n"
+                        "  ✓ read_file {\"path\":\"README.md\"}  (cached 1.2s old, from "
+                        "summarize[0])\n"
+                        "\noutput:\ndigest\n"));
+}
+
+TEST(ShowCommand, TasksLimit_FetchesTheFirstNThatRanAndCountsTheRest) {
+  FakeScheduler scheduler;
+  ScriptDigestTasks(scheduler);
+  testing::CliResult result =
+      Cli({"show", "r-3", "--tasks", "1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(scheduler.task_requests(), ElementsAre("discover"));
+  EXPECT_THAT(result.out,
+              HasSubstr("discover  no tool calls\n"
+                        "  prior work: declared_deps_only, 0 of 0 observations, ~0 "
+                        "tokens\n"
+                        "… 2 more tasks ran: --tasks 0 lists them all, --task ID one\n"));
+  EXPECT_EQ(Cli({"show", "r-3", "--tasks", "-1"}).exit_code, 2);
+}
+
+TEST(ShowCommand, TaskFlag_FetchesOnlyThatTaskAndListsEveryCall) {
+  FakeScheduler scheduler;
+  ScriptDigestTasks(scheduler, /*summarize0_calls=*/12);
+  testing::CliResult result = Cli({"show", "r-3", "--scheduler", scheduler.address()});
+  EXPECT_THAT(result.out, HasSubstr("  ✓ read_file {\"path\":\"README.md\"}  4ms\n"
+                                    "  … 2 more calls: taskboard show r-3 --task summarize[0]\n"))
+      << "ten calls per task by default";
+
+  result = Cli({"show", "--task", "summarize[0]", "r-3", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(scheduler.task_requests(),
+              ElementsAre("discover", "summarize[0]", "summarize[1]", "summarize[0]"));
+  const std::string calls = result.out.substr(result.out.find("\ntool calls:\n"));
+  // The title (after a blank line), the task, its prior work, 12 calls, the output.
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 2 + 1 + 1 + 12 + 3) << calls;
+  EXPECT_THAT(calls, Not(HasSubstr("more calls")));
+}
+
+TEST(ShowCommand, JsonWithTask_PrintsTheTasksAsOneJsonArray) {
+  FakeScheduler scheduler;
+  ScriptDigestTasks(scheduler);
+  testing::CliResult result = Cli({"show", "r-3", "--json", "--task", "discover", "--task",
+                                   "summarize[1]", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  absl::StatusOr<Json> tasks = ParseJson(result.out);
+  ASSERT_TRUE(tasks.ok()) << result.out;
+  ASSERT_TRUE(tasks->is_array());
+  ASSERT_EQ(tasks->size(), 2u);
+  EXPECT_EQ((*tasks)[0]["task"]["taskId"], "discover");
+  EXPECT_EQ((*tasks)[1]["toolCalls"][0]["cached"], true);
+  EXPECT_EQ((*tasks)[1]["toolCalls"][0]["sourceTask"]["taskId"], "summarize[0]");
+
+  result = Cli({"show", "r-3", "--json", "--scheduler", scheduler.address()});
+  EXPECT_THAT(result.out, AllOf(StartsWith("{\n"), HasSubstr(R"("runId": "r-3")")));
+  EXPECT_THAT(scheduler.task_requests(), ElementsAre("discover", "summarize[1]"))
+      << "--json alone prints the run: no GetTask";
+}
+
+TEST(ShowCommand, UnknownTask_Exits1WithTheSchedulersMessage) {
+  FakeScheduler scheduler;
+  ScriptDigestTasks(scheduler);
+  testing::CliResult result =
+      Cli({"show", "r-3", "--task", "nope", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.out, IsEmpty());
+  EXPECT_EQ(result.err, "taskboard show: NOT_FOUND: run r-3 has no task 'nope'\n");
 }
 
 // --- cancel ------------------------------------------------------------------

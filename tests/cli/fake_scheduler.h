@@ -106,6 +106,11 @@ class FakeScheduler final : public v1::Scheduler::Service {
     std::lock_guard lock(mu_);
     runs_ = std::move(runs);
   }
+  // What GetTask returns for the task of the run with this response's task id.
+  void AddTask(v1::GetTaskResponse task) {
+    std::lock_guard lock(mu_);
+    tasks_.push_back(std::move(task));
+  }
   void SetFlows(std::vector<v1::SavedFlow> flows) {
     std::lock_guard lock(mu_);
     flows_ = std::move(flows);
@@ -140,6 +145,11 @@ class FakeScheduler final : public v1::Scheduler::Service {
     std::lock_guard lock(mu_);
     return save_request_;
   }
+  // The task ids of every GetTask call, in order.
+  std::vector<std::string> task_requests() const {
+    std::lock_guard lock(mu_);
+    return task_requests_;
+  }
   int calls() const {
     std::lock_guard lock(mu_);
     return calls_;
@@ -165,6 +175,22 @@ class FakeScheduler final : public v1::Scheduler::Service {
     }
     *response->mutable_run() = run_;
     return grpc::Status::OK;
+  }
+
+  grpc::Status GetTask(grpc::ServerContext*, const v1::GetTaskRequest* request,
+                       v1::GetTaskResponse* response) override {
+    std::lock_guard lock(mu_);
+    if (grpc::Status error = TakeError(); !error.ok()) return error;
+    task_requests_.push_back(request->task_id());
+    for (const v1::GetTaskResponse& task : tasks_) {
+      if (request->run_id() == run_.run_id() && task.task().task_id() == request->task_id()) {
+        *response = task;
+        return grpc::Status::OK;
+      }
+    }
+    return grpc::Status(
+        grpc::StatusCode::NOT_FOUND,
+        absl::StrCat("run ", request->run_id(), " has no task '", request->task_id(), "'"));
   }
 
   grpc::Status WatchRun(grpc::ServerContext* context, const v1::WatchRunRequest* request,
@@ -304,6 +330,8 @@ class FakeScheduler final : public v1::Scheduler::Service {
   std::vector<std::string> reused_;
   v1::ListRunsResponse runs_;
   std::vector<v1::SavedFlow> flows_;
+  std::vector<v1::GetTaskResponse> tasks_;
+  std::vector<std::string> task_requests_;
   v1::SubmitRunRequest submitted_;
   std::vector<int64_t> watch_after_seqs_;
   v1::ListRunsRequest list_request_;

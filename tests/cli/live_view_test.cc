@@ -13,6 +13,7 @@
 namespace taskboard::cli {
 namespace {
 
+using ::testing::AllOf;
 using testing::At;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -51,6 +52,52 @@ TEST(LiveView, Log_PrintsHeaderThenTransitionsThenFinalFrame) {
   EXPECT_THAT(lines, Not(HasSubstr("taskflow audit"))) << "the header is printed once";
   view.Finish(At(absl::Seconds(66)));
   EXPECT_EQ(Take(out), "\n" + RenderRun(later, At(absl::Seconds(66))));
+}
+
+v1::Observation ToolCall(const std::string& task_id, bool cached = false) {
+  v1::Observation call;
+  call.set_task_id(task_id);
+  call.set_tool_name("read_file");
+  call.set_cached(cached);
+  return call;
+}
+
+TEST(LiveView, Log_FinalFrameCountsToolCalls) {
+  std::ostringstream out;
+  LiveView view(out, TerminalInfo{});
+  view.Update(MakeRun(kAuditStarting, kAuditFlow), At(absl::Seconds(5)));
+  Take(out);
+  view.AddToolCall(ToolCall("discover"));
+  view.AddToolCall(ToolCall("discover", /*cached=*/true));
+  EXPECT_THAT(Take(out), IsEmpty()) << "counted, shown with the next snapshot";
+  const v1::Run later = MakeRun(kAuditMidRun, kAuditFlow);
+  view.Update(later, At(absl::Seconds(65)));
+  EXPECT_THAT(Take(out), StartsWith("[+13.3s] ✓ discover  completed  12.3s  ↑1.2k ↓310 $0.0021\n"))
+      << "lines carry no counts";
+  view.Finish(At(absl::Seconds(66)));
+  ToolTally tally;
+  tally.Add(ToolCall("discover"));
+  tally.Add(ToolCall("discover", /*cached=*/true));
+  const std::string last = Take(out);
+  EXPECT_EQ(last, "\n" + RenderRun(later, At(absl::Seconds(66)), {.tools = &tally}));
+  EXPECT_THAT(last, HasSubstr(" · 1m06s · tools 2 · cached 1 · run r-7\n"));
+}
+
+TEST(LiveView, Terminal_ToolCallRedrawsASettledFrame) {
+  std::ostringstream out;
+  LiveView view(out, Tty());
+  v1::Run run = MakeRun(kAuditMidRun, kAuditFlow);
+  run.set_status(v1::RUN_STATUS_FAILED);
+  view.Update(run, At(absl::Seconds(65)));
+  Take(out);
+  view.Tick(At(absl::Seconds(66)));
+  EXPECT_THAT(Take(out), IsEmpty()) << "a settled run without news is not redrawn";
+  view.AddToolCall(ToolCall("discover", /*cached=*/true));
+  view.Tick(At(absl::Seconds(67)));
+  const std::string frame = Take(out);
+  EXPECT_THAT(frame, AllOf(HasSubstr(" · tools 1 · cached 1 · run r-7\n"),
+                           HasSubstr("┌ ✓  discover  agent   scout     12.3s  ↑1.2k ↓310 $0.0021  "
+                                     "tools 1 (1 cached)\n")));
 }
 
 TEST(LiveView, Terminal_RedrawsInPlaceAtMostOncePerInterval) {

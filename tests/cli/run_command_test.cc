@@ -37,9 +37,12 @@ using ::testing::UnorderedElementsAre;
 std::string NowhereAddress() { return absl::StrCat("127.0.0.1:", ClosedPort()); }
 
 // repo-digest (examples/flows) as the scheduler reports it: pending, then
-// discover running, discover done, and finished with `status`.
+// discover running, discover done, and finished with `status`. Each of
+// `discover_calls` ("list_files" or "read_file cached") is an observation
+// event of discover while it runs.
 void ScriptDigestRun(FakeScheduler& scheduler, const std::string& final_status,
-                     const std::string& output) {
+                     const std::string& output,
+                     const std::vector<std::string>& discover_calls = {}) {
   const std::string flow_text = R"(
 name: repo-digest
 phases:
@@ -65,9 +68,16 @@ phases:
   scheduler.AddEvent(
       R"pb(task_change { task { task_id: "discover" state: TASK_STATE_RUNNING } })pb",
       snapshot(discover_running));
-  // Output deltas leave the snapshot as it was.
+  // Output deltas and observations leave the snapshot as it was.
   scheduler.AddEvent(R"pb(output_delta { task_id: "discover" text: "src/" })pb",
                      snapshot(discover_running));
+  for (const std::string& call : discover_calls) {
+    const std::vector<std::string> words = absl::StrSplit(call, ' ');
+    scheduler.AddEvent(
+        absl::StrCat(R"pb(observation { observation { task_id: "discover" tool_name: ")pb",
+                     words[0], "\" cached: ", words.size() > 1 ? "true" : "false", " } }"),
+        snapshot(discover_running));
+  }
   scheduler.AddEvent(
       R"pb(task_change { task { task_id: "discover" state: TASK_STATE_COMPLETED } })pb",
       snapshot(R"pb(status: RUN_STATUS_RUNNING
@@ -88,7 +98,7 @@ phases:
              finished_at { seconds: 1700000004 }
            })pb",
       " phases { phase_id: \"report\" state: TASK_STATE_", report_state,
-      R"pb(                                             started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } })pb");
+      R"pb(                                                        started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } })pb");
   scheduler.AddEvent(absl::StrCat("run_finished { status: RUN_STATUS_", final_status, " }"),
                      snapshot(finished));
 }
@@ -203,6 +213,33 @@ TEST(RunCommand, Completed_SendsSourceArgsAndLabels_PrintsOutput_Exits0) {
                                 HasSubstr("[+9.0s] ✓ report  completed  5.0s\n"),
                                 HasSubstr("✓ taskflow repo-digest  2/2 phases · completed · "
                                           "$0.250 · 9.0s · run r-1\n")));
+}
+
+TEST(RunCommand, ToolCalls_CountedInTheFinalFrame) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "COMPLETED", "done",
+                  {"list_files", "read_file", "read_file cached", "read_file cached"});
+  testing::CliResult result =
+      Cli({"run", ExampleFlow("repo-digest.yaml"), "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("\n✓ taskflow repo-digest  2/2 phases · completed · $0.250 · "
+                                    "9.0s · tools 4 · cached 2 · run r-1\n"
+                                    "    ✓  discover  agent   scout   3.0s  tools 4 (2 cached)\n"
+                                    "    ✓  report    reduce  writer  5.0s\n"));
+  EXPECT_EQ(result.out, "done\n");
+}
+
+TEST(RunCommand, Json_ObservationEventsAreJsonLinesLikeAnyOther) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "COMPLETED", "done", {"read_file cached"});
+  testing::CliResult result =
+      Cli({"run", ExampleFlow("repo-digest.yaml"), "--json", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  const std::vector<std::string> lines = absl::StrSplit(result.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 6u) << result.out;
+  EXPECT_THAT(lines[2], HasSubstr(R"("observation":{"observation":{"taskId":"discover",)"
+                                  R"("toolName":"read_file","cached":true}})"));
+  EXPECT_THAT(result.err, IsEmpty());
 }
 
 TEST(RunCommand, FailedRun_Exits1WithResumeHint) {

@@ -271,6 +271,61 @@ TEST(RunRender, SnapshotWithoutSpec_UsesTheSchedulersLayers) {
             "  └ ○  c  gate\n");
 }
 
+v1::Observation ToolCall(const std::string& task_id, bool cached = false) {
+  v1::Observation call;
+  call.set_task_id(task_id);
+  call.set_tool_name("read_file");
+  call.set_cached(cached);
+  return call;
+}
+
+TEST(RunRender, WithToolTally_HeaderAndRowsCountCallsAndCacheHits) {
+  v1::Run run = MakeRun(kAuditMidRun, kAuditFlow);
+  for (const char* item : {"files[0]", "files[1]"}) {
+    v1::Task& task = *run.add_tasks();
+    task.set_task_id(item);
+    task.set_phase_id("files");
+  }
+  ToolTally tally;
+  tally.Add(ToolCall("discover"));
+  tally.Add(ToolCall("files[0]"));
+  tally.Add(ToolCall("files[0]", /*cached=*/true));
+  tally.Add(ToolCall("files[1]", /*cached=*/true));
+  EXPECT_EQ(RenderRun(run, At(absl::Seconds(65)), {.tools = &tally}),
+            "◐ taskflow audit  2/6 phases · running · ↑9.4k ↓2.3k $0.013 · 1m05s · tools 4 · "
+            "cached 2 · run r-7\n"
+            "  ┌ ✓  discover  agent   scout     12.3s  ↑1.2k ↓310 $0.0021  tools 1\n"
+            "  └ ✗  precheck  agent   linter    2.0s  failed: exit status 3: config not found\n"
+            "  ┌ ◐  files     map     auditor   [███░░░░░░░] 12/40 · 1 failed  51.0s  "
+            "↑8.2k ↓2.0k $0.011  tools 3 (2 cached)\n"
+            "  ├ ✓  policy    gate    reviewer  3.1s  PASS: no secrets found\n"
+            "  └ ⊘  lint      agent   linter    skipped: upstream phase 'precheck' failed\n"
+            "    ○  report    reduce  writer    ↳ discover\n");
+}
+
+TEST(RunRender, WithToolTallyWithoutCalls_FrameUnchanged) {
+  const ToolTally none;
+  EXPECT_EQ(AuditFrame({.tools = &none}), AuditFrame({}));
+}
+
+TEST(RunRender, BoardWithToolTally_EachTaskRowCountsItsCalls) {
+  const v1::Run run =
+      MakeRun(R"pb(
+                flow_name: "triage"
+                kind: FLOW_KIND_BOARD
+                status: RUN_STATUS_RUNNING
+                tasks { task_id: "fetch" agent: "scout" state: TASK_STATE_COMPLETED }
+                tasks { task_id: "locate" agent: "scout" state: TASK_STATE_RUNNING }
+              )pb",
+              kTriageBoard);
+  ToolTally tally;
+  tally.Add(ToolCall("fetch"));
+  tally.Add(ToolCall("locate", /*cached=*/true));
+  const std::string frame = RenderRun(run, absl::FromUnixSeconds(0), {.tools = &tally});
+  EXPECT_THAT(frame, AllOf(HasSubstr("\n    ✓  fetch       task  scout       tools 1\n"),
+                           HasSubstr("  ├ ◐  locate      task  scout       tools 1 (1 cached)\n")));
+}
+
 TEST(RunRender, PhaseOutcome_NamesWhyAPhaseEnded) {
   const v1::Run run = MakeRun(kAuditMidRun, kAuditFlow);
   EXPECT_EQ(PhaseOutcome(run, run.phases(1)), "failed: exit status 3: config not found");

@@ -7,8 +7,8 @@
 #include "common/files.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
-#include "scheduler/flow/proto_value.h"
 #include "scheduler/engine/task_states.h"
+#include "scheduler/flow/proto_value.h"
 
 namespace taskboard::testing {
 namespace {
@@ -50,17 +50,25 @@ absl::Status Cluster::Start() {
 absl::Status Cluster::StartScheduler() {
   std::string port_file = (dir_.path() / "scheduler.port").string();
   std::filesystem::remove(port_file);
-  std::vector<std::string> argv = {
-      BinaryPath("taskboard-scheduler"),
-      "--listen", absl::StrCat("127.0.0.1:", port_),
-      "--data-dir", (dir_.path() / "data").string(),
-      "--durability", options_.durability,
-      "--port-file", port_file,
-      "--lease-timeout-ms", absl::StrCat(options_.lease_timeout_ms),
-      "--heartbeat-interval-ms", absl::StrCat(options_.heartbeat_interval_ms),
-      "--scheduling-timeout-ms", absl::StrCat(options_.scheduling_timeout_ms),
-      "--retry-base-ms", absl::StrCat(options_.retry_base_ms),
-      "--retry-max-ms", "1000"};
+  std::vector<std::string> argv = {BinaryPath("taskboard-scheduler"),
+                                   "--listen",
+                                   absl::StrCat("127.0.0.1:", port_),
+                                   "--data-dir",
+                                   (dir_.path() / "data").string(),
+                                   "--durability",
+                                   options_.durability,
+                                   "--port-file",
+                                   port_file,
+                                   "--lease-timeout-ms",
+                                   absl::StrCat(options_.lease_timeout_ms),
+                                   "--heartbeat-interval-ms",
+                                   absl::StrCat(options_.heartbeat_interval_ms),
+                                   "--scheduling-timeout-ms",
+                                   absl::StrCat(options_.scheduling_timeout_ms),
+                                   "--retry-base-ms",
+                                   absl::StrCat(options_.retry_base_ms),
+                                   "--retry-max-ms",
+                                   "1000"};
   argv.insert(argv.end(), options_.scheduler_flags.begin(), options_.scheduler_flags.end());
   absl::StatusOr<std::unique_ptr<ChildProcess>> child =
       ChildProcess::Spawn(argv, (dir_.path() / "scheduler.log").string());
@@ -75,8 +83,8 @@ absl::Status Cluster::StartScheduler() {
   }
   port_ = std::stoi(ReadFileOrEmpty(port_file));
   address_ = absl::StrCat("127.0.0.1:", port_);
-  client_ = v1::Scheduler::NewStub(
-      grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+  client_ =
+      v1::Scheduler::NewStub(grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
   return absl::OkStatus();
 }
 
@@ -88,14 +96,21 @@ void Cluster::KillScheduler(int sig) {
 
 absl::Status Cluster::StartWorker(int index) {
   std::vector<std::string> argv = {BinaryPath("taskboard-worker"),
-                                   "--scheduler", address_,
-                                   "--agents", options_.agents_dir,
-                                   "--slots", absl::StrCat(options_.slots),
-                                   "--worker-id", absl::StrCat("worker-", index),
-                                   "--drain-grace-seconds", "5",
-                                   "--workdir", dir_.path().string()};
-  absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Spawn(
-      argv, (dir_.path() / absl::StrCat("worker-", index, ".log")).string());
+                                   "--scheduler",
+                                   address_,
+                                   "--agents",
+                                   options_.agents_dir,
+                                   "--slots",
+                                   absl::StrCat(options_.slots),
+                                   "--worker-id",
+                                   absl::StrCat("worker-", index),
+                                   "--drain-grace-seconds",
+                                   "5",
+                                   "--workdir",
+                                   dir_.path().string()};
+  argv.insert(argv.end(), options_.worker_flags.begin(), options_.worker_flags.end());
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child =
+      ChildProcess::Spawn(argv, (dir_.path() / absl::StrCat("worker-", index, ".log")).string());
   if (!child.ok()) return child.status();
   workers_.at(index) = *std::move(child);
   return absl::OkStatus();
@@ -112,9 +127,11 @@ void Cluster::KillWorker(int index, int sig) {
   }
 }
 
-absl::StatusOr<std::string> Cluster::Submit(const std::string& flow_text, const Json& args) {
+absl::StatusOr<std::string> Cluster::Submit(const std::string& flow_text, const Json& args,
+                                            const std::string& session_id) {
   v1::SubmitRunRequest request;
   request.mutable_source()->set_text(flow_text);
+  request.set_session_id(session_id);
   *request.mutable_args() = flow::JsonToProtoValue(args).struct_value();
   v1::SubmitRunResponse response;
   grpc::ClientContext context;
@@ -122,10 +139,24 @@ absl::StatusOr<std::string> Cluster::Submit(const std::string& flow_text, const 
   context.set_wait_for_ready(true);
   grpc::Status status = client_->SubmitRun(&context, request, &response);
   if (!status.ok()) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        status.error_message());
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
   }
   return response.run_id();
+}
+
+absl::StatusOr<std::vector<v1::Observation>> Cluster::ToolCalls(const std::string& run_id,
+                                                                const std::string& task_id) {
+  v1::GetTaskRequest request;
+  request.set_run_id(run_id);
+  request.set_task_id(task_id);
+  v1::GetTaskResponse response;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  grpc::Status status = client_->GetTask(&context, request, &response);
+  if (!status.ok()) {
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
+  }
+  return std::vector<v1::Observation>(response.tool_calls().begin(), response.tool_calls().end());
 }
 
 absl::StatusOr<v1::Run> Cluster::WaitUntil(const std::string& run_id,
@@ -150,7 +181,8 @@ absl::StatusOr<v1::Run> Cluster::WaitUntil(const std::string& run_id,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  return absl::DeadlineExceededError(absl::StrCat("run ", run_id, " did not reach the expected "
+  return absl::DeadlineExceededError(absl::StrCat("run ", run_id,
+                                                  " did not reach the expected "
                                                   "state; last status ",
                                                   v1::RunStatus_Name(last.status()), "\n", Logs()));
 }
@@ -183,8 +215,9 @@ std::string Cluster::Logs() const {
   absl::StrAppend(&logs, "--- scheduler.log\n",
                   Tail(ReadFileOrEmpty((dir_.path() / "scheduler.log").string())));
   for (size_t i = 0; i < workers_.size(); ++i) {
-    absl::StrAppend(&logs, "\n--- worker-", i, ".log\n",
-                    Tail(ReadFileOrEmpty((dir_.path() / absl::StrCat("worker-", i, ".log")).string())));
+    absl::StrAppend(
+        &logs, "\n--- worker-", i, ".log\n",
+        Tail(ReadFileOrEmpty((dir_.path() / absl::StrCat("worker-", i, ".log")).string())));
   }
   return logs;
 }

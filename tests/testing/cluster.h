@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/child_process.h"
 #include "common/json.h"
 #include "taskboard/v1/scheduler.grpc.pb.h"
-#include "common/child_process.h"
 #include "tests/testing/temp_dir.h"
 
 namespace taskboard::testing {
@@ -33,6 +33,7 @@ struct ClusterOptions {
   int64_t scheduling_timeout_ms = 20'000;
   int64_t retry_base_ms = 50;
   std::vector<std::string> scheduler_flags;
+  std::vector<std::string> worker_flags;
 };
 
 class Cluster {
@@ -55,7 +56,9 @@ class Cluster {
   const std::filesystem::path& dir() const { return dir_.path(); }
 
   // Submits DSL text (JSON or YAML) with args; the run id.
-  absl::StatusOr<std::string> Submit(const std::string& flow_text, const Json& args = Json::object());
+  absl::StatusOr<std::string> Submit(const std::string& flow_text,
+                                     const Json& args = Json::object(),
+                                     const std::string& session_id = "");
   // Polls GetRun until the run is finished (tolerating a restarting
   // scheduler) or `timeout_ms` passes (DEADLINE_EXCEEDED with the logs).
   absl::StatusOr<v1::Run> WaitForRun(const std::string& run_id, int timeout_ms = 60'000);
@@ -66,6 +69,9 @@ class Cluster {
   // Every event of the run through WatchRun from seq 0 to run_finished.
   absl::StatusOr<std::vector<v1::RunEvent>> WatchToEnd(const std::string& run_id,
                                                        int timeout_ms = 60'000);
+  // The task's tool calls (GetTask), in call order.
+  absl::StatusOr<std::vector<v1::Observation>> ToolCalls(const std::string& run_id,
+                                                         const std::string& task_id);
   // The tail of every process log, for failure messages.
   std::string Logs() const;
 

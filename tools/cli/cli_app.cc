@@ -11,6 +11,7 @@
 #include "tools/cli/run_command.h"
 #include "tools/cli/runs_command.h"
 #include "tools/cli/show_command.h"
+#include "tools/cli/tool_command.h"
 #include "tools/cli/validate_command.h"
 #include "tools/cli/watch_command.h"
 #include "tools/cli/workers_command.h"
@@ -34,6 +35,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   AddCancelCommand(app, commands);
   AddResumeCommand(app, commands);
   AddFlowsCommand(app, commands);
+  AddToolCommand(app, commands);
   AddWorkersCommand(app, commands);
   // Set last: subcommands copy the footer of their parent when added.
   app.footer(

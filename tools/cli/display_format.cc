@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -48,6 +49,21 @@ std::string FormatUsage(const v1::Usage& usage) {
   if (usage.output_tokens() > 0) parts.push_back("↓" + FormatTokens(usage.output_tokens()));
   if (usage.cost_usd() > 0) parts.push_back(FormatCost(usage.cost_usd()));
   return absl::StrJoin(parts, " ");
+}
+
+std::string OneLine(absl::string_view text) {
+  std::string line;
+  bool space = false;
+  for (char c : absl::StripAsciiWhitespace(text)) {
+    if (absl::ascii_isspace(static_cast<unsigned char>(c))) {
+      space = true;
+      continue;
+    }
+    if (space) line += ' ';
+    space = false;
+    line += c;
+  }
+  return line;
 }
 
 std::string ProgressBar(int done, int total, int width) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "taskboard/v1/common.pb.h"
@@ -29,6 +30,11 @@ std::string FormatCost(double cost_usd);
 
 // `↑in ↓out $cost`, each part only when non-zero; "" for empty usage.
 std::string FormatUsage(const v1::Usage& usage);
+
+// `text` on one line: whitespace runs (newlines included) become one space,
+// leading and trailing whitespace is dropped. Agent output, errors and tool
+// results span lines; a row or a listed call has one.
+std::string OneLine(absl::string_view text);
 
 // `[███░░░░░░░] 12/40`: `done` of `total` with a bar of `width` cells.
 std::string ProgressBar(int done, int total, int width = 10);

@@ -31,6 +31,11 @@ void LiveView::Update(const v1::Run& run, absl::Time now) {
   out_.flush();
 }
 
+void LiveView::AddToolCall(const v1::Observation& observation) {
+  tools_.Add(observation);
+  if (terminal_.tty) dirty_ = true;
+}
+
 void LiveView::Tick(absl::Time now) {
   if (!terminal_.tty || !run_) return;
   // A running run redraws even without news: its spinner and clocks move.
@@ -55,7 +60,10 @@ void LiveView::Finish(absl::Time now) {
     Draw(now, false);
     return;
   }
-  out_ << "\n" << RenderRun(*run_, now);
+  // A log keeps whole lines and no colours, whatever the terminal settings.
+  RenderOptions options;
+  options.tools = &tools_;
+  out_ << "\n" << RenderRun(*run_, now, options);
   out_.flush();
 }
 
@@ -64,6 +72,7 @@ void LiveView::Draw(absl::Time now, bool animate) {
   options.color = terminal_.color;
   options.width = terminal_.width;
   options.spinner_frame = animate ? spinner_frame_++ : -1;
+  options.tools = &tools_;
   std::vector<std::string> lines =
       absl::StrSplit(RenderRun(*run_, now, options), '\n', absl::SkipEmpty());
   // A frame taller than the screen cannot be redrawn in place (the cursor

@@ -7,7 +7,10 @@
 // however fast snapshots arrive, with a spinner on running rows. Anywhere
 // else it prints the header once, then only state-change lines
 // (transition_lines.h) so logs and CI stay readable, and the whole final
-// frame at the end.
+// frame at the end. Tool calls reported to it (AddToolCall) are counted in
+// the frame's header and rows (run_render.h). Transition lines carry no
+// counts: the snapshot that says a phase finished may arrive before the
+// phase's last observation events, so a count there could be short.
 //
 // Not thread-safe: one thread (the command's watch loop) calls everything,
 // passing `now` so tests drive time.
@@ -19,6 +22,7 @@
 #include "absl/time/time.h"
 #include "taskboard/v1/scheduler.pb.h"
 #include "tools/cli/terminal.h"
+#include "tools/cli/tool_tally.h"
 
 namespace taskboard::cli {
 
@@ -35,6 +39,10 @@ class LiveView {
   // (every ~100ms); it draws only when due.
   void Tick(absl::Time now);
 
+  // A tool call of the run (an `observation` event). The counts show on the
+  // next frame (Tick draws it when due; a log shows them in the final frame).
+  void AddToolCall(const v1::Observation& observation);
+
   // A message that is not part of the frame (a warning, a reconnect notice):
   // on a terminal it goes above the frame, which is redrawn below it.
   void Note(const std::string& text, absl::Time now);
@@ -50,6 +58,7 @@ class LiveView {
   const TerminalInfo terminal_;
   const absl::Duration min_redraw_interval_;
   std::optional<v1::Run> run_;  // latest snapshot
+  ToolTally tools_;
   // Terminal mode.
   bool dirty_ = false;  // `run_` changed since the last frame
   absl::Time last_draw_ = absl::InfinitePast();

@@ -85,11 +85,16 @@ grpc::Status Follower::Tail(int64_t* after_seq) {
     const std::vector<v1::RunEvent> batch = stream.Next(absl::Now() + options_.tick);
     bool changed = false;
     for (const v1::RunEvent& event : batch) {
+      // Tool calls are counted, so an event seen before (a scheduler that
+      // replays more than asked after a reconnect) must not count twice.
+      const bool seen = event.seq() <= *after_seq;
       *after_seq = std::max(*after_seq, event.seq());
       if (options_.json) {
         out_ << ProtoToJsonLine(event) << "\n";
       } else if (event.has_warning()) {
         view_.Note(absl::StrCat("warning: ", event.warning().message()), absl::Now());
+      } else if (event.has_observation() && !seen) {
+        view_.AddToolCall(event.observation().observation());
       }
       changed |= ChangesSnapshot(event);
       finished_ |= event.has_run_finished();

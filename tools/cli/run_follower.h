@@ -10,7 +10,10 @@
 // The snapshot is refreshed with GetRun once per batch of events rather than
 // rebuilt from the events, so the view always shows what the scheduler
 // computed (phase aggregates, gate verdicts) and a missed event cannot leave
-// it wrong. The live view (live_view.h) draws on `err`; the run's output goes
+// it wrong. Tool calls (`observation` events) are not in the snapshot: they
+// are counted as they stream by, for the view's tool and cache-hit counts. A
+// `resume` follows only the resumed attempt's events, so it counts only its
+// calls. The live view (live_view.h) draws on `err`; the run's output goes
 // to `out`, so `taskboard run flow.yaml > result.md` captures just the result.
 
 #include <cstdint>

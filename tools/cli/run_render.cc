@@ -6,7 +6,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -26,22 +25,6 @@ using Layers = std::vector<std::vector<std::string>>;
 
 constexpr absl::string_view kSpinnerFrames[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
 constexpr int kSpinnerFrameCount = sizeof(kSpinnerFrames) / sizeof(kSpinnerFrames[0]);
-
-// Agent output and errors span lines; a row has one.
-std::string OneLine(absl::string_view text) {
-  std::string line;
-  bool space = false;
-  for (char c : absl::StripAsciiWhitespace(text)) {
-    if (absl::ascii_isspace(static_cast<unsigned char>(c))) {
-      space = true;
-      continue;
-    }
-    if (space) line += ' ';
-    space = false;
-    line += c;
-  }
-  return line;
-}
 
 std::string WithReason(absl::string_view label, absl::string_view reason) {
   const std::string line = OneLine(reason);
@@ -125,6 +108,12 @@ void AddTiming(const google::protobuf::Timestamp& started, const google::protobu
 
 void AddUsage(const v1::Usage& usage, std::vector<Piece>* tail) {
   if (std::string text = FormatUsage(usage); !text.empty()) tail->push_back({text, std::nullopt});
+}
+
+void AddToolCount(const ToolCount& count, std::vector<Piece>* tail) {
+  if (std::string text = FormatToolCount(count); !text.empty()) {
+    tail->push_back({std::move(text), std::nullopt});
+  }
 }
 
 void AddEdges(const std::vector<std::string>& deps, const std::vector<std::string>& previous_layer,
@@ -278,6 +267,7 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
     }
     AddTiming(status.started_at(), status.finished_at(), now, &row.tail);
     AddUsage(status.usage(), &row.tail);
+    if (options.tools != nullptr) AddToolCount(options.tools->OfPhase(run, id), &row.tail);
     if (spec != nullptr) AddEdges(flow::PhaseDependencies(*spec), previous, &row.tail);
     AddOutcome(PhaseOutcome(run, status), status.state(), &row.tail);
     return row;
@@ -333,6 +323,7 @@ std::vector<Row> TaskRows(const v1::Run& run, absl::Time now, const RenderOption
     row.agent = spec != nullptr && !spec->agent().empty() ? spec->agent() : task.agent();
     AddTiming(task.started_at(), task.finished_at(), now, &row.tail);
     AddUsage(task.usage(), &row.tail);
+    if (options.tools != nullptr) AddToolCount(options.tools->OfTask(task.task_id()), &row.tail);
     if (task.attempt() > 1) row.tail.push_back({absl::StrCat("attempt ", task.attempt()), {}});
     const auto& deps = spec != nullptr ? spec->deps() : task.deps();
     AddEdges(std::vector<std::string>(deps.begin(), deps.end()), previous, &row.tail);
@@ -443,6 +434,11 @@ std::string RenderRunHeader(const v1::Run& run, absl::Time now, const RenderOpti
   if (std::string usage = FormatUsage(run.usage()); !usage.empty()) parts.push_back(usage);
   if (std::optional<absl::Duration> elapsed = Elapsed(run.created_at(), run.finished_at(), now)) {
     parts.push_back(FormatElapsed(*elapsed));
+  }
+  if (options.tools != nullptr && options.tools->total().calls > 0) {
+    const ToolCount& tools = options.tools->total();
+    parts.push_back(absl::StrCat("tools ", tools.calls));
+    if (tools.cached > 0) parts.push_back(absl::StrCat("cached ", tools.cached));
   }
   if (!run.run_id().empty()) parts.push_back(absl::StrCat("run ", run.run_id()));
   const std::string& name = run.flow_name().empty() ? run.spec().name() : run.flow_name();

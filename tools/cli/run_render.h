@@ -13,6 +13,9 @@
 //     └ ⊘  lint      agent   linter    skipped: upstream phase 'precheck' failed
 //       ○  report    reduce  writer    ↳ discover
 //
+// Given the tool calls seen so far (tool_tally.h), the header adds
+// `tools 41 · cached 39` and each row with calls `tools 12 (11 cached)`.
+//
 // Pure: the same run, `now` and options always give the same text, which the
 // tests compare exactly. The terminal driver (live_view.h) decides when to draw.
 
@@ -21,6 +24,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "taskboard/v1/scheduler.pb.h"
+#include "tools/cli/tool_tally.h"
 
 namespace taskboard::cli {
 
@@ -32,6 +36,9 @@ struct RenderOptions {
   // >= 0: running rows and a running header show this frame of a braille
   // spinner instead of the static ◐.
   int spinner_frame = -1;
+  // The run's tool calls, counted from its events by whoever follows it (not
+  // owned); null: no tool counts (a snapshot alone has none).
+  const ToolTally* tools = nullptr;
 };
 
 // The whole frame; every line ends with '\n'.
@@ -39,7 +46,7 @@ std::string RenderRun(const v1::Run& run, absl::Time now, const RenderOptions& o
 
 // The header line alone (no newline): flow kind and name, done/total phases
 // (tasks for the other kinds), status, total usage and cost, elapsed time,
-// run id.
+// tool calls and cache hits (when there were calls), run id.
 std::string RenderRunHeader(const v1::Run& run, absl::Time now, const RenderOptions& options = {});
 
 // "3/5 phases" for a taskflow (phases completed), "7/9 tasks" for the other

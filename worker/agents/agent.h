@@ -11,12 +11,17 @@
 // so Run must return promptly (within a couple of seconds) once the context's
 // cancellation fires.
 
+#include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "taskboard/v1/common.pb.h"
 #include "taskboard/v1/worker.pb.h"
 #include "worker/agents/cancel_token.h"
+#include "worker/tools/tool_call_result.h"
 
 namespace taskboard::worker {
 
@@ -34,8 +39,31 @@ class AgentContext {
   // worker's drain grace period expires.
   virtual const CancelToken& cancellation() const = 0;
 
-  // Later: CallTool(name, args_json) for the llm agent and `taskboard tool`,
-  // going through the scheduler's tool cache.
+  // Tools (SEMANTICS.md 4; worker/session/tool_caller.h). The defaults are
+  // those of a context without tools, so test contexts need not care.
+
+  // Calls the worker's tool `name` with `args_json` (a JSON object; ""
+  // means {}) as this task, through the scheduler's shared cache; the call
+  // is recorded in the run's ledger. Blocks until the result, or CANCELLED
+  // once cancellation() fires. Relative paths are against the task's cwd
+  // (resolved against the worker's --workdir). Errors: NOT_FOUND (unknown
+  // tool), INVALID_ARGUMENT (arguments), CANCELLED, or the tool's own error.
+  // Any thread may call it while Run runs. Default: FAILED_PRECONDITION.
+  virtual absl::StatusOr<ToolCallResult> CallTool(absl::string_view name,
+                                                  absl::string_view args_json);
+
+  // What CallTool reaches, sorted by name (for LLM function calling).
+  // Default: none.
+  virtual std::vector<v1::ToolDeclaration> ToolDeclarations() const;
+
+  // For agents that run programs: the variables through which those
+  // programs call tools as this task with `taskboard tool`
+  // (TASKBOARD_TOOL_SOCKET, TASKBOARD_TASK_TOKEN); relative paths in those
+  // calls are against `workdir`. They stop working when Run returns. Called
+  // from the thread running Run. Default (and a worker that serves no tool
+  // socket): none.
+  virtual std::vector<std::pair<std::string, std::string>> ToolEnvironment(
+      const std::filesystem::path& workdir);
 };
 
 // How one run ended. `error` is set exactly when !success and reads as a

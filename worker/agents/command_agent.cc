@@ -4,15 +4,15 @@
 
 #include <map>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/utf8.h"
 #include "worker/agents/subprocess.h"
+#include "worker/agents/task_directory.h"
 #include "worker/agents/task_envelope.h"
-
-extern char** environ;
 
 namespace taskboard::worker {
 namespace {
@@ -42,28 +42,33 @@ CommandAgent::CommandAgent(AgentDefinition definition, CommandAgentOptions optio
 }
 
 std::string CommandAgent::WorkingDirectory(const v1::Assignment& assignment) const {
-  if (!assignment.cwd().empty()) {
-    std::filesystem::path cwd(assignment.cwd());
-    return (cwd.is_absolute() || options_.workdir.empty() ? cwd : options_.workdir / cwd).string();
-  }
+  if (!assignment.cwd().empty()) return TaskDirectory(assignment, options_.workdir).string();
   if (!definition_.cwd.empty()) return definition_.cwd.string();
   return options_.workdir.string();
 }
 
-std::vector<std::string> CommandAgent::Environment(const v1::Assignment& assignment) const {
+std::vector<std::string> CommandAgent::Environment(const v1::Assignment& assignment,
+                                                   AgentContext& context,
+                                                   const std::string& cwd) const {
   // Later entries win: the worker's environment, the agent file's env, then
   // what Taskboard sets.
-  std::map<std::string, std::string> vars;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    absl::string_view var(*entry);
-    const size_t eq = var.find('=');
-    if (eq == absl::string_view::npos) continue;
-    vars[std::string(var.substr(0, eq))] = std::string(var.substr(eq + 1));
-  }
+  std::map<std::string, std::string> vars = WorkerEnvironment();
   for (const auto& [name, value] : definition_.env) vars[name] = value;
   for (auto& [name, value] : TaskEnvironment(assignment)) vars[name] = std::move(value);
   vars["TASKBOARD_AGENT_DIR"] =
       std::filesystem::absolute(definition_.source.parent_path()).lexically_normal().string();
+  // Tools resolve relative paths where the agent runs (the process's own
+  // directory when no cwd is set anywhere).
+  std::error_code ec;
+  const std::filesystem::path tool_dir =
+      cwd.empty() ? std::filesystem::current_path(ec) : std::filesystem::absolute(cwd, ec);
+  for (auto& [name, value] : context.ToolEnvironment(tool_dir)) vars[name] = std::move(value);
+  if (!options_.bin_dir.empty()) {
+    auto path = vars.find("PATH");
+    vars["PATH"] = path == vars.end() || path->second.empty()
+                       ? absl::StrCat(options_.bin_dir.string(), ":/usr/local/bin:/usr/bin:/bin")
+                       : absl::StrCat(options_.bin_dir.string(), ":", path->second);
+  }
   std::vector<std::string> env;
   env.reserve(vars.size());
   for (const auto& [name, value] : vars) env.push_back(absl::StrCat(name, "=", value));
@@ -76,8 +81,8 @@ AgentOutcome CommandAgent::Run(const v1::Assignment& assignment, AgentContext& c
 
   SubprocessOptions process;
   process.argv = definition_.argv;
-  process.env = Environment(assignment);
   process.cwd = WorkingDirectory(assignment);
+  process.env = Environment(assignment, context, process.cwd);
   process.stdin_data = DumpJson(TaskEnvelope(assignment));
   process.timeout = definition_.timeout;
   if (assignment.timeout_seconds() > 0) {

@@ -9,6 +9,11 @@
 //
 // Working directory: the task's cwd (relative to the worker's workdir), else
 // the agent file's cwd, else the worker's --workdir, else the worker's own.
+//
+// Tools: the environment also carries TASKBOARD_TOOL_SOCKET and
+// TASKBOARD_TASK_TOKEN (AgentContext::ToolEnvironment) for `taskboard tool`,
+// whose relative paths then resolve against the agent's working directory,
+// and PATH starts with the worker's own directory so `taskboard` is found.
 
 #include <cstddef>
 #include <filesystem>
@@ -26,6 +31,9 @@ struct CommandAgentOptions {
   absl::Duration kill_grace = absl::Seconds(2);
   // More stdout than this fails the task.
   size_t max_output_bytes = 4 << 20;
+  // Put first on the agent's PATH: the directory of taskboard-worker, next
+  // to which `taskboard` is installed. Empty: PATH is left alone.
+  std::filesystem::path bin_dir;
 };
 
 class CommandAgent : public Agent {
@@ -38,7 +46,8 @@ class CommandAgent : public Agent {
 
  private:
   std::string WorkingDirectory(const v1::Assignment& assignment) const;
-  std::vector<std::string> Environment(const v1::Assignment& assignment) const;
+  std::vector<std::string> Environment(const v1::Assignment& assignment, AgentContext& context,
+                                       const std::string& cwd) const;
 
   const AgentDefinition definition_;
   const CommandAgentOptions options_;

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
+#include "worker/agents/prior_work_json.h"
 
 namespace taskboard::worker {
 namespace {
@@ -44,7 +45,7 @@ Json TaskEnvelope(const v1::Assignment& assignment) {
   return {
       {"task", std::move(task)},
       {"prompt", assignment.prompt()},
-      {"prior_work", assignment.has_prior_work() ? ProtoToJson(assignment.prior_work()) : nullptr},
+      {"prior_work", PriorWorkJson(assignment.prior_work())},
       {"dependency_results", std::move(dependencies)},
       {"args", ArgsJson(assignment)},
   };

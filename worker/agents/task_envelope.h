@@ -7,7 +7,8 @@
 //   {"task": {"id", "run_id", "root_run_id", "phase_id", "item_index",
 //             "attempt", "agent", "model", "role"},
 //    "prompt": "...",
-//    "prior_work": <PriorWork in proto JSON, or null>,
+//    "prior_work": {"observations": [...], "narrative", "meta"}
+//                  (worker/agents/prior_work_json.h),
 //    "dependency_results": [{"id", "output", "success"}],
 //    "args": {...}}
 

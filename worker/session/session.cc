@@ -11,6 +11,7 @@
 #include "grpcpp/support/channel_arguments.h"
 #include "taskboard/v1/worker.grpc.pb.h"
 #include "worker/agents/cancel_token.h"
+#include "worker/agents/task_directory.h"
 #include "worker/session/json_log.h"
 #include "worker/session/outbox.h"
 #include "worker/session/output_coalescer.h"
@@ -27,6 +28,9 @@ constexpr int kMaxMessageBytes = 64 << 20;
 constexpr char kDrainingReason[] = "worker draining";
 constexpr char kGraceExpiredReason[] = "worker draining: grace period expired";
 constexpr char kRevokedReason[] = "lease revoked by the scheduler";
+// Observations kept for the next stream beyond this are dropped (oldest
+// first): a worker cut off that long has lost its leases anyway.
+constexpr size_t kMaxKeptObservations = 10'000;
 
 std::string NewIncarnation() {
   absl::BitGen random;
@@ -60,18 +64,73 @@ struct Session::Task {
 class Session::TaskContext : public AgentContext {
  public:
   TaskContext(Session* session, Task* task) : session_(session), task_(task) {}
+  // Tool calls through the socket end with the task: they would otherwise
+  // be observed after its result.
+  ~TaskContext() override {
+    for (const std::string& token : tokens_) session_->tool_socket_->Revoke(token);
+  }
+
   void EmitOutput(absl::string_view delta) override { session_->OnOutput(*task_, delta); }
   const CancelToken& cancellation() const override { return task_->cancel; }
 
+  absl::StatusOr<ToolCallResult> CallTool(absl::string_view name,
+                                          absl::string_view args_json) override {
+    return session_->tool_caller_->Call(
+        ToolTaskIn(TaskDirectory(task_->assignment, session_->options_.workdir)), name, args_json);
+  }
+
+  std::vector<v1::ToolDeclaration> ToolDeclarations() const override {
+    return session_->tool_caller_->registry().Declarations();
+  }
+
+  std::vector<std::pair<std::string, std::string>> ToolEnvironment(
+      const std::filesystem::path& workdir) override {
+    if (session_->tool_socket_ == nullptr) return {};
+    tokens_.push_back(session_->tool_socket_->Grant(ToolTaskIn(workdir)));
+    return {{"TASKBOARD_TOOL_SOCKET", session_->tool_socket_->path()},
+            {"TASKBOARD_TASK_TOKEN", tokens_.back()}};
+  }
+
  private:
+  ToolTask ToolTaskIn(std::filesystem::path workdir) const {
+    const v1::Assignment& assignment = task_->assignment;
+    ToolTask tool_task;
+    tool_task.task_id = assignment.task_id();
+    tool_task.lease_id = assignment.lease_id();
+    tool_task.workdir = std::move(workdir);
+    tool_task.cache_overrides.insert(assignment.tool_cache_overrides().begin(),
+                                     assignment.tool_cache_overrides().end());
+    tool_task.cancel = &task_->cancel;
+    return tool_task;
+  }
+
   Session* const session_;
   Task* const task_;
+  // Socket grants (used from the thread running the agent only).
+  std::vector<std::string> tokens_;
+};
+
+class Session::Link : public ToolLink {
+ public:
+  explicit Link(Session* session) : session_(session) {}
+  bool SendLookup(v1::ConnectRequest lookup) override {
+    return session_->SendToolLookup(std::move(lookup));
+  }
+  void SendObservation(v1::ConnectRequest observation) override {
+    session_->SendToolObservation(std::move(observation));
+  }
+
+ private:
+  Session* const session_;
 };
 
 Session::Session(SessionOptions options, const AgentRegistry& agents)
     : options_(std::move(options)),
       agents_(agents),
       incarnation_(NewIncarnation()),
+      link_(std::make_unique<Link>(this)),
+      tool_caller_(std::make_unique<ToolCaller>(
+          options_.tools != nullptr ? *options_.tools : no_tools_, *link_, options_.tool_caller)),
       book_(options_.slots),
       heartbeat_interval_(options_.heartbeat_interval) {}
 
@@ -81,7 +140,26 @@ Json Session::LogFields() const {
   return {{"worker_id", options_.worker_id}, {"scheduler", options_.scheduler_address}};
 }
 
+std::string Session::tool_socket_path() const {
+  absl::MutexLock lock(&mu_);
+  return tool_socket_ != nullptr ? tool_socket_->path() : "";
+}
+
 absl::Status Session::Run() {
+  if (options_.tools != nullptr) {
+    absl::StatusOr<std::unique_ptr<ToolSocketServer>> socket =
+        ToolSocketServer::Start(*tool_caller_, options_.tool_socket);
+    if (!socket.ok()) {
+      return absl::InternalError(
+          absl::StrCat("cannot serve tools to command agents: ", socket.status().message()));
+    }
+    Json fields = LogFields();
+    fields["socket"] = (*socket)->path();
+    fields["tools"] = options_.tools->Names();
+    LogJson("info", "serving tools", fields);
+    absl::MutexLock lock(&mu_);
+    tool_socket_ = *std::move(socket);
+  }
   grpc::ChannelArguments args;
   // gRPC's own reconnect backoff (up to 2 minutes by default) would otherwise
   // hold back the attempts our backoff makes.
@@ -141,6 +219,12 @@ absl::Status Session::Run() {
     for (std::thread& thread : finished_threads_) thread.join();
     finished_threads_.clear();
   }
+  std::unique_ptr<ToolSocketServer> socket;
+  {
+    absl::MutexLock lock(&mu_);
+    socket = std::move(tool_socket_);
+  }
+  socket.reset();  // joins its threads: not under mu_
   LogJson("info", "drained; exiting", LogFields());
   return absl::OkStatus();
 }
@@ -179,6 +263,8 @@ bool Session::Unregister() {
   connection_ = nullptr;
   state_ = State::kDown;
   for (auto& [lease_id, task] : tasks_) task->output.Clear();
+  // Lookups sent on this stream will never be answered.
+  tool_caller_->OnStreamLost();
   return closed_;
 }
 
@@ -191,6 +277,9 @@ v1::ConnectRequest Session::HelloLocked() const {
   hello->set_slots(draining_ ? 0 : book_.free_slots());
   hello->set_version(options_.version);
   for (v1::HeldTask& task : book_.Held()) *hello->add_held_tasks() = std::move(task);
+  for (v1::ToolDeclaration& tool : tool_caller_->registry().Declarations()) {
+    *hello->add_tools() = std::move(tool);
+  }
   return message;
 }
 
@@ -214,7 +303,9 @@ void Session::Handle(const v1::ConnectResponse& response, Backoff& backoff) {
     case v1::ConnectResponse::kResultAck:
       OnResultAck(response.result_ack());
       break;
-    case v1::ConnectResponse::kToolDecision:  // no tools yet
+    case v1::ConnectResponse::kToolDecision:
+      tool_caller_->OnDecision(response.tool_decision());
+      break;
     case v1::ConnectResponse::MSG_NOT_SET:
       break;
   }
@@ -233,6 +324,11 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
   for (const std::string& lease_id : book_.Revoke(revoked)) {
     tasks_.at(lease_id)->cancel.Cancel(kRevokedReason);
   }
+  // Observations first: a result must not reach the scheduler before the
+  // tool calls that led to it.
+  const size_t kept = kept_observations_.size();
+  for (v1::ConnectRequest& observation : kept_observations_) SendLocked(std::move(observation));
+  kept_observations_.clear();
   const std::vector<v1::ConnectRequest> unacked = book_.UnackedReports();
   for (const v1::ConnectRequest& report : unacked) SendLocked(report);
 
@@ -241,6 +337,7 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
   fields["held_tasks"] = book_.running();
   fields["revoked"] = revoked.size();
   fields["resent_results"] = unacked.size();
+  if (kept > 0) fields["kept_observations"] = kept;
   LogJson("info", "connected to scheduler", fields);
   ticker_cv_.Signal();
 }
@@ -313,9 +410,34 @@ void Session::Drain(absl::Duration grace, std::string reason) {
 }
 
 void Session::RunTask(Task* task, const Agent* agent) {
-  TaskContext context(this, task);
-  AgentOutcome outcome = agent->Run(task->assignment, context);
+  AgentOutcome outcome;
+  {
+    TaskContext context(this, task);
+    outcome = agent->Run(task->assignment, context);
+  }  // the context ends the task's tool calls before its result is reported
   OnTaskFinished(*task, std::move(outcome));
+}
+
+bool Session::SendToolLookup(v1::ConnectRequest lookup) {
+  absl::MutexLock lock(&mu_);
+  if (state_ != State::kHandshaking && state_ != State::kReady) return false;
+  SendLocked(std::move(lookup));
+  return true;
+}
+
+void Session::SendToolObservation(v1::ConnectRequest observation) {
+  absl::MutexLock lock(&mu_);
+  if (state_ == State::kHandshaking || state_ == State::kReady) {
+    SendLocked(std::move(observation));
+    return;
+  }
+  if (kept_observations_.size() == kMaxKeptObservations) {
+    kept_observations_.pop_front();
+    Json fields = LogFields();
+    fields["limit"] = kMaxKeptObservations;
+    LogJson("warn", "dropped the oldest tool observation kept for the scheduler", fields);
+  }
+  kept_observations_.push_back(std::move(observation));
 }
 
 void Session::OnOutput(Task& task, absl::string_view delta) {

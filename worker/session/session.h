@@ -23,6 +23,13 @@
 //   Welcome revoked its lease.
 // - Heartbeat{held leases} every heartbeat_interval (Welcome's, or 2 s).
 // - Cancel stops the agent; its result says "cancelled: <reason>".
+// - Tools (worker/session/tool_caller.h): Hello declares the registry's
+//   tools; a task's ToolLookups and ToolObservations go out before its
+//   TaskResult. An observation made while no stream is up is kept and sent
+//   after the next Hello, before the results waiting for their ack. A
+//   stream that ends releases the calls waiting for a ToolDecision. Command
+//   agents reach the same path through a Unix socket
+//   (worker/session/tool_socket_server.h) served while Run runs.
 // - Drain (scheduler) or Drain() (SIGTERM): Draining{grace_ms}, new
 //   assignments are returned ("worker draining"), running tasks get the grace
 //   period, then are cancelled and returned ("worker draining: grace period
@@ -30,9 +37,12 @@
 //
 // Threads: Run's caller reads the stream and reconnects; an Outbox thread per
 // stream writes; a ticker thread sends heartbeats and coalesced output and
-// watches the drain deadline; each running task has its own thread. All
-// state is guarded by mu_, which is never held across a blocking call.
+// watches the drain deadline; each running task has its own thread; the tool
+// socket has its own threads. All state is guarded by mu_, which is never
+// held across a blocking call (ToolCaller's lock may be taken under it).
 
+#include <deque>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -50,6 +60,9 @@
 #include "worker/agents/agent_registry.h"
 #include "worker/session/backoff.h"
 #include "worker/session/task_book.h"
+#include "worker/session/tool_caller.h"
+#include "worker/session/tool_socket_server.h"
+#include "worker/tools/tool_registry.h"
 
 namespace taskboard::worker {
 
@@ -70,6 +83,14 @@ struct SessionOptions {
   BackoffOptions backoff;
   // Null: plaintext.
   std::shared_ptr<grpc::ChannelCredentials> credentials;
+  // The tools agents may call; must outlive the Session. Null: none, and no
+  // tool socket is served.
+  const ToolRegistry* tools = nullptr;
+  // The worker's --workdir (absolute): tasks' cwds are relative to it, and
+  // so are tool paths. Empty: the worker's own working directory.
+  std::filesystem::path workdir;
+  ToolCallerOptions tool_caller;
+  ToolSocketOptions tool_socket;
 };
 
 class Session {
@@ -82,7 +103,8 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   // Serves until drained, reconnecting (with backoff) whenever the stream
-  // fails, for as long as that takes. Returns OK once drained.
+  // fails, for as long as that takes. Returns OK once drained; INTERNAL
+  // (naming the path) at once when the tool socket cannot be served.
   absl::Status Run();
 
   // Starts draining (from any thread, e.g. on SIGTERM). A second call can
@@ -91,11 +113,15 @@ class Session {
 
   const std::string& incarnation() const { return incarnation_; }
 
+  // The tool socket's path while Run runs with tools; empty otherwise.
+  std::string tool_socket_path() const;
+
  private:
   enum class State { kDown, kConnecting, kHandshaking, kReady };
   struct Connection;
   struct Task;
   class TaskContext;
+  class Link;
 
   // Run's steps.
   bool Register(Connection* connection);
@@ -108,6 +134,10 @@ class Session {
   void OnAssignment(const v1::Assignment& assignment);
   void OnCancel(const v1::Cancel& cancel);
   void OnResultAck(const v1::ResultAck& ack);
+
+  // The ToolCaller's way out (Link).
+  bool SendToolLookup(v1::ConnectRequest lookup);
+  void SendToolObservation(v1::ConnectRequest observation);
 
   // Task threads.
   void RunTask(Task* task, const Agent* agent);
@@ -132,6 +162,13 @@ class Session {
   const SessionOptions options_;
   const AgentRegistry& agents_;
   const std::string incarnation_;
+  // Stands in for options_.tools when that is null.
+  ToolRegistry no_tools_;
+  const std::unique_ptr<Link> link_;
+  const std::unique_ptr<ToolCaller> tool_caller_;
+  // Set by Run before the first task and reset after the last one, so task
+  // threads read it without mu_.
+  std::unique_ptr<ToolSocketServer> tool_socket_;
 
   mutable absl::Mutex mu_;
   absl::CondVar ticker_cv_;
@@ -150,6 +187,8 @@ class Session {
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time close_deadline_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   bool stop_ticker_ ABSL_GUARDED_BY(mu_) = false;
+  // Observations made while no stream was up, for the next one.
+  std::deque<v1::ConnectRequest> kept_observations_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace taskboard::worker

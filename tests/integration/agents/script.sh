@@ -7,6 +7,8 @@
 #   list N             print a JSON array of N objects {"n": i}
 #   verdict WORDS      print "VERDICT: WORDS"
 #   need PATH TEXT     print TEXT if PATH exists, else fail
+#   tool NAME [JSON]   call a worker tool with `taskboard tool`, print its result
+#   envelope           print the JSON the worker sent on stdin (prior_work etc.)
 #   anything else      print the prompt itself
 set -eu
 prompt=${TASKBOARD_PROMPT:-}
@@ -34,5 +36,9 @@ case "$word" in
     if [ ! -e "$path" ]; then echo "$path does not exist yet" >&2; exit 4; fi
     printf '%s\n' "${rest#* }" ;;
   verdict) printf 'checked.\nVERDICT: %s\n' "$rest" ;;
+  tool)
+    name=${rest%% *}
+    if [ "$name" = "$rest" ]; then taskboard tool "$name"; else taskboard tool "$name" "${rest#* }"; fi ;;
+  envelope) cat ;;
   *) printf '%s\n' "$prompt" ;;
 esac

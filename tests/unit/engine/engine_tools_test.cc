@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/engine/policy_service_caller.h"
 #include "tests/unit/engine/engine_harness.h"
 
 namespace taskboard::engine {
@@ -246,6 +247,187 @@ TEST(EngineTools, Restart_LedgerContinuesItsSequenceAndCacheStillServes) {
   EXPECT_EQ(hit[0].outcome(), v1::ToolDecision::OUTCOME_HIT);
   EXPECT_EQ(hit[0].result_json(), kReadResult);
   EXPECT_THAT(ObservationEvents(h.Events(run)), SizeIs(2));
+}
+
+// A PolicyService the test answers by hand.
+class FakePolicyService final : public PolicyServiceCaller {
+ public:
+  struct Call {
+    std::string address;
+    v1::SelectPriorWorkRequest request;
+    int64_t timeout_ms = 0;
+    std::function<void(absl::StatusOr<v1::SelectPriorWorkResponse>)> done;
+  };
+  void Select(const std::string& address, v1::SelectPriorWorkRequest request, int64_t timeout_ms,
+              std::function<void(absl::StatusOr<v1::SelectPriorWorkResponse>)> done) override {
+    calls.push_back({address, std::move(request), timeout_ms, std::move(done)});
+  }
+  std::vector<Call> calls;
+};
+
+constexpr char kExternalChain[] = R"({"name": "external", "flowPolicy":
+    {"type": "custom", "external": "127.0.0.1:9", "externalTimeoutMs": 1500}, "phases": [
+    {"id": "a", "agent": "coder", "task": "explore"},
+    {"id": "b", "agent": "coder", "task": "build on a", "dependsOn": ["a"]}]})";
+
+// Runs `a` of kExternalChain to completion with two tool calls, answering
+// a's own policy call with nothing; returns b's pending policy call.
+class ExternalPolicyTest : public ::testing::Test {
+ protected:
+  ExternalPolicyTest() : h_(Options(&service_)) {}
+  static EngineOptions Options(FakePolicyService* service) {
+    EngineOptions options = EngineHarness::DefaultOptions();
+    options.policy_service = service;
+    return options;
+  }
+  void RunA() {
+    run_ = h_.Submit(kExternalChain);
+    w_ = h_.Connect("w1", {"coder"});
+    ASSERT_THAT(service_.calls, SizeIs(1));
+    EXPECT_THAT(h_.TakeAssignments(w_), IsEmpty()) << "sent before the PolicyService answered";
+    service_.calls[0].done(v1::SelectPriorWorkResponse());
+    h_.RunOnce();
+    a_ = h_.OnlyAssignment(w_);
+    h_.Observe(w_, a_, "read_file", kReadArgs, kReadResult);
+    h_.Observe(w_, a_, "list_files", R"({"path":"."})", R"(["README.md"])");
+    h_.Finish(w_, a_, true, "explored");
+    ASSERT_THAT(service_.calls, SizeIs(2));
+  }
+
+  FakePolicyService service_;
+  EngineHarness h_;
+  std::string run_;
+  TestWorker w_;
+  v1::Assignment a_;
+};
+
+TEST_F(ExternalPolicyTest, AssignmentWaitsForTheServiceAndCarriesItsChoice) {
+  RunA();
+  const FakePolicyService::Call& call = service_.calls[1];
+  EXPECT_EQ(call.address, "127.0.0.1:9");
+  EXPECT_EQ(call.timeout_ms, 1500);
+  EXPECT_EQ(call.request.task().task_id(), "b");
+  EXPECT_THAT(call.request.task().deps(), ElementsAre("a"));
+  EXPECT_THAT(call.request.ledger(), SizeIs(2));
+  EXPECT_THAT(h_.TakeAssignments(w_), IsEmpty());
+
+  v1::SelectPriorWorkResponse response;
+  response.add_seqs(2);
+  response.add_seqs(99);  // unknown: ignored
+  response.set_narrative("a listed the repo");
+  call.done(response);
+  h_.RunOnce();
+  v1::Assignment b = h_.OnlyAssignment(w_);
+  ASSERT_THAT(b.prior_work().observations(), SizeIs(1));
+  EXPECT_EQ(b.prior_work().observations(0).tool_name(), "list_files");
+  EXPECT_EQ(b.prior_work().narrative(), "a listed the repo");
+  EXPECT_EQ(b.prior_work().meta().policy(), "custom");
+  EXPECT_EQ(h_.ReadTaskResponse(run_, "b").prior_work().meta().policy(), "custom");
+}
+
+TEST_F(ExternalPolicyTest, ServiceFails_DeclaredDepsFallbackWithTheReason) {
+  RunA();
+  service_.calls[1].done(absl::DeadlineExceededError("Deadline Exceeded"));
+  h_.RunOnce();
+  v1::Assignment b = h_.OnlyAssignment(w_);
+  EXPECT_THAT(b.prior_work().observations(), SizeIs(2));
+  EXPECT_EQ(b.prior_work().meta().policy(), "declared_deps_only");
+  EXPECT_EQ(b.prior_work().meta().fallback_reason(),
+            "PolicyService at 127.0.0.1:9: Deadline Exceeded");
+}
+
+TEST_F(ExternalPolicyTest, LeaseLostWhileWaiting_AnswerIsDropped) {
+  RunA();
+  h_.Advance(31'000);  // the worker went silent: b's lease expires
+  service_.calls[1].done(v1::SelectPriorWorkResponse());
+  h_.RunOnce();
+  EXPECT_THAT(h_.TakeAssignments(w_), IsEmpty());
+}
+
+constexpr char kCompactFanOut[] = R"({"name": "compact", "flowPolicy":
+    {"type": "compact", "recentN": 1, "summarizerAgent": "summarizer"}, "phases": [
+    {"id": "a", "agent": "coder", "task": "explore"},
+    {"id": "b", "agent": "coder", "task": "use it", "dependsOn": ["a"]},
+    {"id": "c", "agent": "coder", "task": "use it too", "dependsOn": ["a"]}]})";
+
+// Runs `a` of kCompactFanOut with three tool calls on a worker offering
+// `agents`; returns the worker with whatever the batch after a sent.
+TestWorker RunExplore(EngineHarness& h, const std::vector<std::string>& agents) {
+  h.Submit(kCompactFanOut);
+  TestWorker w = h.Connect("w1", agents, 3);
+  v1::Assignment a = h.OnlyAssignment(w);
+  h.Observe(w, a, "read_file", R"({"path":"a.md"})", R"({"content":"A"})");
+  h.Observe(w, a, "read_file", R"({"path":"b.md"})", R"({"content":"B"})");
+  h.Observe(w, a, "read_file", R"({"path":"c.md"})", R"({"content":"C"})");
+  h.Finish(w, a, true, "explored");
+  return w;
+}
+
+TEST(EngineCompact, OlderCallsAreSummarizedOnceThenBothTasksGetTheNarrative) {
+  EngineHarness h;
+  TestWorker w = RunExplore(h, {"coder", "summarizer"});
+  std::vector<v1::Assignment> sent = h.TakeAssignments(w);
+  ASSERT_THAT(sent, SizeIs(1)) << "b and c wait for one summary";
+  const v1::Assignment& summary = sent[0];
+  EXPECT_EQ(summary.role(), "summarizer");
+  EXPECT_EQ(summary.agent(), "summarizer");
+  EXPECT_THAT(summary.prompt(), ::testing::HasSubstr(R"(read_file({"path":"a.md"}))"));
+  EXPECT_THAT(summary.prompt(), ::testing::HasSubstr(R"(read_file({"path":"b.md"}))"));
+  EXPECT_THAT(summary.prompt(), ::testing::Not(::testing::HasSubstr("c.md")));
+
+  h.Finish(w, summary, true, "a read a.md and b.md");
+  std::vector<v1::Assignment> tasks = h.TakeAssignments(w);
+  ASSERT_THAT(tasks, SizeIs(2));
+  for (const v1::Assignment& task : tasks) {
+    EXPECT_EQ(task.prior_work().narrative(), "a read a.md and b.md") << task.task_id();
+    ASSERT_THAT(task.prior_work().observations(), SizeIs(1));
+    EXPECT_EQ(task.prior_work().observations(0).seq(), 3);
+    EXPECT_EQ(task.prior_work().meta().policy(), "compact");
+    EXPECT_TRUE(task.prior_work().meta().fallback_reason().empty());
+  }
+}
+
+TEST(EngineCompact, SummarizerFails_TasksGoOutWithTheWindowAndTheReason) {
+  EngineHarness h;
+  TestWorker w = RunExplore(h, {"coder", "summarizer"});
+  v1::Assignment summary = h.OnlyAssignment(w);
+  h.Finish(w, summary, false, "model overloaded");
+  std::vector<v1::Assignment> tasks = h.TakeAssignments(w);
+  ASSERT_THAT(tasks, SizeIs(2));
+  EXPECT_TRUE(tasks[0].prior_work().narrative().empty());
+  EXPECT_THAT(tasks[0].prior_work().observations(), SizeIs(1));
+  EXPECT_EQ(tasks[0].prior_work().meta().fallback_reason(),
+            "summarizer failed: model overloaded; older calls were left out");
+}
+
+TEST(EngineCompact, NoWorkerOffersTheSummarizer_TasksAreNotHeld) {
+  EngineHarness h;
+  TestWorker w = RunExplore(h, {"coder"});
+  std::vector<v1::Assignment> tasks = h.TakeAssignments(w);
+  ASSERT_THAT(tasks, SizeIs(2));
+  EXPECT_THAT(tasks[0].prior_work().observations(), SizeIs(1));
+  EXPECT_THAT(tasks[0].prior_work().meta().fallback_reason(),
+              ::testing::HasSubstr("no worker offers summarizer agent 'summarizer'"));
+}
+
+TEST(EngineCompact, SummarizersWorkerLost_TasksGoOutWithTheReason) {
+  // Only a worker that then goes silent offers the summarizer.
+  EngineHarness h2;
+  h2.Submit(kCompactFanOut);
+  TestWorker coder = h2.Connect("coder", {"coder"}, 3);
+  TestWorker silent = h2.Connect("silent", {"summarizer"}, 1);
+  v1::Assignment a = h2.OnlyAssignment(coder);
+  h2.Observe(coder, a, "read_file", R"({"path":"a.md"})", R"({"content":"A"})");
+  h2.Observe(coder, a, "read_file", R"({"path":"b.md"})", R"({"content":"B"})");
+  h2.Finish(coder, a, true, "explored");
+  EXPECT_THAT(h2.TakeAssignments(coder), IsEmpty());
+  ASSERT_THAT(h2.TakeAssignments(silent), SizeIs(1));
+  h2.Heartbeat(coder, {});
+  h2.Advance(31'000);  // the summarizer's lease expires
+  std::vector<v1::Assignment> tasks = h2.TakeAssignments(coder);
+  ASSERT_THAT(tasks, SizeIs(2));
+  EXPECT_THAT(tasks[0].prior_work().meta().fallback_reason(),
+              ::testing::HasSubstr("summarizer's worker was lost"));
 }
 
 }  // namespace

@@ -1,5 +1,4 @@
 #include "scheduler/flow/flow_options_decoder.h"
-#include "scheduler/flow/flow_names.h"
 
 #include <string>
 #include <vector>
@@ -7,6 +6,7 @@
 #include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/flow/flow_names.h"
 
 namespace taskboard::flow {
 namespace {
@@ -14,6 +14,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::SizeIs;
+using ::testing::StartsWith;
 
 std::vector<std::string> Lines(const FlowErrorList& errors) {
   std::vector<std::string> lines;
@@ -167,6 +169,14 @@ TEST(DecodeToolCache, FullConfig_Decoded) {
   EXPECT_FALSE(read.has_enabled());
   EXPECT_TRUE(config.tools().at("web_fetch").enabled());
   EXPECT_FALSE(config.tools().at("web_fetch").has_ttl_ms());
+}
+
+TEST(DecodeToolCache, CacheIfThatDoesNotParse_IsAnErrorAtItsPath) {
+  FlowErrorList errors;
+  Cache(R"({"tools": {"http_get": {"cacheIf": "result.status =="}}})", &errors);
+  ASSERT_THAT(Lines(errors), SizeIs(1));
+  EXPECT_THAT(Lines(errors)[0],
+              StartsWith("toolCache.tools.http_get.cacheIf: cache_if column 17: expected a value"));
 }
 
 TEST(DecodeToolCache, ToolSetToFalse_DisablesCaching) {

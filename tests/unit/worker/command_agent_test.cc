@@ -100,7 +100,9 @@ TEST_F(CommandAgentTest, Success_StdoutIsTheOutputAndTheEnvelopeIsOnStdin) {
     "task": {"id": "summarize[2]", "run_id": "r1", "root_run_id": "r0", "phase_id": "summarize",
              "item_index": 2, "attempt": 2, "agent": "x", "model": "", "role": "map_item"},
     "prompt": "Read a.cc and summarize",
-    "prior_work": null,
+    "prior_work": {"observations": [], "narrative": "",
+                   "meta": {"policy": "", "selected": 0, "available": 0, "tokens_approx": 0,
+                            "fallback_reason": ""}},
     "dependency_results": [{"id": "discover", "output": "[]", "success": true}],
     "args": {"dir": "src"}})"));
   EXPECT_EQ(context_.output(), outcome.output);  // streamed as it came
@@ -123,6 +125,21 @@ TEST_F(CommandAgentTest, Success_TaskboardVariablesAndAgentEnvAreSet) {
   ASSERT_TRUE(outcome.success) << outcome.error;
   EXPECT_EQ(outcome.output, absl::StrCat("r1|summarize[2]|2|line one\nline two|{\"n\":3}|hi|",
                                          dir_.path().string()));
+}
+
+TEST_F(CommandAgentTest, Tools_SocketVariablesForTheAgentsDirectoryAndBinDirFirstOnPath) {
+  std::filesystem::create_directory(dir_.path() / "repo");
+  context_.set_tool_environment(
+      {{"TASKBOARD_TOOL_SOCKET", "/tmp/x/tools.sock"}, {"TASKBOARD_TASK_TOKEN", "t0k"}});
+  CommandAgent agent =
+      ShellAgent(R"(printf '%s|%s|%s' "$TASKBOARD_TOOL_SOCKET" "$TASKBOARD_TASK_TOKEN" "$PATH")",
+                 {.workdir = dir_.path(), .bin_dir = "/opt/taskboard/bin"});
+  v1::Assignment task = Task();
+  task.set_cwd("repo");
+  AgentOutcome outcome = agent.Run(task, context_);
+  ASSERT_TRUE(outcome.success) << outcome.error;
+  EXPECT_THAT(outcome.output, StartsWith("/tmp/x/tools.sock|t0k|/opt/taskboard/bin:"));
+  EXPECT_EQ(context_.tool_workdir(), dir_.path() / "repo");
 }
 
 TEST_F(CommandAgentTest, WorkingDirectory_TaskCwdRelativeToWorkdir) {

@@ -2,9 +2,13 @@
 #define TASKBOARD_TESTS_UNIT_WORKER_FAKE_AGENT_CONTEXT_H_
 
 // An AgentContext for agent tests: records every output chunk and lets the
-// test cancel the run and wait (with a deadline) for output to show up.
+// test cancel the run and wait (with a deadline) for output to show up. Its
+// ToolEnvironment returns what the test set and records the directory asked
+// for.
 
+#include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -20,8 +24,22 @@ class FakeAgentContext : public AgentContext {
     chunks_.emplace_back(delta);
   }
   const CancelToken& cancellation() const override { return cancel_; }
+  std::vector<std::pair<std::string, std::string>> ToolEnvironment(
+      const std::filesystem::path& workdir) override {
+    absl::MutexLock lock(&mu_);
+    tool_workdir_ = workdir;
+    return tool_environment_;
+  }
 
   CancelToken& cancel() { return cancel_; }
+  void set_tool_environment(std::vector<std::pair<std::string, std::string>> vars) {
+    absl::MutexLock lock(&mu_);
+    tool_environment_ = std::move(vars);
+  }
+  std::filesystem::path tool_workdir() const {
+    absl::MutexLock lock(&mu_);
+    return tool_workdir_;
+  }
 
   std::string output() const {
     absl::MutexLock lock(&mu_);
@@ -57,6 +75,8 @@ class FakeAgentContext : public AgentContext {
 
   mutable absl::Mutex mu_;
   std::vector<std::string> chunks_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<std::string, std::string>> tool_environment_ ABSL_GUARDED_BY(mu_);
+  std::filesystem::path tool_workdir_ ABSL_GUARDED_BY(mu_);
   CancelToken cancel_;
 };
 

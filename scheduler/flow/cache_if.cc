@@ -1,4 +1,4 @@
-#include "scheduler/cache/cache_if.h"
+#include "scheduler/flow/cache_if.h"
 
 #include <optional>
 #include <utility>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/canonical_json.h"
 
-namespace taskboard::cache {
+namespace taskboard::flow {
 namespace {
 
 // Deep enough for any real predicate, shallow enough that `((((...` or
@@ -408,4 +408,4 @@ const Json& CacheIf::Value(int index, const Json& result, const Json& args) cons
   return SharedNull();
 }
 
-}  // namespace taskboard::cache
+}  // namespace taskboard::flow

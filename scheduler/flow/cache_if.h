@@ -1,5 +1,5 @@
-#ifndef TASKBOARD_SCHEDULER_CACHE_CACHE_IF_H_
-#define TASKBOARD_SCHEDULER_CACHE_CACHE_IF_H_
+#ifndef TASKBOARD_SCHEDULER_FLOW_CACHE_IF_H_
+#define TASKBOARD_SCHEDULER_FLOW_CACHE_IF_H_
 
 // The `cache_if` predicate of a tool cache rule (SEMANTICS.md 4): decides,
 // from a successful call's result and arguments, whether the result may be
@@ -42,7 +42,7 @@
 #include "absl/strings/string_view.h"
 #include "common/json.h"
 
-namespace taskboard::cache {
+namespace taskboard::flow {
 
 class CacheIfParser;
 
@@ -87,6 +87,6 @@ class CacheIf {
   int root_ = -1;
 };
 
-}  // namespace taskboard::cache
+}  // namespace taskboard::flow
 
-#endif  // TASKBOARD_SCHEDULER_CACHE_CACHE_IF_H_
+#endif  // TASKBOARD_SCHEDULER_FLOW_CACHE_IF_H_

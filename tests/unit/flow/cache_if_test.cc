@@ -1,4 +1,4 @@
-#include "scheduler/cache/cache_if.h"
+#include "scheduler/flow/cache_if.h"
 
 #include <string>
 
@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
 
-namespace taskboard::cache {
+namespace taskboard::flow {
 namespace {
 
 using ::taskboard::testing::IsOk;
@@ -170,4 +170,4 @@ TEST(CacheIf, Copy_EvaluatesLikeOriginal) {
 }
 
 }  // namespace
-}  // namespace taskboard::cache
+}  // namespace taskboard::flow

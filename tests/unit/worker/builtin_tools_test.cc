@@ -1,0 +1,147 @@
+// read_file and list_files against a real directory tree.
+
+#include "worker/tools/builtin_tools.h"
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "common/json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
+
+namespace taskboard::worker {
+namespace {
+
+using ::taskboard::testing::IsOk;
+using ::taskboard::testing::StatusIs;
+using ::taskboard::testing::TempDir;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+class BuiltinToolsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(root() / "src" / "lib");
+    std::filesystem::create_directories(root() / ".git");
+    Write("README.md", "hello\n");
+    Write("src/main.cc", "int main() {}\n");
+    Write("src/lib/util.h", "#pragma once\n");
+    Write(".git/HEAD", "ref: main\n");
+    Write("../secret.txt", "outside\n");
+  }
+
+  std::filesystem::path root() const { return dir_.path() / "work"; }
+  void Write(const std::string& relative, const std::string& text) {
+    std::ofstream(root() / relative, std::ios::binary) << text;
+  }
+
+  absl::StatusOr<Json> Call(const std::unique_ptr<Tool>& tool, const std::string& args) {
+    ToolContext context{root(), &cancel_};
+    absl::StatusOr<std::string> result = tool->Execute(args, context);
+    if (!result.ok()) return result.status();
+    return ParseJson(*result);
+  }
+
+  TempDir dir_;
+  CancelToken cancel_;
+  BuiltinToolOptions options_;
+};
+
+TEST_F(BuiltinToolsTest, ReadFile_ReturnsPathContentAndBytes) {
+  absl::StatusOr<Json> result = Call(NewReadFileTool(options_), R"({"path":"src/main.cc"})");
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ(*result,
+            Json::parse(R"({"path":"src/main.cc","content":"int main() {}\n","bytes":14})"));
+}
+
+TEST_F(BuiltinToolsTest, ReadFile_AbsolutePathInside_Allowed) {
+  absl::StatusOr<Json> result =
+      Call(NewReadFileTool(options_), DumpJson({{"path", (root() / "README.md").string()}}));
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ((*result)["path"], "README.md");
+}
+
+TEST_F(BuiltinToolsTest, ReadFile_DotDotEscape_Refused) {
+  EXPECT_THAT(Call(NewReadFileTool(options_), R"({"path":"src/../../secret.txt"})"),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("is outside the task's working directory")));
+}
+
+TEST_F(BuiltinToolsTest, ReadFile_AbsolutePathOutside_Refused) {
+  EXPECT_THAT(Call(NewReadFileTool(options_), R"({"path":"/etc/passwd"})"),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("'/etc/passwd'")));
+}
+
+TEST_F(BuiltinToolsTest, ReadFile_SymlinkPointingOutside_Refused) {
+  std::filesystem::create_symlink(dir_.path() / "secret.txt", root() / "link.txt");
+  EXPECT_THAT(Call(NewReadFileTool(options_), R"({"path":"link.txt"})"),
+              StatusIs(absl::StatusCode::kPermissionDenied));
+}
+
+TEST_F(BuiltinToolsTest, ReadFile_OverTheSizeCap_ClearError) {
+  options_.read_file_max_bytes = 10;
+  EXPECT_THAT(Call(NewReadFileTool(options_), R"({"path":"src/main.cc"})"),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("file 'src/main.cc' is 14 bytes, over read_file's limit of 10")));
+}
+
+TEST_F(BuiltinToolsTest, ReadFile_MissingFile_NotFound) {
+  EXPECT_THAT(Call(NewReadFileTool(options_), R"({"path":"nope.txt"})"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("use list_files")));
+}
+
+TEST_F(BuiltinToolsTest, ReadFile_Directory_PointsToListFiles) {
+  EXPECT_THAT(Call(NewReadFileTool(options_), R"({"path":"src"})"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'src' is a directory")));
+}
+
+TEST_F(BuiltinToolsTest, ReadFile_BinaryFile_Refused) {
+  Write("blob.bin", std::string("\xff\xfe\x00", 3));
+  EXPECT_THAT(Call(NewReadFileTool(options_), R"({"path":"blob.bin"})"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is not UTF-8 text")));
+}
+
+TEST_F(BuiltinToolsTest, ReadFile_BadArguments_NameTheArgument) {
+  EXPECT_THAT(
+      Call(NewReadFileTool(options_), R"({})"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("argument 'path' is required")));
+  EXPECT_THAT(Call(NewReadFileTool(options_), R"({"path":1})"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must be a string")));
+  EXPECT_THAT(Call(NewReadFileTool(options_), R"({"pth":"a"})"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown argument 'pth'")));
+}
+
+TEST_F(BuiltinToolsTest, ListFiles_RecursiveSortedWithoutGit) {
+  absl::StatusOr<Json> result = Call(NewListFilesTool(options_), "{}");
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ((*result)["path"], ".");
+  EXPECT_THAT((*result)["files"].get<std::vector<std::string>>(),
+              ElementsAre("README.md", "src/lib/util.h", "src/main.cc"));
+  EXPECT_EQ((*result)["truncated"], false);
+}
+
+TEST_F(BuiltinToolsTest, ListFiles_PathAndGlob) {
+  absl::StatusOr<Json> result = Call(NewListFilesTool(options_), R"({"path":"src","glob":"*.h"})");
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ((*result)["path"], "src");
+  EXPECT_THAT((*result)["files"].get<std::vector<std::string>>(), ElementsAre("lib/util.h"));
+}
+
+TEST_F(BuiltinToolsTest, ListFiles_OverTheEntryCap_Truncated) {
+  options_.list_files_max_entries = 2;
+  absl::StatusOr<Json> result = Call(NewListFilesTool(options_), "{}");
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ((*result)["files"].size(), 2u);
+  EXPECT_EQ((*result)["truncated"], true);
+}
+
+TEST_F(BuiltinToolsTest, ListFiles_OutsideTheWorkdir_Refused) {
+  EXPECT_THAT(Call(NewListFilesTool(options_), R"({"path":".."})"),
+              StatusIs(absl::StatusCode::kPermissionDenied));
+}
+
+}  // namespace
+}  // namespace taskboard::worker

@@ -1,0 +1,185 @@
+#include "worker/session/tool_caller.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/canonical_json.h"
+#include "common/json.h"
+#include "worker/session/json_log.h"
+
+namespace taskboard::worker {
+namespace {
+
+std::string NewRequestPrefix() {
+  absl::BitGen random;
+  return absl::StrFormat("tl-%08x", absl::Uniform<uint32_t>(random));
+}
+
+v1::ToolDecision NotCacheable() {
+  v1::ToolDecision decision;
+  decision.set_outcome(v1::ToolDecision::OUTCOME_NOT_CACHEABLE);
+  return decision;
+}
+
+// A status as the ledger's error text.
+std::string ErrorText(const absl::Status& status) {
+  return status.message().empty() ? absl::StatusCodeToString(status.code())
+                                  : std::string(status.message());
+}
+
+absl::Status Cancelled(const CancelToken& cancel) {
+  const std::string reason = cancel.reason();
+  return absl::CancelledError(
+      absl::StrCat("cancelled: ", reason.empty() ? "no reason given" : reason));
+}
+
+}  // namespace
+
+ToolCaller::ToolCaller(const ToolRegistry& registry, ToolLink& link, ToolCallerOptions options)
+    : registry_(registry), link_(link), options_(options), request_prefix_(NewRequestPrefix()) {}
+
+std::string ToolCaller::NextRequestId() {
+  absl::MutexLock lock(&mu_);
+  return absl::StrCat(request_prefix_, "-", ++next_request_);
+}
+
+absl::StatusOr<ToolCallResult> ToolCaller::Call(const ToolTask& task, absl::string_view tool_name,
+                                                absl::string_view args_json) {
+  const absl::Time start = absl::Now();
+  absl::StatusOr<const Tool*> tool = registry_.Find(tool_name);
+  if (!tool.ok()) return tool.status();
+  absl::StatusOr<Json> args = ParseJson(args_json.empty() ? "{}" : args_json);
+  if (!args.ok() || !args->is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the arguments of tool '", tool_name, "' must be a JSON object",
+                     args.ok() ? absl::StrCat(", got ", DumpJson(*args))
+                               : absl::StrCat(": ", args.status().message())));
+  }
+  const std::string canonical = CanonicalJson(*args);
+  if (task.cancel->cancelled()) return Cancelled(*task.cancel);
+
+  v1::ConnectRequest message;
+  v1::ToolObservation& observation = *message.mutable_observation();
+  observation.set_task_id(task.task_id);
+  observation.set_lease_id(task.lease_id);
+  observation.set_tool_name(std::string(tool_name));
+  observation.set_args_json(canonical);
+
+  absl::StatusOr<ToolCallResult> result;
+  absl::StatusOr<v1::ToolDecision> decision = Decide(task, tool_name, canonical);
+  if (!decision.ok()) {
+    result = decision.status();
+  } else {
+    switch (decision->outcome()) {
+      case v1::ToolDecision::OUTCOME_HIT:
+      case v1::ToolDecision::OUTCOME_COALESCED: {
+        ToolCallResult cached;
+        cached.result_json = decision->result_json();
+        cached.cached = true;
+        cached.cache_age_ms = decision->cache_age_ms();
+        cached.source_task = decision->source_task();
+        result = std::move(cached);
+        observation.set_cached(true);
+        observation.set_cache_age_ms(decision->cache_age_ms());
+        *observation.mutable_source_task() = decision->source_task();
+        break;
+      }
+      case v1::ToolDecision::OUTCOME_MISS:
+        observation.set_call_id(decision->call_id());
+        [[fallthrough]];
+      default: {
+        absl::StatusOr<std::string> executed =
+            (*tool)->Execute(canonical, ToolContext{task.workdir, task.cancel});
+        if (executed.ok()) {
+          ToolCallResult fresh;
+          fresh.result_json = *std::move(executed);
+          result = std::move(fresh);
+        } else {
+          result = executed.status();
+        }
+        break;
+      }
+    }
+  }
+  if (result.ok()) {
+    observation.set_result_json(result->result_json);
+  } else {
+    observation.set_error(ErrorText(result.status()));
+  }
+  observation.set_duration_ms(absl::ToInt64Milliseconds(absl::Now() - start));
+  link_.SendObservation(std::move(message));
+  return result;
+}
+
+absl::StatusOr<v1::ToolDecision> ToolCaller::Decide(const ToolTask& task,
+                                                    absl::string_view tool_name,
+                                                    const std::string& args_json) {
+  if (auto it = task.cache_overrides.find(std::string(tool_name));
+      it != task.cache_overrides.end() && !it->second) {
+    return NotCacheable();
+  }
+  const std::string request_id = NextRequestId();
+  auto pending = std::make_shared<Pending>();
+  {
+    absl::MutexLock lock(&mu_);
+    pending_.emplace(request_id, pending);
+  }
+  v1::ConnectRequest lookup;
+  lookup.mutable_tool_lookup()->set_request_id(request_id);
+  lookup.mutable_tool_lookup()->set_task_id(task.task_id);
+  lookup.mutable_tool_lookup()->set_lease_id(task.lease_id);
+  lookup.mutable_tool_lookup()->set_tool_name(std::string(tool_name));
+  lookup.mutable_tool_lookup()->set_args_json(args_json);
+  auto uncached = [&](absl::string_view why) {
+    LogJson("warn", "running a tool without the shared cache",
+            {{"task_id", task.task_id}, {"tool", tool_name}, {"reason", why}});
+    return NotCacheable();
+  };
+  if (!link_.SendLookup(std::move(lookup))) {
+    absl::MutexLock lock(&mu_);
+    pending_.erase(request_id);
+    return uncached("not connected to the scheduler");
+  }
+
+  absl::MutexLock lock(&mu_);
+  const absl::Time deadline = absl::Now() + options_.decision_timeout;
+  while (!pending->done) {
+    if (task.cancel->cancelled()) {
+      pending_.erase(request_id);
+      return Cancelled(*task.cancel);
+    }
+    const absl::Time now = absl::Now();
+    if (now >= deadline) {
+      pending_.erase(request_id);
+      return uncached(absl::StrCat("no decision from the scheduler within ",
+                                   absl::FormatDuration(options_.decision_timeout)));
+    }
+    mu_.AwaitWithDeadline(absl::Condition(&pending->done),
+                          std::min(deadline, now + options_.cancel_poll));
+  }
+  if (pending->lost) return uncached("the stream to the scheduler ended before its decision");
+  return pending->decision;
+}
+
+void ToolCaller::OnDecision(const v1::ToolDecision& decision) {
+  absl::MutexLock lock(&mu_);
+  auto it = pending_.find(decision.request_id());
+  if (it == pending_.end()) return;
+  it->second->decision = decision;
+  it->second->done = true;
+  pending_.erase(it);
+}
+
+void ToolCaller::OnStreamLost() {
+  absl::MutexLock lock(&mu_);
+  for (auto& [request_id, pending] : pending_) {
+    pending->lost = true;
+    pending->done = true;
+  }
+  pending_.clear();
+}
+
+}  // namespace taskboard::worker
