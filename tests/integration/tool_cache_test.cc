@@ -143,6 +143,38 @@ TEST_F(ToolCacheTest, Board_SixConcurrentIdenticalCalls_OneExecutionFiveServedFr
   EXPECT_GE(per_worker.size(), 2u);
 }
 
+TEST_F(ToolCacheTest, Board_SixReadFileCallsOfOnePath_OneExecutesFiveAreServedFromIt) {
+  // The built-in read_file: its executions are the observations not served
+  // from the cache (the tool reports nothing else).
+  std::ofstream(cluster_.dir() / "shared.md") << "# conventions\n";
+  std::string tasks;
+  for (int i = 0; i < 10; ++i) {
+    tasks +=
+        absl::StrCat("    - id: t", i, "\n      agent: echo\n      task: '",
+                     i < 6 ? R"(tool read_file {"path": "shared.md"})" : "echo no tools", "'\n");
+  }
+  const v1::Run run = RunToEnd("name: shared-read-file\nkind: board\nboard:\n  tasks:\n" + tasks);
+  ASSERT_EQ(run.status(), v1::RUN_STATUS_COMPLETED) << run.error() << cluster_.Logs();
+  std::vector<v1::Observation> executed, served;
+  for (int i = 0; i < 6; ++i) {
+    v1::Observation call = OnlyCall(run.run_id(), absl::StrCat("t", i));
+    EXPECT_EQ(call.tool_name(), "read_file");
+    (call.cached() ? served : executed).push_back(call);
+  }
+  ASSERT_EQ(executed.size(), 1u);
+  ASSERT_EQ(served.size(), 5u);
+  for (const v1::Observation& call : served) {
+    EXPECT_EQ(call.source_task().task_id(), executed[0].task_id());
+    EXPECT_EQ(call.result_json(), executed[0].result_json());
+  }
+  for (int i = 6; i < 10; ++i) {
+    absl::StatusOr<std::vector<v1::Observation>> none =
+        cluster_.ToolCalls(run.run_id(), absl::StrCat("t", i));
+    ASSERT_THAT(none.status(), IsOk());
+    EXPECT_TRUE(none->empty());
+  }
+}
+
 TEST_F(ToolCacheTest, SessionScope_ServedToTheSameSessionNotToAnother) {
   const int before = Executions("slow_read");
   const v1::Run first = RunToEnd(kOneRead, "session-a");
