@@ -12,8 +12,9 @@ packages=(
   # the fixed dependencies: gRPC, Protobuf, Abseil, RocksDB, GoogleTest/Mock, Benchmark
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   librocksdb-dev libgtest-dev libgmock-dev libbenchmark-dev
-  # JSON, YAML, command line, HTTP client, SHA-256 (see README "Dependencies")
-  nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev libssl-dev
+  # JSON, YAML, command line, HTTP client and server, SHA-256 (see README "Dependencies")
+  nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev
+  libssl-dev
   # scripts and tests
   python3 curl
 )
