@@ -190,8 +190,12 @@ void Engine::Commit() {
       batch.Put(store::Column::kEvents, store::keys::Event(run_id, static_cast<uint64_t>(seq)),
                 event.SerializeAsString());
     }
+    for (int index : changes.phases) {
+      batch.Put(store::Column::kMeta, store::keys::RunPhase(run_id, static_cast<uint64_t>(index)),
+                run.record().phases(index).SerializeAsString());
+    }
+    batch.Put(store::Column::kRuns, store::keys::Run(run_id), run.SerializeWithoutPhases());
     const store::RunRecord& record = run.record();
-    batch.Put(store::Column::kRuns, store::keys::Run(run_id), record.SerializeAsString());
     if (!events.empty()) published.emplace_back(run_id, std::move(events));
     if (IsTerminal(record.run().status())) finished.push_back(run_id);
   }

@@ -20,8 +20,7 @@ std::vector<std::string> CancelRunState(RunState& run, absl::string_view reason,
     if (!task.lease_id().empty()) leases.push_back(task.lease_id());
     MarkCancelled(task, message, now_ms);
   }
-  store::RunRecord& record = run.MutableRecord();
-  for (store::PhaseRecord& phase : *record.mutable_phases()) {
+  for (store::PhaseRecord& phase : run.MutablePhases()) {
     if (IsTerminal(phase.status().state())) continue;
     phase.clear_previous();
     phase.mutable_status()->set_state(v1::TASK_STATE_CANCELLED);
@@ -30,6 +29,7 @@ std::vector<std::string> CancelRunState(RunState& run, absl::string_view reason,
     *event.mutable_phase_change()->mutable_phase() = phase.status();
     run.Emit(std::move(event));
   }
+  store::RunRecord& record = run.MutableRecord();
   v1::Run& view = *record.mutable_run();
   view.set_status(v1::RUN_STATUS_CANCELLED);
   view.set_error(message);
@@ -67,7 +67,7 @@ void PrepareResume(RunState& run) {
   view.clear_output();
   view.clear_error();
   view.clear_finished_at();
-  for (store::PhaseRecord& phase : *record.mutable_phases()) {
+  for (store::PhaseRecord& phase : run.MutablePhases()) {
     store::PhaseRecord previous = phase;
     previous.clear_previous();
     store::PhaseRecord fresh;

@@ -23,7 +23,24 @@ absl::StatusOr<store::RunRecord> ReadRunRecord(store::Store& store, const std::s
   if (!record.ParseFromString(**stored)) {
     return absl::DataLossError(absl::StrCat("run ", run_id, ": stored record is corrupt"));
   }
+  if (absl::Status phases = ReadRunPhases(store, record); !phases.ok()) return phases;
   return record;
+}
+
+absl::Status ReadRunPhases(store::Store& store, store::RunRecord& record) {
+  const std::string& run_id = record.run().run_id();
+  bool corrupt = false;
+  absl::Status scanned = store.ScanPrefix(store::Column::kMeta, store::keys::RunPhases(run_id),
+                                          [&](absl::string_view, absl::string_view value) {
+                                            corrupt = !record.add_phases()->ParseFromArray(
+                                                value.data(), static_cast<int>(value.size()));
+                                            return !corrupt;
+                                          });
+  if (!scanned.ok()) return scanned;
+  if (corrupt) {
+    return absl::DataLossError(absl::StrCat("run ", run_id, ": a stored phase record is corrupt"));
+  }
+  return absl::OkStatus();
 }
 
 namespace {
@@ -93,20 +110,25 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store& store,
   v1::ListRunsResponse response;
   std::string end = request.page_token().empty() ? "" : store::keys::Run(request.page_token());
   std::string last;
+  std::vector<store::RunRecord> listed;
   absl::Status scanned = store.ScanReverse(
       store::Column::kRuns, "", end, [&](absl::string_view, absl::string_view value) {
         store::RunRecord record;
         if (!record.ParseFromArray(value.data(), static_cast<int>(value.size()))) return true;
         if (!Matches(record.run(), request)) return true;
-        if (response.runs_size() == limit) {
+        if (static_cast<int>(listed.size()) == limit) {
           response.set_next_page_token(last);
           return false;
         }
         last = record.run().run_id();
-        *response.add_runs() = ViewOf(record);
+        listed.push_back(std::move(record));
         return true;
       });
   if (!scanned.ok()) return scanned;
+  for (store::RunRecord& record : listed) {
+    if (absl::Status phases = ReadRunPhases(store, record); !phases.ok()) return phases;
+    *response.add_runs() = ViewOf(record);
+  }
   return response;
 }
 

@@ -23,6 +23,9 @@ absl::Status RunNotFoundError(absl::string_view run_id);
 // it cannot be decoded, or the store's error.
 absl::StatusOr<store::RunRecord> ReadRunRecord(store::Store& store, const std::string& run_id);
 
+// Appends the run's phase records (stored one key each) to `record`.
+absl::Status ReadRunPhases(store::Store& store, store::RunRecord& record);
+
 // The run with spec, phases and (when `with_tasks`) tasks. NOT_FOUND names
 // the run and how to list runs.
 absl::StatusOr<v1::Run> ReadRun(store::Store& store, const std::string& run_id,

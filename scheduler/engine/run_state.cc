@@ -14,6 +14,28 @@ store::RunRecord& RunState::MutableRecord() {
   return record_;
 }
 
+store::PhaseRecord& RunState::MutablePhase(int index) {
+  run_changed_ = true;
+  changed_phases_.insert(index);
+  return *record_.mutable_phases(index);
+}
+
+google::protobuf::RepeatedPtrField<store::PhaseRecord>& RunState::MutablePhases() {
+  run_changed_ = true;
+  // Resolved in TakeChanges: the caller may add phases through the field.
+  all_phases_changed_ = true;
+  return *record_.mutable_phases();
+}
+
+std::string RunState::SerializeWithoutPhases() {
+  // Swapping the phases out and back is O(1); copying the record is not.
+  google::protobuf::RepeatedPtrField<store::PhaseRecord> phases;
+  phases.Swap(record_.mutable_phases());
+  std::string bytes = record_.SerializeAsString();
+  phases.Swap(record_.mutable_phases());
+  return bytes;
+}
+
 const store::TaskRecord* RunState::FindTask(absl::string_view task_id) const {
   auto it = tasks_.find(std::string(task_id));
   return it == tasks_.end() ? nullptr : &it->second;
@@ -63,12 +85,19 @@ void RunState::Emit(v1::RunEvent event) { events_.push_back(std::move(event)); }
 void RunState::EmitFirst(v1::RunEvent event) { events_.insert(events_.begin(), std::move(event)); }
 
 bool RunState::HasChanges() const {
-  return run_changed_ || !changed_tasks_.empty() || !removed_tasks_.empty() || !events_.empty();
+  return run_changed_ || all_phases_changed_ || !changed_phases_.empty() ||
+         !changed_tasks_.empty() || !removed_tasks_.empty() || !events_.empty();
 }
 
 RunState::Changes RunState::TakeChanges() {
   Changes changes;
   changes.run = run_changed_;
+  if (all_phases_changed_) {
+    for (int i = 0; i < record_.phases_size(); ++i) changed_phases_.insert(i);
+    all_phases_changed_ = false;
+  }
+  changes.phases.assign(changed_phases_.begin(), changed_phases_.end());
+  changed_phases_.clear();
   changes.tasks.assign(changed_tasks_.begin(), changed_tasks_.end());
   changes.removed.assign(removed_tasks_.begin(), removed_tasks_.end());
   changes.events = std::move(events_);

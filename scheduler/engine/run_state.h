@@ -27,7 +27,14 @@ class RunState {
 
   const std::string& run_id() const { return record_.run().run_id(); }
   const store::RunRecord& record() const { return record_; }
+  // The run's own fields. Phases change through MutablePhase / MutablePhases,
+  // which record which ones to write: a run's phases are stored one key each,
+  // so a commit rewrites only those that changed (a board has one per task).
   store::RunRecord& MutableRecord();
+  store::PhaseRecord& MutablePhase(int index);
+  google::protobuf::RepeatedPtrField<store::PhaseRecord>& MutablePhases();
+  // The record as stored under the run's key: everything but the phases.
+  std::string SerializeWithoutPhases();
 
   const std::map<std::string, store::TaskRecord>& tasks() const { return tasks_; }
   const store::TaskRecord* FindTask(absl::string_view task_id) const;
@@ -50,10 +57,13 @@ class RunState {
 
   struct Changes {
     bool run = false;
+    std::vector<int> phases;           // indexes of changed phases
     std::vector<std::string> tasks;    // changed or added, in id order
     std::vector<std::string> removed;  // task ids to delete
     std::vector<v1::RunEvent> events;  // emitted, in order
-    bool empty() const { return !run && tasks.empty() && removed.empty() && events.empty(); }
+    bool empty() const {
+      return !run && phases.empty() && tasks.empty() && removed.empty() && events.empty();
+    }
   };
   // Returns and clears what changed since the last call.
   Changes TakeChanges();
@@ -65,6 +75,8 @@ class RunState {
   store::RunRecord record_;
   std::map<std::string, store::TaskRecord> tasks_;
   bool run_changed_ = false;
+  std::set<int> changed_phases_;
+  bool all_phases_changed_ = false;
   std::set<std::string> changed_tasks_;
   std::set<std::string> removed_tasks_;
   std::vector<v1::RunEvent> events_;

@@ -87,10 +87,9 @@ const Json& TaskflowDriver::Args(const RunState& run) {
 }
 
 void TaskflowDriver::Start(RunState& run, int64_t now_ms) {
-  store::RunRecord& record = run.MutableRecord();
-  if (record.phases_size() == 0) {
+  if (run.record().phases_size() == 0) {
     for (int i = 0; i < flow_.phases_size(); ++i) {
-      v1::PhaseStatus& status = *record.add_phases()->mutable_status();
+      v1::PhaseStatus& status = *run.MutablePhases().Add()->mutable_status();
       status.set_phase_id(flow_.phases(i).id());
       status.set_type(flow_.phases(i).type());
       status.set_state(v1::TASK_STATE_PENDING);
@@ -350,8 +349,7 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
   }
   std::string hash = flow::PhaseInputHash(inputs);
 
-  store::RunRecord& record = run.MutableRecord();
-  store::PhaseRecord& phase_record = *record.mutable_phases(index);
+  store::PhaseRecord& phase_record = run.MutablePhase(index);
   if (phase_record.has_previous() &&
       phase_record.previous().status().state() == v1::TASK_STATE_COMPLETED &&
       phase_record.previous().input_hash() == hash) {
@@ -456,7 +454,7 @@ bool TaskflowDriver::MaybeFinishPhase(RunState& run, int index, int64_t now_ms) 
             : (task->task().output().empty() ? task->task().error() : task->task().output()),
          !ok});
   }
-  store::PhaseRecord& record = *run.MutableRecord().mutable_phases(index);
+  store::PhaseRecord& record = run.MutablePhase(index);
   v1::PhaseStatus& status = *record.mutable_status();
   bool progress = status.items_done() != done || status.items_failed() != failed;
   status.set_items_done(done);
@@ -487,20 +485,20 @@ bool TaskflowDriver::MaybeFinishPhase(RunState& run, int index, int64_t now_ms) 
 }
 
 void TaskflowDriver::ApplyGate(RunState& run, int index) {
-  store::RunRecord& record = run.MutableRecord();
-  store::PhaseRecord& phase = *record.mutable_phases(index);
+  store::PhaseRecord& phase = run.MutablePhase(index);
   flow::GateVerdict verdict = flow::ParseGateVerdict(phase.output());
   v1::GateVerdict& gate = *phase.mutable_status()->mutable_gate();
   gate.set_pass(verdict.pass);
   gate.set_reason(verdict.reason);
-  if (!verdict.pass && record.blocked_by().empty()) {
+  if (!verdict.pass && run.record().blocked_by().empty()) {
+    store::RunRecord& record = run.MutableRecord();
     record.set_blocked_by(PhaseAt(index).id());
     record.set_blocked_reason(verdict.reason);
   }
 }
 
 void TaskflowDriver::FailPhase(RunState& run, int index, std::string error, int64_t now_ms) {
-  store::PhaseRecord& record = *run.MutableRecord().mutable_phases(index);
+  store::PhaseRecord& record = run.MutablePhase(index);
   record.clear_previous();
   record.set_error(std::move(error));
   v1::PhaseStatus& status = *record.mutable_status();
@@ -511,7 +509,7 @@ void TaskflowDriver::FailPhase(RunState& run, int index, std::string error, int6
 }
 
 void TaskflowDriver::SkipPhase(RunState& run, int index, std::string reason, int64_t now_ms) {
-  store::PhaseRecord& record = *run.MutableRecord().mutable_phases(index);
+  store::PhaseRecord& record = run.MutablePhase(index);
   record.clear_previous();
   v1::PhaseStatus& status = *record.mutable_status();
   status.set_state(v1::TASK_STATE_SKIPPED);

@@ -113,6 +113,18 @@ std::string Cache(absl::string_view scope_key) { return Str(scope_key); }
 
 std::string RunSpec(absl::string_view run_id) { return absl::StrCat("run-spec/", run_id); }
 
+std::string RunPhases(absl::string_view run_id) {
+  std::string out = "run-phase/";
+  AppendStr(out, run_id);
+  return out;
+}
+
+std::string RunPhase(absl::string_view run_id, uint64_t index) {
+  std::string out = RunPhases(run_id);
+  AppendU64(out, index);
+  return out;
+}
+
 std::string PriorWork(absl::string_view run_id, absl::string_view task_id) {
   return absl::StrCat("prior-work/", Task(run_id, task_id));
 }

@@ -17,7 +17,8 @@
 //   meta    the name itself: "run-spec/<run id>" (a run's flow spec, written
 //           once, kept out of the run record that changes on every event),
 //           "idempotency/<key>" (the run a SubmitRun idempotency key created),
-//           "prior-work/" Str(run_id) Str(task_id) (a task's latest prior work)
+//           "prior-work/" Str(run_id) Str(task_id) (a task's latest prior work),
+//           "run-phase/" Str(run_id) U64(index) (a run's phase records)
 
 #include <cstdint>
 #include <optional>
@@ -47,6 +48,10 @@ std::string Cache(absl::string_view scope_key);
 
 std::string RunSpec(absl::string_view run_id);               // meta column
 std::string Idempotency(absl::string_view idempotency_key);  // meta column
+// A run's phase records, one key each so a commit writes only the phases
+// that changed (meta column; the prefix lists them in index order).
+std::string RunPhase(absl::string_view run_id, uint64_t index);
+std::string RunPhases(absl::string_view run_id);  // prefix
 // The prior work a task was given on its latest dispatch (meta column).
 std::string PriorWork(absl::string_view run_id, absl::string_view task_id);
 

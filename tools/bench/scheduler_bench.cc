@@ -325,6 +325,7 @@ BENCHMARK(BM_PacedBoards)
     ->Args({1'000, 10, 4, 1, 5})
     ->Args({2'000, 20, 4, 1, 5})
     ->Args({2'400, 40, 4, 1, 5})
+    ->Args({4'000, 40, 4, 1, 5})
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
