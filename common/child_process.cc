@@ -9,7 +9,11 @@
 #include <cstring>
 #include <thread>
 
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/files.h"
 
 extern char** environ;
 
@@ -81,5 +85,25 @@ std::optional<int> ChildProcess::WaitFor(int timeout_ms) {
 }
 
 bool ChildProcess::Running() { return !WaitFor(0).has_value(); }
+
+absl::StatusOr<int> WaitForPortFile(ChildProcess& child, const std::string& port_file,
+                                    int timeout_ms, const std::function<bool()>& stop) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  std::string text;
+  while ((text = ReadFileOrEmpty(port_file)).empty()) {
+    if (!child.Running()) return absl::UnavailableError("it exited before listening");
+    if (stop != nullptr && stop()) return absl::CancelledError("stopped while waiting");
+    if (std::chrono::steady_clock::now() > deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("it did not write ", port_file, " within ", timeout_ms, " ms"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  int port = 0;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &port) || port <= 0 || port > 65535) {
+    return absl::InternalError(absl::StrCat(port_file, " holds no port: '", text, "'"));
+  }
+  return port;
+}
 
 }  // namespace taskboard

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -41,6 +42,13 @@ class ChildProcess {
   pid_t pid_;
   std::optional<int> exit_code_;
 };
+
+// Waits until `child` (a server started with `--port-file PATH`) has written
+// its port to `port_file`, polling every 20 ms. UNAVAILABLE when the child
+// exits first, DEADLINE_EXCEEDED after `timeout_ms`, CANCELLED when `stop`
+// (optional) returns true; INTERNAL when the file holds no port.
+absl::StatusOr<int> WaitForPortFile(ChildProcess& child, const std::string& port_file,
+                                    int timeout_ms, const std::function<bool()>& stop = nullptr);
 
 }  // namespace taskboard
 

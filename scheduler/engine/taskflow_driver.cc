@@ -269,6 +269,12 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, const v1::Phase& phase,
   assignment.set_role(task.role());
   assignment.set_phase_id(phase.id());
   assignment.set_item_index(item_index);
+  // Tools the phase turns caching off (or on) for by name: the worker can skip
+  // asking the cache. `cacheable: false` for every tool is enforced by the
+  // scheduler at lookup (the worker cannot list tools it was not told about).
+  for (const auto& [tool, cached] : phase.cacheable().tools()) {
+    (*assignment.mutable_tool_cache_overrides())[tool] = cached;
+  }
 
   record.set_max_attempts(phase.has_retries() ? phase.retries() + 1 : default_max_attempts_);
   record.set_optional(phase.is_optional());

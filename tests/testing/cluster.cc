@@ -74,14 +74,12 @@ absl::Status Cluster::StartScheduler() {
       ChildProcess::Spawn(argv, (dir_.path() / "scheduler.log").string());
   if (!child.ok()) return child.status();
   scheduler_ = *std::move(child);
-  auto deadline = Clock::now() + std::chrono::seconds(30);
-  while (ReadFileOrEmpty(port_file).empty()) {
-    if (!scheduler_->Running() || Clock::now() > deadline) {
-      return absl::UnavailableError(absl::StrCat("the scheduler did not start:\n", Logs()));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  absl::StatusOr<int> port = WaitForPortFile(*scheduler_, port_file, 30'000);
+  if (!port.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("the scheduler did not start (", port.status().message(), "):\n", Logs()));
   }
-  port_ = std::stoi(ReadFileOrEmpty(port_file));
+  port_ = *port;
   address_ = absl::StrCat("127.0.0.1:", port_);
   client_ =
       v1::Scheduler::NewStub(grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));

@@ -79,16 +79,15 @@ int RunDev(const DevOptions& options, std::ostream& out, std::ostream& err) {
     err << "taskboard dev: " << scheduler.status().message() << "\n";
     return 1;
   }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (ReadFileOrEmpty(port_file).empty()) {
-    if (!(*scheduler)->Running() || std::chrono::steady_clock::now() > deadline || stop_requested) {
-      err << "taskboard dev: the scheduler did not start; see " << scheduler_log << ":\n"
-          << ReadFileOrEmpty(scheduler_log);
-      return 1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  absl::StatusOr<int> port =
+      WaitForPortFile(**scheduler, port_file, 30'000, [] { return stop_requested != 0; });
+  if (!port.ok()) {
+    err << "taskboard dev: the scheduler did not start (" << port.status().message() << "); see "
+        << scheduler_log << ":\n"
+        << ReadFileOrEmpty(scheduler_log);
+    return 1;
   }
-  std::string address = absl::StrCat("127.0.0.1:", std::stoi(ReadFileOrEmpty(port_file)));
+  std::string address = absl::StrCat("127.0.0.1:", *port);
 
   std::string agents = options.agents_dir;
   if (agents.empty() && fs::is_directory("agents")) agents = "agents";

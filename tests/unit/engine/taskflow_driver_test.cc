@@ -53,6 +53,17 @@ TEST(TaskflowDriver, Chain_ArgsPlaceholder_InterpolatesRunArgs) {
   EXPECT_EQ(run.Prompt("a"), "write about frogs");
 }
 
+TEST(TaskflowDriver, PhaseCacheableByTool_ReachesTheAssignment) {
+  DriverHarness run(R"({"name": "f", "phases": [{"id": "a", "agent": "coder", "task": "look",
+      "cacheable": {"read_file": false, "web_fetch": true}}]})");
+  run.Start();
+  ASSERT_THAT(run.Ready(), ElementsAre("a"));
+  const auto& overrides = run.Task("a").assignment().tool_cache_overrides();
+  ASSERT_EQ(overrides.size(), 2u);
+  EXPECT_FALSE(overrides.at("read_file"));
+  EXPECT_TRUE(overrides.at("web_fetch"));
+}
+
 TEST(TaskflowDriver, Eager_PhaseStartsWhenItsOwnDepsFinish_NotByLayer) {
   // a is slow; b -> c must not wait for a, although a and b share a layer.
   DriverHarness run(R"({"name": "f", "phases": [
