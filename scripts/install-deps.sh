@@ -15,8 +15,8 @@ packages=(
   # JSON, YAML, command line, HTTP client and server, SHA-256 (see README "Dependencies")
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev
   libssl-dev
-  # scripts and tests
-  python3 curl
+  # scripts and tests (prometheus: its promtool checks our /metrics exposition)
+  python3 curl prometheus
 )
 
 sudo_cmd=()

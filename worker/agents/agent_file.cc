@@ -13,6 +13,7 @@
 #include "common/json.h"
 #include "common/utf8.h"
 #include "common/yaml_json.h"
+#include "worker/agents/llm_settings.h"
 
 namespace taskboard::worker {
 namespace {
@@ -71,11 +72,14 @@ class FieldReader {
       return absl::InvalidArgumentError(absl::StrCat(
           "expected an object of agent fields (name, type, command, ...), got ", KindOf(doc_)));
     }
+    const std::vector<std::string>& llm_fields = LlmFieldNames();
     for (const auto& [key, value] : doc_.items()) {
       if (std::find(std::begin(kKnownFields), std::end(kKnownFields), key) ==
-          std::end(kKnownFields)) {
+              std::end(kKnownFields) &&
+          std::find(llm_fields.begin(), llm_fields.end(), key) == llm_fields.end()) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "unknown field '", key, "' (known fields: ", absl::StrJoin(kKnownFields, ", "), ")"));
+            "unknown field '", key, "' (known fields: ", absl::StrJoin(kKnownFields, ", "),
+            "; for llm agents also: ", absl::StrJoin(llm_fields, ", "), ")"));
       }
     }
     if (absl::Status s = String("name", &def_->name); !s.ok()) return s;
@@ -90,6 +94,10 @@ class FieldReader {
     if (absl::Status s = StringArray("tools", &def_->tools); !s.ok()) return s;
     if (absl::Status s = ReadType(); !s.ok()) return s;
     if (absl::Status s = ReadCommand(); !s.ok()) return s;
+    if (absl::Status s = ReadLlmSettings(doc_, def_->type == AgentType::kLlm, &def_->llm);
+        !s.ok()) {
+      return s;
+    }
     if (absl::Status s = ReadEnv(); !s.ok()) return s;
     if (absl::Status s = ReadTimeout(); !s.ok()) return s;
     std::string cwd;

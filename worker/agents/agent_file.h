@@ -18,6 +18,9 @@
 //   timeoutSeconds  integer > 0, default 600
 //   cwd             working directory; relative paths are against the agents
 //                   directory (default: the task's cwd, else the worker's)
+//   llm agents: baseUrl, apiKeyEnv, maxTurns, temperature, maxTokens,
+//                   priorWork, stream, requestTimeoutSeconds, maxAttempts,
+//                   pricing (worker/agents/llm_settings.h; docs/agents-llm.md)
 // A relative argv[0] containing '/' (`./scout.sh`) is resolved against the
 // agents directory; a bare name (`jq`) is looked up in PATH.
 
@@ -29,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "worker/agents/llm_settings.h"
 
 namespace taskboard::worker {
 
@@ -53,6 +57,8 @@ struct AgentDefinition {
   absl::Duration timeout = absl::Seconds(600);
   // Absolute, or empty for "the task's cwd, else the worker's".
   std::filesystem::path cwd;
+  // type llm only.
+  LlmSettings llm;
   // The file this came from (for error messages) and its directory.
   std::filesystem::path source;
 };

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "worker/agents/llm_agent.h"
 #include "worker/agents/noop_agent.h"
 
 namespace taskboard::worker {
@@ -47,11 +48,10 @@ absl::StatusOr<std::unique_ptr<Agent>> CreateAgent(AgentDefinition definition,
       return std::make_unique<NoopAgent>(std::move(definition.name),
                                          std::move(definition.description));
     case AgentType::kLlm:
-      break;
+      return std::make_unique<LlmAgent>(std::move(definition));
   }
-  return absl::UnimplementedError(absl::StrCat("agent '", definition.name, "' (",
-                                               definition.source.string(),
-                                               "): the llm agent arrives in a later release"));
+  return absl::InternalError(absl::StrCat("agent '", definition.name, "' (",
+                                          definition.source.string(), ") has an unknown type"));
 }
 
 absl::StatusOr<std::unique_ptr<AgentRegistry>> AgentRegistry::Load(

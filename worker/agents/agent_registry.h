@@ -5,9 +5,9 @@
 // agents directory (worker/agents/agent_file.h). Built once at start-up and
 // read-only afterwards, so any thread may use it without locking.
 //
-// Definitions whose kind this release cannot run (type `llm`) do not fail the
-// directory: they are kept as unavailable, with the reason, and not
-// advertised.
+// Definitions whose kind this worker cannot run do not fail the directory:
+// they are kept as unavailable, with the reason, and not advertised (every
+// kind runs today; the mechanism stays for kinds a worker may lack).
 
 #include <filesystem>
 #include <memory>
@@ -36,8 +36,7 @@ class AgentRegistry {
                                                              const CommandAgentOptions& options);
 
   // The agent to run a task with. NOT_FOUND listing the offered agents for an
-  // unknown name; for an unavailable definition, the reason it is (e.g.
-  // UNIMPLEMENTED for llm agents).
+  // unknown name; for an unavailable definition, the reason it is.
   absl::StatusOr<const Agent*> Find(absl::string_view name) const;
 
   // The runnable agents, sorted by name (Hello.agents).
@@ -55,7 +54,7 @@ class AgentRegistry {
   std::vector<std::pair<std::string, absl::Status>> unavailable_;
 };
 
-// The agent for one definition: UNIMPLEMENTED for llm agents in this release.
+// The agent for one definition (command, noop or llm).
 absl::StatusOr<std::unique_ptr<Agent>> CreateAgent(AgentDefinition definition,
                                                    const CommandAgentOptions& options);
 

@@ -79,18 +79,18 @@ TEST(AgentRegistry, BadFile_FailsTheDirectoryNamingTheFile) {
                HasSubstr((dir.path() / "bad.yaml").string() + ": unknown field 'retries'")));
 }
 
-TEST(AgentRegistry, LlmAgent_LoadsButIsNotOffered) {
+TEST(AgentRegistry, LlmAgent_IsOffered) {
   TempDir dir;
   WriteFile(dir.path() / "planner.md", "---\nmodel: gpt-4.1\n---\nYou plan.\n");
   WriteFile(dir.path() / "echo.yaml", "command: [cat]\n");
   absl::StatusOr<std::unique_ptr<AgentRegistry>> registry = AgentRegistry::Load(dir.path(), {});
   ASSERT_THAT(registry, IsOk());
-  EXPECT_THAT(AdvertisedNames(**registry), ElementsAre("echo", "noop"));
-  ASSERT_EQ((*registry)->unavailable().size(), 1u);
-  EXPECT_EQ((*registry)->unavailable()[0].first, "planner");
-  EXPECT_THAT((*registry)->Find("planner"),
-              StatusIs(absl::StatusCode::kUnimplemented,
-                       HasSubstr("the llm agent arrives in a later release")));
+  EXPECT_THAT(AdvertisedNames(**registry), ElementsAre("echo", "noop", "planner"));
+  EXPECT_THAT((*registry)->unavailable(), ::testing::IsEmpty());
+  absl::StatusOr<const Agent*> planner = (*registry)->Find("planner");
+  ASSERT_THAT(planner, IsOk());
+  EXPECT_EQ((*planner)->info().type(), "llm");
+  EXPECT_EQ((*planner)->info().model(), "gpt-4.1");
 }
 
 TEST(AgentRegistry, FileNamedNoop_Fails) {

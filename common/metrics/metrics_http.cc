@@ -1,0 +1,88 @@
+#include "common/metrics/metrics_http.h"
+
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/metrics/text_format.h"
+
+namespace taskboard::metrics {
+namespace {
+
+httplib::Server::Handler ProbeHandler(HealthCheck check) {
+  return [check = std::move(check)](const httplib::Request&, httplib::Response& response) {
+    const absl::Status status = check ? check() : absl::OkStatus();
+    if (status.ok()) {
+      response.status = 200;
+      response.set_content("ok\n", "text/plain; charset=utf-8");
+    } else {
+      response.status = 503;
+      response.set_content(absl::StrCat(status.message(), "\n"), "text/plain; charset=utf-8");
+    }
+  };
+}
+
+}  // namespace
+
+MetricsHttpServer::MetricsHttpServer(const Registry* registry, MetricsHttpOptions options)
+    : registry_(registry),
+      options_(std::move(options)),
+      http_(std::make_unique<httplib::Server>()) {}
+
+absl::StatusOr<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
+    const Registry* registry, MetricsHttpOptions options) {
+  std::unique_ptr<MetricsHttpServer> server(new MetricsHttpServer(registry, std::move(options)));
+  server->Route();
+  // httplib's default adds SO_REUSEPORT, which lets a second process bind the
+  // same port and take half the scrapes; SO_REUSEADDR alone still allows a
+  // quick restart while old connections linger in TIME_WAIT.
+  server->http_->set_socket_options([](socket_t socket) {
+    int yes = 1;
+    setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
+  const std::string& host = server->options_.host;
+  const int port = server->options_.port;
+  if (port == 0) {
+    server->port_ = server->http_->bind_to_any_port(host);
+  } else {
+    server->port_ = server->http_->bind_to_port(host, port) ? port : -1;
+  }
+  if (server->port_ <= 0) {
+    return absl::UnavailableError(absl::StrCat("metrics endpoint cannot listen on ", host, ":",
+                                               port, ": pick a free port, or port 0 for any"));
+  }
+  server->serving_ = std::thread([http = server->http_.get()] { http->listen_after_bind(); });
+  // httplib's stop() is a no-op until the accept loop runs, so Shutdown could
+  // miss it: return only once it runs (the same wait as tools/fake-llm).
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (!server->http_->is_running()) {
+    if (absl::Now() > deadline) {
+      return absl::UnavailableError("the metrics HTTP accept loop did not start within 10 s");
+    }
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  return server;
+}
+
+MetricsHttpServer::~MetricsHttpServer() { Shutdown(); }
+
+void MetricsHttpServer::Shutdown() {
+  http_->stop();
+  if (serving_.joinable()) serving_.join();
+}
+
+void MetricsHttpServer::Route() {
+  http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+    response.set_content(SerializeTextFormat(registry_->Collect()),
+                         std::string(kTextFormatContentType));
+  });
+  http_->Get("/healthz", ProbeHandler(options_.health));
+  http_->Get("/readyz", ProbeHandler(options_.readiness));
+}
+
+}  // namespace taskboard::metrics

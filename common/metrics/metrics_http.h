@@ -1,0 +1,68 @@
+#ifndef TASKBOARD_COMMON_METRICS_METRICS_HTTP_H_
+#define TASKBOARD_COMMON_METRICS_METRICS_HTTP_H_
+
+// The services' operations endpoint (cpp-httplib): `GET /metrics` serves the
+// registry in Prometheus' text format 0.0.4; `GET /healthz` and `GET /readyz`
+// answer 200 "ok" or 503 with the reason, from callbacks the service supplies
+// (liveness: the process can serve; readiness: e.g. store open and engine
+// running, or the worker connected). Serves on its own threads from Start
+// until Shutdown (or destruction).
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/metrics/registry.h"
+
+namespace httplib {
+class Server;
+}  // namespace httplib
+
+namespace taskboard::metrics {
+
+// A health or readiness probe: OK -> 200 "ok", any error -> 503 with the
+// status message. Called on an HTTP thread for each probe, so it must be
+// thread-safe and quick (read a flag, not a disk).
+using HealthCheck = std::function<absl::Status()>;
+
+struct MetricsHttpOptions {
+  std::string host = "127.0.0.1";
+  // 0: any free port (read it back with port()).
+  int port = 0;
+  // Unset: always 200 "ok" (the process is up and serving HTTP).
+  HealthCheck health;
+  HealthCheck readiness;
+};
+
+class MetricsHttpServer {
+ public:
+  // `registry` must outlive the server.
+  // UNAVAILABLE when the address cannot be bound or the server does not start.
+  static absl::StatusOr<std::unique_ptr<MetricsHttpServer>> Start(const Registry* registry,
+                                                                  MetricsHttpOptions options);
+  ~MetricsHttpServer();
+  MetricsHttpServer(const MetricsHttpServer&) = delete;
+  MetricsHttpServer& operator=(const MetricsHttpServer&) = delete;
+
+  int port() const { return port_; }
+
+  // Stops accepting and waits for the serving thread. Idempotent.
+  void Shutdown();
+
+ private:
+  MetricsHttpServer(const Registry* registry, MetricsHttpOptions options);
+  void Route();
+
+  const Registry* const registry_;
+  const MetricsHttpOptions options_;
+  std::unique_ptr<httplib::Server> http_;
+  std::thread serving_;
+  int port_ = 0;
+};
+
+}  // namespace taskboard::metrics
+
+#endif  // TASKBOARD_COMMON_METRICS_METRICS_HTTP_H_

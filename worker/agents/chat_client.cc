@@ -1,0 +1,160 @@
+#include "worker/agents/chat_client.h"
+
+#include <poll.h>
+
+#include <algorithm>
+
+#include "absl/random/random.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/json.h"
+#include "worker/agents/chat_json.h"
+#include "worker/agents/chat_stream.h"
+#include "worker/agents/http_post.h"
+
+namespace taskboard::worker {
+namespace {
+
+constexpr absl::string_view kServerHint =
+    "(is the LLM server running? set base_url or OPENAI_BASE_URL)";
+constexpr absl::string_view kEndpointHint =
+    "(is base_url an OpenAI-compatible endpoint, such as http://HOST:PORT/v1?)";
+
+bool Retryable(int status) { return status == 429 || status >= 500; }
+
+// Retry-After in seconds; HTTP dates are rare from LLM servers and ignored.
+absl::Duration RetryAfter(absl::string_view header) {
+  int64_t seconds = 0;
+  if (!absl::SimpleAtoi(header, &seconds) || seconds < 0) return absl::ZeroDuration();
+  return absl::Seconds(seconds);
+}
+
+// The server's own explanation: OpenAI's {"error": {"message": ...}}, else
+// the start of the body.
+std::string ServerMessage(absl::string_view body) {
+  absl::StatusOr<Json> doc = ParseJson(body);
+  if (doc.ok() && doc->is_object()) {
+    auto error = doc->find("error");
+    if (error != doc->end()) {
+      if (error->is_string()) return Snippet(error->get<std::string>());
+      if (std::string message = StringField(*error, "message"); !message.empty()) {
+        return Snippet(message);
+      }
+    }
+  }
+  return body.empty() ? "(empty body)" : Snippet(body);
+}
+
+absl::Status HttpError(const HttpResponse& response, int attempts) {
+  const std::string what = absl::StrCat(
+      "HTTP ", response.status, attempts > 1 ? absl::StrCat(" after ", attempts, " attempts") : "",
+      ": ", ServerMessage(response.body));
+  switch (response.status) {
+    case 401:
+      return absl::UnauthenticatedError(
+          absl::StrCat(what, " (check the API key: api_key_env, else OPENAI_API_KEY)"));
+    case 403:
+      return absl::PermissionDeniedError(
+          absl::StrCat(what, " (the API key may not have access to this model)"));
+    case 404:
+      return absl::InvalidArgumentError(
+          absl::StrCat(what,
+                       " (check the model name, and that base_url is an OpenAI-compatible "
+                       "endpoint such as http://HOST:PORT/v1)"));
+    case 429:
+      return absl::ResourceExhaustedError(
+          absl::StrCat(what, " (rate limited: lower the concurrency or try again later)"));
+    default:
+      if (response.status >= 500) {
+        return absl::UnavailableError(
+            absl::StrCat(what, " (the LLM server is failing; try again later)"));
+      }
+      return absl::InvalidArgumentError(what);
+  }
+}
+
+// Sleeps `delay` unless `cancel` fires first; returns whether it fired.
+bool WaitOrCancelled(absl::Duration delay, const CancelToken* cancel) {
+  const absl::Time until = absl::Now() + delay;
+  while (true) {
+    if (cancel != nullptr && cancel->cancelled()) return true;
+    const absl::Duration left = until - absl::Now();
+    if (left <= absl::ZeroDuration()) return false;
+    // Without an eventfd, check the token every 50 ms.
+    const int fd = cancel != nullptr ? cancel->fd() : -1;
+    const int64_t millis = std::min<int64_t>(
+        absl::ToInt64Milliseconds(absl::Ceil(left, absl::Milliseconds(1))), fd >= 0 ? 1000 : 50);
+    pollfd pfd{fd, POLLIN, 0};
+    poll(fd >= 0 ? &pfd : nullptr, fd >= 0 ? 1 : 0, static_cast<int>(millis));
+  }
+}
+
+}  // namespace
+
+ChatClient::ChatClient(ChatClientOptions options)
+    : options_(std::move(options)),
+      url_(absl::StrCat(absl::StripSuffix(options_.base_url, "/"), "/chat/completions")),
+      endpoint_(absl::StrCat("POST ", url_)) {}
+
+absl::StatusOr<ChatResponse> ChatClient::Complete(
+    const ChatRequest& request, const CancelToken* cancel,
+    const std::function<void(absl::string_view)>& on_delta, absl::Time deadline) const {
+  auto fail = [this](const absl::Status& status, absl::string_view hint = "") {
+    return absl::Status(status.code(), absl::StrCat(endpoint_, ": ", status.message(),
+                                                    hint.empty() ? "" : " ", hint));
+  };
+  absl::StatusOr<std::string> body = ChatRequestBody(request);
+  if (!body.ok()) return fail(body.status());
+
+  HttpPostRequest post;
+  post.url = url_;
+  post.headers = {"Content-Type: application/json",
+                  request.stream ? "Accept: text/event-stream" : "Accept: application/json"};
+  if (!options_.api_key.empty()) {
+    post.headers.push_back(absl::StrCat("Authorization: Bearer ", options_.api_key));
+  }
+  post.body = *std::move(body);
+  post.connect_timeout = options_.connect_timeout;
+  post.cancel = cancel;
+
+  Backoff backoff(options_.backoff);
+  absl::BitGen random;
+  const int attempts = std::max(1, options_.max_attempts);
+  for (int attempt = 1;; ++attempt) {
+    const absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) {
+      return fail(absl::DeadlineExceededError("the task's time ran out before the request"));
+    }
+    post.timeout = std::min(options_.request_timeout, left);
+    // A fresh assembler per attempt: only a 2xx answer streams, so nothing
+    // from a failed attempt reaches on_delta.
+    ChatStreamAssembler stream(on_delta);
+    if (request.stream) post.on_event_stream = [&stream](absl::string_view b) { stream.Feed(b); };
+
+    absl::StatusOr<HttpResponse> response = HttpPost(post);
+    if (!response.ok()) {
+      const absl::StatusCode code = response.status().code();
+      return fail(response.status(), code == absl::StatusCode::kUnavailable ? kServerHint : "");
+    }
+    if (response->status >= 200 && response->status < 300) {
+      absl::StatusOr<ChatResponse> answer =
+          response->streamed ? stream.Finish() : ParseChatResponse(response->body);
+      if (!answer.ok()) return fail(absl::InternalError(answer.status().message()), kEndpointHint);
+      if (!response->streamed && request.stream && on_delta && !answer->message.content().empty()) {
+        on_delta(answer->message.content());
+      }
+      return answer;
+    }
+    if (!Retryable(response->status) || attempt >= attempts) {
+      return fail(HttpError(*response, attempt));
+    }
+    const absl::Duration delay = std::max(backoff.Next(random), RetryAfter(response->retry_after));
+    if (absl::Now() + delay >= deadline) {
+      return fail(HttpError(*response, attempt), "(the task's time ends before the next attempt)");
+    }
+    if (WaitOrCancelled(delay, cancel)) return fail(absl::CancelledError("cancelled"));
+  }
+}
+
+}  // namespace taskboard::worker
