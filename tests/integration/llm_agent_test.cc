@@ -1,0 +1,142 @@
+// The llm agent across real processes: a scheduler, a worker with a command
+// agent and an llm agent, and tools/fake-llm as the model over real HTTP.
+// The llm task is told what the command task found (prior work in its
+// prompt), calls a tool the command task already called (served from the
+// shared cache), and answers.
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/child_process.h"
+#include "common/json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/cluster.h"
+#include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
+
+namespace taskboard {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::IsOk;
+
+constexpr char kScript[] = R"(rules:
+  - name: read-first
+    match: {has_tool_results: false}
+    respond:
+      tool_calls:
+        - name: read_file
+          arguments: {path: notes.md}
+  - name: answer
+    match: {tool_result_contains: remember}
+    respond:
+      content: "The notes say: remember the milk"
+)";
+
+constexpr char kFlow[] = R"(
+name: llm-reads
+phases:
+  - id: scout
+    agent: echo
+    task: 'tool read_file {"path": "notes.md"}'
+  - id: answer
+    agent: researcher
+    task: What do the notes say?
+    dependsOn: [scout]
+)";
+
+class LlmAgentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::ofstream(dir_.path() / "script.yaml") << kScript;
+    absl::StatusOr<std::unique_ptr<ChildProcess>> llm = ChildProcess::Spawn(
+        {testing::BinaryPath("fake-llm"), "--script", (dir_.path() / "script.yaml").string(),
+         "--port-file", (dir_.path() / "llm.port").string(), "--log",
+         (dir_.path() / "llm-requests.jsonl").string()},
+        (dir_.path() / "fake-llm.log").string());
+    ASSERT_THAT(llm.status(), IsOk());
+    fake_llm_ = *std::move(llm);
+    absl::StatusOr<int> port =
+        WaitForPortFile(*fake_llm_, (dir_.path() / "llm.port").string(), 30'000);
+    ASSERT_THAT(port.status(), IsOk());
+
+    // The test agents plus an llm agent pointed at the fake.
+    const std::filesystem::path agents = dir_.path() / "agents";
+    std::filesystem::create_directory(agents);
+    for (const char* file : {"echo.yaml", "script.sh"}) {
+      std::filesystem::copy_file(testing::SourcePath("tests/integration/agents/") + file,
+                                 agents / file);
+    }
+    std::filesystem::permissions(agents / "script.sh", std::filesystem::perms::owner_all);
+    std::ofstream(agents / "researcher.md") << absl::StrCat(
+        "---\nname: researcher\ntype: llm\nmodel: fake-model\nbaseUrl: http://127.0.0.1:", *port,
+        "/v1\ntools: [read_file]\n---\nYou read files before you answer.\n");
+
+    testing::ClusterOptions options;
+    options.workers = 1;
+    options.agents_dir = agents.string();
+    cluster_ = std::make_unique<testing::Cluster>(options);
+    ASSERT_THAT(cluster_->Start(), IsOk());
+    std::ofstream(cluster_->dir() / "notes.md") << "remember the milk\n";
+  }
+
+  // The requests the fake received, in order.
+  std::vector<Json> LlmRequests() {
+    std::vector<Json> requests;
+    std::ifstream in(dir_.path() / "llm-requests.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      absl::StatusOr<Json> entry = ParseJson(line);
+      if (entry.ok()) requests.push_back((*entry)["request"]);
+    }
+    return requests;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<ChildProcess> fake_llm_;
+  std::unique_ptr<testing::Cluster> cluster_;
+};
+
+TEST_F(LlmAgentTest, ToolCallServedFromCacheAndPriorWorkInThePrompt) {
+  absl::StatusOr<std::string> run_id = cluster_->Submit(kFlow);
+  ASSERT_THAT(run_id.status(), IsOk());
+  absl::StatusOr<v1::Run> run = cluster_->WaitForRun(*run_id);
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_->Logs();
+  EXPECT_EQ(run->output(), "The notes say: remember the milk");
+
+  // The model saw what `scout` found before it asked for anything.
+  std::vector<Json> requests = LlmRequests();
+  ASSERT_EQ(requests.size(), 2u);
+  const Json& messages = requests[0]["messages"];
+  ASSERT_GE(messages.size(), 2u);
+  const std::string user = messages[1]["content"].get<std::string>();
+  EXPECT_THAT(user, HasSubstr("What do the notes say?"));
+  EXPECT_THAT(user, HasSubstr("## Prior work"));
+  EXPECT_THAT(user, HasSubstr(R"(- [scout] read_file({"path":"notes.md"}))"));
+  EXPECT_EQ(requests[0]["tools"][0]["function"]["name"], "read_file");
+
+  // Its own read_file call was served from the cache filled by `scout`.
+  absl::StatusOr<std::vector<v1::Observation>> calls = cluster_->ToolCalls(*run_id, "answer");
+  ASSERT_THAT(calls.status(), IsOk());
+  ASSERT_EQ(calls->size(), 1u);
+  EXPECT_TRUE((*calls)[0].cached());
+  EXPECT_EQ((*calls)[0].source_task().task_id(), "scout");
+
+  // The conversation is the task's execution record.
+  v1::GetTaskRequest request;
+  request.set_run_id(*run_id);
+  request.set_task_id("answer");
+  v1::GetTaskResponse task;
+  grpc::ClientContext context;
+  ASSERT_TRUE(cluster_->client().GetTask(&context, request, &task).ok());
+  EXPECT_EQ(task.execution().turns(), 2);
+  EXPECT_GE(task.execution().messages_size(), 4);
+}
+
+}  // namespace
+}  // namespace taskboard
