@@ -38,6 +38,20 @@ struct ObservationText {
 std::string FormatObservationLine(const ObservationText& observation,
                                   absl::string_view current_run_id);
 
+// The same for any record with the Observation accessors (the
+// taskboard.v1.Observation proto), without common/ depending on the API.
+template <typename Observation>
+std::string FormatObservation(const Observation& obs, absl::string_view current_run_id) {
+  return FormatObservationLine({.run_id = obs.run_id(),
+                                .task_id = obs.task_id(),
+                                .tool_name = obs.tool_name(),
+                                .args_json = obs.args_json(),
+                                .result_json = obs.result_json(),
+                                .error = obs.error(),
+                                .cached = obs.cached()},
+                               current_run_id);
+}
+
 }  // namespace taskboard
 
 #endif  // TASKBOARD_COMMON_OBSERVATION_LINE_H_

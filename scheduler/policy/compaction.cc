@@ -56,15 +56,7 @@ std::string SummarizerPrompt(const RequestLedger& ledger, const CompactionPlan& 
   }
   for (int64_t seq = plan.first_seq; plan.needs_summary() && seq <= plan.watermark; ++seq) {
     const v1::Observation& obs = ledger.At(seq);
-    absl::StrAppend(&prompt, "\n",
-                    FormatObservationLine({.run_id = obs.run_id(),
-                                           .task_id = obs.task_id(),
-                                           .tool_name = obs.tool_name(),
-                                           .args_json = obs.args_json(),
-                                           .result_json = obs.result_json(),
-                                           .error = obs.error(),
-                                           .cached = obs.cached()},
-                                          ledger.root_run_id()));
+    absl::StrAppend(&prompt, "\n", FormatObservation(obs, ledger.root_run_id()));
   }
   return prompt;
 }

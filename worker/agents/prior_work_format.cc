@@ -9,14 +9,7 @@ std::string FormatPriorWork(const v1::PriorWork& prior_work, absl::string_view c
   std::string lines;
   for (const v1::Observation& obs : prior_work.observations()) {
     if (!lines.empty()) lines += '\n';
-    lines += FormatObservationLine({.run_id = obs.run_id(),
-                                    .task_id = obs.task_id(),
-                                    .tool_name = obs.tool_name(),
-                                    .args_json = obs.args_json(),
-                                    .result_json = obs.result_json(),
-                                    .error = obs.error(),
-                                    .cached = obs.cached()},
-                                   current_run_id);
+    lines += FormatObservation(obs, current_run_id);
   }
   if (prior_work.narrative().empty()) return lines;
   std::string text = absl::StrCat("Summary of earlier work:\n", prior_work.narrative());

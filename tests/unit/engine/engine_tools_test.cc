@@ -148,13 +148,24 @@ TEST(EngineTools, Lookup_CacheableTool_MissThenHitWithTheSourceTask) {
   EXPECT_EQ(hit[0].source_task().task_id(), assignments[0].task_id());
 }
 
-TEST(EngineTools, Lookup_IdenticalCallInFlight_WaiterGetsTheResultWhenItLands) {
+// Two workers declaring a cacheable read_file, each running one of two
+// independent tasks: the setting for calls that meet in the cache.
+struct TwoWorkers {
+  TwoWorkers() {
+    h.Submit(kTwoIndependent);
+    w1 = h.Connect("w1", {"coder"}, 1, {}, {CacheableReadFile()});
+    w2 = h.Connect("w2", {"coder"}, 1, {}, {CacheableReadFile()});
+    a = h.OnlyAssignment(w1);
+    b = h.OnlyAssignment(w2);
+  }
   EngineHarness h;
-  h.Submit(kTwoIndependent);
-  TestWorker w1 = h.Connect("w1", {"coder"}, 1, {}, {CacheableReadFile()});
-  TestWorker w2 = h.Connect("w2", {"coder"}, 1, {}, {CacheableReadFile()});
-  v1::Assignment a = h.OnlyAssignment(w1);
-  v1::Assignment b = h.OnlyAssignment(w2);
+  TestWorker w1, w2;
+  v1::Assignment a, b;
+};
+
+TEST(EngineTools, Lookup_IdenticalCallInFlight_WaiterGetsTheResultWhenItLands) {
+  TwoWorkers t;
+  auto& [h, w1, w2, a, b] = t;
 
   h.Lookup(w1, a, "q1", "read_file", kReadArgs);
   std::vector<v1::ToolDecision> owner = EngineHarness::Decisions(w1.channel->Take());
@@ -173,12 +184,8 @@ TEST(EngineTools, Lookup_IdenticalCallInFlight_WaiterGetsTheResultWhenItLands) {
 }
 
 TEST(EngineTools, Lookup_OwnerCallFails_OneWaiterIsPromotedToExecute) {
-  EngineHarness h;
-  h.Submit(kTwoIndependent);
-  TestWorker w1 = h.Connect("w1", {"coder"}, 1, {}, {CacheableReadFile()});
-  TestWorker w2 = h.Connect("w2", {"coder"}, 1, {}, {CacheableReadFile()});
-  v1::Assignment a = h.OnlyAssignment(w1);
-  v1::Assignment b = h.OnlyAssignment(w2);
+  TwoWorkers t;
+  auto& [h, w1, w2, a, b] = t;
   h.Lookup(w1, a, "q1", "read_file", kReadArgs);
   std::string call_id = EngineHarness::Decisions(w1.channel->Take()).at(0).call_id();
   h.Lookup(w2, b, "q2", "read_file", kReadArgs);
@@ -192,12 +199,8 @@ TEST(EngineTools, Lookup_OwnerCallFails_OneWaiterIsPromotedToExecute) {
 }
 
 TEST(EngineTools, Lookup_OwnerWorkerDisconnects_WaiterIsPromoted) {
-  EngineHarness h;
-  h.Submit(kTwoIndependent);
-  TestWorker w1 = h.Connect("w1", {"coder"}, 1, {}, {CacheableReadFile()});
-  TestWorker w2 = h.Connect("w2", {"coder"}, 1, {}, {CacheableReadFile()});
-  v1::Assignment a = h.OnlyAssignment(w1);
-  v1::Assignment b = h.OnlyAssignment(w2);
+  TwoWorkers t;
+  auto& [h, w1, w2, a, b] = t;
   h.Lookup(w1, a, "q1", "read_file", kReadArgs);
   h.Lookup(w2, b, "q2", "read_file", kReadArgs);
   w2.channel->Take();
