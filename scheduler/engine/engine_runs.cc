@@ -65,7 +65,10 @@ void Engine::DoSubmit(SubmitRequest& request,
   run.set_run_id(run_id);
   run.set_root_run_id(run_id);
   run.set_flow_name(request.spec.name());
-  run.set_kind(request.spec.has_board() ? v1::FLOW_KIND_BOARD : v1::FLOW_KIND_TASKFLOW);
+  run.set_kind(request.spec.has_board()              ? v1::FLOW_KIND_BOARD
+               : request.spec.has_plan_and_execute() ? v1::FLOW_KIND_PLAN_AND_EXECUTE
+               : request.spec.has_supervisor()       ? v1::FLOW_KIND_SUPERVISOR
+                                                     : v1::FLOW_KIND_TASKFLOW);
   run.set_status(v1::RUN_STATUS_RUNNING);
   *run.mutable_args() = flow::JsonToProtoValue(request.args).struct_value();
   run.set_session_id(request.session_id);

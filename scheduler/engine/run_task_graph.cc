@@ -20,7 +20,11 @@ std::vector<policy::TaskKey> RunTaskGraph::DirectDeps(const policy::TaskKey& key
   const store::TaskRecord* task = run_->FindTask(key.task_id);
   if (task == nullptr) return deps;
   auto phase = phase_deps_.find(task->task().phase_id());
-  if (phase == phase_deps_.end()) return deps;
+  if (phase == phase_deps_.end()) {
+    // Plan steps and other pattern tasks name their deps themselves.
+    for (const std::string& dep : task->task().deps()) deps.push_back({key.run_id, dep});
+    return deps;
+  }
   const auto& tasks = run_->tasks();
   for (const std::string& dep : phase->second) {
     if (tasks.count(dep) > 0) deps.push_back({key.run_id, dep});

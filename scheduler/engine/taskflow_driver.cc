@@ -7,6 +7,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/board_flow.h"
+#include "scheduler/engine/plan_execute_driver.h"
+#include "scheduler/engine/run_finish.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/flow/dag.h"
 #include "scheduler/flow/fanout_output.h"
@@ -543,8 +545,7 @@ void TaskflowDriver::EmitPhaseEvent(RunState& run, int index) {
 }
 
 void TaskflowDriver::FinishRun(RunState& run, int64_t now_ms) {
-  store::RunRecord& record = run.MutableRecord();
-  v1::Run& view = *record.mutable_run();
+  const store::RunRecord& record = run.record();
   std::string first_failure;
   for (int i = 0; i < flow_.phases_size(); ++i) {
     const store::PhaseRecord& phase = record.phases(i);
@@ -561,48 +562,45 @@ void TaskflowDriver::FinishRun(RunState& run, int64_t now_ms) {
       final_phase != nullptr && final_phase->status().state() == v1::TASK_STATE_COMPLETED;
 
   if (!record.blocked_by().empty()) {
-    view.set_status(v1::RUN_STATUS_BLOCKED);
-    if (final_done) {
-      view.set_output(final_phase->output());
-    } else {
-      const store::PhaseRecord& gate = record.phases(index_of_.at(record.blocked_by()));
-      view.set_output(absl::StrCat("Gate blocked the workflow.\nReason: ", record.blocked_reason(),
-                                   "\n\n", gate.output()));
-    }
-  } else if (!first_failure.empty()) {
-    view.set_status(v1::RUN_STATUS_FAILED);
-    view.set_error(first_failure);
-    if (final_done) view.set_output(final_phase->output());
-  } else {
-    view.set_status(v1::RUN_STATUS_COMPLETED);
-    if (board_) {
-      Json outputs = Json::object();
-      for (int i = 0; i < flow_.phases_size(); ++i) {
-        if (record.phases(i).status().state() == v1::TASK_STATE_COMPLETED) {
-          outputs[PhaseAt(i).id()] = record.phases(i).output();
-        }
-      }
-      view.set_output(DumpJson(outputs));
-    } else if (final_phase != nullptr) {
-      view.set_output(final_phase->output());
-    }
+    const store::PhaseRecord& gate = record.phases(index_of_.at(record.blocked_by()));
+    return engine::FinishRun(
+        run, v1::RUN_STATUS_BLOCKED,
+        final_done ? final_phase->output()
+                   : absl::StrCat("Gate blocked the workflow.\nReason: ", record.blocked_reason(),
+                                  "\n\n", gate.output()),
+        "", now_ms);
   }
-  *view.mutable_finished_at() = ToTimestamp(now_ms);
-  v1::RunEvent event;
-  v1::RunFinished& finished = *event.mutable_run_finished();
-  finished.set_status(view.status());
-  finished.set_output(view.output());
-  finished.set_error(view.error());
-  *finished.mutable_usage() = view.usage();
-  run.Emit(std::move(event));
+  if (!first_failure.empty()) {
+    return engine::FinishRun(run, v1::RUN_STATUS_FAILED, final_done ? final_phase->output() : "",
+                             first_failure, now_ms);
+  }
+  std::string output;
+  if (board_) {
+    Json outputs = Json::object();
+    for (int i = 0; i < flow_.phases_size(); ++i) {
+      if (record.phases(i).status().state() == v1::TASK_STATE_COMPLETED) {
+        outputs[PhaseAt(i).id()] = record.phases(i).output();
+      }
+    }
+    output = DumpJson(outputs);
+  } else if (final_phase != nullptr) {
+    output = final_phase->output();
+  }
+  engine::FinishRun(run, v1::RUN_STATUS_COMPLETED, std::move(output), "", now_ms);
 }
 
 absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(const v1::FlowSpec& spec) {
   if (spec.has_taskflow() || spec.has_board()) return std::make_unique<TaskflowDriver>(spec);
-  return absl::UnimplementedError(absl::StrCat(
-      "flow '", spec.name(), "' is a ", flow::FlowKindName(spec),
-      " flow; this scheduler runs taskflow and board flows so far (plan_and_execute and "
-      "supervisor arrive in a later release)"));
+  if (spec.has_plan_and_execute()) {
+    if (absl::Status supported = CheckPlanExecuteSupported(spec); !supported.ok()) {
+      return supported;
+    }
+    return std::make_unique<PlanExecuteDriver>(spec);
+  }
+  return absl::UnimplementedError(
+      absl::StrCat("flow '", spec.name(), "' is a ", flow::FlowKindName(spec),
+                   " flow; this scheduler runs taskflow, board and plan_and_execute flows so far "
+                   "(supervisor arrives in a later release)"));
 }
 
 }  // namespace taskboard::engine

@@ -1,0 +1,378 @@
+#include "scheduler/engine/plan_execute_driver.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/json.h"
+#include "scheduler/engine/run_finish.h"
+#include "scheduler/engine/task_lifecycle.h"
+#include "scheduler/engine/task_states.h"
+#include "scheduler/flow/interpolation.h"
+#include "scheduler/flow/proto_value.h"
+
+namespace taskboard::engine {
+namespace {
+
+constexpr char kPlanning[] = "planning";
+constexpr char kActive[] = "active";
+constexpr char kSynthesizing[] = "synthesizing";
+constexpr char kCompleted[] = "completed";
+
+bool InFlight(v1::TaskState state) {
+  return state == v1::TASK_STATE_READY || state == v1::TASK_STATE_DISPATCHED ||
+         state == v1::TASK_STATE_RUNNING || state == v1::TASK_STATE_RETRYING;
+}
+
+// The plan's status vocabulary (SEMANTICS.md 5).
+const char* StepStatus(v1::TaskState state) {
+  switch (state) {
+    case v1::TASK_STATE_PENDING:
+      return "pending";
+    case v1::TASK_STATE_COMPLETED:
+      return "completed";
+    case v1::TASK_STATE_FAILED:
+      return "failed";
+    case v1::TASK_STATE_SKIPPED:
+    case v1::TASK_STATE_CANCELLED:
+      return "skipped";
+    default:
+      return "in-progress";
+  }
+}
+
+// A failed attempt the driver decides on (invalid plan, `success: false`):
+// retried at once while attempts remain, like a failed agent run.
+void FailAndMaybeRetry(store::TaskRecord& task, std::string error, int64_t now_ms) {
+  if (FailAttempt(task, std::move(error), now_ms, 0) == AttemptOutcome::kRetrying) {
+    MarkReady(task, now_ms);
+  }
+}
+
+}  // namespace
+
+absl::Status CheckPlanExecuteSupported(const v1::FlowSpec& spec) {
+  const v1::PlanExecuteSpec& plan = spec.plan_and_execute();
+  auto later = [&](absl::string_view what) {
+    return absl::UnimplementedError(absl::StrCat(
+        "flow '", spec.name(), "': ", what,
+        " is not supported by this scheduler yet (plan-and-execute runs with the deterministic "
+        "evaluator, without replanning, and with an agent as step executor)"));
+  };
+  if (plan.evaluator() == v1::EVALUATOR_KIND_LLM) return later("evaluator: llm");
+  if (plan.enable_replanning()) return later("enableReplanning");
+  if (plan.has_step_executor()) return later("a supervisor as stepExecutor");
+  return absl::OkStatus();
+}
+
+PlanExecuteDriver::PlanExecuteDriver(const v1::FlowSpec& spec)
+    : spec_(spec), plan_(spec_.plan_and_execute()) {
+  max_concurrency_ = plan_.max_concurrency() > 0 ? plan_.max_concurrency() : 1;
+  max_attempts_ = spec_.max_attempts_per_task() > 0 ? spec_.max_attempts_per_task() : 1;
+}
+
+std::string PlanExecuteDriver::Goal(const RunState& run) const {
+  google::protobuf::Value value;
+  *value.mutable_struct_value() = run.record().run().args();
+  const Json args = flow::ProtoValueToJson(value);
+  flow::InterpolationContext ctx;
+  ctx.args = &args;
+  absl::StatusOr<std::string> goal = flow::Interpolate(plan_.goal(), ctx);
+  return goal.ok() ? *goal : plan_.goal();
+}
+
+void PlanExecuteDriver::SetPhase(RunState& run, const std::string& phase,
+                                 std::string detail) const {
+  run.MutableRecord().set_pattern_phase(phase);
+  v1::RunEvent event;
+  v1::BoardMeta& meta = *event.mutable_board_meta();
+  meta.set_phase(phase);
+  meta.set_iteration(1);
+  meta.set_detail(std::move(detail));
+  run.Emit(std::move(event));
+}
+
+store::TaskRecord PlanExecuteDriver::NewTask(RunState& run, std::string id, std::string role,
+                                             std::string agent, std::string prompt,
+                                             int64_t now_ms) const {
+  store::TaskRecord record;
+  v1::Task& task = *record.mutable_task();
+  task.set_task_id(id);
+  task.set_run_id(run.run_id());
+  task.set_role(role);
+  task.set_agent(agent);
+  task.set_state(v1::TASK_STATE_PENDING);
+  *task.mutable_created_at() = ToTimestamp(now_ms);
+  v1::Assignment& assignment = *record.mutable_assignment();
+  assignment.set_task_id(std::move(id));
+  assignment.set_run_id(run.run_id());
+  assignment.set_root_run_id(run.record().run().root_run_id());
+  assignment.set_agent(std::move(agent));
+  assignment.set_prompt(std::move(prompt));
+  assignment.set_role(std::move(role));
+  assignment.set_timeout_seconds(spec_.timeout_seconds());
+  *assignment.mutable_args() = run.record().run().args();
+  record.set_max_attempts(max_attempts_);
+  store::RunRecord& run_record = run.MutableRecord();
+  record.set_order(run_record.next_task_order());
+  run_record.set_next_task_order(run_record.next_task_order() + 1);
+  return record;
+}
+
+void PlanExecuteDriver::Start(RunState& run, int64_t now_ms) {
+  if (run.FindTask(kPlannerId) != nullptr) return Advance(run, now_ms);  // recovered
+  const std::string goal = Goal(run);
+  store::TaskRecord planner = NewTask(
+      run, kPlannerId, "planner", plan_.planner_agent(),
+      absl::StrCat("Goal: ", goal,
+                   "\n\nPlan the work: break the goal into tasks that together achieve it, each "
+                   "one an agent can do on its own. Answer with JSON {\"tasks\": [{\"id\", "
+                   "\"goal\", \"deps\": [ids of tasks that must finish first], \"priority\"}]}."),
+      now_ms);
+  planner.mutable_task()->set_title(goal);
+  planner.mutable_assignment()->set_output_schema_json(std::string(flow::PlanOutputSchema()));
+  planner.mutable_assignment()->set_input_json(DumpJson(Json{{"goal", goal}}));
+  MarkReady(planner, now_ms);
+  run.PutTask(std::move(planner));
+  SetPhase(run, kPlanning, "");
+}
+
+void PlanExecuteDriver::Advance(RunState& run, int64_t now_ms) {
+  if (IsTerminal(run.record().run().status())) return;
+  const std::string phase = run.record().pattern_phase();
+  if (phase == kPlanning) {
+    const store::TaskRecord* planner = run.FindTask(kPlannerId);
+    if (planner == nullptr) return;
+    if (planner->task().state() == v1::TASK_STATE_FAILED) {
+      return FinishRun(run, v1::RUN_STATUS_FAILED, "",
+                       absl::StrCat("planner failed: ", planner->task().error()), now_ms);
+    }
+    if (planner->task().state() != v1::TASK_STATE_COMPLETED) return;
+    std::optional<std::vector<flow::PlannedTask>> plan = AcceptPlan(run, now_ms);
+    if (!plan.has_value()) return;
+    CreateSteps(run, *plan, now_ms);
+    SetPhase(run, kActive, absl::StrCat(plan->size(), " steps"));
+  }
+  if (run.record().pattern_phase() == kActive) {
+    CheckStepOutcomes(run, now_ms);
+    if (DrainSteps(run, now_ms)) return;
+    if (plan_.synthesizer_agent().empty()) return Finish(run, now_ms);
+    Synthesize(run, now_ms);
+  }
+  if (run.record().pattern_phase() == kSynthesizing) {
+    const store::TaskRecord* synthesizer = run.FindTask(kSynthesizerId);
+    if (synthesizer == nullptr) return;
+    if (synthesizer->task().state() == v1::TASK_STATE_FAILED) {
+      return FinishRun(run, v1::RUN_STATUS_FAILED, "",
+                       absl::StrCat("synthesizer failed: ", synthesizer->task().error()), now_ms);
+    }
+    if (synthesizer->task().state() == v1::TASK_STATE_COMPLETED) Finish(run, now_ms);
+  }
+}
+
+std::optional<std::vector<flow::PlannedTask>> PlanExecuteDriver::AcceptPlan(RunState& run,
+                                                                            int64_t now_ms) {
+  absl::StatusOr<std::vector<flow::PlannedTask>> plan =
+      flow::ParsePlan(run.FindTask(kPlannerId)->task().output());
+  if (!plan.ok()) {
+    store::TaskRecord& planner = run.MutableTask(kPlannerId);
+    FailAndMaybeRetry(planner, absl::StrCat("the plan is invalid: ", plan.status().message()),
+                      now_ms);
+    if (planner.task().state() == v1::TASK_STATE_FAILED) {
+      FinishRun(run, v1::RUN_STATUS_FAILED, "",
+                absl::StrCat("planner failed: ", planner.task().error()), now_ms);
+    }
+    return std::nullopt;
+  }
+  // Steps share the run's task ids with the planner and the synthesizer.
+  std::vector<flow::PlannedTask> steps = *std::move(plan);
+  auto rename = [](std::string& id) {
+    if (id == kPlannerId || id == kSynthesizerId) id += "-step";
+  };
+  for (flow::PlannedTask& step : steps) {
+    rename(step.id);
+    for (std::string& dep : step.deps) rename(dep);
+  }
+  return steps;
+}
+
+void PlanExecuteDriver::CreateSteps(RunState& run, const std::vector<flow::PlannedTask>& plan,
+                                    int64_t now_ms) {
+  for (const flow::PlannedTask& step : plan) {
+    store::TaskRecord task = NewTask(run, step.id, "step", plan_.executor_agent(), "", now_ms);
+    task.mutable_task()->set_title(step.goal);
+    for (const std::string& dep : step.deps) task.mutable_task()->add_deps(dep);
+    task.set_priority(step.priority);
+    task.mutable_assignment()->set_output_schema_json(std::string(flow::StepOutputSchema()));
+    run.PutTask(std::move(task));
+  }
+}
+
+std::vector<const store::TaskRecord*> PlanExecuteDriver::Steps(const RunState& run) const {
+  std::vector<const store::TaskRecord*> steps;
+  for (const auto& [id, task] : run.tasks()) {
+    if (task.task().role() == "step") steps.push_back(&task);
+  }
+  // Plan order: the order they were created in.
+  std::sort(steps.begin(), steps.end(), [](const store::TaskRecord* a, const store::TaskRecord* b) {
+    return a->order() < b->order();
+  });
+  return steps;
+}
+
+void PlanExecuteDriver::CheckStepOutcomes(RunState& run, int64_t now_ms) {
+  const std::set<std::string> changed = run.changed_tasks();
+  for (const std::string& id : changed) {
+    const store::TaskRecord* task = run.FindTask(id);
+    if (task == nullptr || task->task().role() != "step" ||
+        task->task().state() != v1::TASK_STATE_COMPLETED) {
+      continue;
+    }
+    flow::StepOutcome outcome = flow::ParseStepOutput(task->task().output());
+    if (outcome.success) continue;
+    FailAndMaybeRetry(run.MutableTask(id),
+                      outcome.reason.empty() ? "the step reported success: false without a reason"
+                                             : outcome.reason,
+                      now_ms);
+  }
+}
+
+bool PlanExecuteDriver::DrainSteps(RunState& run, int64_t now_ms) {
+  const Json no_args = Json::object();
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    std::vector<const store::TaskRecord*> steps = Steps(run);
+    int in_flight = 0;
+    for (const store::TaskRecord* step : steps) in_flight += InFlight(step->task().state());
+    for (const store::TaskRecord* step : steps) {
+      if (step->task().state() != v1::TASK_STATE_PENDING) continue;
+      std::string skip_reason;
+      bool deps_done = true;
+      for (const std::string& dep : step->task().deps()) {
+        const store::TaskRecord* upstream = run.FindTask(dep);
+        v1::TaskState state =
+            upstream == nullptr ? v1::TASK_STATE_SKIPPED : upstream->task().state();
+        if (state == v1::TASK_STATE_FAILED) {
+          skip_reason = absl::StrCat("dep ", dep, " failed");
+        } else if (state == v1::TASK_STATE_SKIPPED || state == v1::TASK_STATE_CANCELLED) {
+          skip_reason = absl::StrCat("dep ", dep, " skipped");
+        }
+        if (!skip_reason.empty()) break;
+        deps_done = deps_done && state == v1::TASK_STATE_COMPLETED;
+      }
+      const std::string id = step->task().task_id();
+      if (!skip_reason.empty()) {
+        v1::Task& task = *run.MutableTask(id).mutable_task();
+        task.set_state(v1::TASK_STATE_SKIPPED);
+        task.set_skip_reason(std::move(skip_reason));
+        *task.mutable_finished_at() = ToTimestamp(now_ms);
+        changed = true;
+        continue;
+      }
+      if (!deps_done || in_flight >= max_concurrency_) continue;
+      // Ready: tell the step what its dependencies produced.
+      store::TaskRecord& task = run.MutableTask(id);
+      v1::Assignment& assignment = *task.mutable_assignment();
+      Json dependency_results = Json::object();
+      std::string dep_lines;
+      for (const std::string& dep : task.task().deps()) {
+        const std::string summary =
+            flow::ParseStepOutput(run.FindTask(dep)->task().output()).summary;
+        dependency_results[dep] = summary;
+        v1::DependencyResult& result = *assignment.add_dependency_results();
+        result.set_id(dep);
+        result.set_output(summary);
+        result.set_success(true);
+        absl::StrAppend(&dep_lines, "\n- ", dep, ": ", summary);
+      }
+      assignment.set_input_json(DumpJson(Json{{"step_id", id},
+                                              {"goal", task.task().title()},
+                                              {"dependency_results", dependency_results}}));
+      assignment.set_prompt(absl::StrCat(
+          plan_.execution_instructions().empty()
+              ? ""
+              : absl::StrCat(plan_.execution_instructions(), "\n\n"),
+          "Overall goal: ", Goal(run), "\n\nYour step (", id, "): ", task.task().title(),
+          dep_lines.empty() ? ""
+                            : absl::StrCat("\n\nResults of the steps it builds on:", dep_lines),
+          "\n\nAnswer with JSON {\"summary\", \"success\", \"reason\", \"sources\": [{\"title\", "
+          "\"url\"}]}; success: false with the reason if you could not do it."));
+      MarkReady(task, now_ms);
+      ++in_flight;
+      changed = true;
+    }
+  }
+  for (const store::TaskRecord* step : Steps(run)) {
+    if (!IsTerminal(step->task().state())) return true;
+  }
+  return false;
+}
+
+void PlanExecuteDriver::Synthesize(RunState& run, int64_t now_ms) {
+  store::TaskRecord synthesizer =
+      NewTask(run, kSynthesizerId, "synthesizer", plan_.synthesizer_agent(),
+              absl::StrCat(plan_.synthesize_instructions().empty()
+                               ? "Write the final result of this plan from its steps' results."
+                               : plan_.synthesize_instructions(),
+                           "\n\nThe plan and its results:\n", PlanJson(run, "synthesizing")),
+              now_ms);
+  synthesizer.mutable_task()->set_title("synthesize the results");
+  MarkReady(synthesizer, now_ms);
+  run.PutTask(std::move(synthesizer));
+  SetPhase(run, kSynthesizing, "");
+}
+
+std::string PlanExecuteDriver::PlanJson(const RunState& run, const std::string& status) const {
+  Json tasks = Json::array();
+  int completed = 0;
+  std::vector<const store::TaskRecord*> steps = Steps(run);
+  for (const store::TaskRecord* step : steps) {
+    const v1::Task& task = step->task();
+    Json entry = {
+        {"id", task.task_id()}, {"goal", task.title()}, {"status", StepStatus(task.state())}};
+    if (task.state() == v1::TASK_STATE_COMPLETED) {
+      ++completed;
+      entry["result"] = flow::ParseStepOutput(task.output()).summary;
+    } else if (!task.error().empty()) {
+      entry["error"] = task.error();
+    } else if (!task.skip_reason().empty()) {
+      entry["error"] = task.skip_reason();
+    }
+    tasks.push_back(std::move(entry));
+  }
+  return DumpJson(Json{{"goal", Goal(run)},
+                       {"status", status},
+                       {"tasks", std::move(tasks)},
+                       {"completed_steps", completed},
+                       {"total_steps", steps.size()}});
+}
+
+void PlanExecuteDriver::Finish(RunState& run, int64_t now_ms) {
+  std::vector<const store::TaskRecord*> steps = Steps(run);
+  int completed = 0;
+  int skipped = 0;
+  for (const store::TaskRecord* step : steps) {
+    completed += step->task().state() == v1::TASK_STATE_COMPLETED;
+    skipped += step->task().state() == v1::TASK_STATE_SKIPPED;
+  }
+  // No tasks: completed; all skipped: failed; else completed iff any step
+  // completed (SEMANTICS.md 5).
+  const bool ok = steps.empty() || (skipped < static_cast<int>(steps.size()) && completed > 0);
+  const std::string status = ok ? "completed" : "failed";
+  std::string output = PlanJson(run, status);
+  if (const store::TaskRecord* synthesizer = run.FindTask(kSynthesizerId);
+      synthesizer != nullptr && synthesizer->task().state() == v1::TASK_STATE_COMPLETED) {
+    output = synthesizer->task().output();
+  }
+  SetPhase(run, kCompleted, absl::StrCat(completed, " of ", steps.size(), " steps completed"));
+  FinishRun(run, ok ? v1::RUN_STATUS_COMPLETED : v1::RUN_STATUS_FAILED, std::move(output),
+            ok ? ""
+               : (skipped == static_cast<int>(steps.size()) ? "every step was skipped"
+                                                            : "no step completed"),
+            now_ms);
+}
+
+}  // namespace taskboard::engine
