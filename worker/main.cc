@@ -2,7 +2,8 @@
 // the agents of --agents, connects to --scheduler, and serves until SIGTERM
 // or SIGINT (or the scheduler's Drain), finishing or returning its running
 // tasks within the drain grace period. Every flag has a TASKBOARD_*
-// environment variable; see --help.
+// environment variable; see --help. With --metrics-listen it also serves
+// /metrics, /healthz and /readyz (docs/services.md).
 
 #include <signal.h>
 #include <time.h>
@@ -10,17 +11,23 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <system_error>
 #include <thread>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/metrics/metrics_http.h"
+#include "common/metrics/registry.h"
 #include "worker/agents/agent_registry.h"
 #include "worker/agents/subprocess.h"
 #include "worker/session/json_log.h"
 #include "worker/session/session.h"
+#include "worker/session/worker_metrics.h"
 #include "worker/tools/tool_registry.h"
 
 namespace {
@@ -31,6 +38,39 @@ std::string DefaultWorkerId() {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
   return absl::StrCat(host[0] != '\0' ? host : "worker", "-", getpid());
+}
+
+// Splits --metrics-listen's HOST:PORT (port 0: any free port).
+absl::Status ParseListen(const std::string& listen, taskboard::metrics::MetricsHttpOptions& out) {
+  const size_t colon = listen.rfind(':');
+  int port = -1;
+  if (colon == std::string::npos || colon == 0 ||
+      !absl::SimpleAtoi(listen.substr(colon + 1), &port) || port < 0 || port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--metrics-listen '", listen, "' is not HOST:PORT (e.g. 0.0.0.0:9464, port 0 = any)"));
+  }
+  out.host = listen.substr(0, colon);
+  out.port = port;
+  return absl::OkStatus();
+}
+
+// Writes the port through a rename, so a reader never sees a partial file.
+absl::Status WritePortFile(const std::string& path, int port) {
+  const std::string temporary = absl::StrCat(path, ".tmp");
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << port << "\n";
+    if (!out.flush()) {
+      return absl::InternalError(absl::StrCat("cannot write --metrics-port-file '", path, "'"));
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    return absl::InternalError(
+        absl::StrCat("cannot write --metrics-port-file '", path, "': ", ec.message()));
+  }
+  return absl::OkStatus();
 }
 
 // Turns SIGTERM/SIGINT into a drain (a repeated signal keeps the first
@@ -84,6 +124,8 @@ int main(int argc, char** argv) {
   int drain_grace_seconds = 30;
   std::string workdir;
   std::string tools_dir;
+  std::string metrics_listen;
+  std::string metrics_port_file;
   app.add_option("--scheduler", scheduler, "Scheduler gRPC address (host:port)")
       ->envname("TASKBOARD_SCHEDULER")
       ->capture_default_str();
@@ -111,10 +153,28 @@ int main(int argc, char** argv) {
                  "Directory of tool files (*.json, *.yaml, *.yml) that agents may call besides "
                  "the built-in read_file and list_files")
       ->envname("TASKBOARD_TOOLS");
+  app.add_option("--metrics-listen", metrics_listen,
+                 "Serve Prometheus /metrics, /healthz and /readyz over HTTP on HOST:PORT "
+                 "(port 0: any free port; empty: off)")
+      ->envname("TASKBOARD_METRICS_LISTEN");
+  app.add_option("--metrics-port-file", metrics_port_file,
+                 "With --metrics-listen: write the metrics port chosen to this file")
+      ->envname("TASKBOARD_METRICS_PORT_FILE");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  taskboard::metrics::MetricsHttpOptions http_options;
+  if (!metrics_listen.empty()) {
+    if (absl::Status parsed = ParseListen(metrics_listen, http_options); !parsed.ok()) {
+      std::cerr << "taskboard-worker: " << parsed.message() << "\n";
+      return 2;
+    }
+  } else if (!metrics_port_file.empty()) {
+    std::cerr << "taskboard-worker: --metrics-port-file needs --metrics-listen\n";
+    return 2;
   }
 
   std::error_code ec;
@@ -149,6 +209,11 @@ int main(int argc, char** argv) {
   options.drain_grace = absl::Seconds(drain_grace_seconds);
   options.tools = tools->get();
   options.workdir = agent_options.workdir;
+  // Metrics are kept even without --metrics-listen: the hooks are cheap and
+  // the session stays the same either way.
+  taskboard::metrics::Registry registry;
+  taskboard::worker::WorkerMetrics metrics(registry);
+  options.metrics = &metrics;
 
   for (const auto& [name, status] : (*agents)->unavailable()) {
     taskboard::worker::LogJson(
@@ -164,9 +229,31 @@ int main(int argc, char** argv) {
                               {"agents", names}});
 
   taskboard::worker::Session session(options, **agents);
+  std::unique_ptr<taskboard::metrics::MetricsHttpServer> http;
+  if (!metrics_listen.empty()) {
+    http_options.readiness = [&session] { return session.Readiness(); };
+    absl::StatusOr<std::unique_ptr<taskboard::metrics::MetricsHttpServer>> started =
+        taskboard::metrics::MetricsHttpServer::Start(&registry, std::move(http_options));
+    if (!started.ok()) {
+      std::cerr << "taskboard-worker: cannot serve metrics on '" << metrics_listen
+                << "': " << started.status().message() << "\n";
+      return 1;
+    }
+    http = *std::move(started);
+    if (!metrics_port_file.empty()) {
+      if (absl::Status written = WritePortFile(metrics_port_file, http->port()); !written.ok()) {
+        std::cerr << "taskboard-worker: " << written.message() << "\n";
+        return 1;
+      }
+    }
+    taskboard::worker::LogJson(
+        "info", "serving metrics",
+        {{"worker_id", options.worker_id}, {"listen", metrics_listen}, {"port", http->port()}});
+  }
   signal_drain.Start(&session, options.drain_grace);
   const absl::Status status = session.Run();
   signal_drain.Stop();
+  if (http != nullptr) http->Shutdown();
   if (!status.ok()) {
     std::cerr << "taskboard-worker: " << status.message() << "\n";
     return 1;

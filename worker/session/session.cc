@@ -32,6 +32,19 @@ constexpr char kRevokedReason[] = "lease revoked by the scheduler";
 // first): a worker cut off that long has lost its leases anyway.
 constexpr size_t kMaxKeptObservations = 10'000;
 
+ToolCallerOptions ToolCallerOptionsFor(const SessionOptions& options) {
+  ToolCallerOptions tool_caller = options.tool_caller;
+  if (tool_caller.metrics == nullptr) tool_caller.metrics = options.metrics;
+  return tool_caller;
+}
+
+// A finished run's label in taskboard_worker_tasks_total.
+TaskOutcome OutcomeOf(const AgentOutcome& outcome, bool returned, bool cancelled) {
+  if (returned) return TaskOutcome::kReturned;
+  if (outcome.success) return TaskOutcome::kSucceeded;
+  return cancelled ? TaskOutcome::kCancelled : TaskOutcome::kFailed;
+}
+
 std::string NewIncarnation() {
   absl::BitGen random;
   return absl::StrFormat("%016x", absl::Uniform<uint64_t>(random));
@@ -53,6 +66,8 @@ struct Session::Task {
       : assignment(std::move(assignment)), output(output_interval) {}
 
   const v1::Assignment assignment;
+  // When the task took its slot (taskboard_worker_task_duration_seconds).
+  const absl::Time started = absl::Now();
   CancelToken cancel;
   OutputCoalescer output;
   // Set when the drain grace period expired: report TaskReturned instead of
@@ -129,15 +144,41 @@ Session::Session(SessionOptions options, const AgentRegistry& agents)
       agents_(agents),
       incarnation_(NewIncarnation()),
       link_(std::make_unique<Link>(this)),
-      tool_caller_(std::make_unique<ToolCaller>(
-          options_.tools != nullptr ? *options_.tools : no_tools_, *link_, options_.tool_caller)),
+      tool_caller_(
+          std::make_unique<ToolCaller>(options_.tools != nullptr ? *options_.tools : no_tools_,
+                                       *link_, ToolCallerOptionsFor(options_))),
       book_(options_.slots),
-      heartbeat_interval_(options_.heartbeat_interval) {}
+      heartbeat_interval_(options_.heartbeat_interval) {
+  absl::MutexLock lock(&mu_);
+  UpdateSlotMetricsLocked();
+  if (options_.metrics != nullptr) options_.metrics->SetConnected(false);
+}
 
 Session::~Session() = default;  // here, where Task is complete
 
 Json Session::LogFields() const {
   return {{"worker_id", options_.worker_id}, {"scheduler", options_.scheduler_address}};
+}
+
+absl::Status Session::Readiness() const {
+  absl::MutexLock lock(&mu_);
+  if (state_ == State::kReady) return absl::OkStatus();
+  const char* state = "disconnected";
+  if (closed_) {
+    state = "drained";
+  } else if (state_ == State::kConnecting) {
+    state = "connecting";
+  } else if (state_ == State::kHandshaking) {
+    state = "waiting for the scheduler's Welcome";
+  }
+  return absl::UnavailableError(absl::StrCat("not connected to the scheduler at ",
+                                             options_.scheduler_address, " (", state, ")"));
+}
+
+void Session::UpdateSlotMetricsLocked() {
+  if (options_.metrics != nullptr) {
+    options_.metrics->SetSlots(book_.running(), book_.free_slots());
+  }
 }
 
 std::string Session::tool_socket_path() const {
@@ -193,6 +234,7 @@ absl::Status Session::Run() {
     connection->context.TryCancel();
     connection.reset();
     if (closed) break;
+    if (options_.metrics != nullptr) options_.metrics->Reconnecting();
 
     const absl::Duration delay = backoff.Next(random);
     Json fields = LogFields();
@@ -262,6 +304,7 @@ bool Session::Unregister() {
   absl::MutexLock lock(&mu_);
   connection_ = nullptr;
   state_ = State::kDown;
+  if (options_.metrics != nullptr) options_.metrics->SetConnected(false);
   for (auto& [lease_id, task] : tasks_) task->output.Clear();
   // Lookups sent on this stream will never be answered.
   tool_caller_->OnStreamLost();
@@ -315,6 +358,7 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
   absl::MutexLock lock(&mu_);
   if (state_ != State::kHandshaking) return;
   state_ = State::kReady;
+  if (options_.metrics != nullptr) options_.metrics->SetConnected(true);
   heartbeat_interval_ = welcome.heartbeat_interval_ms() > 0
                             ? absl::Milliseconds(welcome.heartbeat_interval_ms())
                             : options_.heartbeat_interval;
@@ -358,10 +402,15 @@ void Session::OnAssignment(const v1::Assignment& assignment) {
     AgentOutcome outcome;
     outcome.error = std::string(agent.status().message());
     outcome.execution.set_prompt(assignment.prompt());
+    if (options_.metrics != nullptr) {
+      options_.metrics->TaskFinished(assignment.agent(), TaskOutcome::kFailed,
+                                     absl::ZeroDuration());
+    }
     ReportLocked(assignment.lease_id(), TaskResultRequest(assignment, std::move(outcome)));
     FreeSlotLocked();
     return;
   }
+  UpdateSlotMetricsLocked();
   SendLocked(TaskStartedRequest(assignment));
   auto task = std::make_unique<Task>(assignment, options_.output_interval);
   Task* raw = task.get();
@@ -457,6 +506,13 @@ void Session::OnTaskFinished(Task& task, AgentOutcome outcome) {
   if (absl::optional<std::string> text = task.output.TakeAll(); text && state_ == State::kReady) {
     SendLocked(OutputDeltaRequest(assignment, *std::move(text)));
   }
+  if (options_.metrics != nullptr) {
+    options_.metrics->TaskFinished(assignment.agent(),
+                                   OutcomeOf(outcome, task.returned, task.cancel.cancelled()),
+                                   absl::Now() - task.started);
+    options_.metrics->LlmUsage(assignment.agent(), outcome.usage.input_tokens(),
+                               outcome.usage.output_tokens(), outcome.usage.cost_usd());
+  }
   ReportLocked(assignment.lease_id(), task.returned
                                           ? TaskReturnedRequest(assignment, kGraceExpiredReason)
                                           : TaskResultRequest(assignment, std::move(outcome)));
@@ -473,6 +529,7 @@ void Session::ReportLocked(const std::string& lease_id, v1::ConnectRequest repor
 }
 
 void Session::FreeSlotLocked() {
+  UpdateSlotMetricsLocked();
   if (draining_) return;
   SendLocked(CreditsRequest(1));
 }

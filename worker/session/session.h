@@ -62,6 +62,7 @@
 #include "worker/session/task_book.h"
 #include "worker/session/tool_caller.h"
 #include "worker/session/tool_socket_server.h"
+#include "worker/session/worker_metrics.h"
 #include "worker/tools/tool_registry.h"
 
 namespace taskboard::worker {
@@ -91,6 +92,9 @@ struct SessionOptions {
   std::filesystem::path workdir;
   ToolCallerOptions tool_caller;
   ToolSocketOptions tool_socket;
+  // Slots, tasks, LLM usage, the connection, and (unless tool_caller names
+  // its own) tool calls; must outlive the Session. Null: no metrics.
+  WorkerMetrics* metrics = nullptr;
 };
 
 class Session {
@@ -112,6 +116,11 @@ class Session {
   void Drain(absl::Duration grace, std::string reason);
 
   const std::string& incarnation() const { return incarnation_; }
+
+  // The worker's readiness (/readyz): OK while connected to the scheduler
+  // (Welcome received, stream up); UNAVAILABLE saying why otherwise. Quick
+  // and thread-safe.
+  absl::Status Readiness() const;
 
   // The tool socket's path while Run runs with tools; empty otherwise.
   std::string tool_socket_path() const;
@@ -157,6 +166,8 @@ class Session {
   void ReportLocked(const std::string& lease_id, v1::ConnectRequest report)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   v1::ConnectRequest HelloLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Publishes the slot gauges (no-op without metrics).
+  void UpdateSlotMetricsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Json LogFields() const;
 
   const SessionOptions options_;

@@ -1,6 +1,7 @@
 #include "worker/session/tool_caller.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/random/random.h"
@@ -69,6 +70,8 @@ absl::StatusOr<ToolCallResult> ToolCaller::Call(const ToolTask& task, absl::stri
   observation.set_args_json(canonical);
 
   absl::StatusOr<ToolCallResult> result;
+  // Set when the tool ran here.
+  std::optional<absl::Duration> execution;
   absl::StatusOr<v1::ToolDecision> decision = Decide(task, tool_name, canonical);
   if (!decision.ok()) {
     result = decision.status();
@@ -91,8 +94,10 @@ absl::StatusOr<ToolCallResult> ToolCaller::Call(const ToolTask& task, absl::stri
         observation.set_call_id(decision->call_id());
         [[fallthrough]];
       default: {
+        const absl::Time execution_start = absl::Now();
         absl::StatusOr<std::string> executed =
             (*tool)->Execute(canonical, ToolContext{task.workdir, task.cancel});
+        execution = absl::Now() - execution_start;
         if (executed.ok()) {
           ToolCallResult fresh;
           fresh.result_json = *std::move(executed);
@@ -110,6 +115,9 @@ absl::StatusOr<ToolCallResult> ToolCaller::Call(const ToolTask& task, absl::stri
     observation.set_error(ErrorText(result.status()));
   }
   observation.set_duration_ms(absl::ToInt64Milliseconds(absl::Now() - start));
+  if (options_.metrics != nullptr) {
+    options_.metrics->ToolCallFinished(tool_name, observation.cached(), result.ok(), execution);
+  }
   link_.SendObservation(std::move(message));
   return result;
 }

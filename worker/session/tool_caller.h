@@ -42,6 +42,7 @@
 #include "absl/time/time.h"
 #include "taskboard/v1/worker.pb.h"
 #include "worker/agents/cancel_token.h"
+#include "worker/session/worker_metrics.h"
 #include "worker/tools/tool_call_result.h"
 #include "worker/tools/tool_registry.h"
 
@@ -78,6 +79,9 @@ struct ToolCallerOptions {
   absl::Duration decision_timeout = absl::Minutes(10);
   // How often a waiting call re-checks its cancel token.
   absl::Duration cancel_poll = absl::Milliseconds(20);
+  // Counts every observed call (tool, cached, outcome) and times executions;
+  // must outlive the caller. Null: no metrics.
+  WorkerMetrics* metrics = nullptr;
 };
 
 class ToolCaller {
