@@ -24,6 +24,7 @@
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "tests/testing/cluster.h"
+#include "tests/testing/prometheus_text.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
@@ -40,15 +41,7 @@ constexpr absl::Duration kPoll = absl::Milliseconds(20);
 
 // The value of the sample written exactly as `series` in `exposition`.
 std::optional<double> Sample(const std::string& exposition, const std::string& series) {
-  std::istringstream lines(exposition);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (!absl::StartsWith(line, series + " ")) continue;
-    double value = 0;
-    if (!absl::SimpleAtod(line.substr(series.size() + 1), &value)) return std::nullopt;
-    return value;
-  }
-  return std::nullopt;
+  return testing::SampleValue(exposition, series);
 }
 
 struct Promtool {

@@ -18,6 +18,7 @@
 #include "common/metrics/text_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/prometheus_text.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/unit/worker/fake_tool_link.h"
 #include "tests/unit/worker/session_harness.h"
@@ -43,15 +44,7 @@ std::string Exposition(const metrics::Registry& registry) {
 // The value of the sample written exactly as `series` (name and labels, in
 // the exposition's label order), or nullopt when there is none.
 std::optional<double> Sample(const metrics::Registry& registry, const std::string& series) {
-  std::istringstream lines(Exposition(registry));
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (!absl::StartsWith(line, series + " ")) continue;
-    double value = 0;
-    if (!absl::SimpleAtod(line.substr(series.size() + 1), &value)) return std::nullopt;
-    return value;
-  }
-  return std::nullopt;
+  return taskboard::testing::SampleValue(Exposition(registry), series);
 }
 
 class WorkerMetricsTest : public ::testing::Test {
