@@ -4,7 +4,9 @@
 #include <set>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
 #include "scheduler/engine/run_finish.h"
@@ -19,6 +21,8 @@ namespace {
 constexpr char kPlanning[] = "planning";
 constexpr char kActive[] = "active";
 constexpr char kSynthesizing[] = "synthesizing";
+constexpr char kEvaluating[] = "evaluating";
+constexpr char kReplanning[] = "replanning";
 constexpr char kCompleted[] = "completed";
 
 bool InFlight(v1::TaskState state) {
@@ -43,6 +47,15 @@ const char* StepStatus(v1::TaskState state) {
   }
 }
 
+std::string EvaluatorId(int iteration) { return absl::StrCat("evaluator-", iteration); }
+std::string ReplannerId(int iteration) { return absl::StrCat("replanner-", iteration); }
+
+// Ids the driver's own tasks use; a step may not take them.
+bool IsReservedId(absl::string_view id) {
+  return id == PlanExecuteDriver::kPlannerId || id == PlanExecuteDriver::kSynthesizerId ||
+         absl::StartsWith(id, "evaluator-") || absl::StartsWith(id, "replanner-");
+}
+
 // A failed attempt the driver decides on (invalid plan, `success: false`):
 // retried at once while attempts remain, like a failed agent run.
 void FailAndMaybeRetry(store::TaskRecord& task, std::string error, int64_t now_ms) {
@@ -58,11 +71,9 @@ absl::Status CheckPlanExecuteSupported(const v1::FlowSpec& spec) {
   auto later = [&](absl::string_view what) {
     return absl::UnimplementedError(absl::StrCat(
         "flow '", spec.name(), "': ", what,
-        " is not supported by this scheduler yet (plan-and-execute runs with the deterministic "
-        "evaluator, without replanning, and with an agent as step executor)"));
+        " is not supported by this scheduler yet (plan-and-execute runs with an agent as its "
+        "step executor)"));
   };
-  if (plan.evaluator() == v1::EVALUATOR_KIND_LLM) return later("evaluator: llm");
-  if (plan.enable_replanning()) return later("enableReplanning");
   if (plan.has_step_executor()) return later("a supervisor as stepExecutor");
   return absl::OkStatus();
 }
@@ -71,6 +82,7 @@ PlanExecuteDriver::PlanExecuteDriver(const v1::FlowSpec& spec)
     : spec_(spec), plan_(spec_.plan_and_execute()) {
   max_concurrency_ = plan_.max_concurrency() > 0 ? plan_.max_concurrency() : 1;
   max_attempts_ = spec_.max_attempts_per_task() > 0 ? spec_.max_attempts_per_task() : 1;
+  max_iterations_ = plan_.max_iterations() > 0 ? plan_.max_iterations() : 3;
 }
 
 std::string PlanExecuteDriver::Goal(const RunState& run) const {
@@ -155,11 +167,29 @@ void PlanExecuteDriver::Advance(RunState& run, int64_t now_ms) {
     CreateSteps(run, *plan, now_ms);
     SetPhase(run, kActive, absl::StrCat(plan->size(), " steps"));
   }
+  if (run.record().pattern_phase() == kEvaluating) {
+    const store::TaskRecord* evaluator = run.FindTask(EvaluatorId(Iterations(run)));
+    if (evaluator == nullptr) return;
+    if (evaluator->task().state() == v1::TASK_STATE_FAILED) {
+      // A broken evaluator does not throw the plan's results away.
+      Conclude(run, now_ms);
+    } else if (evaluator->task().state() == v1::TASK_STATE_COMPLETED) {
+      ApplyDecision(run, *evaluator, now_ms);
+    }
+  }
+  if (run.record().pattern_phase() == kReplanning) {
+    const store::TaskRecord* replanner = run.FindTask(ReplannerId(Iterations(run)));
+    if (replanner == nullptr) return;
+    if (replanner->task().state() == v1::TASK_STATE_FAILED) {
+      Conclude(run, now_ms);
+    } else if (replanner->task().state() == v1::TASK_STATE_COMPLETED) {
+      ApplyReplan(run, *replanner, now_ms);
+    }
+  }
   if (run.record().pattern_phase() == kActive) {
     CheckStepOutcomes(run, now_ms);
     if (DrainSteps(run, now_ms)) return;
-    if (plan_.synthesizer_agent().empty()) return Finish(run, now_ms);
-    Synthesize(run, now_ms);
+    AfterDrain(run, now_ms);
   }
   if (run.record().pattern_phase() == kSynthesizing) {
     const store::TaskRecord* synthesizer = run.FindTask(kSynthesizerId);
@@ -189,7 +219,7 @@ std::optional<std::vector<flow::PlannedTask>> PlanExecuteDriver::AcceptPlan(RunS
   // Steps share the run's task ids with the planner and the synthesizer.
   std::vector<flow::PlannedTask> steps = *std::move(plan);
   auto rename = [](std::string& id) {
-    if (id == kPlannerId || id == kSynthesizerId) id += "-step";
+    if (IsReservedId(id)) id += "-step";
   };
   for (flow::PlannedTask& step : steps) {
     rename(step.id);
@@ -309,6 +339,143 @@ bool PlanExecuteDriver::DrainSteps(RunState& run, int64_t now_ms) {
     if (!IsTerminal(step->task().state())) return true;
   }
   return false;
+}
+
+int PlanExecuteDriver::Iterations(const RunState& run) const {
+  int iterations = 0;
+  while (run.FindTask(EvaluatorId(iterations + 1)) != nullptr) ++iterations;
+  return iterations;
+}
+
+void PlanExecuteDriver::AfterDrain(RunState& run, int64_t now_ms) {
+  if (plan_.evaluator() != v1::EVALUATOR_KIND_LLM) return Conclude(run, now_ms);
+  const int iteration = Iterations(run) + 1;
+  const std::string id = EvaluatorId(iteration);
+  store::TaskRecord evaluator = NewTask(
+      run, id, "evaluator", plan_.evaluator_agent(),
+      absl::StrCat("Goal: ", Goal(run), "\n\nThe plan after iteration ", iteration, " of ",
+                   max_iterations_, ":\n", PlanJson(run, "evaluating"),
+                   "\n\nDecide what happens next: \"complete\" if the goal is met or cannot be "
+                   "improved, \"continue\" to keep going as planned, or \"replan\" to add tasks "
+                   "(give them in `tasks`, or leave it out and a replanner writes them). Answer "
+                   "with JSON {\"decision\", \"reasoning\", \"tasks\"}."),
+      now_ms);
+  evaluator.mutable_task()->set_title(absl::StrCat("evaluate iteration ", iteration));
+  evaluator.mutable_assignment()->set_output_schema_json(
+      std::string(flow::EvaluatorOutputSchema()));
+  MarkReady(evaluator, now_ms);
+  run.PutTask(std::move(evaluator));
+  run.MutableRecord().set_pattern_phase(kEvaluating);
+}
+
+void PlanExecuteDriver::ApplyDecision(RunState& run, const store::TaskRecord& evaluator,
+                                      int64_t now_ms) {
+  const std::string id = evaluator.task().task_id();
+  absl::StatusOr<flow::EvaluatorDecision> decision =
+      flow::ParseEvaluatorDecision(evaluator.task().output());
+  if (!decision.ok()) {
+    store::TaskRecord& task = run.MutableTask(id);
+    FailAndMaybeRetry(task, absl::StrCat("the decision is invalid: ", decision.status().message()),
+                      now_ms);
+    if (task.task().state() == v1::TASK_STATE_FAILED) Conclude(run, now_ms);
+    return;
+  }
+  const int iteration = Iterations(run);
+  const bool replan = decision->decision == flow::EvaluatorDecisionKind::kReplan &&
+                      plan_.enable_replanning() && iteration < max_iterations_;
+  if (!replan) return Conclude(run, now_ms);
+  if (decision->tasks.has_value()) {
+    if (absl::Status added = AddSteps(run, *decision->tasks, iteration, now_ms); !added.ok()) {
+      store::TaskRecord& task = run.MutableTask(id);
+      FailAndMaybeRetry(task, std::string(added.message()), now_ms);
+      if (task.task().state() == v1::TASK_STATE_FAILED) Conclude(run, now_ms);
+      return;
+    }
+    SetPhase(run, kActive, absl::StrCat(decision->tasks->size(), " steps added by the evaluator"));
+    if (!DrainSteps(run, now_ms)) AfterDrain(run, now_ms);
+    return;
+  }
+  const std::string agent =
+      plan_.replanner_agent().empty() ? plan_.planner_agent() : plan_.replanner_agent();
+  store::TaskRecord replanner = NewTask(
+      run, ReplannerId(iteration), "replanner", agent,
+      absl::StrCat("Goal: ", Goal(run), "\n\nThe plan so far:\n", PlanJson(run, "replanning"),
+                   "\n\nWhy it needs more work: ", decision->reasoning,
+                   "\n\nAdd the tasks that are missing (deps may name tasks already in the "
+                   "plan). Answer with JSON {\"tasks\": [{\"id\", \"goal\", \"deps\", "
+                   "\"priority\"}]}."),
+      now_ms);
+  replanner.mutable_task()->set_title(absl::StrCat("replan after iteration ", iteration));
+  replanner.mutable_assignment()->set_output_schema_json(std::string(flow::PlanOutputSchema()));
+  MarkReady(replanner, now_ms);
+  run.PutTask(std::move(replanner));
+  SetPhase(run, kReplanning, decision->reasoning);
+}
+
+void PlanExecuteDriver::ApplyReplan(RunState& run, const store::TaskRecord& replanner,
+                                    int64_t now_ms) {
+  const std::string id = replanner.task().task_id();
+  absl::StatusOr<std::vector<flow::PlannedTask>> tasks =
+      flow::ParseReplan(replanner.task().output());
+  absl::Status added =
+      tasks.ok() ? AddSteps(run, *std::move(tasks), Iterations(run), now_ms) : tasks.status();
+  if (!added.ok()) {
+    store::TaskRecord& task = run.MutableTask(id);
+    FailAndMaybeRetry(task, absl::StrCat("the replan is invalid: ", added.message()), now_ms);
+    if (task.task().state() == v1::TASK_STATE_FAILED) Conclude(run, now_ms);
+    return;
+  }
+  SetPhase(run, kActive, "replanned");
+  if (!DrainSteps(run, now_ms)) AfterDrain(run, now_ms);
+}
+
+absl::Status PlanExecuteDriver::AddSteps(RunState& run, std::vector<flow::PlannedTask> tasks,
+                                         int replan_number, int64_t now_ms) {
+  absl::flat_hash_set<std::string> existing;
+  for (const auto& [id, task] : run.tasks()) existing.insert(id);
+  for (flow::PlannedTask& task : tasks) {
+    if (IsReservedId(task.id)) task.id += "-step";
+  }
+  tasks = flow::RenameReplannedTasks(existing, std::move(tasks), replan_number);
+  absl::flat_hash_set<std::string> known;
+  for (const store::TaskRecord* step : Steps(run)) known.insert(step->task().task_id());
+  for (const flow::PlannedTask& task : tasks) known.insert(task.id);
+  for (const flow::PlannedTask& task : tasks) {
+    for (const std::string& dep : task.deps) {
+      if (!known.contains(dep)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("task '", task.id, "' depends on '", dep, "', which is not in the plan"));
+      }
+    }
+  }
+  // New tasks may only wait on each other without a cycle, or they would
+  // never run (tasks already in the plan cannot wait on new ones).
+  absl::flat_hash_set<std::string> placed;
+  for (const store::TaskRecord* step : Steps(run)) placed.insert(step->task().task_id());
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (const flow::PlannedTask& task : tasks) {
+      if (placed.contains(task.id)) continue;
+      if (std::all_of(task.deps.begin(), task.deps.end(),
+                      [&](const std::string& dep) { return placed.contains(dep); })) {
+        placed.insert(task.id);
+        progress = true;
+      }
+    }
+  }
+  for (const flow::PlannedTask& task : tasks) {
+    if (!placed.contains(task.id)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("task '", task.id, "' is part of a dependency cycle among the new tasks"));
+    }
+  }
+  CreateSteps(run, tasks, now_ms);
+  return absl::OkStatus();
+}
+
+void PlanExecuteDriver::Conclude(RunState& run, int64_t now_ms) {
+  if (plan_.synthesizer_agent().empty()) return Finish(run, now_ms);
+  Synthesize(run, now_ms);
 }
 
 void PlanExecuteDriver::Synthesize(RunState& run, int64_t now_ms) {

@@ -9,17 +9,25 @@
 //      v
 //   active: steps run in dependency order, at most max_concurrency at once;
 //           a failed step skips every pending step that depends on it
-//      │ nothing left to run (the deterministic evaluator)
+//      │ nothing left to run: iteration += 1
+//      │   deterministic evaluator: done
+//      │   llm evaluator: an `evaluator-N` task decides
+//      │     complete / continue: done
+//      │     replan with inline tasks: they join the plan ──> active
+//      │     replan: a `replanner-N` task returns tasks    ──> active
+//      │   (at max_iterations, or without enableReplanning: done)
 //      v
 //   synthesizing (with a synthesizer) ──> completed
 //
-// Task ids: `planner`, `synthesizer`, and each step's own id (a step named
-// like one of those two gets a `-step` suffix). The plan is the planner's
-// stored output, so the driver keeps no state of its own beyond the run's
-// tasks and its `pattern_phase`: a restart or a recovered run re-reads it.
+// Task ids: `planner`, `synthesizer`, `evaluator-N`, `replanner-N`, and
+// each step's own id (a step named like those gets a `-step` suffix;
+// replanned steps whose id exists get `-replan-N`). Everything the driver
+// decides from is in the run's tasks (the planner's, evaluators' and
+// replanners' stored outputs) plus its `pattern_phase`, so a restart or a
+// recovered run re-reads it.
 //
-// Not yet: the LLM evaluator, replanning, and a supervisor as the step
-// executor; MakeDriver refuses those settings with UNIMPLEMENTED.
+// Not yet: a supervisor as the step executor; MakeDriver refuses it with
+// UNIMPLEMENTED.
 
 #include <cstdint>
 #include <string>
@@ -51,6 +59,17 @@ class PlanExecuteDriver final : public Driver {
   // Skips steps behind failed ones and readies steps whose deps are done,
   // up to max_concurrency in flight. Returns whether steps remain to run.
   bool DrainSteps(RunState& run, int64_t now_ms);
+  // Nothing left to run: the evaluator's turn (or the end).
+  void AfterDrain(RunState& run, int64_t now_ms);
+  void ApplyDecision(RunState& run, const store::TaskRecord& evaluator, int64_t now_ms);
+  void ApplyReplan(RunState& run, const store::TaskRecord& replanner, int64_t now_ms);
+  // Adds replanned tasks as steps; INVALID_ARGUMENT naming an unknown dep.
+  absl::Status AddSteps(RunState& run, std::vector<flow::PlannedTask> tasks, int replan_number,
+                        int64_t now_ms);
+  // The evaluations so far (the iteration count).
+  int Iterations(const RunState& run) const;
+  // Done planning: synthesize or finish.
+  void Conclude(RunState& run, int64_t now_ms);
   void Synthesize(RunState& run, int64_t now_ms);
   void Finish(RunState& run, int64_t now_ms);
 
@@ -65,10 +84,11 @@ class PlanExecuteDriver final : public Driver {
   const v1::PlanExecuteSpec& plan_;
   int max_concurrency_ = 1;
   int max_attempts_ = 1;
+  int max_iterations_ = 3;
 };
 
 // UNIMPLEMENTED naming the setting when `spec` uses what PlanExecuteDriver
-// does not run yet (LLM evaluator, replanning, a supervisor step executor).
+// does not run yet (a supervisor as the step executor).
 absl::Status CheckPlanExecuteSupported(const v1::FlowSpec& spec);
 
 }  // namespace taskboard::engine

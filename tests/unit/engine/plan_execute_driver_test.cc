@@ -183,12 +183,88 @@ TEST_F(PlanExecuteTest, BoardMetaEvents_NameEachPhase) {
   EXPECT_THAT(phases, ElementsAre("planning", "active", "completed"));
 }
 
-TEST(PlanExecute, LlmEvaluator_RefusedAsNotYetSupported) {
+constexpr char kLlmEvaluator[] =
+    R"(, "evaluator": "llm", "evaluatorAgent": "planner", "enableReplanning": true,
+         "maxIterations": 3)";
+
+TEST_F(PlanExecuteTest, LlmEvaluatorComplete_FinishesAfterOneDrain) {
+  Plan(R"({"tasks": [{"id": "a", "goal": "A"}]})", kLlmEvaluator);
+  ASSERT_THAT(Sent(), ElementsAre("a"));
+  h_.Finish(w_, Step("a"), true, "A done");
+  ASSERT_THAT(Sent(), ElementsAre("evaluator-1"));
+  EXPECT_EQ(Step("evaluator-1").role(), "evaluator");
+  EXPECT_THAT(Step("evaluator-1").prompt(), HasSubstr(R"("result":"A done")"));
+  h_.Finish(w_, Step("evaluator-1"), true, R"({"decision": "complete", "reasoning": "done"})");
+  EXPECT_EQ(h_.Status(run_), v1::RUN_STATUS_COMPLETED);
+}
+
+TEST_F(PlanExecuteTest, ReplanWithInlineTasks_SkipsTheReplannerAndRenamesClashes) {
+  Plan(R"({"tasks": [{"id": "a", "goal": "A"}]})", kLlmEvaluator);
+  Sent();
+  h_.Finish(w_, Step("a"), true, "A done");
+  Sent();
+  h_.Finish(w_, Step("evaluator-1"), true,
+            R"({"decision": "replan", "reasoning": "needs tests",
+                "tasks": [{"id": "a", "goal": "A again"}, {"id": "t", "goal": "T", "deps": ["a"]}]})");
+  ASSERT_THAT(Sent(), ElementsAre("a-replan-1"));
+  h_.Finish(w_, Step("a-replan-1"), true, "A2");
+  ASSERT_THAT(Sent(), ElementsAre("t"));
+  EXPECT_THAT(h_.ReadTaskView(run_, "t").deps(), ElementsAre("a-replan-1"));
+  h_.Finish(w_, Step("t"), true, "T");
+  ASSERT_THAT(Sent(), ElementsAre("evaluator-2"));
+  h_.Finish(w_, Step("evaluator-2"), true, R"({"decision": "complete", "reasoning": "ok"})");
+  EXPECT_EQ(h_.Status(run_), v1::RUN_STATUS_COMPLETED);
+  EXPECT_EQ(Output()["total_steps"], 3);
+}
+
+TEST_F(PlanExecuteTest, ReplanWithoutTasks_TheReplannerAddsThem) {
+  Plan(R"({"tasks": [{"id": "a", "goal": "A"}]})", kLlmEvaluator);
+  Sent();
+  h_.Finish(w_, Step("a"), true, "A done");
+  Sent();
+  h_.Finish(w_, Step("evaluator-1"), true, R"({"decision": "replan", "reasoning": "gaps"})");
+  ASSERT_THAT(Sent(), ElementsAre("replanner-1"));
+  EXPECT_THAT(Step("replanner-1").prompt(), HasSubstr("Why it needs more work: gaps"));
+  h_.Finish(w_, Step("replanner-1"), true,
+            R"({"tasks": [{"id": "b", "goal": "B", "deps": ["a"]}]})");
+  EXPECT_THAT(Sent(), ElementsAre("b"));
+}
+
+TEST_F(PlanExecuteTest, MaxIterations_StopsReplanning) {
+  Plan(R"({"tasks": [{"id": "a", "goal": "A"}]})",
+       R"(, "evaluator": "llm", "evaluatorAgent": "planner", "enableReplanning": true,
+          "maxIterations": 1)");
+  Sent();
+  h_.Finish(w_, Step("a"), true, "A done");
+  Sent();
+  h_.Finish(w_, Step("evaluator-1"), true,
+            R"({"decision": "replan", "reasoning": "more", "tasks": [{"id": "b", "goal": "B"}]})");
+  EXPECT_THAT(Sent(), IsEmpty());
+  EXPECT_EQ(h_.Status(run_), v1::RUN_STATUS_COMPLETED);
+  EXPECT_EQ(Output()["total_steps"], 1);
+}
+
+TEST_F(PlanExecuteTest, ReplannedCycle_FailsTheReplannersAttempt) {
+  Plan(R"({"tasks": [{"id": "a", "goal": "A"}]})", kLlmEvaluator);
+  Sent();
+  h_.Finish(w_, Step("a"), true, "A done");
+  Sent();
+  h_.Finish(w_, Step("evaluator-1"), true,
+            R"({"decision": "replan", "reasoning": "r", "tasks": [
+                {"id": "x", "goal": "X", "deps": ["y"]}, {"id": "y", "goal": "Y", "deps": ["x"]}]})");
+  std::vector<v1::Assignment> again = h_.TakeAssignments(w_);
+  ASSERT_THAT(Ids(again), ElementsAre("evaluator-1"));
+  EXPECT_THAT(h_.ReadTaskView(run_, "evaluator-1").error(), HasSubstr("dependency cycle"));
+}
+
+TEST(PlanExecute, SupervisorStepExecutor_RefusedAsNotYetSupported) {
   EngineHarness h;
-  absl::StatusOr<SubmitResult> submitted =
-      h.TrySubmit(Flow(R"(, "evaluator": "llm", "evaluatorAgent": "critic")"));
+  absl::StatusOr<SubmitResult> submitted = h.TrySubmit(
+      R"({"name": "pe", "kind": "plan_and_execute", "planAndExecute": {"goal": "g",
+          "plannerAgent": "planner", "stepExecutor": {"plannerAgent": "p", "workerAgent": "w",
+          "reviewerAgent": "r"}}})");
   EXPECT_EQ(submitted.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(submitted.status().message(), HasSubstr("evaluator: llm"));
+  EXPECT_THAT(submitted.status().message(), HasSubstr("stepExecutor"));
 }
 
 }  // namespace
