@@ -4,16 +4,22 @@
 // On SIGTERM / SIGINT it stops accepting, lets open calls finish for up to
 // 5 s, commits what the engine holds and closes the store; runs in progress
 // continue when a scheduler starts again on the same data directory.
+//
+// With --metrics-listen it also serves /metrics, /healthz and /readyz over
+// HTTP (docs/services.md, docs/metrics.md).
 
 #include <signal.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include "CLI/CLI.hpp"
 #include "common/files.h"
+#include "common/metrics/metrics_http.h"
+#include "common/metrics/registry.h"
 #include "scheduler/server/scheduler_server.h"
 
 namespace {
@@ -30,6 +36,8 @@ int main(int argc, char** argv) {
   std::string durability = "sync";
   std::string port_file;
   bool memory = false;
+  std::string metrics_listen;
+  std::string metrics_port_file;
 
   CLI::App app{"taskboard-scheduler: owns Taskboard runs, their tasks and their durable state"};
   app.set_version_flag("--version", "taskboard-scheduler 0.1.0");
@@ -81,6 +89,13 @@ int main(int argc, char** argv) {
                  "Most tasks (board) or phases (taskflow) in one run")
       ->envname("TASKBOARD_MAX_TASKS_PER_RUN")
       ->capture_default_str();
+  app.add_option("--metrics-listen", metrics_listen,
+                 "Serve Prometheus /metrics, /healthz and /readyz over HTTP on HOST:PORT "
+                 "(port 0: any free); empty: off")
+      ->envname("TASKBOARD_METRICS_LISTEN");
+  app.add_option("--metrics-port-file", metrics_port_file,
+                 "With --metrics-listen: write the metrics port chosen to this file")
+      ->envname("TASKBOARD_METRICS_PORT_FILE");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -92,6 +107,21 @@ int main(int argc, char** argv) {
     options.data_dir = "taskboard-data";
   }
   options.durability = *taskboard::store::ParseDurability(durability);
+  taskboard::metrics::MetricsHttpOptions http_options;
+  if (!metrics_listen.empty()) {
+    if (absl::Status parsed = taskboard::metrics::ParseMetricsListen(metrics_listen, http_options);
+        !parsed.ok()) {
+      std::cerr << "taskboard-scheduler: " << parsed.message() << "\n";
+      return 2;
+    }
+  } else if (!metrics_port_file.empty()) {
+    std::cerr << "taskboard-scheduler: --metrics-port-file needs --metrics-listen\n";
+    return 2;
+  }
+  // Metrics are kept even without --metrics-listen: the hooks are cheap and
+  // the code path stays the same.
+  taskboard::metrics::Registry registry;
+  options.metrics_registry = &registry;
 
   // Block the shutdown signals in every thread; main waits for them below.
   sigset_t signals;
@@ -111,7 +141,30 @@ int main(int argc, char** argv) {
   Log("info", "scheduler serving",
       ",\"port\":" + std::to_string(port) + ",\"listen\":\"" + options.listen_address +
           "\",\"data_dir\":\"" + where + "\",\"durability\":\"" + durability + "\"");
-  if (!port_file.empty() && !taskboard::WriteFileAtomically(port_file, std::to_string(port) + "\n")) {
+  // Before the gRPC port file: whoever waits for that one finds this one too.
+  std::unique_ptr<taskboard::metrics::MetricsHttpServer> http;
+  if (!metrics_listen.empty()) {
+    taskboard::server::SchedulerServer* serving = server->get();
+    http_options.readiness = [serving] { return serving->Readiness(); };
+    absl::StatusOr<std::unique_ptr<taskboard::metrics::MetricsHttpServer>> started =
+        taskboard::metrics::MetricsHttpServer::Start(&registry, std::move(http_options));
+    if (!started.ok()) {
+      std::cerr << "taskboard-scheduler: cannot serve metrics on '" << metrics_listen
+                << "': " << started.status().message() << "\n";
+      return 1;
+    }
+    http = *std::move(started);
+    if (!metrics_port_file.empty() &&
+        !taskboard::WriteFileAtomically(metrics_port_file, std::to_string(http->port()) + "\n")) {
+      std::cerr << "taskboard-scheduler: cannot write the metrics port file " << metrics_port_file
+                << "\n";
+      return 1;
+    }
+    Log("info", "serving metrics",
+        ",\"port\":" + std::to_string(http->port()) + ",\"listen\":\"" + metrics_listen + "\"");
+  }
+  if (!port_file.empty() &&
+      !taskboard::WriteFileAtomically(port_file, std::to_string(port) + "\n")) {
     std::cerr << "taskboard-scheduler: cannot write the port file " << port_file << "\n";
     return 1;
   }
@@ -119,5 +172,6 @@ int main(int argc, char** argv) {
   sigwait(&signals, &received);
   Log("info", "scheduler shutting down", ",\"signal\":" + std::to_string(received));
   (*server)->Shutdown();
+  if (http != nullptr) http->Shutdown();
   return 0;
 }

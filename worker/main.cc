@@ -19,7 +19,6 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/metrics/metrics_http.h"
 #include "common/metrics/registry.h"
@@ -38,20 +37,6 @@ std::string DefaultWorkerId() {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
   return absl::StrCat(host[0] != '\0' ? host : "worker", "-", getpid());
-}
-
-// Splits --metrics-listen's HOST:PORT (port 0: any free port).
-absl::Status ParseListen(const std::string& listen, taskboard::metrics::MetricsHttpOptions& out) {
-  const size_t colon = listen.rfind(':');
-  int port = -1;
-  if (colon == std::string::npos || colon == 0 ||
-      !absl::SimpleAtoi(listen.substr(colon + 1), &port) || port < 0 || port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--metrics-listen '", listen, "' is not HOST:PORT (e.g. 0.0.0.0:9464, port 0 = any)"));
-  }
-  out.host = listen.substr(0, colon);
-  out.port = port;
-  return absl::OkStatus();
 }
 
 // Writes the port through a rename, so a reader never sees a partial file.
@@ -168,7 +153,8 @@ int main(int argc, char** argv) {
 
   taskboard::metrics::MetricsHttpOptions http_options;
   if (!metrics_listen.empty()) {
-    if (absl::Status parsed = ParseListen(metrics_listen, http_options); !parsed.ok()) {
+    if (absl::Status parsed = taskboard::metrics::ParseMetricsListen(metrics_listen, http_options);
+        !parsed.ok()) {
       std::cerr << "taskboard-worker: " << parsed.message() << "\n";
       return 2;
     }

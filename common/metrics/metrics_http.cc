@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -28,6 +29,19 @@ httplib::Server::Handler ProbeHandler(HealthCheck check) {
 }
 
 }  // namespace
+
+absl::Status ParseMetricsListen(absl::string_view listen, MetricsHttpOptions& out) {
+  const size_t colon = listen.rfind(':');
+  int port = -1;
+  if (colon == absl::string_view::npos || colon == 0 ||
+      !absl::SimpleAtoi(listen.substr(colon + 1), &port) || port < 0 || port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--metrics-listen '", listen, "' is not HOST:PORT (e.g. 0.0.0.0:9464, port 0 = any)"));
+  }
+  out.host = std::string(listen.substr(0, colon));
+  out.port = port;
+  return absl::OkStatus();
+}
 
 MetricsHttpServer::MetricsHttpServer(const Registry* registry, MetricsHttpOptions options)
     : registry_(registry),

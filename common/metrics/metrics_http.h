@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "common/metrics/registry.h"
 
 namespace httplib {
@@ -36,6 +37,10 @@ struct MetricsHttpOptions {
   HealthCheck health;
   HealthCheck readiness;
 };
+
+// Fills `out.host` and `out.port` from a --metrics-listen value HOST:PORT
+// (port 0: any free port). INVALID_ARGUMENT naming the flag otherwise.
+absl::Status ParseMetricsListen(absl::string_view listen, MetricsHttpOptions& out);
 
 class MetricsHttpServer {
  public:

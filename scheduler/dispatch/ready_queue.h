@@ -7,6 +7,7 @@
 // re-queued meanwhile): the dispatcher re-checks the task when it pops one.
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -43,6 +44,10 @@ class ReadyQueue {
   std::vector<std::string> AgentsWithWork() const;
   size_t Depth(absl::string_view agent) const;
   size_t TotalDepth() const { return size_; }
+  // The earliest ready_ms of any queued entry (stale ones included), or
+  // nullopt when every queue is empty. Costs one lookup per distinct
+  // priority in each queue, not one per entry.
+  std::optional<int64_t> OldestReadyMs() const;
 
  private:
   absl::flat_hash_map<std::string, std::set<ReadyEntry>> queues_;

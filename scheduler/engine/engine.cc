@@ -143,6 +143,7 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   std::vector<std::function<void()>> effects;
   effects.swap(effects_);
   for (auto& effect : effects) effect();
+  UpdateGauges();
   loop_stats_.ready_depth = static_cast<int64_t>(ready_.TotalDepth());
   loop_stats_.workers = static_cast<int64_t>(workers_.size());
   absl::MutexLock lock(&mu_);
@@ -197,12 +198,23 @@ void Engine::Commit() {
     batch.Put(store::Column::kRuns, store::keys::Run(run_id), run.SerializeWithoutPhases());
     const store::RunRecord& record = run.record();
     if (!events.empty()) published.emplace_back(run_id, std::move(events));
-    if (IsTerminal(record.run().status())) finished.push_back(run_id);
+    if (IsTerminal(record.run().status())) {
+      finished.push_back(run_id);
+      if (options_.metrics != nullptr) {
+        options_.metrics->RunFinished(record.run().kind(), record.run().status());
+      }
+    }
   }
   touched_.clear();
   if (!batch.empty()) {
-    loop_stats_.commit_bytes += static_cast<int64_t>(batch.ByteSize());
+    const int64_t bytes = static_cast<int64_t>(batch.ByteSize());
+    loop_stats_.commit_bytes += bytes;
+    const int64_t started_us = options_.clock->NowUs();
     absl::Status written = options_.store->Write(batch);
+    if (options_.metrics != nullptr) {
+      options_.metrics->StoreCommitted(bytes,
+                                       absl::Microseconds(options_.clock->NowUs() - started_us));
+    }
     if (!written.ok()) {
       // Memory is now ahead of the disk; continuing could acknowledge results
       // that a restart would lose. Crash and let recovery reload the truth.
@@ -223,6 +235,31 @@ void Engine::Commit() {
     ledgers_.Forget(run_id);
     runs_.erase(run_id);
   }
+}
+
+void Engine::UpdateGauges() {
+  EngineMetrics* metrics = options_.metrics;
+  if (metrics == nullptr) return;
+  std::vector<std::pair<std::string, int64_t>> depths;
+  for (std::string& agent : ready_.AgentsWithWork()) {
+    int64_t depth = static_cast<int64_t>(ready_.Depth(agent));
+    depths.emplace_back(std::move(agent), depth);
+  }
+  std::optional<int64_t> oldest = ready_.OldestReadyMs();
+  metrics->UpdateQueues(depths,
+                        absl::Milliseconds(oldest ? std::max<int64_t>(0, now_ms_ - *oldest) : 0));
+  metrics->UpdateWorkers(static_cast<int64_t>(workers_.size()), workers_.FreeSlots());
+  metrics->UpdateCache(cache_.counters());
+}
+
+void Engine::CountAttempt(const store::TaskRecord& task, AttemptOutcome outcome) {
+  if (options_.metrics == nullptr) return;
+  TaskEnd end = outcome == AttemptOutcome::kCompleted  ? TaskEnd::kCompleted
+                : outcome == AttemptOutcome::kRetrying ? TaskEnd::kRetried
+                                                       : TaskEnd::kFailed;
+  options_.metrics->TaskEnded(
+      task.task().agent(), end,
+      absl::Milliseconds(std::max<int64_t>(0, now_ms_ - task.dispatched_unix_ms())));
 }
 
 }  // namespace taskboard::engine

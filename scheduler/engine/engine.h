@@ -43,11 +43,13 @@
 #include "scheduler/dispatch/worker_registry.h"
 #include "scheduler/engine/clock.h"
 #include "scheduler/engine/driver.h"
+#include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/ledger_book.h"
 #include "scheduler/engine/policy_service_caller.h"
 #include "scheduler/engine/retry_backoff.h"
 #include "scheduler/engine/run_state.h"
 #include "scheduler/engine/run_task_graph.h"
+#include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/watch_hub.h"
 #include "scheduler/policy/narrative_cache.h"
 #include "scheduler/store/store.h"
@@ -70,6 +72,9 @@ struct EngineOptions {
   // Reaches client-run PolicyServices; null: external policies always use
   // their declared_deps_only fallback. Outlives the engine.
   PolicyServiceCaller* policy_service = nullptr;
+  // Prometheus hooks, called on the loop thread; null: no metrics. Outlives
+  // the engine.
+  EngineMetrics* metrics = nullptr;
 };
 
 struct SubmitRequest {
@@ -258,6 +263,10 @@ class Engine {
   void Touch(const std::string& run_id) { touched_.insert(run_id); }
   void AddTimer(Timer timer) { timers_.push(std::move(timer)); }
   void Commit();
+  // Refreshes the metrics' gauges (queues, workers, cache) after a batch.
+  void UpdateGauges();
+  // Records how an attempt of `task` ended (a no-op without metrics).
+  void CountAttempt(const store::TaskRecord& task, AttemptOutcome outcome);
 
   EngineOptions options_;
   SystemClock system_clock_;

@@ -89,6 +89,7 @@ void Engine::DoSubmit(SubmitRequest& request,
   state->MutableRecord();
   state->Emit(RunStartedEvent({}));
   (*driver)->Start(*state, now_ms_);
+  if (options_.metrics != nullptr) options_.metrics->RunSubmitted(run.kind());
   Activate(std::move(state), *std::move(driver), std::move(request.spec));
   effects_.push_back([done, run_id] { done(SubmitResult{run_id, false}); });
 }

@@ -130,6 +130,7 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
   observation.set_duration_ms(reported.duration_ms());
   const v1::Observation& stored =
       ledgers_.Append(request_id, std::move(observation), extra_writes_);
+  if (options_.metrics != nullptr) options_.metrics->LedgerAppended();
 
   v1::RunEvent event;
   *event.mutable_observation()->mutable_observation() = stored;
@@ -179,6 +180,10 @@ v1::PriorWork Engine::PriorWorkFor(ActiveRun& active, const std::string& task_id
 
 void Engine::RecordPriorWork(const std::string& run_id, const std::string& task_id,
                              const v1::PriorWork& prior_work) {
+  if (options_.metrics != nullptr) {
+    options_.metrics->PriorWorkSelected(prior_work.meta().selected(),
+                                        prior_work.meta().tokens_approx());
+  }
   // What GetTask shows as the task's prior work: the latest dispatch's.
   extra_writes_.Put(store::Column::kMeta, store::keys::PriorWork(run_id, task_id),
                     prior_work.SerializeAsString());

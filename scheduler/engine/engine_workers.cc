@@ -220,6 +220,7 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
   } else {
     outcome = ApplyResult(*task, result, now_ms_, delay);
   }
+  CountAttempt(*task, outcome);
   if (outcome == AttemptOutcome::kRetrying) {
     AddTimer(
         {task->not_before_unix_ms(), TimerKind::kRetry, run->run_id(), task->task().task_id(), ""});
@@ -235,6 +236,7 @@ void Engine::LoseLease(const dispatch::Lease& lease, absl::string_view reason) {
   RunState& run = *it->second.state;
   const store::TaskRecord* current = run.FindTask(lease.task_id);
   if (current == nullptr || current->lease_id() != lease.lease_id) return;
+  if (options_.metrics != nullptr) options_.metrics->TaskLeaseLost(current->task().agent());
   ApplyInfraLoss(run.MutableTask(lease.task_id), reason, options_.max_infra_attempts, now_ms_);
   Touch(run.run_id());
 }
@@ -291,6 +293,7 @@ void Engine::FireTimers() {
             absl::StrCat("timed out after ", mutable_task.assignment().timeout_seconds(),
                          "s (timeoutSeconds)"),
             now_ms_, delay);
+        CountAttempt(mutable_task, outcome);
         if (outcome == AttemptOutcome::kRetrying) {
           AddTimer({mutable_task.not_before_unix_ms(), TimerKind::kRetry, timer.run_id,
                     timer.task_id, ""});
@@ -369,6 +372,10 @@ void Engine::Dispatch() {
       }
       worker->credits--;
       loop_stats_.dispatched++;
+      if (options_.metrics != nullptr) {
+        options_.metrics->TaskDispatched(agent, absl::Microseconds(std::max<int64_t>(
+                                                    0, options_.clock->NowUs() - entry.queued_us)));
+      }
       Touch(run.run_id());
 
       v1::ConnectResponse message;

@@ -9,11 +9,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
+#include "scheduler/engine/pattern_tasks.h"
 #include "scheduler/engine/run_finish.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
-#include "scheduler/flow/interpolation.h"
-#include "scheduler/flow/proto_value.h"
 
 namespace taskboard::engine {
 namespace {
@@ -86,51 +85,19 @@ PlanExecuteDriver::PlanExecuteDriver(const v1::FlowSpec& spec)
 }
 
 std::string PlanExecuteDriver::Goal(const RunState& run) const {
-  google::protobuf::Value value;
-  *value.mutable_struct_value() = run.record().run().args();
-  const Json args = flow::ProtoValueToJson(value);
-  flow::InterpolationContext ctx;
-  ctx.args = &args;
-  absl::StatusOr<std::string> goal = flow::Interpolate(plan_.goal(), ctx);
-  return goal.ok() ? *goal : plan_.goal();
+  return PatternGoal(run, plan_.goal());
 }
 
 void PlanExecuteDriver::SetPhase(RunState& run, const std::string& phase,
                                  std::string detail) const {
-  run.MutableRecord().set_pattern_phase(phase);
-  v1::RunEvent event;
-  v1::BoardMeta& meta = *event.mutable_board_meta();
-  meta.set_phase(phase);
-  meta.set_iteration(1);
-  meta.set_detail(std::move(detail));
-  run.Emit(std::move(event));
+  SetPatternPhase(run, phase, std::max(1, Iterations(run)), std::move(detail));
 }
 
 store::TaskRecord PlanExecuteDriver::NewTask(RunState& run, std::string id, std::string role,
                                              std::string agent, std::string prompt,
                                              int64_t now_ms) const {
-  store::TaskRecord record;
-  v1::Task& task = *record.mutable_task();
-  task.set_task_id(id);
-  task.set_run_id(run.run_id());
-  task.set_role(role);
-  task.set_agent(agent);
-  task.set_state(v1::TASK_STATE_PENDING);
-  *task.mutable_created_at() = ToTimestamp(now_ms);
-  v1::Assignment& assignment = *record.mutable_assignment();
-  assignment.set_task_id(std::move(id));
-  assignment.set_run_id(run.run_id());
-  assignment.set_root_run_id(run.record().run().root_run_id());
-  assignment.set_agent(std::move(agent));
-  assignment.set_prompt(std::move(prompt));
-  assignment.set_role(std::move(role));
-  assignment.set_timeout_seconds(spec_.timeout_seconds());
-  *assignment.mutable_args() = run.record().run().args();
-  record.set_max_attempts(max_attempts_);
-  store::RunRecord& run_record = run.MutableRecord();
-  record.set_order(run_record.next_task_order());
-  run_record.set_next_task_order(run_record.next_task_order() + 1);
-  return record;
+  return NewPatternTask(run, std::move(id), std::move(role), std::move(agent), std::move(prompt),
+                        {spec_.timeout_seconds(), max_attempts_}, now_ms);
 }
 
 void PlanExecuteDriver::Start(RunState& run, int64_t now_ms) {

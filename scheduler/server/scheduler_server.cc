@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
@@ -27,6 +28,11 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
     server->store_ = *std::move(opened);
   }
   options.engine.store = server->store_.get();
+  if (options.metrics_registry != nullptr) {
+    server->engine_metrics_ = std::make_unique<engine::EngineMetrics>(*options.metrics_registry);
+    server->grpc_metrics_ = std::make_unique<GrpcRequestMetrics>(*options.metrics_registry);
+    options.engine.metrics = server->engine_metrics_.get();
+  }
   server->policy_client_ = std::make_unique<PolicyServiceClient>();
   options.engine.policy_service = server->policy_client_.get();
   absl::StatusOr<std::unique_ptr<engine::Engine>> engine = engine::Engine::Create(options.engine);
@@ -54,6 +60,11 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
       std::min<int64_t>(std::max<int64_t>(16 << 20, largest * 2 + (1 << 20)), INT32_MAX)));
   builder.RegisterService(server->scheduler_service_.get());
   builder.RegisterService(server->gateway_service_.get());
+  if (server->grpc_metrics_ != nullptr) {
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
+    creators.push_back(server->grpc_metrics_->InterceptorFactory());
+    builder.experimental().SetInterceptorCreators(std::move(creators));
+  }
   server->engine_->Start();
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
@@ -62,14 +73,25 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
         absl::StrCat("cannot listen on ", options.listen_address,
                      "; is another process using the port? (choose one with --listen)"));
   }
+  server->serving_ = true;
   return server;
 }
 
 SchedulerServer::~SchedulerServer() { Shutdown(); }
 
+absl::Status SchedulerServer::Readiness() const {
+  if (!serving_) {
+    return absl::UnavailableError(
+        "shutting down: the engine loop is stopping and the store "
+        "closing");
+  }
+  return absl::OkStatus();
+}
+
 void SchedulerServer::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
+  serving_ = false;
   if (server_ != nullptr) {
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   }

@@ -4,17 +4,22 @@
 // The assembled scheduler process: store, engine, saved flows, both gRPC
 // services (plus gRPC health checking and reflection) on one port.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/metrics/registry.h"
 #include "grpcpp/server.h"
 #include "scheduler/engine/engine.h"
+#include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/saved_flows.h"
 #include "scheduler/server/blocking_pool.h"
 #include "scheduler/server/flow_intake.h"
 #include "scheduler/server/policy_service_client.h"
+#include "scheduler/server/scheduler_metrics.h"
 #include "scheduler/server/scheduler_service.h"
 #include "scheduler/server/worker_gateway_service.h"
 #include "scheduler/store/store.h"
@@ -30,6 +35,9 @@ struct SchedulerServerOptions {
   engine::EngineOptions engine;  // `store` is filled in by Create
   IntakeLimits limits;
   int reader_threads = 2;
+  // Where the engine's and gRPC's metrics are registered (docs/metrics.md);
+  // null: no metrics. Outlives the server.
+  metrics::Registry* metrics_registry = nullptr;
 };
 
 class SchedulerServer {
@@ -42,6 +50,9 @@ class SchedulerServer {
 
   int port() const { return port_; }
   engine::Engine& engine() { return *engine_; }
+  // For /readyz: OK while the store is open and the engine loop runs;
+  // UNAVAILABLE with the reason otherwise (shutting down). Thread-safe.
+  absl::Status Readiness() const;
   // Stops accepting, cancels open streams (workers reconnect to the next
   // scheduler), drains the engine and closes the store.
   void Shutdown();
@@ -49,6 +60,9 @@ class SchedulerServer {
  private:
   SchedulerServer() = default;
 
+  // Before the engine and the gRPC server, which call them until they stop.
+  std::unique_ptr<engine::EngineMetrics> engine_metrics_;
+  std::unique_ptr<GrpcRequestMetrics> grpc_metrics_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<engine::Engine> engine_;
   // After engine_: destroyed first, waiting for PolicyService calls whose
@@ -61,6 +75,8 @@ class SchedulerServer {
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   bool shut_down_ = false;
+  // True from a successful start until Shutdown begins.
+  std::atomic<bool> serving_{false};
 };
 
 }  // namespace taskboard::server

@@ -25,6 +25,7 @@
 #include "httplib.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/prometheus_text.h"
+#include "tests/testing/promtool.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
@@ -42,26 +43,6 @@ constexpr absl::Duration kPoll = absl::Milliseconds(20);
 // The value of the sample written exactly as `series` in `exposition`.
 std::optional<double> Sample(const std::string& exposition, const std::string& series) {
   return testing::SampleValue(exposition, series);
-}
-
-struct Promtool {
-  int exit_code = -1;
-  std::string output;
-};
-
-// `promtool check metrics` on `exposition`; nullopt when promtool is missing.
-std::optional<Promtool> CheckMetrics(const std::string& exposition, const std::string& path) {
-  if (std::system("command -v promtool >/dev/null 2>&1") != 0) return std::nullopt;
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << exposition;
-  Promtool result;
-  FILE* pipe = popen(absl::StrCat("promtool check metrics < '", path, "' 2>&1").c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  size_t read = 0;
-  while ((read = fread(buffer, 1, sizeof(buffer), pipe)) > 0) result.output.append(buffer, read);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
 }
 
 class WorkerMetricsTest : public ::testing::Test {
@@ -155,8 +136,8 @@ phases:
   EXPECT_THAT(Sample(metrics, "taskboard_worker_connected"), Optional(1));
   EXPECT_THAT(Sample(metrics, R"(taskboard_worker_slots{state="free"})"), Optional(4));
 
-  std::optional<Promtool> promtool =
-      CheckMetrics(metrics, (files_.path() / "worker.metrics").string());
+  std::optional<testing::Promtool> promtool =
+      testing::CheckMetrics(metrics, (files_.path() / "worker.metrics").string());
   if (!promtool.has_value()) {
     GTEST_SKIP() << "promtool is not installed (Debian package `prometheus`, "
                     "scripts/install-deps.sh); the exposition was not linted";

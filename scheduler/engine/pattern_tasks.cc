@@ -1,0 +1,59 @@
+#include "scheduler/engine/pattern_tasks.h"
+
+#include <utility>
+
+#include "common/json.h"
+#include "scheduler/engine/task_states.h"
+#include "scheduler/flow/interpolation.h"
+#include "scheduler/flow/proto_value.h"
+
+namespace taskboard::engine {
+
+std::string PatternGoal(const RunState& run, absl::string_view goal_template) {
+  google::protobuf::Value value;
+  *value.mutable_struct_value() = run.record().run().args();
+  const Json args = flow::ProtoValueToJson(value);
+  flow::InterpolationContext ctx;
+  ctx.args = &args;
+  absl::StatusOr<std::string> goal = flow::Interpolate(goal_template, ctx);
+  return goal.ok() ? *std::move(goal) : std::string(goal_template);
+}
+
+store::TaskRecord NewPatternTask(RunState& run, std::string id, std::string role, std::string agent,
+                                 std::string prompt, const PatternTaskOptions& options,
+                                 int64_t now_ms) {
+  store::TaskRecord record;
+  v1::Task& task = *record.mutable_task();
+  task.set_task_id(id);
+  task.set_run_id(run.run_id());
+  task.set_role(role);
+  task.set_agent(agent);
+  task.set_state(v1::TASK_STATE_PENDING);
+  *task.mutable_created_at() = ToTimestamp(now_ms);
+  v1::Assignment& assignment = *record.mutable_assignment();
+  assignment.set_task_id(std::move(id));
+  assignment.set_run_id(run.run_id());
+  assignment.set_root_run_id(run.record().run().root_run_id());
+  assignment.set_agent(std::move(agent));
+  assignment.set_prompt(std::move(prompt));
+  assignment.set_role(std::move(role));
+  assignment.set_timeout_seconds(options.timeout_seconds);
+  *assignment.mutable_args() = run.record().run().args();
+  record.set_max_attempts(options.max_attempts);
+  store::RunRecord& run_record = run.MutableRecord();
+  record.set_order(run_record.next_task_order());
+  run_record.set_next_task_order(run_record.next_task_order() + 1);
+  return record;
+}
+
+void SetPatternPhase(RunState& run, const std::string& phase, int iteration, std::string detail) {
+  run.MutableRecord().set_pattern_phase(phase);
+  v1::RunEvent event;
+  v1::BoardMeta& meta = *event.mutable_board_meta();
+  meta.set_phase(phase);
+  meta.set_iteration(iteration);
+  meta.set_detail(std::move(detail));
+  run.Emit(std::move(event));
+}
+
+}  // namespace taskboard::engine

@@ -1,0 +1,37 @@
+#ifndef TASKBOARD_SCHEDULER_ENGINE_PATTERN_TASKS_H_
+#define TASKBOARD_SCHEDULER_ENGINE_PATTERN_TASKS_H_
+
+// What the pattern drivers (plan-and-execute, supervisor) share: the goal
+// with the run's args filled in, a new task of the run, and the
+// `pattern_phase` with its board_meta event.
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "scheduler/engine/run_state.h"
+#include "scheduler/store/records.pb.h"
+
+namespace taskboard::engine {
+
+// `goal_template` with `{args.*}` filled in from the run (the template as is
+// if it does not interpolate; the validator has checked it).
+std::string PatternGoal(const RunState& run, absl::string_view goal_template);
+
+struct PatternTaskOptions {
+  int timeout_seconds = 0;
+  int max_attempts = 1;
+};
+
+// A PENDING task of the run with its assignment filled in, next in the run's
+// FIFO order. The caller adds it with RunState::PutTask.
+store::TaskRecord NewPatternTask(RunState& run, std::string id, std::string role, std::string agent,
+                                 std::string prompt, const PatternTaskOptions& options,
+                                 int64_t now_ms);
+
+// Records where the run is and tells watchers (a board_meta event).
+void SetPatternPhase(RunState& run, const std::string& phase, int iteration, std::string detail);
+
+}  // namespace taskboard::engine
+
+#endif  // TASKBOARD_SCHEDULER_ENGINE_PATTERN_TASKS_H_
