@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/board_flow.h"
 #include "scheduler/engine/plan_execute_driver.h"
+#include "scheduler/engine/supervisor_driver.h"
 #include "scheduler/engine/run_finish.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/flow/dag.h"
@@ -597,10 +598,10 @@ absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(const v1::FlowSpec& spec) {
     }
     return std::make_unique<PlanExecuteDriver>(spec);
   }
+  if (spec.has_supervisor()) return std::make_unique<SupervisorDriver>(spec);
   return absl::UnimplementedError(
-      absl::StrCat("flow '", spec.name(), "' is a ", flow::FlowKindName(spec),
-                   " flow; this scheduler runs taskflow, board and plan_and_execute flows so far "
-                   "(supervisor arrives in a later release)"));
+      absl::StrCat("flow '", spec.name(), "' has no kind this scheduler can run (",
+                   flow::FlowKindName(spec), "); validate it with `taskboard validate`"));
 }
 
 }  // namespace taskboard::engine

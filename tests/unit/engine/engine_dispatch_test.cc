@@ -330,13 +330,14 @@ TEST(EngineDispatch, OutputDelta_RecordedAsRunEventUnderCurrentLease) {
   EXPECT_EQ(deltas, 1);
 }
 
-TEST(EngineDispatch, Submit_KindNotRunnableYet_Unimplemented) {
+TEST(EngineDispatch, Submit_EveryKindStartsRunning) {
   EngineHarness h;
   absl::StatusOr<SubmitResult> result = h.TrySubmit(R"({"name": "s", "kind": "supervisor",
       "supervisor": {"goal": "g", "plannerAgent": "p", "workerAgent": "w",
                      "reviewerAgent": "r"}})");
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_TRUE(absl::StrContains(result.status().message(), "supervisor")) << result.status();
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(h.Status(result->run_id), v1::RUN_STATUS_RUNNING);
+  EXPECT_EQ(h.ReadTaskView(result->run_id, "planner").state(), v1::TASK_STATE_READY);
 }
 
 }  // namespace

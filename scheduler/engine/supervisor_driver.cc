@@ -1,0 +1,404 @@
+#include "scheduler/engine/supervisor_driver.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/json.h"
+#include "scheduler/engine/pattern_tasks.h"
+#include "scheduler/engine/run_finish.h"
+#include "scheduler/engine/task_lifecycle.h"
+#include "scheduler/engine/task_states.h"
+#include "scheduler/flow/plan_output.h"
+#include "scheduler/flow/review_output.h"
+
+namespace taskboard::engine {
+namespace {
+
+constexpr char kPlanning[] = "planning";
+constexpr char kWorking[] = "active";
+constexpr char kReviewing[] = "reviewing";
+constexpr char kRevising[] = "revising";
+constexpr char kSynthesizing[] = "synthesizing";
+constexpr char kCompleted[] = "completed";
+constexpr char kPlannerId[] = "planner";
+constexpr char kSynthesizerId[] = "synthesizer";
+
+std::string ReviewerId(int iteration) { return absl::StrCat("reviewer-", iteration); }
+std::string RevisionId(int iteration) { return absl::StrCat("planner-", iteration); }
+
+bool IsReservedId(absl::string_view id) {
+  return id == kPlannerId || id == kSynthesizerId || absl::StartsWith(id, "reviewer-") ||
+         absl::StartsWith(id, "planner-");
+}
+
+bool InFlight(v1::TaskState state) {
+  return state == v1::TASK_STATE_READY || state == v1::TASK_STATE_DISPATCHED ||
+         state == v1::TASK_STATE_RUNNING || state == v1::TASK_STATE_RETRYING;
+}
+
+// Retried at once while attempts remain (the agent answered; its answer was
+// unusable), as in the plan-and-execute driver.
+void FailAndMaybeRetry(store::TaskRecord& task, std::string error, int64_t now_ms) {
+  if (FailAttempt(task, std::move(error), now_ms, 0) == AttemptOutcome::kRetrying) {
+    MarkReady(task, now_ms);
+  }
+}
+
+}  // namespace
+
+SupervisorDriver::SupervisorDriver(const v1::FlowSpec& spec)
+    : spec_(spec), supervisor_(spec_.supervisor()) {
+  max_concurrency_ = supervisor_.max_concurrency() > 0 ? supervisor_.max_concurrency() : 3;
+  max_iterations_ = supervisor_.max_iterations() > 0 ? supervisor_.max_iterations() : 3;
+  max_attempts_ = spec_.max_attempts_per_task() > 0 ? spec_.max_attempts_per_task() : 1;
+}
+
+int SupervisorDriver::Iterations(const RunState& run) const {
+  int iterations = 0;
+  while (run.FindTask(ReviewerId(iterations + 1)) != nullptr) ++iterations;
+  return iterations;
+}
+
+std::vector<const store::TaskRecord*> SupervisorDriver::Workers(const RunState& run) const {
+  std::vector<const store::TaskRecord*> workers;
+  for (const auto& [id, task] : run.tasks()) {
+    if (task.task().role() == "worker") workers.push_back(&task);
+  }
+  // Plan order: item_index is a worker's position in the plan.
+  std::sort(workers.begin(), workers.end(), [](const auto* a, const auto* b) {
+    return a->task().item_index() < b->task().item_index();
+  });
+  return workers;
+}
+
+std::string SupervisorDriver::Status(const store::TaskRecord& worker) {
+  const v1::Task& task = worker.task();
+  if (task.state() == v1::TASK_STATE_FAILED || task.state() == v1::TASK_STATE_CANCELLED) {
+    return "failed";
+  }
+  if (task.state() != v1::TASK_STATE_COMPLETED || task.reviews().empty()) return "in_progress";
+  // A revised result waits for its own round's review.
+  const v1::ReviewAssessment& last = task.reviews(task.reviews_size() - 1);
+  if (last.iteration() < worker.review_round()) return "in_progress";
+  const std::string& verdict = last.verdict();
+  if (verdict == "accepted") return "completed";
+  if (verdict == "escalate") return "escalated";
+  return "needs-revision";
+}
+
+store::TaskRecord SupervisorDriver::NewWorker(RunState& run, const std::string& id,
+                                              const std::string& goal,
+                                              const store::TaskRecord* previous, int position,
+                                              int64_t now_ms) const {
+  std::string feedback;
+  if (previous != nullptr && !previous->task().reviews().empty()) {
+    feedback = previous->task().reviews(previous->task().reviews_size() - 1).feedback();
+  }
+  const bool retry = supervisor_.on_sub_task_error() == v1::SUB_TASK_ERROR_MODE_RETRY;
+  store::TaskRecord worker = NewPatternTask(
+      run, id, "worker", supervisor_.worker_agent(),
+      absl::StrCat("Overall goal: ", PatternGoal(run, supervisor_.goal()), "\n\nYour task (", id,
+                   "): ", goal,
+                   feedback.empty() ? ""
+                                    : absl::StrCat("\n\nA reviewer asked for changes to your "
+                                                   "previous result: ",
+                                                   feedback)),
+      {spec_.timeout_seconds(), retry ? max_attempts_ : 1}, now_ms);
+  worker.mutable_task()->set_title(goal);
+  Json input = {{"id", id}, {"goal", goal}};
+  if (!feedback.empty()) input["feedback"] = feedback;
+  worker.mutable_assignment()->set_input_json(DumpJson(input));
+  if (previous != nullptr) *worker.mutable_task()->mutable_reviews() = previous->task().reviews();
+  worker.set_review_round(previous == nullptr ? 1 : Iterations(run) + 1);
+  worker.mutable_task()->set_item_index(previous == nullptr ? position
+                                                            : previous->task().item_index());
+  return worker;
+}
+
+void SupervisorDriver::Start(RunState& run, int64_t now_ms) {
+  if (run.FindTask(kPlannerId) != nullptr) return Advance(run, now_ms);  // recovered
+  const std::string goal = PatternGoal(run, supervisor_.goal());
+  store::TaskRecord planner = NewPatternTask(
+      run, kPlannerId, "planner", supervisor_.planner_agent(),
+      absl::StrCat("Goal: ", goal,
+                   "\n\nSplit the goal into tasks that workers can do independently and at the "
+                   "same time. Answer with JSON {\"tasks\": [{\"id\", \"goal\"}]}."),
+      {spec_.timeout_seconds(), max_attempts_}, now_ms);
+  planner.mutable_task()->set_title(goal);
+  planner.mutable_assignment()->set_output_schema_json(std::string(flow::PlanOutputSchema()));
+  MarkReady(planner, now_ms);
+  run.PutTask(std::move(planner));
+  SetPatternPhase(run, kPlanning, 1, "");
+}
+
+void SupervisorDriver::Advance(RunState& run, int64_t now_ms) {
+  if (IsTerminal(run.record().run().status())) return;
+  const std::string phase = run.record().pattern_phase();
+  if (phase == kPlanning) {
+    const store::TaskRecord* planner = run.FindTask(kPlannerId);
+    if (planner == nullptr) return;
+    if (planner->task().state() == v1::TASK_STATE_FAILED) {
+      return FinishRun(run, v1::RUN_STATUS_FAILED, "",
+                       absl::StrCat("planner failed: ", planner->task().error()), now_ms);
+    }
+    if (planner->task().state() != v1::TASK_STATE_COMPLETED) return;
+    StartWorkers(run, now_ms);
+  } else if (phase == kRevising) {
+    const store::TaskRecord* planner = run.FindTask(RevisionId(Iterations(run) + 1));
+    if (planner == nullptr) return;
+    if (planner->task().state() == v1::TASK_STATE_FAILED) {
+      return Conclude(run, now_ms);
+    }
+    if (planner->task().state() != v1::TASK_STATE_COMPLETED) return;
+    ApplyRevision(run, *planner, now_ms);
+  } else if (phase == kReviewing) {
+    const store::TaskRecord* reviewer = run.FindTask(ReviewerId(Iterations(run)));
+    if (reviewer == nullptr) return;
+    if (reviewer->task().state() == v1::TASK_STATE_FAILED) return Conclude(run, now_ms);
+    if (reviewer->task().state() == v1::TASK_STATE_COMPLETED) ApplyReview(run, *reviewer, now_ms);
+    return;
+  } else if (phase == kSynthesizing) {
+    const store::TaskRecord* synthesizer = run.FindTask(kSynthesizerId);
+    if (synthesizer == nullptr) return;
+    if (synthesizer->task().state() == v1::TASK_STATE_FAILED) {
+      return FinishRun(run, v1::RUN_STATUS_FAILED, "",
+                       absl::StrCat("synthesizer failed: ", synthesizer->task().error()), now_ms);
+    }
+    if (synthesizer->task().state() == v1::TASK_STATE_COMPLETED) Finish(run, now_ms);
+    return;
+  }
+  if (run.record().pattern_phase() != kWorking) return;
+  if (supervisor_.on_sub_task_error() == v1::SUB_TASK_ERROR_MODE_FAIL) {
+    for (const store::TaskRecord* worker : Workers(run)) {
+      if (worker->task().state() == v1::TASK_STATE_FAILED) {
+        return FinishRun(run, v1::RUN_STATUS_FAILED, "",
+                         absl::StrCat("worker task '", worker->task().task_id(),
+                                      "' failed: ", worker->task().error()),
+                         now_ms);
+      }
+    }
+  }
+  if (!DrainWorkers(run, now_ms)) StartReview(run, now_ms);
+}
+
+void SupervisorDriver::StartWorkers(RunState& run, int64_t now_ms) {
+  absl::StatusOr<std::vector<flow::PlannedTask>> plan =
+      flow::ParsePlan(run.FindTask(kPlannerId)->task().output());
+  if (!plan.ok()) {
+    store::TaskRecord& planner = run.MutableTask(kPlannerId);
+    FailAndMaybeRetry(planner, absl::StrCat("the plan is invalid: ", plan.status().message()),
+                      now_ms);
+    if (planner.task().state() == v1::TASK_STATE_FAILED) {
+      FinishRun(run, v1::RUN_STATUS_FAILED, "",
+                absl::StrCat("planner failed: ", planner.task().error()), now_ms);
+    }
+    return;
+  }
+  int position = 0;
+  for (flow::PlannedTask& task : *plan) {
+    if (IsReservedId(task.id)) task.id += "-task";
+    run.PutTask(NewWorker(run, task.id, task.goal, nullptr, position++, now_ms));
+  }
+  SetPatternPhase(run, kWorking, 1, absl::StrCat(plan->size(), " tasks"));
+}
+
+bool SupervisorDriver::DrainWorkers(RunState& run, int64_t now_ms) {
+  std::vector<const store::TaskRecord*> workers = Workers(run);
+  int in_flight = 0;
+  for (const store::TaskRecord* worker : workers) in_flight += InFlight(worker->task().state());
+  std::sort(workers.begin(), workers.end(),
+            [](const auto* a, const auto* b) { return a->order() < b->order(); });
+  for (const store::TaskRecord* worker : workers) {
+    if (worker->task().state() != v1::TASK_STATE_PENDING || in_flight >= max_concurrency_) {
+      continue;
+    }
+    MarkReady(run.MutableTask(worker->task().task_id()), now_ms);
+    ++in_flight;
+  }
+  return in_flight > 0;
+}
+
+void SupervisorDriver::StartReview(RunState& run, int64_t now_ms) {
+  // This round's results: completed workers without a verdict yet.
+  Json results = Json::array();
+  for (const store::TaskRecord* worker : Workers(run)) {
+    if (Status(*worker) != "in_progress" || worker->task().state() != v1::TASK_STATE_COMPLETED) {
+      continue;
+    }
+    results.push_back({{"task_id", worker->task().task_id()},
+                       {"goal", worker->task().title()},
+                       {"result", worker->task().output()}});
+  }
+  if (results.empty()) return Conclude(run, now_ms);
+  const int iteration = Iterations(run) + 1;
+  std::string criteria;
+  for (const std::string& criterion : supervisor_.review_criteria()) {
+    absl::StrAppend(&criteria, "\n- ", criterion);
+  }
+  store::TaskRecord reviewer = NewPatternTask(
+      run, ReviewerId(iteration), "reviewer", supervisor_.reviewer_agent(),
+      absl::StrCat("Goal: ", PatternGoal(run, supervisor_.goal()),
+                   criteria.empty() ? "" : absl::StrCat("\n\nReview criteria:", criteria),
+                   "\n\nReview each result (round ", iteration, " of ", max_iterations_, "):\n",
+                   results.dump(2),
+                   "\n\nAnswer with JSON {\"assessments\": [{\"task_id\", \"verdict\": "
+                   "\"accepted\"|\"needs-revision\"|\"escalate\", \"feedback\", \"score\"}], "
+                   "\"needs_replanning\", \"overall_assessment\"}."),
+      {spec_.timeout_seconds(), max_attempts_}, now_ms);
+  reviewer.mutable_task()->set_title(absl::StrCat("review round ", iteration));
+  reviewer.mutable_assignment()->set_output_schema_json(std::string(flow::ReviewOutputSchema()));
+  MarkReady(reviewer, now_ms);
+  run.PutTask(std::move(reviewer));
+  SetPatternPhase(run, kReviewing, iteration, absl::StrCat(results.size(), " results"));
+}
+
+void SupervisorDriver::ApplyReview(RunState& run, const store::TaskRecord& reviewer,
+                                   int64_t now_ms) {
+  const std::string reviewer_id = reviewer.task().task_id();
+  absl::StatusOr<flow::Review> review = flow::ParseReview(reviewer.task().output());
+  if (!review.ok()) {
+    store::TaskRecord& task = run.MutableTask(reviewer_id);
+    FailAndMaybeRetry(task, absl::StrCat("the review is invalid: ", review.status().message()),
+                      now_ms);
+    if (task.task().state() == v1::TASK_STATE_FAILED) Conclude(run, now_ms);
+    return;
+  }
+  const int iteration = Iterations(run);
+  std::map<std::string, const flow::Assessment*> by_task;
+  for (const flow::Assessment& assessment : review->assessments) {
+    by_task[assessment.task_id] = &assessment;
+  }
+  std::vector<std::string> revise;
+  for (const store::TaskRecord* worker : Workers(run)) {
+    if (Status(*worker) != "in_progress" || worker->task().state() != v1::TASK_STATE_COMPLETED) {
+      continue;
+    }
+    const std::string id = worker->task().task_id();
+    v1::ReviewAssessment& entry = *run.MutableTask(id).mutable_task()->add_reviews();
+    entry.set_iteration(iteration);
+    auto found = by_task.find(id);
+    if (found == by_task.end()) {
+      entry.set_verdict("needs-revision");
+      entry.set_feedback("the reviewer gave no verdict for this task");
+    } else {
+      entry.set_verdict(flow::ReviewVerdictName(found->second->verdict));
+      entry.set_feedback(found->second->feedback);
+      entry.set_score(found->second->score);
+    }
+    if (entry.verdict() == "needs-revision") revise.push_back(id);
+  }
+  if (revise.empty() || iteration >= max_iterations_) return Conclude(run, now_ms);
+  // The planner revises the goals of what needs work, from the feedback.
+  Json items = Json::array();
+  for (const std::string& id : revise) {
+    const v1::Task& task = run.FindTask(id)->task();
+    items.push_back({{"id", id},
+                     {"goal", task.title()},
+                     {"feedback", task.reviews(task.reviews_size() - 1).feedback()}});
+  }
+  store::TaskRecord planner = NewPatternTask(
+      run, RevisionId(iteration + 1), "planner", supervisor_.planner_agent(),
+      absl::StrCat("Goal: ", PatternGoal(run, supervisor_.goal()),
+                   "\n\nA reviewer sent these tasks back with feedback:\n", items.dump(2),
+                   "\n\nRewrite their goals so the next attempt addresses the feedback. Answer "
+                   "with JSON {\"tasks\": [{\"id\", \"goal\"}]} using the same ids."),
+      {spec_.timeout_seconds(), max_attempts_}, now_ms);
+  planner.mutable_task()->set_title(absl::StrCat("revise ", revise.size(), " tasks"));
+  planner.mutable_assignment()->set_output_schema_json(std::string(flow::PlanOutputSchema()));
+  MarkReady(planner, now_ms);
+  run.PutTask(std::move(planner));
+  SetPatternPhase(run, kRevising, iteration + 1, absl::StrJoin(revise, ", "));
+}
+
+void SupervisorDriver::ApplyRevision(RunState& run, const store::TaskRecord& planner,
+                                     int64_t now_ms) {
+  absl::StatusOr<std::vector<flow::PlannedTask>> revised =
+      flow::ParseReplan(planner.task().output());
+  std::map<std::string, std::string> goals;
+  if (revised.ok()) {
+    for (const flow::PlannedTask& task : *revised) goals[task.id] = task.goal;
+  }
+  // A revision that does not parse still re-runs the tasks, with the
+  // reviewer's feedback and their old goals.
+  int rerun = 0;
+  for (const store::TaskRecord* worker : Workers(run)) {
+    if (Status(*worker) != "needs-revision") continue;
+    const std::string id = worker->task().task_id();
+    auto goal = goals.find(id);
+    const store::TaskRecord previous = *worker;
+    run.PutTask(NewWorker(run, id, goal != goals.end() ? goal->second : previous.task().title(),
+                          &previous, 0, now_ms));
+    ++rerun;
+  }
+  SetPatternPhase(run, kWorking, Iterations(run) + 1, absl::StrCat(rerun, " tasks revised"));
+  if (!DrainWorkers(run, now_ms)) StartReview(run, now_ms);
+}
+
+std::string SupervisorDriver::Report(const RunState& run) const {
+  Json tasks = Json::array();
+  int accepted = 0;
+  std::vector<const store::TaskRecord*> workers = Workers(run);
+  for (const store::TaskRecord* worker : workers) {
+    const v1::Task& task = worker->task();
+    const std::string status = Status(*worker);
+    Json entry = {{"id", task.task_id()}, {"goal", task.title()}, {"status", status}};
+    if (status == "completed") {
+      ++accepted;
+      entry["result"] = task.output();
+    } else if (status == "failed") {
+      entry["error"] = task.error();
+    }
+    if (!task.reviews().empty()) {
+      const v1::ReviewAssessment& last = task.reviews(task.reviews_size() - 1);
+      entry["feedback"] = last.feedback();
+      entry["score"] = last.score();
+    }
+    tasks.push_back(std::move(entry));
+  }
+  return DumpJson(Json{{"goal", PatternGoal(run, supervisor_.goal())},
+                       {"tasks", std::move(tasks)},
+                       {"accepted", accepted},
+                       {"total", workers.size()}});
+}
+
+void SupervisorDriver::Conclude(RunState& run, int64_t now_ms) {
+  if (supervisor_.synthesizer_agent().empty()) return Finish(run, now_ms);
+  Json accepted = Json::array();
+  for (const store::TaskRecord* worker : Workers(run)) {
+    if (Status(*worker) != "completed") continue;
+    accepted.push_back({{"id", worker->task().task_id()},
+                        {"goal", worker->task().title()},
+                        {"result", worker->task().output()}});
+  }
+  store::TaskRecord synthesizer = NewPatternTask(
+      run, kSynthesizerId, "synthesizer", supervisor_.synthesizer_agent(),
+      absl::StrCat("Goal: ", PatternGoal(run, supervisor_.goal()),
+                   "\n\nWrite the final result from these accepted results:\n", accepted.dump(2)),
+      {spec_.timeout_seconds(), max_attempts_}, now_ms);
+  synthesizer.mutable_task()->set_title("synthesize the accepted results");
+  MarkReady(synthesizer, now_ms);
+  run.PutTask(std::move(synthesizer));
+  SetPatternPhase(run, kSynthesizing, std::max(1, Iterations(run)), "");
+}
+
+void SupervisorDriver::Finish(RunState& run, int64_t now_ms) {
+  std::vector<const store::TaskRecord*> workers = Workers(run);
+  int accepted = 0;
+  for (const store::TaskRecord* worker : workers) accepted += Status(*worker) == "completed";
+  std::string output = Report(run);
+  if (const store::TaskRecord* synthesizer = run.FindTask(kSynthesizerId);
+      synthesizer != nullptr && synthesizer->task().state() == v1::TASK_STATE_COMPLETED) {
+    output = synthesizer->task().output();
+  }
+  const bool ok = workers.empty() || accepted > 0;
+  SetPatternPhase(run, kCompleted, std::max(1, Iterations(run)),
+                  absl::StrCat(accepted, " of ", workers.size(), " tasks accepted"));
+  FinishRun(run, ok ? v1::RUN_STATUS_COMPLETED : v1::RUN_STATUS_FAILED, std::move(output),
+            ok ? "" : "no task was accepted", now_ms);
+}
+
+}  // namespace taskboard::engine

@@ -1,0 +1,73 @@
+#ifndef TASKBOARD_SCHEDULER_ENGINE_SUPERVISOR_DRIVER_H_
+#define TASKBOARD_SCHEDULER_ENGINE_SUPERVISOR_DRIVER_H_
+
+// The supervisor driver (SEMANTICS.md 6, seed 004):
+//
+//   planning ──`planner` returns tasks──> working
+//   working: worker tasks run, at most max_concurrency at once
+//      │ all done
+//      v
+//   reviewing: `reviewer-N` judges this round's results:
+//      accepted -> done; escalate -> stopped and reported;
+//      needs-revision -> (below max_iterations) revised
+//      │
+//      ├─ any needs-revision left, N < max_iterations:
+//      │    `planner-(N+1)` revises their goals from the feedback, then those
+//      │    workers run again with the feedback ──> working
+//      v
+//   synthesizing (with a synthesizer, over the accepted results) ──> completed
+//
+// Worker failures follow on_sub_task_error: skip (left out of the review and
+// reported), fail (the run fails), retry (re-dispatched within
+// maxAttemptsPerTask, then left out). A worker task keeps its id across
+// revisions; its reviews accumulate in Task.reviews, which with the run's
+// tasks and `pattern_phase` is all the state there is (restarts re-read it).
+// Planned `deps` are not enforced: the seed's workers run concurrently.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scheduler/engine/driver.h"
+#include "taskboard/v1/flow.pb.h"
+
+namespace taskboard::engine {
+
+class SupervisorDriver final : public Driver {
+ public:
+  explicit SupervisorDriver(const v1::FlowSpec& spec);
+
+  void Start(RunState& run, int64_t now_ms) override;
+  void Advance(RunState& run, int64_t now_ms) override;
+
+ private:
+  void StartWorkers(RunState& run, int64_t now_ms);
+  // Readies pending workers up to max_concurrency; true while any runs.
+  bool DrainWorkers(RunState& run, int64_t now_ms);
+  void StartReview(RunState& run, int64_t now_ms);
+  void ApplyReview(RunState& run, const store::TaskRecord& reviewer, int64_t now_ms);
+  void ApplyRevision(RunState& run, const store::TaskRecord& planner, int64_t now_ms);
+  void Conclude(RunState& run, int64_t now_ms);
+  void Finish(RunState& run, int64_t now_ms);
+
+  int Iterations(const RunState& run) const;
+  std::vector<const store::TaskRecord*> Workers(const RunState& run) const;
+  // accepted | needs-revision | escalated | failed | in_progress
+  static std::string Status(const store::TaskRecord& worker);
+  std::string Report(const RunState& run) const;
+  // `position`: the task's place in the plan (kept from `previous` when
+  // this is a revision).
+  store::TaskRecord NewWorker(RunState& run, const std::string& id, const std::string& goal,
+                              const store::TaskRecord* previous, int position,
+                              int64_t now_ms) const;
+
+  v1::FlowSpec spec_;
+  const v1::SupervisorSpec& supervisor_;
+  int max_concurrency_ = 3;
+  int max_iterations_ = 3;
+  int max_attempts_ = 1;
+};
+
+}  // namespace taskboard::engine
+
+#endif  // TASKBOARD_SCHEDULER_ENGINE_SUPERVISOR_DRIVER_H_
