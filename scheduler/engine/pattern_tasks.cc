@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "common/json.h"
+#include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/flow/interpolation.h"
 #include "scheduler/flow/proto_value.h"
@@ -44,6 +45,17 @@ store::TaskRecord NewPatternTask(RunState& run, std::string id, std::string role
   record.set_order(run_record.next_task_order());
   run_record.set_next_task_order(run_record.next_task_order() + 1);
   return record;
+}
+
+bool InFlight(v1::TaskState state) {
+  return state == v1::TASK_STATE_READY || state == v1::TASK_STATE_DISPATCHED ||
+         state == v1::TASK_STATE_RUNNING || state == v1::TASK_STATE_RETRYING;
+}
+
+void FailAndMaybeRetry(store::TaskRecord& task, std::string error, int64_t now_ms) {
+  if (FailAttempt(task, std::move(error), now_ms, 0) == AttemptOutcome::kRetrying) {
+    MarkReady(task, now_ms);
+  }
 }
 
 void SetPatternPhase(RunState& run, const std::string& phase, int iteration, std::string detail) {

@@ -14,6 +14,18 @@
 
 namespace taskboard::engine {
 
+// The `pattern_phase` values (and board_meta phases) of the pattern drivers.
+namespace pattern_phase {
+inline constexpr char kPlanning[] = "planning";
+inline constexpr char kActive[] = "active";
+inline constexpr char kEvaluating[] = "evaluating";
+inline constexpr char kReplanning[] = "replanning";
+inline constexpr char kReviewing[] = "reviewing";
+inline constexpr char kRevising[] = "revising";
+inline constexpr char kSynthesizing[] = "synthesizing";
+inline constexpr char kCompleted[] = "completed";
+}  // namespace pattern_phase
+
 // `goal_template` with `{args.*}` filled in from the run (the template as is
 // if it does not interpolate; the validator has checked it).
 std::string PatternGoal(const RunState& run, absl::string_view goal_template);
@@ -28,6 +40,15 @@ struct PatternTaskOptions {
 store::TaskRecord NewPatternTask(RunState& run, std::string id, std::string role, std::string agent,
                                  std::string prompt, const PatternTaskOptions& options,
                                  int64_t now_ms);
+
+// READY, dispatched, running or waiting to retry: counts against a
+// pattern's max_concurrency.
+bool InFlight(v1::TaskState state);
+
+// Fails an attempt the driver judged unusable (an invalid plan, review or
+// `success: false`) and readies the task at once while attempts remain: the
+// agent did answer, so there is no backoff to wait out.
+void FailAndMaybeRetry(store::TaskRecord& task, std::string error, int64_t now_ms);
 
 // Records where the run is and tells watchers (a board_meta event).
 void SetPatternPhase(RunState& run, const std::string& phase, int iteration, std::string detail);

@@ -17,17 +17,12 @@
 namespace taskboard::engine {
 namespace {
 
-constexpr char kPlanning[] = "planning";
-constexpr char kActive[] = "active";
-constexpr char kSynthesizing[] = "synthesizing";
-constexpr char kEvaluating[] = "evaluating";
-constexpr char kReplanning[] = "replanning";
-constexpr char kCompleted[] = "completed";
-
-bool InFlight(v1::TaskState state) {
-  return state == v1::TASK_STATE_READY || state == v1::TASK_STATE_DISPATCHED ||
-         state == v1::TASK_STATE_RUNNING || state == v1::TASK_STATE_RETRYING;
-}
+using pattern_phase::kActive;
+using pattern_phase::kCompleted;
+using pattern_phase::kEvaluating;
+using pattern_phase::kPlanning;
+using pattern_phase::kReplanning;
+using pattern_phase::kSynthesizing;
 
 // The plan's status vocabulary (SEMANTICS.md 5).
 const char* StepStatus(v1::TaskState state) {
@@ -53,14 +48,6 @@ std::string ReplannerId(int iteration) { return absl::StrCat("replanner-", itera
 bool IsReservedId(absl::string_view id) {
   return id == PlanExecuteDriver::kPlannerId || id == PlanExecuteDriver::kSynthesizerId ||
          absl::StartsWith(id, "evaluator-") || absl::StartsWith(id, "replanner-");
-}
-
-// A failed attempt the driver decides on (invalid plan, `success: false`):
-// retried at once while attempts remain, like a failed agent run.
-void FailAndMaybeRetry(store::TaskRecord& task, std::string error, int64_t now_ms) {
-  if (FailAttempt(task, std::move(error), now_ms, 0) == AttemptOutcome::kRetrying) {
-    MarkReady(task, now_ms);
-  }
 }
 
 }  // namespace

@@ -18,12 +18,13 @@
 namespace taskboard::engine {
 namespace {
 
-constexpr char kPlanning[] = "planning";
-constexpr char kWorking[] = "active";
-constexpr char kReviewing[] = "reviewing";
-constexpr char kRevising[] = "revising";
-constexpr char kSynthesizing[] = "synthesizing";
-constexpr char kCompleted[] = "completed";
+using pattern_phase::kActive;
+using pattern_phase::kCompleted;
+using pattern_phase::kPlanning;
+using pattern_phase::kReviewing;
+using pattern_phase::kRevising;
+using pattern_phase::kSynthesizing;
+
 constexpr char kPlannerId[] = "planner";
 constexpr char kSynthesizerId[] = "synthesizer";
 
@@ -33,19 +34,6 @@ std::string RevisionId(int iteration) { return absl::StrCat("planner-", iteratio
 bool IsReservedId(absl::string_view id) {
   return id == kPlannerId || id == kSynthesizerId || absl::StartsWith(id, "reviewer-") ||
          absl::StartsWith(id, "planner-");
-}
-
-bool InFlight(v1::TaskState state) {
-  return state == v1::TASK_STATE_READY || state == v1::TASK_STATE_DISPATCHED ||
-         state == v1::TASK_STATE_RUNNING || state == v1::TASK_STATE_RETRYING;
-}
-
-// Retried at once while attempts remain (the agent answered; its answer was
-// unusable), as in the plan-and-execute driver.
-void FailAndMaybeRetry(store::TaskRecord& task, std::string error, int64_t now_ms) {
-  if (FailAttempt(task, std::move(error), now_ms, 0) == AttemptOutcome::kRetrying) {
-    MarkReady(task, now_ms);
-  }
 }
 
 }  // namespace
@@ -171,7 +159,7 @@ void SupervisorDriver::Advance(RunState& run, int64_t now_ms) {
     if (synthesizer->task().state() == v1::TASK_STATE_COMPLETED) Finish(run, now_ms);
     return;
   }
-  if (run.record().pattern_phase() != kWorking) return;
+  if (run.record().pattern_phase() != kActive) return;
   if (supervisor_.on_sub_task_error() == v1::SUB_TASK_ERROR_MODE_FAIL) {
     for (const store::TaskRecord* worker : Workers(run)) {
       if (worker->task().state() == v1::TASK_STATE_FAILED) {
@@ -203,7 +191,7 @@ void SupervisorDriver::StartWorkers(RunState& run, int64_t now_ms) {
     if (IsReservedId(task.id)) task.id += "-task";
     run.PutTask(NewWorker(run, task.id, task.goal, nullptr, position++, now_ms));
   }
-  SetPatternPhase(run, kWorking, 1, absl::StrCat(plan->size(), " tasks"));
+  SetPatternPhase(run, kActive, 1, absl::StrCat(plan->size(), " tasks"));
 }
 
 bool SupervisorDriver::DrainWorkers(RunState& run, int64_t now_ms) {
@@ -334,7 +322,7 @@ void SupervisorDriver::ApplyRevision(RunState& run, const store::TaskRecord& pla
                           &previous, 0, now_ms));
     ++rerun;
   }
-  SetPatternPhase(run, kWorking, Iterations(run) + 1, absl::StrCat(rerun, " tasks revised"));
+  SetPatternPhase(run, kActive, Iterations(run) + 1, absl::StrCat(rerun, " tasks revised"));
   if (!DrainWorkers(run, now_ms)) StartReview(run, now_ms);
 }
 

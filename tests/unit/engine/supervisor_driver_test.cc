@@ -50,6 +50,14 @@ class SupervisorTest : public ::testing::Test {
     ADD_FAILURE() << "no assignment for " << id;
     return {};
   }
+  // Both workers of kTwoTasks answer; the reviewer's assignment is pending.
+  void FinishRoundOne() {
+    Sent();
+    v1::Assignment api = Task("api");
+    h_.Finish(w_, Task("intro"), true, "intro text");
+    h_.Finish(w_, api, true, "api text");
+    ASSERT_THAT(Sent(), ElementsAre("reviewer-1"));
+  }
   Json Output() {
     absl::StatusOr<Json> output = ParseJson(h_.ReadRunView(run_).output());
     EXPECT_TRUE(output.ok()) << h_.ReadRunView(run_).output();
@@ -85,11 +93,7 @@ TEST_F(SupervisorTest, AllAccepted_CompletesWithTheReport) {
 
 TEST_F(SupervisorTest, NeedsRevision_RevisedWithFeedbackThenAccepted) {
   Plan(kTwoTasks);
-  Sent();
-  v1::Assignment api = Task("api");
-  h_.Finish(w_, Task("intro"), true, "intro text");
-  h_.Finish(w_, api, true, "api text");
-  Sent();
+  FinishRoundOne();
   h_.Finish(w_, Task("reviewer-1"), true,
             R"({"assessments": [{"task_id": "intro", "verdict": "accepted"},
                 {"task_id": "api", "verdict": "needs-revision", "feedback": "add an example"}]})");
@@ -115,11 +119,7 @@ TEST_F(SupervisorTest, NeedsRevision_RevisedWithFeedbackThenAccepted) {
 
 TEST_F(SupervisorTest, Escalated_StopsAndIsReported) {
   Plan(kTwoTasks);
-  Sent();
-  v1::Assignment api = Task("api");
-  h_.Finish(w_, Task("intro"), true, "intro text");
-  h_.Finish(w_, api, true, "api text");
-  Sent();
+  FinishRoundOne();
   h_.Finish(w_, Task("reviewer-1"), true,
             R"({"assessments": [{"task_id": "intro", "verdict": "accepted"},
                 {"task_id": "api", "verdict": "escalate", "feedback": "needs a human"}]})");
@@ -175,11 +175,7 @@ TEST_F(SupervisorTest, WorkerFails_RetryModeRedispatches) {
 
 TEST_F(SupervisorTest, Synthesizer_GetsOnlyTheAcceptedResults) {
   Plan(kTwoTasks, R"(, "synthesizerAgent": "synth", "maxIterations": 1)");
-  Sent();
-  v1::Assignment api = Task("api");
-  h_.Finish(w_, Task("intro"), true, "intro text");
-  h_.Finish(w_, api, true, "api text");
-  Sent();
+  FinishRoundOne();
   h_.Finish(w_, Task("reviewer-1"), true,
             R"([{"task_id": "intro", "verdict": "accepted"},
                 {"task_id": "api", "verdict": "needs-revision"}])");
