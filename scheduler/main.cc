@@ -108,14 +108,10 @@ int main(int argc, char** argv) {
   }
   options.durability = *taskboard::store::ParseDurability(durability);
   taskboard::metrics::MetricsHttpOptions http_options;
-  if (!metrics_listen.empty()) {
-    if (absl::Status parsed = taskboard::metrics::ParseMetricsListen(metrics_listen, http_options);
-        !parsed.ok()) {
-      std::cerr << "taskboard-scheduler: " << parsed.message() << "\n";
-      return 2;
-    }
-  } else if (!metrics_port_file.empty()) {
-    std::cerr << "taskboard-scheduler: --metrics-port-file needs --metrics-listen\n";
+  if (absl::Status flags =
+          taskboard::metrics::CheckMetricsFlags(metrics_listen, metrics_port_file, http_options);
+      !flags.ok()) {
+    std::cerr << "taskboard-scheduler: " << flags.message() << "\n";
     return 2;
   }
   // Metrics are kept even without --metrics-listen: the hooks are cheap and
@@ -147,19 +143,13 @@ int main(int argc, char** argv) {
     taskboard::server::SchedulerServer* serving = server->get();
     http_options.readiness = [serving] { return serving->Readiness(); };
     absl::StatusOr<std::unique_ptr<taskboard::metrics::MetricsHttpServer>> started =
-        taskboard::metrics::MetricsHttpServer::Start(&registry, std::move(http_options));
+        taskboard::metrics::ServeMetrics(&registry, std::move(http_options), metrics_port_file);
     if (!started.ok()) {
       std::cerr << "taskboard-scheduler: cannot serve metrics on '" << metrics_listen
                 << "': " << started.status().message() << "\n";
       return 1;
     }
     http = *std::move(started);
-    if (!metrics_port_file.empty() &&
-        !taskboard::WriteFileAtomically(metrics_port_file, std::to_string(http->port()) + "\n")) {
-      std::cerr << "taskboard-scheduler: cannot write the metrics port file " << metrics_port_file
-                << "\n";
-      return 1;
-    }
     Log("info", "serving metrics",
         ",\"port\":" + std::to_string(http->port()) + ",\"listen\":\"" + metrics_listen + "\"");
   }

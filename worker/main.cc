@@ -11,7 +11,6 @@
 
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -37,25 +36,6 @@ std::string DefaultWorkerId() {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
   return absl::StrCat(host[0] != '\0' ? host : "worker", "-", getpid());
-}
-
-// Writes the port through a rename, so a reader never sees a partial file.
-absl::Status WritePortFile(const std::string& path, int port) {
-  const std::string temporary = absl::StrCat(path, ".tmp");
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << port << "\n";
-    if (!out.flush()) {
-      return absl::InternalError(absl::StrCat("cannot write --metrics-port-file '", path, "'"));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    return absl::InternalError(
-        absl::StrCat("cannot write --metrics-port-file '", path, "': ", ec.message()));
-  }
-  return absl::OkStatus();
 }
 
 // Turns SIGTERM/SIGINT into a drain (a repeated signal keeps the first
@@ -152,14 +132,10 @@ int main(int argc, char** argv) {
   }
 
   taskboard::metrics::MetricsHttpOptions http_options;
-  if (!metrics_listen.empty()) {
-    if (absl::Status parsed = taskboard::metrics::ParseMetricsListen(metrics_listen, http_options);
-        !parsed.ok()) {
-      std::cerr << "taskboard-worker: " << parsed.message() << "\n";
-      return 2;
-    }
-  } else if (!metrics_port_file.empty()) {
-    std::cerr << "taskboard-worker: --metrics-port-file needs --metrics-listen\n";
+  if (absl::Status flags =
+          taskboard::metrics::CheckMetricsFlags(metrics_listen, metrics_port_file, http_options);
+      !flags.ok()) {
+    std::cerr << "taskboard-worker: " << flags.message() << "\n";
     return 2;
   }
 
@@ -219,19 +195,13 @@ int main(int argc, char** argv) {
   if (!metrics_listen.empty()) {
     http_options.readiness = [&session] { return session.Readiness(); };
     absl::StatusOr<std::unique_ptr<taskboard::metrics::MetricsHttpServer>> started =
-        taskboard::metrics::MetricsHttpServer::Start(&registry, std::move(http_options));
+        taskboard::metrics::ServeMetrics(&registry, std::move(http_options), metrics_port_file);
     if (!started.ok()) {
       std::cerr << "taskboard-worker: cannot serve metrics on '" << metrics_listen
                 << "': " << started.status().message() << "\n";
       return 1;
     }
     http = *std::move(started);
-    if (!metrics_port_file.empty()) {
-      if (absl::Status written = WritePortFile(metrics_port_file, http->port()); !written.ok()) {
-        std::cerr << "taskboard-worker: " << written.message() << "\n";
-        return 1;
-      }
-    }
     taskboard::worker::LogJson(
         "info", "serving metrics",
         {{"worker_id", options.worker_id}, {"listen", metrics_listen}, {"port", http->port()}});

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/files.h"
 #include "common/metrics/text_format.h"
 
 namespace taskboard::metrics {
@@ -41,6 +42,27 @@ absl::Status ParseMetricsListen(absl::string_view listen, MetricsHttpOptions& ou
   out.host = std::string(listen.substr(0, colon));
   out.port = port;
   return absl::OkStatus();
+}
+
+absl::Status CheckMetricsFlags(absl::string_view listen, absl::string_view port_file,
+                               MetricsHttpOptions& out) {
+  if (!listen.empty()) return ParseMetricsListen(listen, out);
+  if (!port_file.empty()) {
+    return absl::InvalidArgumentError("--metrics-port-file needs --metrics-listen");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<MetricsHttpServer>> ServeMetrics(const Registry* registry,
+                                                                MetricsHttpOptions options,
+                                                                const std::string& port_file) {
+  absl::StatusOr<std::unique_ptr<MetricsHttpServer>> server =
+      MetricsHttpServer::Start(registry, std::move(options));
+  if (!server.ok() || port_file.empty()) return server;
+  if (!WriteFileAtomically(port_file, absl::StrCat((*server)->port(), "\n"))) {
+    return absl::InternalError(absl::StrCat("cannot write --metrics-port-file '", port_file, "'"));
+  }
+  return server;
 }
 
 MetricsHttpServer::MetricsHttpServer(const Registry* registry, MetricsHttpOptions options)

@@ -42,6 +42,22 @@ struct MetricsHttpOptions {
 // (port 0: any free port). INVALID_ARGUMENT naming the flag otherwise.
 absl::Status ParseMetricsListen(absl::string_view listen, MetricsHttpOptions& out);
 
+// The --metrics-listen / --metrics-port-file pair every Taskboard service
+// takes, checked before anything starts: fills `out` when `listen` is set;
+// INVALID_ARGUMENT for a bad HOST:PORT, or for a port file without
+// --metrics-listen. An empty `listen` means no endpoint.
+absl::Status CheckMetricsFlags(absl::string_view listen, absl::string_view port_file,
+                               MetricsHttpOptions& out);
+
+class MetricsHttpServer;
+
+// Starts the endpoint and, when `port_file` is set, writes the port it bound
+// there through a rename (so a reader never sees half a file). Start's
+// errors as they are; INTERNAL naming the file if it cannot be written.
+absl::StatusOr<std::unique_ptr<MetricsHttpServer>> ServeMetrics(const Registry* registry,
+                                                                MetricsHttpOptions options,
+                                                                const std::string& port_file);
+
 class MetricsHttpServer {
  public:
   // `registry` must outlive the server.

@@ -7,9 +7,12 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/files.h"
 #include "common/metrics/builder.h"
 #include "common/metrics/registry.h"
 #include "gtest/gtest.h"
+#include "tests/testing/temp_dir.h"
 
 namespace taskboard::metrics {
 namespace {
@@ -113,6 +116,41 @@ TEST(MetricsHttp, Shutdown_Twice_IsHarmless) {
   server->Shutdown();
   httplib::Client client("127.0.0.1", server->port());
   EXPECT_FALSE(client.Get("/metrics"));
+}
+
+TEST(MetricsFlags, PortFileWithoutListen_IsAnError) {
+  MetricsHttpOptions options;
+  absl::Status status = CheckMetricsFlags("", "/tmp/metrics.port", options);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "--metrics-port-file needs --metrics-listen");
+  EXPECT_TRUE(CheckMetricsFlags("", "", options).ok());
+}
+
+TEST(MetricsFlags, Listen_FillsHostAndPortOrNamesTheFlag) {
+  MetricsHttpOptions options;
+  ASSERT_TRUE(CheckMetricsFlags("0.0.0.0:9464", "", options).ok());
+  EXPECT_EQ(options.host, "0.0.0.0");
+  EXPECT_EQ(options.port, 9464);
+  EXPECT_EQ(CheckMetricsFlags("9464", "", options).code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(MetricsFlags, ServeMetrics_WritesTheBoundPortToThePortFile) {
+  Registry registry;
+  testing::TempDir dir;
+  const std::string port_file = (dir.path() / "metrics.port").string();
+  absl::StatusOr<std::unique_ptr<MetricsHttpServer>> server =
+      ServeMetrics(&registry, {}, port_file);
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_EQ(ReadFileOrEmpty(port_file), absl::StrCat((*server)->port(), "\n"));
+}
+
+TEST(MetricsFlags, ServeMetrics_UnwritablePortFile_NamesIt) {
+  Registry registry;
+  absl::StatusOr<std::unique_ptr<MetricsHttpServer>> server =
+      ServeMetrics(&registry, {}, "/nonexistent-dir/metrics.port");
+  EXPECT_EQ(server.status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(server.status().message(),
+            "cannot write --metrics-port-file '/nonexistent-dir/metrics.port'");
 }
 
 }  // namespace
