@@ -2,7 +2,9 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "common/json.h"
+#include "scheduler/engine/run_finish.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/flow/interpolation.h"
@@ -52,10 +54,29 @@ bool InFlight(v1::TaskState state) {
          state == v1::TASK_STATE_RUNNING || state == v1::TASK_STATE_RETRYING;
 }
 
-void FailAndMaybeRetry(store::TaskRecord& task, std::string error, int64_t now_ms) {
+bool FailAndMaybeRetry(store::TaskRecord& task, std::string error, int64_t now_ms) {
   if (FailAttempt(task, std::move(error), now_ms, 0) == AttemptOutcome::kRetrying) {
     MarkReady(task, now_ms);
+    return false;
   }
+  return true;
+}
+
+std::optional<std::vector<flow::PlannedTask>> TakePlan(RunState& run, const std::string& planner_id,
+                                                       int64_t now_ms) {
+  const store::TaskRecord* planner = run.FindTask(planner_id);
+  if (planner == nullptr) return std::nullopt;
+  if (planner->task().state() == v1::TASK_STATE_COMPLETED) {
+    absl::StatusOr<std::vector<flow::PlannedTask>> plan = flow::ParsePlan(planner->task().output());
+    if (plan.ok()) return *std::move(plan);
+    FailAndMaybeRetry(run.MutableTask(planner_id),
+                      absl::StrCat("the plan is invalid: ", plan.status().message()), now_ms);
+  }
+  if (planner->task().state() == v1::TASK_STATE_FAILED) {
+    FinishRun(run, v1::RUN_STATUS_FAILED, "",
+              absl::StrCat("planner failed: ", planner->task().error()), now_ms);
+  }
+  return std::nullopt;
 }
 
 void SetPatternPhase(RunState& run, const std::string& phase, int iteration, std::string detail) {

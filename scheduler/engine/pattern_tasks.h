@@ -6,10 +6,13 @@
 // `pattern_phase` with its board_meta event.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "scheduler/engine/run_state.h"
+#include "scheduler/flow/plan_output.h"
 #include "scheduler/store/records.pb.h"
 
 namespace taskboard::engine {
@@ -47,8 +50,17 @@ bool InFlight(v1::TaskState state);
 
 // Fails an attempt the driver judged unusable (an invalid plan, review or
 // `success: false`) and readies the task at once while attempts remain: the
-// agent did answer, so there is no backoff to wait out.
-void FailAndMaybeRetry(store::TaskRecord& task, std::string error, int64_t now_ms);
+// agent did answer, so there is no backoff to wait out. True when the task
+// has failed for good (no attempts left).
+bool FailAndMaybeRetry(store::TaskRecord& task, std::string error, int64_t now_ms);
+
+// The plan of the planner task `planner_id` once there is one to act on:
+// nullopt while the planner has not completed. A plan that does not parse
+// fails the planner's attempt (retried at once while attempts remain, the
+// parse error in the task); a planner that failed for good fails the run
+// with `planner failed: ...`.
+std::optional<std::vector<flow::PlannedTask>> TakePlan(RunState& run, const std::string& planner_id,
+                                                       int64_t now_ms);
 
 // Records where the run is and tells watchers (a board_meta event).
 void SetPatternPhase(RunState& run, const std::string& phase, int iteration, std::string detail);

@@ -109,15 +109,9 @@ void PlanExecuteDriver::Advance(RunState& run, int64_t now_ms) {
   if (IsTerminal(run.record().run().status())) return;
   const std::string phase = run.record().pattern_phase();
   if (phase == kPlanning) {
-    const store::TaskRecord* planner = run.FindTask(kPlannerId);
-    if (planner == nullptr) return;
-    if (planner->task().state() == v1::TASK_STATE_FAILED) {
-      return FinishRun(run, v1::RUN_STATUS_FAILED, "",
-                       absl::StrCat("planner failed: ", planner->task().error()), now_ms);
-    }
-    if (planner->task().state() != v1::TASK_STATE_COMPLETED) return;
-    std::optional<std::vector<flow::PlannedTask>> plan = AcceptPlan(run, now_ms);
+    std::optional<std::vector<flow::PlannedTask>> plan = TakePlan(run, kPlannerId, now_ms);
     if (!plan.has_value()) return;
+    RenameReservedSteps(*plan);
     CreateSteps(run, *plan, now_ms);
     SetPhase(run, kActive, absl::StrCat(plan->size(), " steps"));
   }
@@ -156,22 +150,8 @@ void PlanExecuteDriver::Advance(RunState& run, int64_t now_ms) {
   }
 }
 
-std::optional<std::vector<flow::PlannedTask>> PlanExecuteDriver::AcceptPlan(RunState& run,
-                                                                            int64_t now_ms) {
-  absl::StatusOr<std::vector<flow::PlannedTask>> plan =
-      flow::ParsePlan(run.FindTask(kPlannerId)->task().output());
-  if (!plan.ok()) {
-    store::TaskRecord& planner = run.MutableTask(kPlannerId);
-    FailAndMaybeRetry(planner, absl::StrCat("the plan is invalid: ", plan.status().message()),
-                      now_ms);
-    if (planner.task().state() == v1::TASK_STATE_FAILED) {
-      FinishRun(run, v1::RUN_STATUS_FAILED, "",
-                absl::StrCat("planner failed: ", planner.task().error()), now_ms);
-    }
-    return std::nullopt;
-  }
-  // Steps share the run's task ids with the planner and the synthesizer.
-  std::vector<flow::PlannedTask> steps = *std::move(plan);
+void PlanExecuteDriver::RenameReservedSteps(std::vector<flow::PlannedTask>& steps) {
+  // Steps share the run's task ids with the driver's own tasks.
   auto rename = [](std::string& id) {
     if (IsReservedId(id)) id += "-step";
   };
@@ -179,7 +159,6 @@ std::optional<std::vector<flow::PlannedTask>> PlanExecuteDriver::AcceptPlan(RunS
     rename(step.id);
     for (std::string& dep : step.deps) rename(dep);
   }
-  return steps;
 }
 
 void PlanExecuteDriver::CreateSteps(RunState& run, const std::vector<flow::PlannedTask>& plan,
@@ -328,10 +307,11 @@ void PlanExecuteDriver::ApplyDecision(RunState& run, const store::TaskRecord& ev
   absl::StatusOr<flow::EvaluatorDecision> decision =
       flow::ParseEvaluatorDecision(evaluator.task().output());
   if (!decision.ok()) {
-    store::TaskRecord& task = run.MutableTask(id);
-    FailAndMaybeRetry(task, absl::StrCat("the decision is invalid: ", decision.status().message()),
-                      now_ms);
-    if (task.task().state() == v1::TASK_STATE_FAILED) Conclude(run, now_ms);
+    if (FailAndMaybeRetry(run.MutableTask(id),
+                          absl::StrCat("the decision is invalid: ", decision.status().message()),
+                          now_ms)) {
+      Conclude(run, now_ms);
+    }
     return;
   }
   const int iteration = Iterations(run);
@@ -340,9 +320,9 @@ void PlanExecuteDriver::ApplyDecision(RunState& run, const store::TaskRecord& ev
   if (!replan) return Conclude(run, now_ms);
   if (decision->tasks.has_value()) {
     if (absl::Status added = AddSteps(run, *decision->tasks, iteration, now_ms); !added.ok()) {
-      store::TaskRecord& task = run.MutableTask(id);
-      FailAndMaybeRetry(task, std::string(added.message()), now_ms);
-      if (task.task().state() == v1::TASK_STATE_FAILED) Conclude(run, now_ms);
+      if (FailAndMaybeRetry(run.MutableTask(id), std::string(added.message()), now_ms)) {
+        Conclude(run, now_ms);
+      }
       return;
     }
     SetPhase(run, kActive, absl::StrCat(decision->tasks->size(), " steps added by the evaluator"));
@@ -374,9 +354,10 @@ void PlanExecuteDriver::ApplyReplan(RunState& run, const store::TaskRecord& repl
   absl::Status added =
       tasks.ok() ? AddSteps(run, *std::move(tasks), Iterations(run), now_ms) : tasks.status();
   if (!added.ok()) {
-    store::TaskRecord& task = run.MutableTask(id);
-    FailAndMaybeRetry(task, absl::StrCat("the replan is invalid: ", added.message()), now_ms);
-    if (task.task().state() == v1::TASK_STATE_FAILED) Conclude(run, now_ms);
+    if (FailAndMaybeRetry(run.MutableTask(id),
+                          absl::StrCat("the replan is invalid: ", added.message()), now_ms)) {
+      Conclude(run, now_ms);
+    }
     return;
   }
   SetPhase(run, kActive, "replanned");

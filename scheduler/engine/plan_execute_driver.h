@@ -50,9 +50,9 @@ class PlanExecuteDriver final : public Driver {
   static constexpr char kSynthesizerId[] = "synthesizer";
 
  private:
-  // Reads the planner's output; nullopt (and the planner's attempt failed or
-  // the run finished) when it is not a valid plan.
-  std::optional<std::vector<flow::PlannedTask>> AcceptPlan(RunState& run, int64_t now_ms);
+  // A step named like one of the driver's own tasks gets a `-step` suffix
+  // (and so do deps on it).
+  static void RenameReservedSteps(std::vector<flow::PlannedTask>& steps);
   void CreateSteps(RunState& run, const std::vector<flow::PlannedTask>& plan, int64_t now_ms);
   // A completed step whose output says `success: false` fails its attempt.
   void CheckStepOutcomes(RunState& run, int64_t now_ms);

@@ -127,14 +127,9 @@ void SupervisorDriver::Advance(RunState& run, int64_t now_ms) {
   if (IsTerminal(run.record().run().status())) return;
   const std::string phase = run.record().pattern_phase();
   if (phase == kPlanning) {
-    const store::TaskRecord* planner = run.FindTask(kPlannerId);
-    if (planner == nullptr) return;
-    if (planner->task().state() == v1::TASK_STATE_FAILED) {
-      return FinishRun(run, v1::RUN_STATUS_FAILED, "",
-                       absl::StrCat("planner failed: ", planner->task().error()), now_ms);
-    }
-    if (planner->task().state() != v1::TASK_STATE_COMPLETED) return;
-    StartWorkers(run, now_ms);
+    std::optional<std::vector<flow::PlannedTask>> plan = TakePlan(run, kPlannerId, now_ms);
+    if (!plan.has_value()) return;
+    StartWorkers(run, *std::move(plan), now_ms);
   } else if (phase == kRevising) {
     const store::TaskRecord* planner = run.FindTask(RevisionId(Iterations(run) + 1));
     if (planner == nullptr) return;
@@ -173,25 +168,14 @@ void SupervisorDriver::Advance(RunState& run, int64_t now_ms) {
   if (!DrainWorkers(run, now_ms)) StartReview(run, now_ms);
 }
 
-void SupervisorDriver::StartWorkers(RunState& run, int64_t now_ms) {
-  absl::StatusOr<std::vector<flow::PlannedTask>> plan =
-      flow::ParsePlan(run.FindTask(kPlannerId)->task().output());
-  if (!plan.ok()) {
-    store::TaskRecord& planner = run.MutableTask(kPlannerId);
-    FailAndMaybeRetry(planner, absl::StrCat("the plan is invalid: ", plan.status().message()),
-                      now_ms);
-    if (planner.task().state() == v1::TASK_STATE_FAILED) {
-      FinishRun(run, v1::RUN_STATUS_FAILED, "",
-                absl::StrCat("planner failed: ", planner.task().error()), now_ms);
-    }
-    return;
-  }
+void SupervisorDriver::StartWorkers(RunState& run, std::vector<flow::PlannedTask> plan,
+                                    int64_t now_ms) {
   int position = 0;
-  for (flow::PlannedTask& task : *plan) {
+  for (flow::PlannedTask& task : plan) {
     if (IsReservedId(task.id)) task.id += "-task";
     run.PutTask(NewWorker(run, task.id, task.goal, nullptr, position++, now_ms));
   }
-  SetPatternPhase(run, kActive, 1, absl::StrCat(plan->size(), " tasks"));
+  SetPatternPhase(run, kActive, 1, absl::StrCat(plan.size(), " tasks"));
 }
 
 bool SupervisorDriver::DrainWorkers(RunState& run, int64_t now_ms) {
@@ -249,10 +233,11 @@ void SupervisorDriver::ApplyReview(RunState& run, const store::TaskRecord& revie
   const std::string reviewer_id = reviewer.task().task_id();
   absl::StatusOr<flow::Review> review = flow::ParseReview(reviewer.task().output());
   if (!review.ok()) {
-    store::TaskRecord& task = run.MutableTask(reviewer_id);
-    FailAndMaybeRetry(task, absl::StrCat("the review is invalid: ", review.status().message()),
-                      now_ms);
-    if (task.task().state() == v1::TASK_STATE_FAILED) Conclude(run, now_ms);
+    if (FailAndMaybeRetry(run.MutableTask(reviewer_id),
+                          absl::StrCat("the review is invalid: ", review.status().message()),
+                          now_ms)) {
+      Conclude(run, now_ms);
+    }
     return;
   }
   const int iteration = Iterations(run);

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "scheduler/engine/driver.h"
+#include "scheduler/flow/plan_output.h"
 #include "taskboard/v1/flow.pb.h"
 
 namespace taskboard::engine {
@@ -41,7 +42,7 @@ class SupervisorDriver final : public Driver {
   void Advance(RunState& run, int64_t now_ms) override;
 
  private:
-  void StartWorkers(RunState& run, int64_t now_ms);
+  void StartWorkers(RunState& run, std::vector<flow::PlannedTask> plan, int64_t now_ms);
   // Readies pending workers up to max_concurrency; true while any runs.
   bool DrainWorkers(RunState& run, int64_t now_ms);
   void StartReview(RunState& run, int64_t now_ms);
