@@ -122,6 +122,7 @@ void Engine::DoCancel(const std::string& run_id, const std::string& reason,
 absl::StatusOr<std::unique_ptr<RunState>> Engine::LoadRun(const std::string& run_id) {
   absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
   if (!record.ok()) return record.status();
+  if (absl::Status phases = ReadRunPhases(*options_.store, *record); !phases.ok()) return phases;
   auto state = std::make_unique<RunState>(*std::move(record));
   absl::Status scanned = options_.store->ScanPrefix(
       store::Column::kTasks, store::keys::TasksOfRun(run_id),

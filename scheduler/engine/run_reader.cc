@@ -23,7 +23,6 @@ absl::StatusOr<store::RunRecord> ReadRunRecord(store::Store& store, const std::s
   if (!record.ParseFromString(**stored)) {
     return absl::DataLossError(absl::StrCat("run ", run_id, ": stored record is corrupt"));
   }
-  if (absl::Status phases = ReadRunPhases(store, record); !phases.ok()) return phases;
   return record;
 }
 
@@ -76,6 +75,7 @@ bool Matches(const v1::Run& run, const v1::ListRunsRequest& request) {
 absl::StatusOr<v1::Run> ReadRun(store::Store& store, const std::string& run_id, bool with_tasks) {
   absl::StatusOr<store::RunRecord> record = ReadRunRecord(store, run_id);
   if (!record.ok()) return record.status();
+  if (absl::Status phases = ReadRunPhases(store, *record); !phases.ok()) return phases;
   v1::Run run = ViewOf(*record);
   absl::StatusOr<std::optional<std::string>> spec =
       store.Get(store::Column::kMeta, store::keys::RunSpec(run_id));

@@ -19,8 +19,10 @@ namespace taskboard::engine {
 // NOT_FOUND for `run_id`, naming the run and how to list runs.
 absl::Status RunNotFoundError(absl::string_view run_id);
 
-// The stored record of a run: NOT_FOUND (RunNotFoundError), DATA_LOSS when
-// it cannot be decoded, or the store's error.
+// The stored record of a run, without its phases (one key each; a board has
+// one per task, so only callers that need them read them, with
+// ReadRunPhases): NOT_FOUND (RunNotFoundError), DATA_LOSS when it cannot be
+// decoded, or the store's error.
 absl::StatusOr<store::RunRecord> ReadRunRecord(store::Store& store, const std::string& run_id);
 
 // Appends the run's phase records (stored one key each) to `record`.
