@@ -7,6 +7,14 @@
 //
 // With --metrics-listen it also serves /metrics, /healthz and /readyz over
 // HTTP (docs/services.md, docs/metrics.md).
+//
+// Logs are JSON lines on stderr (--log-level, --log-format; docs/services.md#logs).
+// Usage errors found before logging starts (bad flags) are plain
+// "taskboard-scheduler: ..." lines and exit code 2.
+//
+// Security (docs/security.md): --auth-tokens requires bearer tokens (the file
+// is re-read on SIGHUP), --tls-* serve TLS or mTLS, --max-request-bytes caps
+// client requests.
 
 #include <signal.h>
 
@@ -18,26 +26,26 @@
 
 #include "CLI/CLI.hpp"
 #include "common/files.h"
+#include "common/log/grpc_log.h"
+#include "common/log/log.h"
+#include "common/log/log_flags.h"
 #include "common/metrics/metrics_http.h"
 #include "common/metrics/registry.h"
+#include "common/tls/tls_credentials.h"
+#include "scheduler/auth/authenticator.h"
 #include "scheduler/server/scheduler_server.h"
 
-namespace {
-
-void Log(const std::string& level, const std::string& message, const std::string& extra = "") {
-  std::cerr << "{\"level\":\"" << level << "\",\"msg\":\"" << message << "\"" << extra << "}"
-            << std::endl;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
+  namespace log = taskboard::log;  // here: at file scope it would clash with ::log from <cmath>
   taskboard::server::SchedulerServerOptions options;
   std::string durability = "sync";
   std::string port_file;
   bool memory = false;
   std::string metrics_listen;
   std::string metrics_port_file;
+  log::LogFlags log_flags;
+  std::string auth_tokens;
+  taskboard::tls::ServerTlsFlags tls_flags;
 
   CLI::App app{"taskboard-scheduler: owns Taskboard runs, their tasks and their durable state"};
   app.set_version_flag("--version", "taskboard-scheduler 0.1.0");
@@ -96,17 +104,56 @@ int main(int argc, char** argv) {
   app.add_option("--metrics-port-file", metrics_port_file,
                  "With --metrics-listen: write the metrics port chosen to this file")
       ->envname("TASKBOARD_METRICS_PORT_FILE");
+  app.add_option("--max-request-bytes", options.max_request_bytes,
+                 "Largest client request accepted (RESOURCE_EXHAUSTED above); 0: no limit")
+      ->envname("TASKBOARD_MAX_REQUEST_BYTES")
+      ->capture_default_str();
+  app.add_option("--auth-tokens", auth_tokens,
+                 "Tokens file (YAML or JSON): every call needs a bearer token listed there, "
+                 "re-read on SIGHUP (docs/security.md); empty: no authentication")
+      ->envname("TASKBOARD_AUTH_TOKENS");
+  app.add_option("--tls-cert", tls_flags.cert, "Serve TLS with this certificate chain (PEM)")
+      ->envname("TASKBOARD_TLS_CERT");
+  app.add_option("--tls-key", tls_flags.key, "The private key of --tls-cert (PEM)")
+      ->envname("TASKBOARD_TLS_KEY");
+  app.add_option("--tls-client-ca", tls_flags.client_ca,
+                 "Require client certificates signed by this CA (mTLS; PEM)")
+      ->envname("TASKBOARD_TLS_CLIENT_CA");
+  log::AddLogFlags(app, &log_flags);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  if (absl::Status logging = log::ConfigureFromFlags(log_flags, "scheduler"); !logging.ok()) {
+    std::cerr << "taskboard-scheduler: " << logging.message() << "\n";
+    return 2;
+  }
+  log::RouteGrpcLogs();
   if (memory) {
     options.data_dir.clear();
   } else if (options.data_dir.empty()) {
     options.data_dir = "taskboard-data";
   }
   options.durability = *taskboard::store::ParseDurability(durability);
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      taskboard::tls::ServerCredentials(tls_flags);
+  if (!credentials.ok()) {
+    std::cerr << "taskboard-scheduler: " << credentials.status().message() << "\n";
+    return 2;
+  }
+  options.credentials = *std::move(credentials);
+  std::unique_ptr<taskboard::auth::Authenticator> authenticator;
+  if (!auth_tokens.empty()) {
+    absl::StatusOr<std::unique_ptr<taskboard::auth::Authenticator>> loaded =
+        taskboard::auth::Authenticator::FromFile(auth_tokens);
+    if (!loaded.ok()) {
+      std::cerr << "taskboard-scheduler: " << loaded.status().message() << "\n";
+      return 2;
+    }
+    authenticator = *std::move(loaded);
+    options.authenticator = authenticator.get();
+  }
   taskboard::metrics::MetricsHttpOptions http_options;
   if (absl::Status flags =
           taskboard::metrics::CheckMetricsFlags(metrics_listen, metrics_port_file, http_options);
@@ -124,19 +171,25 @@ int main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);  // re-read --auth-tokens
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   absl::StatusOr<std::unique_ptr<taskboard::server::SchedulerServer>> server =
       taskboard::server::SchedulerServer::Create(options);
   if (!server.ok()) {
-    std::cerr << "taskboard-scheduler: " << server.status().message() << "\n";
+    log::Fatal("scheduler cannot start").With("error", server.status().message());
     return 1;
   }
   int port = (*server)->port();
-  std::string where = options.data_dir.empty() ? "memory" : options.data_dir;
-  Log("info", "scheduler serving",
-      ",\"port\":" + std::to_string(port) + ",\"listen\":\"" + options.listen_address +
-          "\",\"data_dir\":\"" + where + "\",\"durability\":\"" + durability + "\"");
+  log::Info("scheduler serving")
+      .With("port", port)
+      .With("listen", options.listen_address)
+      .With("data_dir", options.data_dir.empty() ? "memory" : options.data_dir)
+      .With("durability", durability)
+      .With("auth", authenticator != nullptr ? "tokens" : "off")
+      .With("tls", options.credentials == nullptr ? "off"
+                   : tls_flags.client_ca.empty()  ? "tls"
+                                                  : "mtls");
   // Before the gRPC port file: whoever waits for that one finds this one too.
   std::unique_ptr<taskboard::metrics::MetricsHttpServer> http;
   if (!metrics_listen.empty()) {
@@ -145,23 +198,37 @@ int main(int argc, char** argv) {
     absl::StatusOr<std::unique_ptr<taskboard::metrics::MetricsHttpServer>> started =
         taskboard::metrics::ServeMetrics(&registry, std::move(http_options), metrics_port_file);
     if (!started.ok()) {
-      std::cerr << "taskboard-scheduler: cannot serve metrics on '" << metrics_listen
-                << "': " << started.status().message() << "\n";
+      log::Fatal("cannot serve metrics")
+          .With("listen", metrics_listen)
+          .With("error", started.status().message());
       return 1;
     }
     http = *std::move(started);
-    Log("info", "serving metrics",
-        ",\"port\":" + std::to_string(http->port()) + ",\"listen\":\"" + metrics_listen + "\"");
+    log::Info("serving metrics").With("port", http->port()).With("listen", metrics_listen);
   }
   if (!port_file.empty() &&
       !taskboard::WriteFileAtomically(port_file, std::to_string(port) + "\n")) {
-    std::cerr << "taskboard-scheduler: cannot write the port file " << port_file << "\n";
+    log::Fatal("cannot write the port file; check that its directory exists and is writable")
+        .With("port_file", port_file);
     return 1;
   }
   int received = 0;
-  sigwait(&signals, &received);
-  Log("info", "scheduler shutting down", ",\"signal\":" + std::to_string(received));
+  while (sigwait(&signals, &received) == 0 && received == SIGHUP) {
+    if (authenticator == nullptr) {
+      log::Info("SIGHUP ignored: no --auth-tokens to re-read");
+      continue;
+    }
+    absl::StatusOr<size_t> reloaded = authenticator->Reload();
+    if (reloaded.ok()) {
+      log::Info("tokens file re-read").With("tokens", static_cast<int64_t>(*reloaded));
+    } else {
+      log::Error("tokens file not re-read; the previous tokens stay in force")
+          .With("error", reloaded.status().message());
+    }
+  }
+  log::Info("scheduler shutting down").With("signal", received);
   (*server)->Shutdown();
   if (http != nullptr) http->Shutdown();
+  log::Info("scheduler stopped");
   return 0;
 }

@@ -15,8 +15,18 @@ packages=(
   # JSON, YAML, command line, HTTP client and server, SHA-256 (see README "Dependencies")
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev
   libssl-dev
-  # scripts and tests (prometheus: its promtool checks our /metrics exposition)
+  # scripts and tests (prometheus: promtool lints /metrics; prometheus_server_test runs the server)
   python3 curl prometheus
+  # the openssl CLI: tls_test makes its CA, server and client certificates with it
+  openssl
+  # polyglot example clients (examples/clients, run by the e2e tests): gRPC for Debian's
+  # python3; Go and its gRPC/protobuf sources, built offline in GOPATH mode (the 1-5
+  # golang/protobuf, not the 1-3 one apt picks for gRPC: that one cannot marshal messages
+  # from protoc-gen-go 1.28); the Go stub generators. Python stubs use protoc +
+  # grpc_python_plugin (above): python3-grpc-tools bundles protoc 3.5, which rejects
+  # flow.proto's `optional` fields.
+  python3-grpcio python3-protobuf golang-go golang-google-grpc-dev golang-google-protobuf-dev
+  golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc
 )
 
 sudo_cmd=()
@@ -30,6 +40,10 @@ for package in "${packages[@]}"; do
 done
 # Node.js runs buf's npm package; keep an existing installation (e.g. NodeSource).
 if ! command -v npm >/dev/null 2>&1; then missing+=(nodejs npm); fi
+# kubectl renders deploy/ (`kubectl kustomize`, tested by deploy.manifests); keep an existing
+# one. Debian 12's kubernetes-client (kubectl 1.20, kustomize v2.0.3) is enough: the overlays
+# need kubectl 1.20 or newer (deploy/README.md#kubectl-versions).
+if ! command -v kubectl >/dev/null 2>&1; then missing+=(kubernetes-client); fi
 
 if ((${#missing[@]})); then
   echo "install-deps: installing ${missing[*]}"
@@ -42,5 +56,17 @@ if [[ ! -x tools/buf/node_modules/.bin/buf ]]; then
   # Exact version pinned in package.json; no lockfile (npm here writes one
   # that omits the other platforms' binaries, which `npm ci` then rejects).
   npm install --prefix tools/buf --no-package-lock --no-audit --no-fund --loglevel=error
+fi
+if [[ ! -d examples/clients/node/node_modules/@grpc/proto-loader ]]; then
+  echo "install-deps: installing the Node example client's gRPC into examples/clients/node"
+  # @grpc/grpc-js and @grpc/proto-loader, exact versions pinned in its package.json.
+  npm install --prefix examples/clients/node --no-package-lock --no-audit --no-fund --loglevel=error
+fi
+if [[ ! -f deploy/test/node_modules/.package-versions ]] ||
+  ! cmp -s deploy/test/package.json deploy/test/node_modules/.package-versions; then
+  echo "install-deps: installing the manifest validator's packages into deploy/test"
+  # kubernetes-models (+ KEDA, Prometheus Operator) and yaml, exact versions in package.json.
+  npm install --prefix deploy/test --no-package-lock --no-audit --no-fund --loglevel=error
+  cp deploy/test/package.json deploy/test/node_modules/.package-versions
 fi
 echo "install-deps: done"

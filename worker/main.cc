@@ -3,7 +3,11 @@
 // or SIGINT (or the scheduler's Drain), finishing or returning its running
 // tasks within the drain grace period. Every flag has a TASKBOARD_*
 // environment variable; see --help. With --metrics-listen it also serves
-// /metrics, /healthz and /readyz (docs/services.md).
+// /metrics, /healthz and /readyz (docs/services.md). Logs are JSON lines on
+// stderr (--log-level, --log-format; docs/services.md#logs); usage errors
+// (bad flags, agent or tool files) are plain "taskboard-worker: ..." lines
+// and exit code 2. --token and --tls-* authenticate it to a scheduler that
+// requires it (docs/security.md).
 
 #include <signal.h>
 #include <time.h>
@@ -19,11 +23,14 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "common/log/grpc_log.h"
+#include "common/log/log.h"
+#include "common/log/log_flags.h"
 #include "common/metrics/metrics_http.h"
 #include "common/metrics/registry.h"
+#include "common/tls/tls_credentials.h"
 #include "worker/agents/agent_registry.h"
 #include "worker/agents/subprocess.h"
-#include "worker/session/json_log.h"
 #include "worker/session/session.h"
 #include "worker/session/worker_metrics.h"
 #include "worker/tools/tool_registry.h"
@@ -75,6 +82,7 @@ class SignalDrain {
 }  // namespace
 
 int main(int argc, char** argv) {
+  namespace log = taskboard::log;  // here: at file scope it would clash with ::log from <cmath>
   // Writes to closed pipes and sockets must fail, not kill the worker; agents
   // get the default disposition back (see worker/agents/subprocess.cc).
   signal(SIGPIPE, SIG_IGN);
@@ -91,6 +99,9 @@ int main(int argc, char** argv) {
   std::string tools_dir;
   std::string metrics_listen;
   std::string metrics_port_file;
+  log::LogFlags log_flags;
+  std::string token;
+  taskboard::tls::ClientTlsFlags tls_flags;
   app.add_option("--scheduler", scheduler, "Scheduler gRPC address (host:port)")
       ->envname("TASKBOARD_SCHEDULER")
       ->capture_default_str();
@@ -125,10 +136,35 @@ int main(int argc, char** argv) {
   app.add_option("--metrics-port-file", metrics_port_file,
                  "With --metrics-listen: write the metrics port chosen to this file")
       ->envname("TASKBOARD_METRICS_PORT_FILE");
+  app.add_option("--token", token,
+                 "Bearer token (role worker) for a scheduler started with --auth-tokens")
+      ->envname("TASKBOARD_TOKEN");
+  app.add_option("--tls-ca", tls_flags.ca,
+                 "Connect over TLS, trusting the scheduler certificate signed by this CA (PEM)")
+      ->envname("TASKBOARD_TLS_CA");
+  app.add_option("--tls-cert", tls_flags.cert, "With --tls-ca: client certificate for mTLS (PEM)")
+      ->envname("TASKBOARD_TLS_CERT");
+  app.add_option("--tls-key", tls_flags.key, "The private key of --tls-cert (PEM)")
+      ->envname("TASKBOARD_TLS_KEY");
+  log::AddLogFlags(app, &log_flags);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (absl::Status logging = log::ConfigureFromFlags(log_flags, "worker"); !logging.ok()) {
+    std::cerr << "taskboard-worker: " << logging.message() << "\n";
+    return 2;
+  }
+  log::RouteGrpcLogs();
+  // Agents are child processes: they must not inherit the worker's token
+  // (a worker token receives every tenant's tasks).
+  unsetenv("TASKBOARD_TOKEN");
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      taskboard::tls::ChannelCredentials(tls_flags);
+  if (!credentials.ok()) {
+    std::cerr << "taskboard-worker: " << credentials.status().message() << "\n";
+    return 2;
   }
 
   taskboard::metrics::MetricsHttpOptions http_options;
@@ -171,6 +207,8 @@ int main(int argc, char** argv) {
   options.drain_grace = absl::Seconds(drain_grace_seconds);
   options.tools = tools->get();
   options.workdir = agent_options.workdir;
+  options.token = token;
+  options.credentials = *std::move(credentials);
   // Metrics are kept even without --metrics-listen: the hooks are cheap and
   // the session stays the same either way.
   taskboard::metrics::Registry registry;
@@ -178,17 +216,18 @@ int main(int argc, char** argv) {
   options.metrics = &metrics;
 
   for (const auto& [name, status] : (*agents)->unavailable()) {
-    taskboard::worker::LogJson(
-        "warn", "agent not offered",
-        {{"worker_id", options.worker_id}, {"agent", name}, {"error", status.message()}});
+    log::Warn("agent not offered")
+        .With("worker_id", options.worker_id)
+        .With("agent", name)
+        .With("error", status.message());
   }
   taskboard::Json names = taskboard::Json::array();
   for (const taskboard::v1::AgentInfo& info : (*agents)->Advertised()) names.push_back(info.name());
-  taskboard::worker::LogJson("info", "worker starting",
-                             {{"worker_id", options.worker_id},
-                              {"scheduler", scheduler},
-                              {"slots", slots},
-                              {"agents", names}});
+  log::Info("worker starting")
+      .With("worker_id", options.worker_id)
+      .With("scheduler", scheduler)
+      .With("slots", slots)
+      .With("agents", names);
 
   taskboard::worker::Session session(options, **agents);
   std::unique_ptr<taskboard::metrics::MetricsHttpServer> http;
@@ -197,21 +236,26 @@ int main(int argc, char** argv) {
     absl::StatusOr<std::unique_ptr<taskboard::metrics::MetricsHttpServer>> started =
         taskboard::metrics::ServeMetrics(&registry, std::move(http_options), metrics_port_file);
     if (!started.ok()) {
-      std::cerr << "taskboard-worker: cannot serve metrics on '" << metrics_listen
-                << "': " << started.status().message() << "\n";
+      log::Fatal("cannot serve metrics")
+          .With("worker_id", options.worker_id)
+          .With("listen", metrics_listen)
+          .With("error", started.status().message());
       return 1;
     }
     http = *std::move(started);
-    taskboard::worker::LogJson(
-        "info", "serving metrics",
-        {{"worker_id", options.worker_id}, {"listen", metrics_listen}, {"port", http->port()}});
+    log::Info("serving metrics")
+        .With("worker_id", options.worker_id)
+        .With("listen", metrics_listen)
+        .With("port", http->port());
   }
   signal_drain.Start(&session, options.drain_grace);
   const absl::Status status = session.Run();
   signal_drain.Stop();
   if (http != nullptr) http->Shutdown();
   if (!status.ok()) {
-    std::cerr << "taskboard-worker: " << status.message() << "\n";
+    log::Fatal("worker stopped on an error")
+        .With("worker_id", options.worker_id)
+        .With("error", status.message());
     return 1;
   }
   return 0;

@@ -1,11 +1,11 @@
 #include "scheduler/engine/engine.h"
 
 #include <cstdlib>
-#include <iostream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/log/log.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/store/keys.h"
 
@@ -130,6 +130,7 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
     auto it = runs_.find(run_id);
     if (it != runs_.end()) it->second.driver->Advance(*it->second.state, now_ms_);
   }
+  AdvanceNested();
   for (const std::string& run_id : touched_) {
     auto it = runs_.find(run_id);
     if (it != runs_.end()) {
@@ -200,6 +201,11 @@ void Engine::Commit() {
     if (!events.empty()) published.emplace_back(run_id, std::move(events));
     if (IsTerminal(record.run().status())) {
       finished.push_back(run_id);
+      log::Info("run finished")
+          .With("run_id", run_id)
+          .With("kind", v1::FlowKind_Name(record.run().kind()))
+          .With("status", v1::RunStatus_Name(record.run().status()))
+          .WithNonEmpty("error", record.run().error());
       if (options_.metrics != nullptr) {
         options_.metrics->RunFinished(record.run().kind(), record.run().status());
       }
@@ -218,9 +224,8 @@ void Engine::Commit() {
     if (!written.ok()) {
       // Memory is now ahead of the disk; continuing could acknowledge results
       // that a restart would lose. Crash and let recovery reload the truth.
-      std::cerr << "{\"level\":\"fatal\",\"msg\":\"store write failed; exiting so a restart "
-                   "recovers the durable state\",\"error\":\""
-                << written.ToString() << "\"}" << std::endl;
+      log::Fatal("store write failed; exiting so a restart recovers the durable state")
+          .With("error", written);
       std::abort();
     }
   }

@@ -83,6 +83,8 @@ struct SubmitRequest {
   std::string session_id;
   std::map<std::string, std::string> labels;
   std::string idempotency_key;
+  // Whose run it is (docs/security.md#tenants); "" without authentication.
+  std::string tenant;
 };
 
 struct SubmitResult {
@@ -185,12 +187,34 @@ class Engine {
   absl::Status Recover();
 
   // Run events (engine_runs.cc).
+  // Creates, starts and activates a run of `request` (a child of `parent`,
+  // carrying out its task `parent_task_id`, when `parent` is set). Returns
+  // its id; UNIMPLEMENTED for a flow kind this version cannot run.
+  absl::StatusOr<std::string> CreateRun(SubmitRequest& request, const v1::Run* parent,
+                                        const std::string& parent_task_id);
+  // Cancels an active run and tells the workers holding its tasks to stop.
+  void CancelActive(RunState& run, const std::string& reason);
   void DoSubmit(SubmitRequest& request, std::function<void(absl::StatusOr<SubmitResult>)>& done);
   void DoCancel(const std::string& run_id, const std::string& reason,
                 std::function<void(absl::StatusOr<v1::RunStatus>)>& done);
   void DoResume(const std::string& run_id, std::function<void(absl::StatusOr<ResumeResult>)>& done);
   absl::StatusOr<std::unique_ptr<RunState>> LoadRun(const std::string& run_id);
   void Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver, v1::FlowSpec spec);
+
+  // Nested runs (engine_children.cc, child_runs.h). After the drivers
+  // advanced: starts the child runs they asked for, settles the tasks of
+  // children that ended, and cancels the children of runs that ended, until
+  // nothing more changes, all in the current batch.
+  void AdvanceNested();
+  // Starts the child run that carries out `task_id` of `parent`; returns its
+  // id, or "" when it could not start (the task then fails).
+  std::string StartChildRun(RunState& parent, const std::string& task_id);
+  // Settles the parent's task of the ended child `child`; false when the
+  // parent is not active or the task was already settled.
+  bool SettleParentTask(const RunState& child);
+  // After recovery: tasks whose child run must still start, or whose child
+  // ended, are marked so the first batch handles them.
+  absl::Status RecoverChildLinks();
 
   // Worker events and dispatch (engine_workers.cc).
   void DoHello(uint64_t stream_id, v1::Hello& hello,

@@ -3,6 +3,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/log/log.h"
+#include "scheduler/engine/child_runs.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/ids.h"
 #include "scheduler/engine/run_control.h"
@@ -36,6 +38,58 @@ void Engine::Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> d
   active.driver = std::move(driver);
 }
 
+absl::StatusOr<std::string> Engine::CreateRun(SubmitRequest& request, const v1::Run* parent,
+                                              const std::string& parent_task_id) {
+  absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(request.spec);
+  if (!driver.ok()) return driver.status();
+
+  store::RunRecord record;
+  v1::Run& run = *record.mutable_run();
+  std::string run_id = NewRunId(now_ms_, rng_);
+  run.set_run_id(run_id);
+  if (parent == nullptr) {
+    run.set_root_run_id(run_id);
+  } else {
+    run.set_parent_run_id(parent->run_id());
+    run.set_root_run_id(parent->root_run_id());
+    record.set_parent_task_id(parent_task_id);
+  }
+  run.set_flow_name(request.spec.name());
+  run.set_kind(request.spec.has_board()              ? v1::FLOW_KIND_BOARD
+               : request.spec.has_plan_and_execute() ? v1::FLOW_KIND_PLAN_AND_EXECUTE
+               : request.spec.has_supervisor()       ? v1::FLOW_KIND_SUPERVISOR
+                                                     : v1::FLOW_KIND_TASKFLOW);
+  run.set_status(v1::RUN_STATUS_RUNNING);
+  *run.mutable_args() = flow::JsonToProtoValue(request.args).struct_value();
+  run.set_session_id(request.session_id);
+  for (const auto& [key, value] : request.labels) (*run.mutable_labels())[key] = value;
+  *run.mutable_created_at() = ToTimestamp(now_ms_);
+  record.set_created_unix_ms(now_ms_);
+  record.set_idempotency_key(request.idempotency_key);
+  record.set_tenant(request.tenant);
+  record.set_next_seq(1);
+
+  extra_writes_.Put(store::Column::kMeta, store::keys::RunSpec(run_id),
+                    request.spec.SerializeAsString());
+  if (!request.idempotency_key.empty()) {
+    extra_writes_.Put(store::Column::kMeta, store::keys::Idempotency(request.idempotency_key),
+                      run_id);
+    idempotency_[request.idempotency_key] = run_id;
+  }
+  auto state = std::make_unique<RunState>(std::move(record));
+  state->MutableRecord();
+  state->Emit(RunStartedEvent({}));
+  (*driver)->Start(*state, now_ms_);
+  if (options_.metrics != nullptr) options_.metrics->RunSubmitted(run.kind());
+  log::Info("run submitted")
+      .With("run_id", run_id)
+      .With("kind", v1::FlowKind_Name(run.kind()))
+      .With("flow", run.flow_name())
+      .WithNonEmpty("parent_run_id", run.parent_run_id());
+  Activate(std::move(state), *std::move(driver), std::move(request.spec));
+  return run_id;
+}
+
 void Engine::DoSubmit(SubmitRequest& request,
                       std::function<void(absl::StatusOr<SubmitResult>)>& done) {
   if (!request.idempotency_key.empty()) {
@@ -56,42 +110,9 @@ void Engine::DoSubmit(SubmitRequest& request,
       return;
     }
   }
-  absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(request.spec);
-  if (!driver.ok()) return done(driver.status());
-
-  store::RunRecord record;
-  v1::Run& run = *record.mutable_run();
-  std::string run_id = NewRunId(now_ms_, rng_);
-  run.set_run_id(run_id);
-  run.set_root_run_id(run_id);
-  run.set_flow_name(request.spec.name());
-  run.set_kind(request.spec.has_board()              ? v1::FLOW_KIND_BOARD
-               : request.spec.has_plan_and_execute() ? v1::FLOW_KIND_PLAN_AND_EXECUTE
-               : request.spec.has_supervisor()       ? v1::FLOW_KIND_SUPERVISOR
-                                                     : v1::FLOW_KIND_TASKFLOW);
-  run.set_status(v1::RUN_STATUS_RUNNING);
-  *run.mutable_args() = flow::JsonToProtoValue(request.args).struct_value();
-  run.set_session_id(request.session_id);
-  for (const auto& [key, value] : request.labels) (*run.mutable_labels())[key] = value;
-  *run.mutable_created_at() = ToTimestamp(now_ms_);
-  record.set_created_unix_ms(now_ms_);
-  record.set_idempotency_key(request.idempotency_key);
-  record.set_next_seq(1);
-
-  extra_writes_.Put(store::Column::kMeta, store::keys::RunSpec(run_id),
-                    request.spec.SerializeAsString());
-  if (!request.idempotency_key.empty()) {
-    extra_writes_.Put(store::Column::kMeta, store::keys::Idempotency(request.idempotency_key),
-                      run_id);
-    idempotency_[request.idempotency_key] = run_id;
-  }
-  auto state = std::make_unique<RunState>(std::move(record));
-  state->MutableRecord();
-  state->Emit(RunStartedEvent({}));
-  (*driver)->Start(*state, now_ms_);
-  if (options_.metrics != nullptr) options_.metrics->RunSubmitted(run.kind());
-  Activate(std::move(state), *std::move(driver), std::move(request.spec));
-  effects_.push_back([done, run_id] { done(SubmitResult{run_id, false}); });
+  absl::StatusOr<std::string> run_id = CreateRun(request, nullptr, "");
+  if (!run_id.ok()) return done(run_id.status());
+  effects_.push_back([done, run_id = *run_id] { done(SubmitResult{run_id, false}); });
 }
 
 void Engine::DoCancel(const std::string& run_id, const std::string& reason,
@@ -102,7 +123,11 @@ void Engine::DoCancel(const std::string& run_id, const std::string& reason,
     if (!record.ok()) return done(record.status());
     return done(record->run().status());
   }
-  RunState& run = *it->second.state;
+  CancelActive(*it->second.state, reason);
+  effects_.push_back([done] { done(v1::RUN_STATUS_CANCELLED); });
+}
+
+void Engine::CancelActive(RunState& run, const std::string& reason) {
   std::vector<std::string> leases = CancelRunState(run, reason, now_ms_);
   for (const std::string& lease_id : leases) {
     const dispatch::Lease* lease = leases_.Find(lease_id);
@@ -115,8 +140,7 @@ void Engine::DoCancel(const std::string& run_id, const std::string& reason,
     if (lease->stream_id != 0) SendTo(lease->stream_id, std::move(message));
     EndLease(lease_id);
   }
-  Touch(run_id);
-  effects_.push_back([done] { done(v1::RUN_STATUS_CANCELLED); });
+  Touch(run.run_id());
 }
 
 absl::StatusOr<std::unique_ptr<RunState>> Engine::LoadRun(const std::string& run_id) {
@@ -162,6 +186,11 @@ void Engine::DoResume(const std::string& run_id,
   if (!state.ok()) return done(state.status());
   if (absl::Status resumable = CheckResumable((*state)->record()); !resumable.ok()) {
     return done(resumable);
+  }
+  if (const std::string& parent = (*state)->record().run().parent_run_id(); !parent.empty()) {
+    return done(absl::FailedPreconditionError(
+        absl::StrCat("run ", run_id, " is a child run of ", parent,
+                     "; child runs end with their parent: resume or re-run ", parent, " instead")));
   }
   absl::StatusOr<v1::FlowSpec> spec = LoadSpec(*options_.store, run_id);
   if (!spec.ok()) return done(spec.status());
@@ -212,6 +241,7 @@ absl::Status Engine::Recover() {
           break;
         case v1::TASK_STATE_DISPATCHED:
         case v1::TASK_STATE_RUNNING:
+          if (AwaitsChildRun(task)) break;  // no worker holds it: its child run does
           // The worker may still be running it: wait for it to reconnect
           // holding the lease, or for the lease to expire.
           leases_.Add({task.lease_id(), run_id, task_id, task.task().worker_id(), 0,
@@ -228,6 +258,7 @@ absl::Status Engine::Recover() {
     Activate(*std::move(state), *std::move(driver), *std::move(spec));
     QueueReadyTasks(*runs_[run_id].state, nullptr);
   }
+  if (absl::Status linked = RecoverChildLinks(); !linked.ok()) return linked;
   // Cache entries come back too; expired ones are deleted by the first batch.
   if (absl::Status loaded = cache_.Load(*options_.store, now_ms_, &extra_writes_); !loaded.ok()) {
     return loaded;

@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/log/log.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/task_states.h"
 
@@ -66,6 +67,10 @@ void Engine::DrainWorker(std::string worker_id, int64_t grace_ms, std::string re
       worker->draining = true;
       SendTo(worker->stream_id, drain);
     }
+    log::Info("worker drain requested")
+        .With("worker_id", worker_id)
+        .With("grace_ms", drain.drain().grace_ms())
+        .With("reason", drain.drain().reason());
     v1::WorkerInfo info = DescribeWorker(*streams.front());
     effects_.push_back(
         [done = std::move(done), info = std::move(info)]() mutable { done(std::move(info)); });

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/log/log.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/ids.h"
 #include "scheduler/engine/task_lifecycle.h"
@@ -49,6 +50,12 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
       LoseLease(lease, absl::StrCat("worker '", worker.worker_id, "' restarted without it"));
     }
   }
+  log::Info("worker connected")
+      .With("worker_id", worker.worker_id)
+      .With("slots", hello.slots())
+      .With("agents", worker.agents)
+      .With("held_tasks", held.size())
+      .With("revoked_leases", welcome.revoked_lease_ids_size());
   SendTo(stream_id, std::move(welcome_message));
 }
 
@@ -62,6 +69,7 @@ void Engine::DoDisconnect(uint64_t stream_id) {
   if (worker == nullptr) return;
   std::set<std::string> agents = worker->agents;
   std::string worker_id = worker->worker_id;
+  log::Info("worker disconnected").With("worker_id", worker_id);
   workers_.Remove(stream_id);
   // Its waits are dropped (the worker runs those calls itself once its
   // stream is gone) and the calls it was running for others pass to a
@@ -164,6 +172,9 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
     }
     case v1::ConnectRequest::kDraining:
       worker->draining = true;
+      log::Info("worker draining")
+          .With("worker_id", worker->worker_id)
+          .With("grace_ms", message.draining().grace_ms());
       break;
     case v1::ConnectRequest::kToolLookup:
       OnToolLookup(stream_id, *worker, message.tool_lookup());
@@ -221,6 +232,13 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
     outcome = ApplyResult(*task, result, now_ms_, delay);
   }
   CountAttempt(*task, outcome);
+  log::Debug("task result")
+      .With("run_id", run->run_id())
+      .With("task_id", result.task_id())
+      .With("attempt", task->task().attempt())
+      .With("success", result.success())
+      .With("retrying", outcome == AttemptOutcome::kRetrying)
+      .WithNonEmpty("error", result.error());
   if (outcome == AttemptOutcome::kRetrying) {
     AddTimer(
         {task->not_before_unix_ms(), TimerKind::kRetry, run->run_id(), task->task().task_id(), ""});
@@ -237,6 +255,12 @@ void Engine::LoseLease(const dispatch::Lease& lease, absl::string_view reason) {
   const store::TaskRecord* current = run.FindTask(lease.task_id);
   if (current == nullptr || current->lease_id() != lease.lease_id) return;
   if (options_.metrics != nullptr) options_.metrics->TaskLeaseLost(current->task().agent());
+  log::Warn("task lease lost; the task is re-dispatched (or fails after repeated losses)")
+      .With("run_id", lease.run_id)
+      .With("task_id", lease.task_id)
+      .With("worker_id", lease.worker_id)
+      .With("lease_id", lease.lease_id)
+      .With("reason", reason);
   ApplyInfraLoss(run.MutableTask(lease.task_id), reason, options_.max_infra_attempts, now_ms_);
   Touch(run.run_id());
 }
@@ -364,6 +388,13 @@ void Engine::Dispatch() {
       std::string lease_id = NewLeaseId(rng_);
       store::TaskRecord& task = run.MutableTask(entry.task_id);
       MarkDispatched(task, lease_id, worker->worker_id, now_ms_);
+      log::Debug("task dispatched")
+          .With("run_id", run.run_id())
+          .With("task_id", entry.task_id)
+          .With("worker_id", worker->worker_id)
+          .With("agent", agent)
+          .With("attempt", task.task().attempt())
+          .With("lease_id", lease_id);
       leases_.Add({lease_id, run.run_id(), entry.task_id, worker->worker_id, worker->stream_id,
                    now_ms_ + options_.lease_timeout_ms});
       if (task.assignment().timeout_seconds() > 0) {

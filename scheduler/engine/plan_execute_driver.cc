@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
+#include "scheduler/engine/child_runs.h"
 #include "scheduler/engine/pattern_tasks.h"
 #include "scheduler/engine/run_finish.h"
 #include "scheduler/engine/task_lifecycle.h"
@@ -51,18 +52,6 @@ bool IsReservedId(absl::string_view id) {
 }
 
 }  // namespace
-
-absl::Status CheckPlanExecuteSupported(const v1::FlowSpec& spec) {
-  const v1::PlanExecuteSpec& plan = spec.plan_and_execute();
-  auto later = [&](absl::string_view what) {
-    return absl::UnimplementedError(absl::StrCat(
-        "flow '", spec.name(), "': ", what,
-        " is not supported by this scheduler yet (plan-and-execute runs with an agent as its "
-        "step executor)"));
-  };
-  if (plan.has_step_executor()) return later("a supervisor as stepExecutor");
-  return absl::OkStatus();
-}
 
 PlanExecuteDriver::PlanExecuteDriver(const v1::FlowSpec& spec)
     : spec_(spec), plan_(spec_.plan_and_execute()) {
@@ -195,10 +184,15 @@ void PlanExecuteDriver::CheckStepOutcomes(RunState& run, int64_t now_ms) {
     }
     flow::StepOutcome outcome = flow::ParseStepOutput(task->task().output());
     if (outcome.success) continue;
-    FailAndMaybeRetry(run.MutableTask(id),
-                      outcome.reason.empty() ? "the step reported success: false without a reason"
-                                             : outcome.reason,
-                      now_ms);
+    std::string reason = outcome.reason.empty()
+                             ? "the step reported success: false without a reason"
+                             : std::move(outcome.reason);
+    // A child run is not re-run as a whole (child_runs.h).
+    if (task->has_child_spec()) {
+      FailTask(run.MutableTask(id), std::move(reason), now_ms);
+    } else {
+      FailAndMaybeRetry(run.MutableTask(id), std::move(reason), now_ms);
+    }
   }
 }
 
@@ -254,16 +248,30 @@ bool PlanExecuteDriver::DrainSteps(RunState& run, int64_t now_ms) {
       assignment.set_input_json(DumpJson(Json{{"step_id", id},
                                               {"goal", task.task().title()},
                                               {"dependency_results", dependency_results}}));
-      assignment.set_prompt(absl::StrCat(
-          plan_.execution_instructions().empty()
-              ? ""
-              : absl::StrCat(plan_.execution_instructions(), "\n\n"),
-          "Overall goal: ", Goal(run), "\n\nYour step (", id, "): ", task.task().title(),
+      const std::string instructions = plan_.execution_instructions().empty()
+                                           ? ""
+                                           : absl::StrCat(plan_.execution_instructions(), "\n\n");
+      const std::string builds_on =
           dep_lines.empty() ? ""
-                            : absl::StrCat("\n\nResults of the steps it builds on:", dep_lines),
-          "\n\nAnswer with JSON {\"summary\", \"success\", \"reason\", \"sources\": [{\"title\", "
-          "\"url\"}]}; success: false with the reason if you could not do it."));
-      MarkReady(task, now_ms);
+                            : absl::StrCat("\n\nResults of the steps it builds on:", dep_lines);
+      if (plan_.has_step_executor()) {
+        // The nested supervisor's goal is the step, with what its planner
+        // needs to know of the plan around it.
+        AwaitChildRun(
+            task,
+            NestedSupervisorFlow(spec_, id,
+                                 absl::StrCat(task.task().title(), "\n\nThis is step ", id,
+                                              " of a plan for: ", Goal(run), builds_on,
+                                              instructions.empty() ? "" : "\n\n", instructions)),
+            now_ms);
+      } else {
+        assignment.set_prompt(absl::StrCat(
+            instructions, "Overall goal: ", Goal(run), "\n\nYour step (", id,
+            "): ", task.task().title(), builds_on,
+            "\n\nAnswer with JSON {\"summary\", \"success\", \"reason\", \"sources\": "
+            "[{\"title\", \"url\"}]}; success: false with the reason if you could not do it."));
+        MarkReady(task, now_ms);
+      }
       ++in_flight;
       changed = true;
     }

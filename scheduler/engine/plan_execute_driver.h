@@ -26,8 +26,9 @@
 // replanners' stored outputs) plus its `pattern_phase`, so a restart or a
 // recovered run re-reads it.
 //
-// Not yet: a supervisor as the step executor; MakeDriver refuses it with
-// UNIMPLEMENTED.
+// With a supervisor as the step executor, each ready step is carried out by
+// a child supervisor run instead of an agent (child_runs.h); its output is
+// the child's.
 
 #include <cstdint>
 #include <string>
@@ -86,10 +87,6 @@ class PlanExecuteDriver final : public Driver {
   int max_attempts_ = 1;
   int max_iterations_ = 3;
 };
-
-// UNIMPLEMENTED naming the setting when `spec` uses what PlanExecuteDriver
-// does not run yet (a supervisor as the step executor).
-absl::Status CheckPlanExecuteSupported(const v1::FlowSpec& spec);
 
 }  // namespace taskboard::engine
 

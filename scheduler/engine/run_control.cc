@@ -51,8 +51,7 @@ absl::Status CheckResumable(const store::RunRecord& record) {
       return absl::OkStatus();
     default:
       return absl::FailedPreconditionError(
-          absl::StrCat("run ", record.run().run_id(), " is ",
-                       v1::RunStatus_Name(record.run().status()).substr(sizeof("RUN_STATUS_") - 1),
+          absl::StrCat("run ", record.run().run_id(), " is ", RunStatusWord(record.run().status()),
                        "; only failed, blocked, cancelled or paused runs can be resumed"));
   }
 }

@@ -47,6 +47,8 @@ namespace {
 // The public view of a record, without tasks.
 v1::Run ViewOf(store::RunRecord& record) {
   v1::Run run = std::move(*record.mutable_run());
+  // Pattern runs: where the run is, as its board_meta events name it.
+  run.set_board_meta(record.pattern_phase());
   for (store::PhaseRecord& phase : *record.mutable_phases()) {
     *run.add_phases() = std::move(*phase.mutable_status());
   }
@@ -101,7 +103,8 @@ absl::StatusOr<v1::Run> ReadRun(store::Store& store, const std::string& run_id, 
 }
 
 absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store& store,
-                                              const v1::ListRunsRequest& request) {
+                                              const v1::ListRunsRequest& request,
+                                              const std::optional<std::string>& tenant) {
   if (request.page_size() > 500 || request.page_size() < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("page_size ", request.page_size(), " is out of range; use 1..500"));
@@ -116,6 +119,7 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store& store,
         store::RunRecord record;
         if (!record.ParseFromArray(value.data(), static_cast<int>(value.size()))) return true;
         if (!Matches(record.run(), request)) return true;
+        if (tenant.has_value() && record.tenant() != *tenant) return true;
         if (static_cast<int>(listed.size()) == limit) {
           response.set_next_page_token(last);
           return false;

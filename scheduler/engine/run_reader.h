@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -34,9 +35,11 @@ absl::StatusOr<v1::Run> ReadRun(store::Store& store, const std::string& run_id,
                                 bool with_tasks = true);
 
 // Newest first, filtered; page tokens are the last run id of the previous
-// page. INVALID_ARGUMENT for a page size over 500.
+// page. With `tenant`, only that tenant's runs; nullopt: every tenant's.
+// INVALID_ARGUMENT for a page size over 500.
 absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store& store,
-                                              const v1::ListRunsRequest& request);
+                                              const v1::ListRunsRequest& request,
+                                              const std::optional<std::string>& tenant = {});
 
 // NOT_FOUND for an unknown run or task.
 absl::StatusOr<v1::GetTaskResponse> ReadTask(store::Store& store, const std::string& run_id,

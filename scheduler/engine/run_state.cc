@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <iostream>
 #include <utility>
+
+#include "common/log/log.h"
 
 namespace taskboard::engine {
 
@@ -44,8 +45,9 @@ const store::TaskRecord* RunState::FindTask(absl::string_view task_id) const {
 store::TaskRecord& RunState::MutableTask(absl::string_view task_id) {
   auto it = tasks_.find(std::string(task_id));
   if (it == tasks_.end()) {
-    std::cerr << "taskboard: internal error: run " << run_id() << " has no task '" << task_id
-              << "'\n";
+    log::Fatal("internal error: no such task in the run")
+        .With("run_id", run_id())
+        .With("task_id", task_id);
     std::abort();
   }
   changed_tasks_.insert(it->first);

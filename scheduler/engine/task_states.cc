@@ -1,5 +1,7 @@
 #include "scheduler/engine/task_states.h"
 
+#include "absl/strings/ascii.h"
+
 namespace taskboard::engine {
 
 bool IsTerminal(v1::TaskState state) {
@@ -36,6 +38,10 @@ bool IsTerminal(v1::RunStatus status) {
     default:
       return false;
   }
+}
+
+std::string RunStatusWord(v1::RunStatus status) {
+  return absl::AsciiStrToLower(v1::RunStatus_Name(status).substr(sizeof("RUN_STATUS_") - 1));
 }
 
 google::protobuf::Timestamp ToTimestamp(int64_t unix_ms) {

@@ -5,6 +5,7 @@
 // the read side, plus the timestamp and usage arithmetic every record uses.
 
 #include <cstdint>
+#include <string>
 
 #include "google/protobuf/timestamp.pb.h"
 #include "taskboard/v1/common.pb.h"
@@ -17,6 +18,8 @@ bool IsTerminal(v1::TaskState state);
 bool IsInFlight(v1::TaskState state);
 // completed, failed, blocked or cancelled.
 bool IsTerminal(v1::RunStatus status);
+// The status as users read it in messages: `completed`, `failed`, ...
+std::string RunStatusWord(v1::RunStatus status);
 
 google::protobuf::Timestamp ToTimestamp(int64_t unix_ms);
 

@@ -592,12 +592,7 @@ void TaskflowDriver::FinishRun(RunState& run, int64_t now_ms) {
 
 absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(const v1::FlowSpec& spec) {
   if (spec.has_taskflow() || spec.has_board()) return std::make_unique<TaskflowDriver>(spec);
-  if (spec.has_plan_and_execute()) {
-    if (absl::Status supported = CheckPlanExecuteSupported(spec); !supported.ok()) {
-      return supported;
-    }
-    return std::make_unique<PlanExecuteDriver>(spec);
-  }
+  if (spec.has_plan_and_execute()) return std::make_unique<PlanExecuteDriver>(spec);
   if (spec.has_supervisor()) return std::make_unique<SupervisorDriver>(spec);
   return absl::UnimplementedError(
       absl::StrCat("flow '", spec.name(), "' has no kind this scheduler can run (",

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/log/log.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
@@ -26,6 +27,7 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
     absl::StatusOr<std::unique_ptr<store::Store>> opened = store::OpenRocksDbStore(store_options);
     if (!opened.ok()) return opened.status();
     server->store_ = *std::move(opened);
+    log::Info("store opened").With("data_dir", options.data_dir);
   }
   options.engine.store = server->store_.get();
   if (options.metrics_registry != nullptr) {
@@ -40,19 +42,27 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
   server->engine_ = *std::move(engine);
   server->saved_ = std::make_unique<engine::SavedFlows>(server->store_.get());
   server->pool_ = std::make_unique<BlockingPool>(options.reader_threads);
-  server->scheduler_service_ = std::make_unique<SchedulerService>(
-      server->engine_.get(), server->saved_.get(), server->pool_.get(), options.limits);
-  server->gateway_service_ = std::make_unique<WorkerGatewayService>(server->engine_.get());
+  server->gate_ = std::make_unique<CallGate>(CallGateOptions{
+      .authenticator = options.authenticator, .max_request_bytes = options.max_request_bytes});
+  server->scheduler_service_ =
+      std::make_unique<SchedulerService>(server->engine_.get(), server->saved_.get(),
+                                         server->pool_.get(), options.limits, server->gate_.get());
+  server->gateway_service_ =
+      std::make_unique<WorkerGatewayService>(server->engine_.get(), server->gate_.get());
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),
-                           &server->port_);
+  builder.AddListeningPort(
+      options.listen_address,
+      options.credentials != nullptr ? options.credentials : grpc::InsecureServerCredentials(),
+      &server->port_);
   // Messages may carry a spec or an output up to their limits plus framing;
   // larger ones get our clear size error rather than gRPC's.
+  // Likewise a request over --max-request-bytes (gRPC's limit is more than
+  // twice it).
   int64_t largest = std::max({options.limits.max_spec_bytes, options.limits.max_args_bytes,
-                              options.engine.max_output_bytes});
+                              options.engine.max_output_bytes, options.max_request_bytes});
   // At least 16 MiB: workers cap outputs at 4 MiB, and an output over
   // --max-output-bytes must arrive to be refused with a clear task error (a
   // message over gRPC's limit would break the worker's stream instead).
@@ -71,7 +81,8 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
     server->engine_->Stop();
     return absl::UnavailableError(
         absl::StrCat("cannot listen on ", options.listen_address,
-                     "; is another process using the port? (choose one with --listen)"));
+                     ": the address is invalid or its port is in use (choose another with "
+                     "--listen, e.g. 127.0.0.1:0 for any free port)"));
   }
   server->serving_ = true;
   return server;

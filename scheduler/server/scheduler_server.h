@@ -12,11 +12,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/metrics/registry.h"
+#include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
+#include "scheduler/auth/authenticator.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/saved_flows.h"
 #include "scheduler/server/blocking_pool.h"
+#include "scheduler/server/call_gate.h"
 #include "scheduler/server/flow_intake.h"
 #include "scheduler/server/policy_service_client.h"
 #include "scheduler/server/scheduler_metrics.h"
@@ -38,6 +41,14 @@ struct SchedulerServerOptions {
   // Where the engine's and gRPC's metrics are registered (docs/metrics.md);
   // null: no metrics. Outlives the server.
   metrics::Registry* metrics_registry = nullptr;
+  // Bearer-token authentication (docs/security.md); null: off. Outlives
+  // the server.
+  const auth::Authenticator* authenticator = nullptr;
+  // TLS / mTLS for the port; null: plaintext.
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+  // Client API requests over this many bytes fail with RESOURCE_EXHAUSTED
+  // naming --max-request-bytes; 0: only the limits of `limits` and gRPC's.
+  int64_t max_request_bytes = 0;
 };
 
 class SchedulerServer {
@@ -70,6 +81,7 @@ class SchedulerServer {
   std::unique_ptr<PolicyServiceClient> policy_client_;
   std::unique_ptr<engine::SavedFlows> saved_;
   std::unique_ptr<BlockingPool> pool_;
+  std::unique_ptr<CallGate> gate_;
   std::unique_ptr<SchedulerService> scheduler_service_;
   std::unique_ptr<WorkerGatewayService> gateway_service_;
   std::unique_ptr<grpc::Server> server_;

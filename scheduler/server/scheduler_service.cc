@@ -8,6 +8,7 @@
 #include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/phase_graph.h"
 #include "scheduler/server/grpc_status.h"
+#include "scheduler/server/run_access.h"
 #include "scheduler/server/watch_reactor.h"
 
 namespace taskboard::server {
@@ -22,17 +23,45 @@ grpc::ServerUnaryReactor* FinishFromPool(grpc::CallbackServerContext* context, B
   return reactor;
 }
 
+grpc::ServerUnaryReactor* Refuse(grpc::CallbackServerContext* context, const absl::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(status));
+  return reactor;
+}
+
+// A WatchRun refused before it starts (not admitted).
+class RefusedWatch final : public grpc::ServerWriteReactor<v1::WatchRunResponse> {
+ public:
+  explicit RefusedWatch(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
+  void OnDone() override { delete this; }
+};
+
 }  // namespace
+
+void SchedulerService::WhenVisible(grpc::ServerUnaryReactor* reactor, const std::string& run_id,
+                                   std::optional<std::string> tenant, std::function<void()> then) {
+  if (!tenant.has_value()) return then();
+  pool_->Run([this, reactor, run_id, tenant = std::move(tenant), then = std::move(then)] {
+    absl::Status visible = CheckRunVisible(engine_->store(), run_id, tenant);
+    if (!visible.ok()) return reactor->Finish(ToGrpcStatus(visible));
+    then();
+  });
+}
 
 grpc::ServerUnaryReactor* SchedulerService::SubmitRun(grpc::CallbackServerContext* context,
                                                       const v1::SubmitRunRequest* request,
                                                       v1::SubmitRunResponse* response) {
+  absl::StatusOr<auth::Caller> caller =
+      gate_->Admit(*context, SchedulerMethod("SubmitRun"), request);
+  if (!caller.ok()) return Refuse(context, caller.status());
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   // Parsing and validating is CPU work bounded by the size limits; a saved
   // flow needs a store read, so it all runs on the pool.
-  pool_->Run([this, reactor, request, response] {
+  pool_->Run([this, reactor, request, response, tenant = caller->tenant()] {
     absl::StatusOr<engine::SubmitRequest> submit = PrepareSubmit(*request, *saved_, limits_);
     if (!submit.ok()) return reactor->Finish(ToGrpcStatus(submit.status()));
+    submit->tenant = tenant;
+    submit->idempotency_key = ScopedIdempotencyKey(tenant, submit->idempotency_key);
     engine_->Submit(*std::move(submit),
                     [reactor, response](absl::StatusOr<engine::SubmitResult> result) {
                       if (result.ok()) {
@@ -48,62 +77,95 @@ grpc::ServerUnaryReactor* SchedulerService::SubmitRun(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* SchedulerService::GetRun(grpc::CallbackServerContext* context,
                                                    const v1::GetRunRequest* request,
                                                    v1::GetRunResponse* response) {
-  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
-    absl::StatusOr<v1::Run> run = engine::ReadRun(engine_->store(), request->run_id());
-    if (!run.ok()) return run.status();
-    *response->mutable_run() = *std::move(run);
-    return absl::OkStatus();
-  });
+  absl::StatusOr<auth::Caller> caller = gate_->Admit(*context, SchedulerMethod("GetRun"), request);
+  if (!caller.ok()) return Refuse(context, caller.status());
+  return FinishFromPool(
+      context, pool_,
+      [this, request, response, tenant = caller->visible_tenant()]() -> absl::Status {
+        if (absl::Status visible = CheckRunVisible(engine_->store(), request->run_id(), tenant);
+            !visible.ok()) {
+          return visible;
+        }
+        absl::StatusOr<v1::Run> run = engine::ReadRun(engine_->store(), request->run_id());
+        if (!run.ok()) return run.status();
+        *response->mutable_run() = *std::move(run);
+        return absl::OkStatus();
+      });
 }
 
 grpc::ServerUnaryReactor* SchedulerService::ListRuns(grpc::CallbackServerContext* context,
                                                      const v1::ListRunsRequest* request,
                                                      v1::ListRunsResponse* response) {
-  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
-    absl::StatusOr<v1::ListRunsResponse> runs = engine::ListRuns(engine_->store(), *request);
-    if (!runs.ok()) return runs.status();
-    *response = *std::move(runs);
-    return absl::OkStatus();
-  });
+  absl::StatusOr<auth::Caller> caller =
+      gate_->Admit(*context, SchedulerMethod("ListRuns"), request);
+  if (!caller.ok()) return Refuse(context, caller.status());
+  return FinishFromPool(
+      context, pool_,
+      [this, request, response, tenant = caller->visible_tenant()]() -> absl::Status {
+        absl::StatusOr<v1::ListRunsResponse> runs =
+            engine::ListRuns(engine_->store(), *request, tenant);
+        if (!runs.ok()) return runs.status();
+        *response = *std::move(runs);
+        return absl::OkStatus();
+      });
 }
 
 grpc::ServerWriteReactor<v1::WatchRunResponse>* SchedulerService::WatchRun(
     grpc::CallbackServerContext* context, const v1::WatchRunRequest* request) {
-  return WatchReactor::Start(engine_, pool_, request->run_id(), request->after_seq());
+  absl::StatusOr<auth::Caller> caller =
+      gate_->Admit(*context, SchedulerMethod("WatchRun"), request);
+  if (!caller.ok()) return new RefusedWatch(caller.status());
+  return WatchReactor::Start(engine_, pool_, request->run_id(), request->after_seq(),
+                             caller->visible_tenant());
 }
 
 grpc::ServerUnaryReactor* SchedulerService::CancelRun(grpc::CallbackServerContext* context,
                                                       const v1::CancelRunRequest* request,
                                                       v1::CancelRunResponse* response) {
+  absl::StatusOr<auth::Caller> caller =
+      gate_->Admit(*context, SchedulerMethod("CancelRun"), request);
+  if (!caller.ok()) return Refuse(context, caller.status());
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  engine_->Cancel(request->run_id(), request->reason(),
-                  [reactor, response](absl::StatusOr<v1::RunStatus> status) {
-                    if (status.ok()) response->set_status(*status);
-                    reactor->Finish(ToGrpcStatus(status.status()));
-                  });
+  WhenVisible(reactor, request->run_id(), caller->visible_tenant(),
+              [this, reactor, request, response] {
+                engine_->Cancel(request->run_id(), request->reason(),
+                                [reactor, response](absl::StatusOr<v1::RunStatus> status) {
+                                  if (status.ok()) response->set_status(*status);
+                                  reactor->Finish(ToGrpcStatus(status.status()));
+                                });
+              });
   return reactor;
 }
 
 grpc::ServerUnaryReactor* SchedulerService::ResumeRun(grpc::CallbackServerContext* context,
                                                       const v1::ResumeRunRequest* request,
                                                       v1::ResumeRunResponse* response) {
+  absl::StatusOr<auth::Caller> caller =
+      gate_->Admit(*context, SchedulerMethod("ResumeRun"), request);
+  if (!caller.ok()) return Refuse(context, caller.status());
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  engine_->Resume(request->run_id(),
-                  [reactor, response](absl::StatusOr<engine::ResumeResult> result) {
-                    if (result.ok()) {
-                      response->set_run_id(result->run_id);
-                      for (const std::string& phase : result->reused_phases) {
-                        response->add_reused_phases(phase);
-                      }
-                    }
-                    reactor->Finish(ToGrpcStatus(result.status()));
-                  });
+  WhenVisible(reactor, request->run_id(), caller->visible_tenant(),
+              [this, reactor, request, response] {
+                engine_->Resume(request->run_id(),
+                                [reactor, response](absl::StatusOr<engine::ResumeResult> result) {
+                                  if (result.ok()) {
+                                    response->set_run_id(result->run_id);
+                                    for (const std::string& phase : result->reused_phases) {
+                                      response->add_reused_phases(phase);
+                                    }
+                                  }
+                                  reactor->Finish(ToGrpcStatus(result.status()));
+                                });
+              });
   return reactor;
 }
 
 grpc::ServerUnaryReactor* SchedulerService::ValidateFlow(grpc::CallbackServerContext* context,
                                                          const v1::ValidateFlowRequest* request,
                                                          v1::ValidateFlowResponse* response) {
+  absl::StatusOr<auth::Caller> caller =
+      gate_->Admit(*context, SchedulerMethod("ValidateFlow"), request);
+  if (!caller.ok()) return Refuse(context, caller.status());
   return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
     absl::StatusOr<v1::FlowSpec> spec =
         LoadRequestFlow(request->has_spec(), request->spec(), request->source(), limits_);
@@ -130,6 +192,9 @@ grpc::ServerUnaryReactor* SchedulerService::ValidateFlow(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* SchedulerService::SaveFlow(grpc::CallbackServerContext* context,
                                                      const v1::SaveFlowRequest* request,
                                                      v1::SaveFlowResponse* response) {
+  absl::StatusOr<auth::Caller> caller =
+      gate_->Admit(*context, SchedulerMethod("SaveFlow"), request);
+  if (!caller.ok()) return Refuse(context, caller.status());
   return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
     absl::StatusOr<v1::FlowSpec> spec =
         LoadRequestFlow(request->has_spec(), request->spec(), request->source(), limits_);
@@ -146,6 +211,8 @@ grpc::ServerUnaryReactor* SchedulerService::SaveFlow(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* SchedulerService::GetFlow(grpc::CallbackServerContext* context,
                                                     const v1::GetFlowRequest* request,
                                                     v1::GetFlowResponse* response) {
+  absl::StatusOr<auth::Caller> caller = gate_->Admit(*context, SchedulerMethod("GetFlow"), request);
+  if (!caller.ok()) return Refuse(context, caller.status());
   return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
     absl::StatusOr<v1::SavedFlow> flow = saved_->Get(request->name(), request->version());
     if (!flow.ok()) return flow.status();
@@ -157,6 +224,9 @@ grpc::ServerUnaryReactor* SchedulerService::GetFlow(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* SchedulerService::ListFlows(grpc::CallbackServerContext* context,
                                                       const v1::ListFlowsRequest* request,
                                                       v1::ListFlowsResponse* response) {
+  absl::StatusOr<auth::Caller> caller =
+      gate_->Admit(*context, SchedulerMethod("ListFlows"), request);
+  if (!caller.ok()) return Refuse(context, caller.status());
   return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
     absl::StatusOr<v1::ListFlowsResponse> flows = saved_->List(*request);
     if (!flows.ok()) return flows.status();
@@ -168,6 +238,9 @@ grpc::ServerUnaryReactor* SchedulerService::ListFlows(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* SchedulerService::DeleteFlow(grpc::CallbackServerContext* context,
                                                        const v1::DeleteFlowRequest* request,
                                                        v1::DeleteFlowResponse* response) {
+  absl::StatusOr<auth::Caller> caller =
+      gate_->Admit(*context, SchedulerMethod("DeleteFlow"), request);
+  if (!caller.ok()) return Refuse(context, caller.status());
   return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
     absl::StatusOr<int64_t> deleted = saved_->Delete(request->name());
     if (!deleted.ok()) return deleted.status();
@@ -179,18 +252,29 @@ grpc::ServerUnaryReactor* SchedulerService::DeleteFlow(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* SchedulerService::GetTask(grpc::CallbackServerContext* context,
                                                     const v1::GetTaskRequest* request,
                                                     v1::GetTaskResponse* response) {
-  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
-    absl::StatusOr<v1::GetTaskResponse> task =
-        engine::ReadTask(engine_->store(), request->run_id(), request->task_id());
-    if (!task.ok()) return task.status();
-    *response = *std::move(task);
-    return absl::OkStatus();
-  });
+  absl::StatusOr<auth::Caller> caller = gate_->Admit(*context, SchedulerMethod("GetTask"), request);
+  if (!caller.ok()) return Refuse(context, caller.status());
+  return FinishFromPool(
+      context, pool_,
+      [this, request, response, tenant = caller->visible_tenant()]() -> absl::Status {
+        if (absl::Status visible = CheckRunVisible(engine_->store(), request->run_id(), tenant);
+            !visible.ok()) {
+          return visible;
+        }
+        absl::StatusOr<v1::GetTaskResponse> task =
+            engine::ReadTask(engine_->store(), request->run_id(), request->task_id());
+        if (!task.ok()) return task.status();
+        *response = *std::move(task);
+        return absl::OkStatus();
+      });
 }
 
 grpc::ServerUnaryReactor* SchedulerService::ListWorkers(grpc::CallbackServerContext* context,
-                                                        const v1::ListWorkersRequest* /*request*/,
+                                                        const v1::ListWorkersRequest* request,
                                                         v1::ListWorkersResponse* response) {
+  absl::StatusOr<auth::Caller> caller =
+      gate_->Admit(*context, SchedulerMethod("ListWorkers"), request);
+  if (!caller.ok()) return Refuse(context, caller.status());
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   engine_->ListWorkers([reactor, response](std::vector<v1::WorkerInfo> workers) {
     for (v1::WorkerInfo& worker : workers) *response->add_workers() = std::move(worker);
@@ -202,6 +286,9 @@ grpc::ServerUnaryReactor* SchedulerService::ListWorkers(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* SchedulerService::DrainWorker(grpc::CallbackServerContext* context,
                                                         const v1::DrainWorkerRequest* request,
                                                         v1::DrainWorkerResponse* response) {
+  absl::StatusOr<auth::Caller> caller =
+      gate_->Admit(*context, SchedulerMethod("DrainWorker"), request);
+  if (!caller.ok()) return Refuse(context, caller.status());
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   if (request->grace_ms() < 0) {
     reactor->Finish(ToGrpcStatus(absl::InvalidArgumentError(

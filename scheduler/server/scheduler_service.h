@@ -5,10 +5,18 @@
 // handler translates the request, posts to the engine (run changes) or the
 // blocking pool (store reads), and finishes the reactor from the callback
 // with the status converted once. No handler blocks a gRPC thread.
+//
+// Every handler first admits the call (call_gate.h: token, role, size);
+// run-level handlers then hide runs of other tenants (run_access.h).
+
+#include <functional>
+#include <optional>
+#include <string>
 
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/saved_flows.h"
 #include "scheduler/server/blocking_pool.h"
+#include "scheduler/server/call_gate.h"
 #include "scheduler/server/flow_intake.h"
 #include "taskboard/v1/scheduler.grpc.pb.h"
 
@@ -16,9 +24,10 @@ namespace taskboard::server {
 
 class SchedulerService final : public v1::Scheduler::CallbackService {
  public:
+  // `gate` outlives the service.
   SchedulerService(engine::Engine* engine, engine::SavedFlows* saved, BlockingPool* pool,
-                   IntakeLimits limits)
-      : engine_(engine), saved_(saved), pool_(pool), limits_(limits) {}
+                   IntakeLimits limits, const CallGate* gate)
+      : engine_(engine), saved_(saved), pool_(pool), limits_(limits), gate_(gate) {}
 
   grpc::ServerUnaryReactor* SubmitRun(grpc::CallbackServerContext* context,
                                       const v1::SubmitRunRequest* request,
@@ -63,10 +72,16 @@ class SchedulerService final : public v1::Scheduler::CallbackService {
                                         v1::DrainWorkerResponse* response) override;
 
  private:
+  // Calls `then` once run `run_id` is visible to `tenant` (run_access.h),
+  // at once when every tenant is; else finishes `reactor` with NOT_FOUND.
+  void WhenVisible(grpc::ServerUnaryReactor* reactor, const std::string& run_id,
+                   std::optional<std::string> tenant, std::function<void()> then);
+
   engine::Engine* engine_;
   engine::SavedFlows* saved_;
   BlockingPool* pool_;
   IntakeLimits limits_;
+  const CallGate* gate_;
 };
 
 }  // namespace taskboard::server

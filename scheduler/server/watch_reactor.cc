@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/server/grpc_status.h"
+#include "scheduler/server/run_access.h"
 
 namespace taskboard::server {
 
@@ -28,20 +29,29 @@ class WatchReactor::Sink final : public engine::WatchSink {
 };
 
 WatchReactor* WatchReactor::Start(engine::Engine* engine, BlockingPool* pool, std::string run_id,
-                                  int64_t after_seq) {
-  auto* reactor = new WatchReactor(engine, std::move(run_id), after_seq);
+                                  int64_t after_seq, std::optional<std::string> tenant) {
+  auto* reactor = new WatchReactor(engine, std::move(run_id), after_seq, std::move(tenant));
   pool->Run([reactor] { reactor->Replay(); });
   return reactor;
 }
 
-WatchReactor::WatchReactor(engine::Engine* engine, std::string run_id, int64_t after_seq)
-    : engine_(engine), run_id_(std::move(run_id)), last_seq_(std::max<int64_t>(after_seq, 0)) {
+WatchReactor::WatchReactor(engine::Engine* engine, std::string run_id, int64_t after_seq,
+                           std::optional<std::string> tenant)
+    : engine_(engine),
+      run_id_(std::move(run_id)),
+      tenant_(std::move(tenant)),
+      last_seq_(std::max<int64_t>(after_seq, 0)) {
   sink_ = std::make_shared<Sink>(this);
   subscription_ = engine_->watch_hub().Subscribe(run_id_, sink_);
 }
 
 void WatchReactor::Replay() {
-  absl::Status status = engine::ReadRunRecord(engine_->store(), run_id_).status();
+  // Live events that arrive meanwhile wait in live_during_replay_ and are
+  // dropped if the run is not visible to the caller.
+  absl::Status status = CheckRunVisible(engine_->store(), run_id_, tenant_);
+  if (status.ok() && !tenant_.has_value()) {
+    status = engine::ReadRunRecord(engine_->store(), run_id_).status();
+  }
   std::vector<v1::RunEvent> replay;
   int64_t after;
   Next next;
@@ -93,8 +103,8 @@ void WatchReactor::AppendLocked(const v1::RunEvent& event) {
     finish_requested_ = true;
     finish_status_ = grpc::Status(
         grpc::StatusCode::RESOURCE_EXHAUSTED,
-        absl::StrCat("this watcher fell ", queue_.size(),
-                     " events behind run ", run_id_, "; reconnect with after_seq set to the "
+        absl::StrCat("this watcher fell ", queue_.size(), " events behind run ", run_id_,
+                     "; reconnect with after_seq set to the "
                      "last seq it received"));
   }
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,10 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
   // reconnect with after_seq = the last seq it received).
   static constexpr size_t kMaxQueuedEvents = 100'000;
 
+  // `tenant`: the only tenant whose runs the caller may watch (a run of
+  // another tenant ends the stream with NOT_FOUND); nullopt: any.
   static WatchReactor* Start(engine::Engine* engine, BlockingPool* pool, std::string run_id,
-                             int64_t after_seq);
+                             int64_t after_seq, std::optional<std::string> tenant = {});
 
   void OnWriteDone(bool ok) override;
   void OnCancel() override;
@@ -36,7 +39,8 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
 
  private:
   class Sink;
-  WatchReactor(engine::Engine* engine, std::string run_id, int64_t after_seq);
+  WatchReactor(engine::Engine* engine, std::string run_id, int64_t after_seq,
+               std::optional<std::string> tenant);
   void Replay();
   void Deliver(const std::vector<v1::RunEvent>& events);
   void AppendLocked(const v1::RunEvent& event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -53,6 +57,7 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
 
   engine::Engine* engine_;
   std::string run_id_;
+  const std::optional<std::string> tenant_;
   std::shared_ptr<Sink> sink_;
   uint64_t subscription_ = 0;
 

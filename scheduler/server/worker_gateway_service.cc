@@ -7,6 +7,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "scheduler/dispatch/worker_channel.h"
+#include "scheduler/server/grpc_status.h"
 
 namespace taskboard::server {
 namespace {
@@ -29,8 +30,7 @@ class StreamChannel final : public dispatch::WorkerChannel {
   WorkerStream* stream_ ABSL_GUARDED_BY(mu_);
 };
 
-class WorkerStream final
-    : public grpc::ServerBidiReactor<v1::ConnectRequest, v1::ConnectResponse> {
+class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1::ConnectResponse> {
  public:
   explicit WorkerStream(engine::Engine* engine)
       : engine_(engine), stream_id_(engine->NewStreamId()) {
@@ -136,10 +136,21 @@ void StreamChannel::Send(v1::ConnectResponse message) {
   if (stream_ != nullptr) stream_->Enqueue(std::move(message));
 }
 
+// A stream refused before it starts (not admitted): ends at once.
+class RefusedStream final
+    : public grpc::ServerBidiReactor<v1::ConnectRequest, v1::ConnectResponse> {
+ public:
+  explicit RefusedStream(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
+  void OnDone() override { delete this; }
+};
+
 }  // namespace
 
 grpc::ServerBidiReactor<v1::ConnectRequest, v1::ConnectResponse>* WorkerGatewayService::Connect(
     grpc::CallbackServerContext* context) {
+  absl::StatusOr<auth::Caller> caller =
+      gate_->Admit(*context, "/taskboard.v1.WorkerGateway/Connect", nullptr);
+  if (!caller.ok()) return new RefusedStream(caller.status());
   return new WorkerStream(engine_);
 }
 

@@ -230,6 +230,87 @@ TEST(RunRender, PatternRun_LayersPlannedTasksByTheirDeps) {
             "  └ ⊘  step-2  step     worker   skipped: upstream step failed\n");
 }
 
+TEST(RunRender, SupervisorRun_ShowsRoundAndEachTasksLastVerdict) {
+  const v1::Run run = MakeRun(R"pb(
+    run_id: "s-1"
+    flow_name: "docs"
+    kind: FLOW_KIND_SUPERVISOR
+    status: RUN_STATUS_RUNNING
+    board_meta: "revising"
+    tasks { task_id: "planner" role: "planner" agent: "lead" state: TASK_STATE_COMPLETED }
+    tasks {
+      task_id: "intro"
+      role: "worker"
+      agent: "writer"
+      state: TASK_STATE_COMPLETED
+      reviews { iteration: 1 verdict: "accepted" score: 0.9 feedback: "clear" }
+    }
+    tasks {
+      task_id: "api"
+      role: "worker"
+      agent: "writer"
+      state: TASK_STATE_PENDING
+      reviews { iteration: 1 verdict: "needs-revision" score: 0.4 feedback: "add an\nexample" }
+    }
+    tasks {
+      task_id: "faq"
+      role: "worker"
+      agent: "writer"
+      state: TASK_STATE_COMPLETED
+      reviews { iteration: 2 verdict: "escalate" feedback: "needs a human" }
+    }
+    tasks { task_id: "reviewer-1" role: "reviewer" agent: "lead" state: TASK_STATE_COMPLETED }
+  )pb");
+  EXPECT_EQ(RenderRun(run, absl::FromUnixSeconds(0)),
+            "◐ supervisor docs  4/5 tasks · running (revising, iteration 1) · run s-1\n"
+            "  ┌ ✓  planner     planner   lead\n"
+            "  ├ ✓  intro       worker    writer  accepted 0.90\n"
+            "  ├ ○  api         worker    writer  needs-revision 0.40: add an example\n"
+            "  ├ ✓  faq         worker    writer  round 2: escalate: needs a human\n"
+            "  └ ✓  reviewer-1  reviewer  lead\n");
+}
+
+TEST(RunRender, StepCarriedOutByAChildRun_ShowsTheChildNestedBeneathIt) {
+  const v1::Run run = MakeRun(R"pb(
+    run_id: "p-1"
+    flow_name: "migrate"
+    kind: FLOW_KIND_PLAN_AND_EXECUTE
+    status: RUN_STATUS_RUNNING
+    board_meta: "active"
+    child_run_ids: "c-1"
+    tasks {
+      task_id: "storage"
+      role: "step"
+      state: TASK_STATE_RUNNING
+      child_run_id: "c-1"
+      title: "Migrate storage"
+    }
+  )pb");
+  const v1::Run child = MakeRun(R"pb(
+    run_id: "c-1"
+    flow_name: "migrate/storage"
+    kind: FLOW_KIND_SUPERVISOR
+    status: RUN_STATUS_RUNNING
+    board_meta: "active"
+    parent_run_id: "p-1"
+    tasks { task_id: "planner" role: "planner" agent: "lead" state: TASK_STATE_COMPLETED }
+    tasks { task_id: "edit" role: "worker" agent: "coder" state: TASK_STATE_DISPATCHED }
+  )pb");
+  // Without the child's snapshot the row names it.
+  EXPECT_EQ(RenderRun(run, absl::FromUnixSeconds(0)),
+            "◐ plan_and_execute migrate  0/1 task · running (active) · run p-1\n"
+            "    ◐  storage  step  ↳ run c-1  Migrate storage\n");
+  absl::flat_hash_map<std::string, v1::Run> children = {{"c-1", child}};
+  RenderOptions options;
+  options.children = &children;
+  EXPECT_EQ(RenderRun(run, absl::FromUnixSeconds(0), options),
+            "◐ plan_and_execute migrate  0/1 task · running (active) · run p-1\n"
+            "    ◐  storage  step  Migrate storage\n"
+            "       ↳ ◐ supervisor migrate/storage  1/2 tasks · running (active) · run c-1\n"
+            "             ┌ ✓  planner  planner  lead\n"
+            "             └ ◌  edit     worker   coder\n");
+}
+
 // The audit run mid-way, rendered with `options`.
 std::string AuditFrame(const RenderOptions& options) {
   return RenderRun(MakeRun(kAuditMidRun, kAuditFlow), At(absl::Seconds(65)), options);

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/child_process.h"
 #include "common/json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/cluster.h"
+#include "tests/testing/fake_llm.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
@@ -53,17 +53,10 @@ phases:
 class LlmAgentTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::ofstream(dir_.path() / "script.yaml") << kScript;
-    absl::StatusOr<std::unique_ptr<ChildProcess>> llm = ChildProcess::Spawn(
-        {testing::BinaryPath("fake-llm"), "--script", (dir_.path() / "script.yaml").string(),
-         "--port-file", (dir_.path() / "llm.port").string(), "--log",
-         (dir_.path() / "llm-requests.jsonl").string()},
-        (dir_.path() / "fake-llm.log").string());
+    absl::StatusOr<std::unique_ptr<testing::FakeLlm>> llm =
+        testing::FakeLlm::StartWithScript(dir_.path(), kScript);
     ASSERT_THAT(llm.status(), IsOk());
-    fake_llm_ = *std::move(llm);
-    absl::StatusOr<int> port =
-        WaitForPortFile(*fake_llm_, (dir_.path() / "llm.port").string(), 30'000);
-    ASSERT_THAT(port.status(), IsOk());
+    llm_ = *std::move(llm);
 
     // The test agents plus an llm agent pointed at the fake.
     const std::filesystem::path agents = dir_.path() / "agents";
@@ -73,9 +66,9 @@ class LlmAgentTest : public ::testing::Test {
                                  agents / file);
     }
     std::filesystem::permissions(agents / "script.sh", std::filesystem::perms::owner_all);
-    std::ofstream(agents / "researcher.md") << absl::StrCat(
-        "---\nname: researcher\ntype: llm\nmodel: fake-model\nbaseUrl: http://127.0.0.1:", *port,
-        "/v1\ntools: [read_file]\n---\nYou read files before you answer.\n");
+    std::ofstream(agents / "researcher.md")
+        << testing::LlmAgentFileText("researcher", llm_->base_url(), "tools: [read_file]\n",
+                                     "You read files before you answer.");
 
     testing::ClusterOptions options;
     options.workers = 1;
@@ -85,19 +78,8 @@ class LlmAgentTest : public ::testing::Test {
     std::ofstream(cluster_->dir() / "notes.md") << "remember the milk\n";
   }
 
-  // The requests the fake received, in order.
-  std::vector<Json> LlmRequests() {
-    std::vector<Json> requests;
-    std::ifstream in(dir_.path() / "llm-requests.jsonl");
-    for (std::string line; std::getline(in, line);) {
-      absl::StatusOr<Json> entry = ParseJson(line);
-      if (entry.ok()) requests.push_back((*entry)["request"]);
-    }
-    return requests;
-  }
-
   testing::TempDir dir_;
-  std::unique_ptr<ChildProcess> fake_llm_;
+  std::unique_ptr<testing::FakeLlm> llm_;
   std::unique_ptr<testing::Cluster> cluster_;
 };
 
@@ -110,7 +92,7 @@ TEST_F(LlmAgentTest, ToolCallServedFromCacheAndPriorWorkInThePrompt) {
   EXPECT_EQ(run->output(), "The notes say: remember the milk");
 
   // The model saw what `scout` found before it asked for anything.
-  std::vector<Json> requests = LlmRequests();
+  std::vector<Json> requests = llm_->Requests();
   ASSERT_EQ(requests.size(), 2u);
   const Json& messages = requests[0]["messages"];
   ASSERT_GE(messages.size(), 2u);

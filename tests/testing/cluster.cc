@@ -9,6 +9,7 @@
 #include "grpcpp/security/credentials.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/flow/proto_value.h"
+#include "tests/testing/test_channel.h"
 
 namespace taskboard::testing {
 namespace {
@@ -81,8 +82,8 @@ absl::Status Cluster::StartScheduler() {
   }
   port_ = *port;
   address_ = absl::StrCat("127.0.0.1:", port_);
-  client_ =
-      v1::Scheduler::NewStub(grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+  client_ = v1::Scheduler::NewStub(
+      TestChannel(address_, options_.client_token, options_.client_credentials));
   return absl::OkStatus();
 }
 
@@ -206,6 +207,25 @@ absl::StatusOr<std::vector<v1::RunEvent>> Cluster::WatchToEnd(const std::string&
                         absl::StrCat(status.error_message(), "\n", Logs()));
   }
   return events;
+}
+
+absl::StatusOr<v1::ListWorkersResponse> Cluster::WaitForWorkers(
+    const std::function<bool(const v1::ListWorkersResponse&)>& predicate, int timeout_ms) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  v1::ListWorkersResponse last;
+  while (Clock::now() < deadline) {
+    v1::ListWorkersResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    if (client_->ListWorkers(&context, {}, &response).ok()) {
+      last = std::move(response);
+      if (predicate(last)) return last;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return absl::DeadlineExceededError(
+      absl::StrCat("the connected workers did not reach the expected state; last answer: ",
+                   last.ShortDebugString(), "\n", Logs()));
 }
 
 std::string Cluster::Logs() const {

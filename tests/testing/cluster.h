@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "common/child_process.h"
 #include "common/json.h"
+#include "grpcpp/security/credentials.h"
 #include "taskboard/v1/scheduler.grpc.pb.h"
 #include "tests/testing/temp_dir.h"
 
@@ -34,6 +35,10 @@ struct ClusterOptions {
   int64_t retry_base_ms = 50;
   std::vector<std::string> scheduler_flags;
   std::vector<std::string> worker_flags;
+  // The client stub (client()): sent as the bearer token on every call, and
+  // TLS credentials (null: plaintext).
+  std::string client_token;
+  std::shared_ptr<grpc::ChannelCredentials> client_credentials;
 };
 
 class Cluster {
@@ -69,6 +74,12 @@ class Cluster {
   // Every event of the run through WatchRun from seq 0 to run_finished.
   absl::StatusOr<std::vector<v1::RunEvent>> WatchToEnd(const std::string& run_id,
                                                        int timeout_ms = 60'000);
+  // Polls ListWorkers until `predicate(workers)` holds (worker streams come
+  // and go asynchronously) or `timeout_ms` passes (DEADLINE_EXCEEDED with the
+  // last answer and the logs).
+  absl::StatusOr<v1::ListWorkersResponse> WaitForWorkers(
+      const std::function<bool(const v1::ListWorkersResponse&)>& predicate,
+      int timeout_ms = 10'000);
   // The task's tool calls (GetTask), in call order.
   absl::StatusOr<std::vector<v1::Observation>> ToolCalls(const std::string& run_id,
                                                          const std::string& task_id);

@@ -54,6 +54,11 @@ void LiveView::Note(const std::string& text, absl::Time now) {
   if (terminal_.tty) Tick(now);
 }
 
+void LiveView::UpdateChildren(absl::flat_hash_map<std::string, v1::Run> children) {
+  children_ = std::move(children);
+  dirty_ = true;
+}
+
 void LiveView::Finish(absl::Time now) {
   if (!run_) return;
   if (terminal_.tty) {
@@ -63,6 +68,7 @@ void LiveView::Finish(absl::Time now) {
   // A log keeps whole lines and no colours, whatever the terminal settings.
   RenderOptions options;
   options.tools = &tools_;
+  options.children = &children_;
   out_ << "\n" << RenderRun(*run_, now, options);
   out_.flush();
 }
@@ -73,6 +79,7 @@ void LiveView::Draw(absl::Time now, bool animate) {
   options.width = terminal_.width;
   options.spinner_frame = animate ? spinner_frame_++ : -1;
   options.tools = &tools_;
+  options.children = &children_;
   std::vector<std::string> lines =
       absl::StrSplit(RenderRun(*run_, now, options), '\n', absl::SkipEmpty());
   // A frame taller than the screen cannot be redrawn in place (the cursor

@@ -19,6 +19,7 @@
 #include <ostream>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "taskboard/v1/scheduler.pb.h"
 #include "tools/cli/terminal.h"
@@ -33,6 +34,10 @@ class LiveView {
 
   // A new snapshot of the run.
   void Update(const v1::Run& run, absl::Time now);
+
+  // New snapshots of the run's child runs (nested patterns), drawn beneath
+  // the tasks they carry out.
+  void UpdateChildren(absl::flat_hash_map<std::string, v1::Run> children);
 
   // Lets a terminal view advance the spinner and elapsed times, and draw a
   // snapshot that arrived too soon after the previous frame. Call it often
@@ -58,6 +63,7 @@ class LiveView {
   const TerminalInfo terminal_;
   const absl::Duration min_redraw_interval_;
   std::optional<v1::Run> run_;  // latest snapshot
+  absl::flat_hash_map<std::string, v1::Run> children_;
   ToolTally tools_;
   // Terminal mode.
   bool dirty_ = false;  // `run_` changed since the last frame

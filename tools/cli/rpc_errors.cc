@@ -55,7 +55,7 @@ int ReportRpcError(absl::string_view command, const std::string& address,
     case grpc::StatusCode::UNAUTHENTICATED:
       err << command << ": the scheduler at " << address
           << " rejected the credentials: " << status.error_message()
-          << " (set TASKBOARD_TOKEN to a client token)\n";
+          << " (pass --token or set TASKBOARD_TOKEN to a client token)\n";
       return 2;
     default:
       break;

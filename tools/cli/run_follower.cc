@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "tools/cli/child_run_snapshots.h"
 #include "tools/cli/live_view.h"
 #include "tools/cli/proto_json.h"
 #include "tools/cli/rpc_errors.h"
@@ -17,6 +18,9 @@ namespace {
 
 constexpr absl::Duration kFirstBackoff = absl::Milliseconds(200);
 constexpr absl::Duration kMaxBackoff = absl::Seconds(5);
+// How often running child runs are polled: their progress raises no event
+// on the followed run.
+constexpr absl::Duration kChildRefresh = absl::Milliseconds(500);
 
 // Events after which GetRun returns something new. Output deltas, ledger
 // observations and warnings leave the snapshot as it was; any other event
@@ -54,6 +58,11 @@ class Follower {
 
  private:
   grpc::Status Refresh();
+  // Fetches the child runs' snapshots for the view (nested patterns) when
+  // some are running and the last fetch is `kChildRefresh` old, or `force`.
+  // A failed fetch keeps the old snapshots: the run's own stream reports a
+  // scheduler that is gone.
+  void RefreshChildren(bool force);
   // Reads one stream until the run finishes or the stream ends; returns why
   // it stopped (OK with `finished_` set when the run is over).
   grpc::Status Tail(int64_t* after_seq);
@@ -68,7 +77,19 @@ class Follower {
   LiveView view_;
   v1::Run run_;
   bool finished_ = false;
+  absl::flat_hash_map<std::string, v1::Run> children_;
+  absl::Time children_fetched_ = absl::InfinitePast();
 };
+
+void Follower::RefreshChildren(bool force) {
+  if (options_.json || run_.child_run_ids().empty()) return;
+  const absl::Time now = absl::Now();
+  if (!force && (now - children_fetched_ < kChildRefresh || !ChildRunsUnsettled(run_, children_))) {
+    return;
+  }
+  children_fetched_ = now;
+  if (FetchChildRuns(client_, run_, &children_).ok()) view_.UpdateChildren(children_);
+}
 
 grpc::Status Follower::Refresh() {
   v1::GetRunRequest request;
@@ -104,6 +125,7 @@ grpc::Status Follower::Tail(int64_t* after_seq) {
       if (grpc::Status status = Refresh(); !status.ok()) return status;
       view_.Update(run_, absl::Now());
     }
+    RefreshChildren(/*force=*/false);
     view_.Tick(absl::Now());
     if (finished_) return grpc::Status::OK;
     if (stream.ended()) break;
@@ -171,6 +193,7 @@ int Follower::Follow() {
     out_ << ProtoToJsonLine(run_) << "\n";
   } else {
     view_.Update(run_, absl::Now());
+    RefreshChildren(/*force=*/true);
     view_.Finish(absl::Now());
     PrintResult();
   }

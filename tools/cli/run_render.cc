@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "scheduler/flow/dag.h"
 #include "scheduler/flow/flow_names.h"
@@ -89,7 +90,10 @@ struct Row {
   std::string kind;
   std::string agent;
   std::vector<Piece> tail;
+  std::string child_run_id;  // the run that carries the task out, if any
 };
+
+std::vector<Row> TaskRows(const v1::Run& run, absl::Time now, const RenderOptions& options);
 
 // The icon of a row: the spinner frame for running rows when animating.
 std::string RowIcon(v1::TaskState state, absl::string_view icon, const RenderOptions& options) {
@@ -128,9 +132,45 @@ void AddOutcome(std::string outcome, v1::TaskState state, std::vector<Piece>* ta
   tail->push_back({std::move(outcome), bad ? std::optional<Style>(Style::kRed) : std::nullopt});
 }
 
+// A supervisor task's last review: `accepted 0.90`, `needs-revision: why`,
+// `escalate: why`, prefixed with the round after the first.
+void AddVerdict(const v1::Task& task, std::vector<Piece>* tail) {
+  if (task.reviews().empty()) return;
+  const v1::ReviewAssessment& review = task.reviews(task.reviews_size() - 1);
+  std::string text = review.iteration() > 1 ? absl::StrCat("round ", review.iteration(), ": ") : "";
+  absl::StrAppend(&text, review.verdict());
+  if (review.score() > 0) absl::StrAppend(&text, " ", absl::StrFormat("%.2f", review.score()));
+  const bool accepted = review.verdict() == "accepted";
+  if (!accepted && !review.feedback().empty()) {
+    absl::StrAppend(&text, ": ", OneLine(review.feedback()));
+  }
+  tail->push_back({std::move(text), accepted                         ? Style::kGreen
+                                    : review.verdict() == "escalate" ? Style::kRed
+                                                                     : Style::kYellow});
+}
+
 // Aligns the id, kind and agent columns over every row and joins the tail
 // pieces; trailing empty columns add no spaces.
-void AppendRows(const std::vector<Row>& rows, const RenderOptions& options, std::string* frame) {
+void AppendRows(const std::vector<Row>& rows, absl::Time now, const RenderOptions& options,
+                absl::string_view indent, std::string* frame);
+
+// A child run beneath its parent's task: its header, then its rows, one
+// level further in.
+void AppendChildRun(const v1::Run& child, absl::Time now, const RenderOptions& options,
+                    const std::string& indent, std::string* frame) {
+  RenderOptions nested = options;
+  nested.tools = nullptr;  // the tally counts the followed run's calls only
+  nested.width = 0;
+  absl::StrAppend(frame,
+                  FitToWidth(absl::StrCat(indent, Paint("↳ ", Style::kDim, options.color),
+                                          RenderRunHeader(child, now, nested)),
+                             options.width),
+                  "\n");
+  AppendRows(TaskRows(child, now, nested), now, options, absl::StrCat(indent, "    "), frame);
+}
+
+void AppendRows(const std::vector<Row>& rows, absl::Time now, const RenderOptions& options,
+                absl::string_view indent, std::string* frame) {
   int id_width = 0, kind_width = 0, agent_width = 0;
   for (const Row& row : rows) {
     id_width = std::max(id_width, DisplayWidth(row.id));
@@ -151,9 +191,10 @@ void AppendRows(const std::vector<Row>& rows, const RenderOptions& options, std:
     for (const Piece& piece : row.tail) cells.push_back({piece.text, piece.style, 0});
     while (!cells.empty() && cells.back().text.empty()) cells.pop_back();
 
-    std::string line = absl::StrCat("  ", Paint(row.rail, Style::kDim, color && row.rail != " "),
-                                    " ", Paint(row.icon, row.icon_style, color),
-                                    std::string(std::max(0, 2 - DisplayWidth(row.icon)), ' '));
+    std::string line =
+        absl::StrCat(indent, "  ", Paint(row.rail, Style::kDim, color && row.rail != " "), " ",
+                     Paint(row.icon, row.icon_style, color),
+                     std::string(std::max(0, 2 - DisplayWidth(row.icon)), ' '));
     for (size_t i = 0; i < cells.size(); ++i) {
       const Cell& cell = cells[i];
       line += " ";
@@ -163,6 +204,10 @@ void AppendRows(const std::vector<Row>& rows, const RenderOptions& options, std:
       }
     }
     absl::StrAppend(frame, FitToWidth(line, options.width), "\n");
+    if (row.child_run_id.empty() || options.children == nullptr) continue;
+    if (auto child = options.children->find(row.child_run_id); child != options.children->end()) {
+      AppendChildRun(child->second, now, options, absl::StrCat(indent, "       "), frame);
+    }
   }
 }
 
@@ -328,6 +373,13 @@ std::vector<Row> TaskRows(const v1::Run& run, absl::Time now, const RenderOption
     const auto& deps = spec != nullptr ? spec->deps() : task.deps();
     AddEdges(std::vector<std::string>(deps.begin(), deps.end()), previous, &row.tail);
     AddOutcome(TaskOutcome(task), task.state(), &row.tail);
+    AddVerdict(task, &row.tail);
+    if (!task.child_run_id().empty()) {
+      row.child_run_id = task.child_run_id();
+      if (options.children == nullptr || !options.children->contains(task.child_run_id())) {
+        row.tail.push_back({absl::StrCat("↳ run ", task.child_run_id()), Style::kDim});
+      }
+    }
     if (board == nullptr && !task.title().empty()) {
       row.tail.push_back({OneLine(task.title()), Style::kDim});
     }
@@ -351,6 +403,14 @@ template <typename Items>
 int CountCompleted(const Items& items) {
   return static_cast<int>(std::count_if(items.begin(), items.end(), [](const auto& item) {
     return item.state() == v1::TASK_STATE_COMPLETED;
+  }));
+}
+
+// A pattern's iteration: how many evaluations (plan-and-execute) or review
+// rounds (supervisor) have started; 0 before the first.
+int Iteration(const v1::Run& run) {
+  return static_cast<int>(std::count_if(run.tasks().begin(), run.tasks().end(), [](const auto& t) {
+    return t.role() == "evaluator" || t.role() == "reviewer";
   }));
 }
 
@@ -428,8 +488,11 @@ std::string RenderRunHeader(const v1::Run& run, absl::Time now, const RenderOpti
                                      ? Spinner(options.spinner_frame)
                                      : RunStatusIcon(run.status());
   std::string status = RunStatusName(run.status());
-  if (!run.board_meta().empty() && !IsTaskflow(run))
-    absl::StrAppend(&status, " (", run.board_meta(), ")");
+  if (!run.board_meta().empty() && !IsTaskflow(run)) {
+    const int iteration = Iteration(run);
+    absl::StrAppend(&status, " (", run.board_meta(),
+                    iteration > 0 ? absl::StrCat(", iteration ", iteration) : "", ")");
+  }
   std::vector<std::string> parts = {RunProgress(run), status};
   if (std::string usage = FormatUsage(run.usage()); !usage.empty()) parts.push_back(usage);
   if (std::optional<absl::Duration> elapsed = Elapsed(run.created_at(), run.finished_at(), now)) {
@@ -450,8 +513,8 @@ std::string RenderRunHeader(const v1::Run& run, absl::Time now, const RenderOpti
 
 std::string RenderRun(const v1::Run& run, absl::Time now, const RenderOptions& options) {
   std::string frame = absl::StrCat(RenderRunHeader(run, now, options), "\n");
-  AppendRows(IsTaskflow(run) ? PhaseRows(run, now, options) : TaskRows(run, now, options), options,
-             &frame);
+  AppendRows(IsTaskflow(run) ? PhaseRows(run, now, options) : TaskRows(run, now, options), now,
+             options, "", &frame);
   return frame;
 }
 

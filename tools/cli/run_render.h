@@ -16,11 +16,23 @@
 // Given the tool calls seen so far (tool_tally.h), the header adds
 // `tools 41 · cached 39` and each row with calls `tools 12 (11 cached)`.
 //
+// Pattern runs show their structure: each planned task's goal and status,
+// the last review verdict of a supervisor's task (`round 2: accepted 0.90`,
+// `needs-revision: add an example`), the iteration in the header, and, for
+// a task carried out by a child run whose snapshot is given, the child's
+// own header and rows nested beneath it:
+//
+//   ◐ plan_and_execute migrate  1/2 tasks · running (active, iteration 1) · run r-1
+//     ┌ ✓  storage  step  12.3s  Migrate storage
+//     │    ↳ ✓ supervisor migrate/storage  3/3 tasks · completed · run r-2
+//     │        ✓  edit  worker  coder  4.1s  accepted 0.90  Edit the files
+//
 // Pure: the same run, `now` and options always give the same text, which the
 // tests compare exactly. The terminal driver (live_view.h) decides when to draw.
 
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "taskboard/v1/scheduler.pb.h"
@@ -39,6 +51,10 @@ struct RenderOptions {
   // The run's tool calls, counted from its events by whoever follows it (not
   // owned); null: no tool counts (a snapshot alone has none).
   const ToolTally* tools = nullptr;
+  // Snapshots of child runs by run id (not owned); a task carried out by one
+  // of them gets its rows beneath it. Null or missing: the task row names
+  // the child run instead.
+  const absl::flat_hash_map<std::string, v1::Run>* children = nullptr;
 };
 
 // The whole frame; every line ends with '\n'.

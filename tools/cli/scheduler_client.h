@@ -1,10 +1,11 @@
 #ifndef TASKBOARD_TOOLS_CLI_SCHEDULER_CLIENT_H_
 #define TASKBOARD_TOOLS_CLI_SCHEDULER_CLIENT_H_
 
-// The CLI's connection to a scheduler: an insecure channel to --scheduler
-// (env TASKBOARD_SCHEDULER), the generated stub, and the per-call settings
-// every client command shares (a deadline on unary calls, the bearer token
-// from TASKBOARD_TOKEN).
+// The CLI's connection to a scheduler: a channel to --scheduler (env
+// TASKBOARD_SCHEDULER), plaintext or TLS (--tls-ca, mTLS with --tls-cert /
+// --tls-key), the generated stub, and the per-call settings every client
+// command shares (a deadline on unary calls, the bearer token of --token or
+// TASKBOARD_TOKEN). docs/security.md.
 
 #include <memory>
 #include <string>
@@ -19,7 +20,9 @@ namespace taskboard::cli {
 inline constexpr char kDefaultSchedulerAddress[] = "127.0.0.1:7233";
 
 // Adds `--scheduler ADDR` to a client command: the command line, else
-// TASKBOARD_SCHEDULER, else kDefaultSchedulerAddress.
+// TASKBOARD_SCHEDULER, else kDefaultSchedulerAddress. Also adds --token,
+// --tls-ca, --tls-cert and --tls-key, kept for the process's
+// SchedulerClients (one command runs per process).
 void AddSchedulerOption(CLI::App* command, std::string* address);
 
 class SchedulerClient {
@@ -41,7 +44,7 @@ class SchedulerClient {
 
  private:
   std::string address_;
-  std::string token_;  // TASKBOARD_TOKEN, sent as `authorization: Bearer <token>`
+  std::string token_;  // --token / TASKBOARD_TOKEN, sent as `authorization: Bearer <token>`
   std::unique_ptr<v1::Scheduler::Stub> stub_;
 };
 

@@ -7,9 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "tools/cli/child_run_snapshots.h"
 #include "tools/cli/display_format.h"
 #include "tools/cli/proto_json.h"
 #include "tools/cli/rpc_call.h"
+#include "tools/cli/rpc_errors.h"
 #include "tools/cli/run_render.h"
 #include "tools/cli/run_states.h"
 #include "tools/cli/task_tool_calls.h"
@@ -91,6 +93,7 @@ void PrintRunDetails(const v1::Run& run, absl::Time now, const TerminalInfo& ter
   RenderOptions render;
   render.color = terminal.color;
   render.width = terminal.width;
+  render.children = &details.children;
   out << RenderRun(run, now, render);
   if (run.tasks_size() > 0) {
     out << "\ntasks:\n";
@@ -121,6 +124,10 @@ int RunShow(const ShowOptions& options, std::ostream& out, std::ostream& err) {
   }
   TaskDetails details;
   details.max_calls = options.task_ids.empty() ? kCallsPerTask : 0;
+  if (grpc::Status status = FetchChildRuns(client, response.run(), &details.children);
+      !status.ok()) {
+    return ReportRpcError("taskboard show", client.address(), status, err);
+  }
   for (const std::string& task_id : TasksToList(response.run(), options, &details.not_listed)) {
     v1::GetTaskRequest task_request;
     task_request.set_run_id(options.run_id);

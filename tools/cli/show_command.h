@@ -2,9 +2,9 @@
 #define TASKBOARD_TOOLS_CLI_SHOW_COMMAND_H_
 
 // `taskboard show RUN`: one run as it stands: the rendered frame (phases or
-// tasks by DAG layer), a table of every task (state, agent, attempt, worker,
-// duration, why it failed or was skipped), the tool calls of the tasks that
-// ran (task_tool_calls.h) and the output.
+// tasks by DAG layer, child runs nested under the tasks they carry out), a table of every task
+// (state, agent, attempt, worker, duration, why it failed or was skipped), the tool calls of the
+// tasks that ran (task_tool_calls.h) and the output.
 //
 // Tool calls and prior work come from GetTask, one call per task. A run can
 // have thousands of tasks, so by default only the first `max_tasks` tasks that
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "taskboard/v1/scheduler.pb.h"
 #include "tools/cli/command_set.h"
@@ -45,6 +46,9 @@ struct TaskDetails {
   int not_listed = 0;
   // Calls listed per task; 0 = all.
   int max_calls = 0;
+  // Snapshots of the run's child runs (nested patterns), shown beneath the
+  // tasks they carry out.
+  absl::flat_hash_map<std::string, v1::Run> children;
 };
 
 // Exit codes: 0 shown (whatever the run's status); 1 unknown run or task; 2

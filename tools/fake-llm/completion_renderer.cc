@@ -153,6 +153,12 @@ HttpReply RenderReply(const ResponseSpec& respond, const CompletionContext& cont
                       bool include_usage) {
   if (respond.error.has_value()) return RenderScriptedError(*respond.error);
   HttpReply reply;
+  if (respond.raw_body.has_value()) {
+    // Plain JSON even to a streaming request, like a server ignoring `stream`.
+    reply.body = respond.raw_body->is_string() ? respond.raw_body->get<std::string>()
+                                               : DumpJson(*respond.raw_body);
+    return reply;
+  }
   if (!stream) {
     reply.body =
         respond.malformed ? MalformedJson(context) : DumpJson(RenderCompletion(respond, context));

@@ -2,8 +2,8 @@
 #define TASKBOARD_TOOLS_FAKE_LLM_COMPLETION_RENDERER_H_
 
 // Turns a rule's `respond` into the HTTP reply OpenAI would send: a
-// chat.completion object, its server-sent-event stream, a scripted error or a
-// malformed body. Pure: ids and timestamps come in through the context.
+// chat.completion object, its server-sent-event stream, a scripted error, a
+// malformed body or a scripted raw body. Pure: ids and timestamps come in through the context.
 
 #include <cstdint>
 #include <string>
@@ -49,8 +49,8 @@ Json RenderCompletion(const ResponseSpec& respond, const CompletionContext& cont
 std::vector<Json> RenderChunks(const ResponseSpec& respond, const CompletionContext& context,
                                bool include_usage);
 
-// The reply to a request answered by `respond` (error, malformed, or a
-// completion, streamed when `stream`).
+// The reply to a request answered by `respond` (error, malformed, raw body,
+// or a completion, streamed when `stream`).
 HttpReply RenderReply(const ResponseSpec& respond, const CompletionContext& context, bool stream,
                       bool include_usage);
 

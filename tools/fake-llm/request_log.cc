@@ -4,6 +4,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 
 namespace taskboard::fake_llm {
 
@@ -23,6 +25,8 @@ absl::StatusOr<std::unique_ptr<RequestLog>> RequestLog::Open(const std::string& 
 
 void RequestLog::Append(Json entry) {
   absl::MutexLock lock(&mutex_);
+  // Stamped under the lock so the log's order is also its time order.
+  entry["time_ms"] = absl::ToUnixMillis(absl::Now());
   if (file_.is_open()) {
     file_ << DumpJson(entry) << '\n';
     file_.flush();

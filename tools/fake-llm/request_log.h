@@ -24,6 +24,9 @@ class RequestLog {
   // opened for appending.
   static absl::StatusOr<std::unique_ptr<RequestLog>> Open(const std::string& path);
 
+  // Adds `time_ms` (Unix milliseconds, now) to `entry`: when the request
+  // arrived, before any scripted delay, so tests can check how long a client
+  // waited between attempts.
   void Append(Json entry);
   // All entries as a JSON array.
   Json Entries() const;

@@ -105,7 +105,7 @@ class ScriptReader {
     rule.name = String(json, "name", path).value_or("");
     if (json.contains("match")) rule.match = ReadMatch(json["match"], path + ".match");
     if (!json.contains("respond")) {
-      Error(path, "missing 'respond' (content, tool_calls, error or malformed)");
+      Error(path, "missing 'respond' (content, tool_calls, error, malformed or raw_body)");
     } else {
       rule.respond = ReadResponse(json["respond"], path + ".respond");
     }
@@ -138,12 +138,14 @@ class ScriptReader {
     ResponseSpec respond;
     if (!json.is_object()) {
       Error(path,
-            absl::StrCat("must be an object with content, tool_calls, error or malformed (got: ",
+            absl::StrCat("must be an object with content, tool_calls, error, malformed or raw_body "
+                         "(got: ",
                          Shown(json), ")"));
       return respond;
     }
     CheckKeys(json, path,
-              {"content", "tool_calls", "error", "malformed", "delay_ms", "usage", "chunk_chars"});
+              {"content", "tool_calls", "error", "malformed", "raw_body", "delay_ms", "usage",
+               "chunk_chars"});
     if (json.contains("content")) {
       const Json& content = json["content"];
       if (content.is_string()) {
@@ -157,16 +159,26 @@ class ScriptReader {
     if (json.contains("tool_calls")) respond.tool_calls = ReadToolCalls(json["tool_calls"], path);
     if (json.contains("error")) respond.error = ReadError(json["error"], path + ".error");
     respond.malformed = Bool(json, "malformed", path).value_or(false);
+    if (json.contains("raw_body")) {
+      if (json["raw_body"].is_null()) {
+        Error(path + ".raw_body", "must be text, an object or a list (got: null)");
+      } else {
+        respond.raw_body = json["raw_body"];
+      }
+    }
     respond.delay_ms = Integer(json, "delay_ms", path, 0, 3'600'000).value_or(0);
     respond.chunk_chars = Integer(json, "chunk_chars", path, 1, 1'000'000).value_or(8);
     if (json.contains("usage")) ReadUsage(json["usage"], path + ".usage", respond);
 
     const bool completion = json.contains("content") || json.contains("tool_calls");
-    const int kinds = int{completion} + int{json.contains("error")} + int{respond.malformed};
+    const int kinds = int{completion} + int{json.contains("error")} + int{respond.malformed} +
+                      int{json.contains("raw_body")};
     if (kinds == 0) {
-      Error(path, "needs one of content, tool_calls, error or malformed: true");
+      Error(path, "needs one of content, tool_calls, error, malformed: true or raw_body");
     } else if (kinds > 1) {
-      Error(path, "choose one of content/tool_calls, error or malformed: they cannot be combined");
+      Error(path,
+            "choose one of content/tool_calls, error, malformed or raw_body: they cannot be "
+            "combined");
     }
     return respond;
   }

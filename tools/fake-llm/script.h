@@ -50,6 +50,10 @@ struct ResponseSpec {
   std::vector<ToolCallSpec> tool_calls;
   std::optional<ErrorSpec> error;
   bool malformed = false;
+  // Sent as the body of a 200 (application/json, never streamed): text as
+  // is, an object or list as JSON. For answers that parse but are not a chat
+  // completion, e.g. `{"id": "x"}` without `choices`.
+  std::optional<Json> raw_body;
   int64_t delay_ms = 0;
   // Reported usage; a missing count defaults to characters / 4.
   std::optional<int64_t> prompt_tokens;

@@ -20,6 +20,8 @@ constexpr absl::string_view kServerHint =
     "(is the LLM server running? set base_url or OPENAI_BASE_URL)";
 constexpr absl::string_view kEndpointHint =
     "(is base_url an OpenAI-compatible endpoint, such as http://HOST:PORT/v1?)";
+constexpr absl::string_view kRequestTimeoutHint =
+    "(timed out: raise requestTimeoutSeconds in the agent file if the model needs longer)";
 
 bool Retryable(int status) { return status == 429 || status >= 500; }
 
@@ -134,8 +136,14 @@ absl::StatusOr<ChatResponse> ChatClient::Complete(
 
     absl::StatusOr<HttpResponse> response = HttpPost(post);
     if (!response.ok()) {
-      const absl::StatusCode code = response.status().code();
-      return fail(response.status(), code == absl::StatusCode::kUnavailable ? kServerHint : "");
+      absl::string_view hint;
+      if (response.status().code() == absl::StatusCode::kUnavailable) hint = kServerHint;
+      // When the task's deadline cut the request short, the caller reports
+      // the task's timeout; only the request's own limit needs this hint.
+      if (absl::IsDeadlineExceeded(response.status()) && post.timeout == options_.request_timeout) {
+        hint = kRequestTimeoutHint;
+      }
+      return fail(response.status(), hint);
     }
     if (response->status >= 200 && response->status < 300) {
       absl::StatusOr<ChatResponse> answer =

@@ -98,8 +98,11 @@ absl::Status TransferError(CURLcode code, CURL* easy, const char* error_buffer,
     case CURLE_COULDNT_RESOLVE_HOST:
       return absl::UnavailableError(absl::StrCat("cannot resolve the host (", detail, ")"));
     case CURLE_OPERATION_TIMEDOUT:
+      // A timeout cut to the task's remaining time reads 1.999921543s
+      // otherwise.
       return absl::DeadlineExceededError(
-          absl::StrCat("no complete response within ", absl::FormatDuration(request.timeout)));
+          absl::StrCat("no complete response within ",
+                       absl::FormatDuration(absl::Ceil(request.timeout, absl::Milliseconds(1)))));
     case CURLE_ABORTED_BY_CALLBACK:
       return absl::CancelledError("cancelled");
     default:

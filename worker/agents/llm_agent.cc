@@ -115,6 +115,9 @@ AgentOutcome LlmAgent::Run(const v1::Assignment& assignment, AgentContext& conte
   ChatRequest request;
   request.messages = InitialMessages(assignment, definition_.system_prompt, settings.prior_work);
   request.model = assignment.model().empty() ? definition_.model : assignment.model();
+  // Agent files shared across endpoints (OpenAI, a local server, the fake)
+  // leave `model` out and take it from the worker's environment.
+  if (request.model.empty()) request.model = Getenv("OPENAI_MODEL");
   if (cancel.cancelled()) {
     return conversation.Cancelled(std::move(request.messages), assignment, cancel);
   }
@@ -122,7 +125,8 @@ AgentOutcome LlmAgent::Run(const v1::Assignment& assignment, AgentContext& conte
     return conversation.Fail(
         std::move(request.messages), "error",
         absl::StrCat(conversation.who(), " has no model: set `model` in its agent file (",
-                     definition_.source.string(), ") or in the task"));
+                     definition_.source.string(),
+                     "), in the task, or OPENAI_MODEL in the worker's environment"));
   }
   request.tools = OfferedTools(context.ToolDeclarations(), assignment, definition_.tools);
   request.response_schema_json = assignment.output_schema_json();

@@ -6,13 +6,13 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/log/log.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
 #include "taskboard/v1/worker.grpc.pb.h"
 #include "worker/agents/cancel_token.h"
 #include "worker/agents/task_directory.h"
-#include "worker/session/json_log.h"
 #include "worker/session/outbox.h"
 #include "worker/session/output_coalescer.h"
 #include "worker/session/requests.h"
@@ -194,10 +194,10 @@ absl::Status Session::Run() {
       return absl::InternalError(
           absl::StrCat("cannot serve tools to command agents: ", socket.status().message()));
     }
-    Json fields = LogFields();
-    fields["socket"] = (*socket)->path();
-    fields["tools"] = options_.tools->Names();
-    LogJson("info", "serving tools", fields);
+    log::Info("serving tools")
+        .Fields(LogFields())
+        .With("socket", (*socket)->path())
+        .With("tools", options_.tools->Names());
     absl::MutexLock lock(&mu_);
     tool_socket_ = *std::move(socket);
   }
@@ -224,6 +224,9 @@ absl::Status Session::Run() {
   while (true) {
     auto connection = std::make_unique<Connection>();
     if (!Register(connection.get())) break;
+    if (!options_.token.empty()) {
+      connection->context.AddMetadata("authorization", absl::StrCat("Bearer ", options_.token));
+    }
     connection->stream = stub->Connect(&connection->context);
     StartHandshake(connection.get());
     v1::ConnectResponse response;
@@ -237,14 +240,13 @@ absl::Status Session::Run() {
     if (options_.metrics != nullptr) options_.metrics->Reconnecting();
 
     const absl::Duration delay = backoff.Next(random);
-    Json fields = LogFields();
     // gRPC and Abseil share their status code numbers.
-    fields["error"] =
-        absl::StrCat(absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code())),
-                     ": ", status.error_message());
-    fields["retry_in_ms"] = absl::ToInt64Milliseconds(delay);
-    fields["attempt"] = backoff.failures();
-    LogJson("info", "disconnected from scheduler; reconnecting", fields);
+    log::Info("disconnected from scheduler; reconnecting")
+        .Fields(LogFields())
+        .With("error", absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                                    status.error_message()))
+        .With("retry_in_ms", absl::ToInt64Milliseconds(delay))
+        .With("attempt", backoff.failures());
     absl::MutexLock lock(&mu_);
     mu_.AwaitWithTimeout(absl::Condition(&closed_), delay);
     if (closed_) break;
@@ -267,7 +269,7 @@ absl::Status Session::Run() {
     socket = std::move(tool_socket_);
   }
   socket.reset();  // joins its threads: not under mu_
-  LogJson("info", "drained; exiting", LogFields());
+  log::Info("drained; exiting").Fields(LogFields());
   return absl::OkStatus();
 }
 
@@ -376,13 +378,13 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
   const std::vector<v1::ConnectRequest> unacked = book_.UnackedReports();
   for (const v1::ConnectRequest& report : unacked) SendLocked(report);
 
-  Json fields = LogFields();
-  fields["scheduler_id"] = welcome.scheduler_id();
-  fields["held_tasks"] = book_.running();
-  fields["revoked"] = revoked.size();
-  fields["resent_results"] = unacked.size();
-  if (kept > 0) fields["kept_observations"] = kept;
-  LogJson("info", "connected to scheduler", fields);
+  log::Info("connected to scheduler")
+      .Fields(LogFields())
+      .With("scheduler_id", welcome.scheduler_id())
+      .With("held_tasks", book_.running())
+      .With("revoked", revoked.size())
+      .With("resent_results", unacked.size())
+      .With("kept_observations", kept);
   ticker_cv_.Signal();
 }
 
@@ -412,6 +414,13 @@ void Session::OnAssignment(const v1::Assignment& assignment) {
   }
   UpdateSlotMetricsLocked();
   SendLocked(TaskStartedRequest(assignment));
+  log::Debug("task started")
+      .With("worker_id", options_.worker_id)
+      .With("run_id", assignment.run_id())
+      .With("task_id", assignment.task_id())
+      .With("agent", assignment.agent())
+      .With("attempt", assignment.attempt())
+      .With("lease_id", assignment.lease_id());
   auto task = std::make_unique<Task>(assignment, options_.output_interval);
   Task* raw = task.get();
   // The thread cannot finish before it is stored: OnTaskFinished needs mu_.
@@ -431,11 +440,11 @@ void Session::OnResultAck(const v1::ResultAck& ack) {
   absl::MutexLock lock(&mu_);
   book_.Ack(ack.lease_id());
   if (!ack.accepted()) {
-    Json fields = LogFields();
-    fields["task_id"] = ack.task_id();
-    fields["lease_id"] = ack.lease_id();
-    fields["reason"] = ack.reason();
-    LogJson("warn", "scheduler rejected a task result", fields);
+    log::Warn("scheduler rejected a task result")
+        .Fields(LogFields())
+        .With("task_id", ack.task_id())
+        .With("lease_id", ack.lease_id())
+        .With("reason", ack.reason());
   }
   ticker_cv_.Signal();
 }
@@ -449,11 +458,11 @@ void Session::Drain(absl::Duration grace, std::string reason) {
     draining_ = true;
     drain_deadline_ = deadline;
     SendLocked(DrainingRequest(absl::ToInt64Milliseconds(grace)));
-    Json fields = LogFields();
-    fields["grace_ms"] = absl::ToInt64Milliseconds(grace);
-    fields["reason"] = reason;
-    fields["running"] = book_.running();
-    LogJson("info", "draining", fields);
+    log::Info("draining")
+        .Fields(LogFields())
+        .With("grace_ms", absl::ToInt64Milliseconds(grace))
+        .With("reason", reason)
+        .With("running", book_.running());
   }
   ticker_cv_.Signal();
 }
@@ -482,9 +491,9 @@ void Session::SendToolObservation(v1::ConnectRequest observation) {
   }
   if (kept_observations_.size() == kMaxKeptObservations) {
     kept_observations_.pop_front();
-    Json fields = LogFields();
-    fields["limit"] = kMaxKeptObservations;
-    LogJson("warn", "dropped the oldest tool observation kept for the scheduler", fields);
+    log::Warn("dropped the oldest tool observation kept for the scheduler")
+        .Fields(LogFields())
+        .With("limit", kMaxKeptObservations);
   }
   kept_observations_.push_back(std::move(observation));
 }
@@ -506,10 +515,18 @@ void Session::OnTaskFinished(Task& task, AgentOutcome outcome) {
   if (absl::optional<std::string> text = task.output.TakeAll(); text && state_ == State::kReady) {
     SendLocked(OutputDeltaRequest(assignment, *std::move(text)));
   }
+  const TaskOutcome ended = OutcomeOf(outcome, task.returned, task.cancel.cancelled());
+  log::Debug("task finished")
+      .With("worker_id", options_.worker_id)
+      .With("run_id", assignment.run_id())
+      .With("task_id", assignment.task_id())
+      .With("agent", assignment.agent())
+      .With("attempt", assignment.attempt())
+      .With("outcome", TaskOutcomeName(ended))
+      .With("duration_ms", absl::ToInt64Milliseconds(absl::Now() - task.started))
+      .WithNonEmpty("error", outcome.error);
   if (options_.metrics != nullptr) {
-    options_.metrics->TaskFinished(assignment.agent(),
-                                   OutcomeOf(outcome, task.returned, task.cancel.cancelled()),
-                                   absl::Now() - task.started);
+    options_.metrics->TaskFinished(assignment.agent(), ended, absl::Now() - task.started);
     options_.metrics->LlmUsage(assignment.agent(), outcome.usage.input_tokens(),
                                outcome.usage.output_tokens(), outcome.usage.cost_usd());
   }

@@ -84,6 +84,8 @@ struct SessionOptions {
   BackoffOptions backoff;
   // Null: plaintext.
   std::shared_ptr<grpc::ChannelCredentials> credentials;
+  // Sent as `authorization: Bearer <token>` on every stream; empty: none.
+  std::string token;
   // The tools agents may call; must outlive the Session. Null: none, and no
   // tool socket is served.
   const ToolRegistry* tools = nullptr;

@@ -9,7 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "common/canonical_json.h"
 #include "common/json.h"
-#include "worker/session/json_log.h"
+#include "common/log/log.h"
 
 namespace taskboard::worker {
 namespace {
@@ -142,8 +142,10 @@ absl::StatusOr<v1::ToolDecision> ToolCaller::Decide(const ToolTask& task,
   lookup.mutable_tool_lookup()->set_tool_name(std::string(tool_name));
   lookup.mutable_tool_lookup()->set_args_json(args_json);
   auto uncached = [&](absl::string_view why) {
-    LogJson("warn", "running a tool without the shared cache",
-            {{"task_id", task.task_id}, {"tool", tool_name}, {"reason", why}});
+    log::Warn("running a tool without the shared cache")
+        .With("task_id", task.task_id)
+        .With("tool", tool_name)
+        .With("reason", why);
     return NotCacheable();
   };
   if (!link_.SendLookup(std::move(lookup))) {

@@ -21,7 +21,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "common/json.h"
-#include "worker/session/json_log.h"
 
 namespace taskboard::worker {
 namespace {

@@ -16,7 +16,13 @@ using metrics::Histogram;
 constexpr std::array<TaskOutcome, 4> kTaskOutcomes = {
     TaskOutcome::kSucceeded, TaskOutcome::kFailed, TaskOutcome::kCancelled, TaskOutcome::kReturned};
 
-const char* OutcomeLabel(TaskOutcome outcome) {
+// Tasks run from milliseconds (noop, cached tools) to an hour (LLM loops,
+// builds): 10 ms doubling up to about 87 minutes.
+metrics::BucketBoundaries TaskDurationBuckets() { return metrics::ExponentialBuckets(0.01, 2, 20); }
+
+}  // namespace
+
+const char* TaskOutcomeName(TaskOutcome outcome) {
   switch (outcome) {
     case TaskOutcome::kSucceeded:
       return "succeeded";
@@ -29,12 +35,6 @@ const char* OutcomeLabel(TaskOutcome outcome) {
   }
   return "failed";
 }
-
-// Tasks run from milliseconds (noop, cached tools) to an hour (LLM loops,
-// builds): 10 ms doubling up to about 87 minutes.
-metrics::BucketBoundaries TaskDurationBuckets() { return metrics::ExponentialBuckets(0.01, 2, 20); }
-
-}  // namespace
 
 struct WorkerMetrics::AgentSeries {
   // Indexed by TaskOutcome.
@@ -137,7 +137,7 @@ WorkerMetrics::AgentSeries& WorkerMetrics::Agent(absl::string_view agent) {
   const std::string name(agent);
   for (TaskOutcome outcome : kTaskOutcomes) {
     series->tasks[static_cast<size_t>(outcome)] =
-        &tasks_.Add({{"agent", name}, {"outcome", OutcomeLabel(outcome)}});
+        &tasks_.Add({{"agent", name}, {"outcome", TaskOutcomeName(outcome)}});
   }
   series->duration = &task_duration_.Add({{"agent", name}}, TaskDurationBuckets());
   series->prompt_tokens = &tokens_.Add({{"agent", name}, {"kind", "prompt"}});

@@ -37,6 +37,10 @@ namespace taskboard::worker {
 // How a task left its slot (label `outcome` of taskboard_worker_tasks_total).
 enum class TaskOutcome { kSucceeded, kFailed, kCancelled, kReturned };
 
+// "succeeded", "failed", "cancelled" or "returned": the label value, also
+// the `outcome` of the worker's "task finished" log line.
+const char* TaskOutcomeName(TaskOutcome outcome);
+
 class WorkerMetrics {
  public:
   // Registers the worker's families in `registry`, which must outlive this

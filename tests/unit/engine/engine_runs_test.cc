@@ -222,7 +222,7 @@ TEST(EngineRuns, Resume_RunningRun_FailedPrecondition) {
   EngineHarness h;
   std::string run_id = h.Submit(kChain);
   EXPECT_THAT(h.Resume(run_id),
-              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("is RUNNING")));
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("is running")));
 }
 
 TEST(EngineRuns, Resume_CompletedRun_FailedPrecondition) {
@@ -232,7 +232,7 @@ TEST(EngineRuns, Resume_CompletedRun_FailedPrecondition) {
   TestWorker w = h.Connect("w1", {"coder"});
   h.Finish(w, h.OnlyAssignment(w), true, "done");
   EXPECT_THAT(h.Resume(run_id),
-              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("is COMPLETED")));
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("is completed")));
 }
 
 TEST(EngineRuns, Resume_UnknownRun_NotFound) {

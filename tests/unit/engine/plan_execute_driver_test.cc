@@ -257,15 +257,5 @@ TEST_F(PlanExecuteTest, ReplannedCycle_FailsTheReplannersAttempt) {
   EXPECT_THAT(h_.ReadTaskView(run_, "evaluator-1").error(), HasSubstr("dependency cycle"));
 }
 
-TEST(PlanExecute, SupervisorStepExecutor_RefusedAsNotYetSupported) {
-  EngineHarness h;
-  absl::StatusOr<SubmitResult> submitted = h.TrySubmit(
-      R"({"name": "pe", "kind": "plan_and_execute", "planAndExecute": {"goal": "g",
-          "plannerAgent": "planner", "stepExecutor": {"plannerAgent": "p", "workerAgent": "w",
-          "reviewerAgent": "r"}}})");
-  EXPECT_EQ(submitted.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(submitted.status().message(), HasSubstr("stepExecutor"));
-}
-
 }  // namespace
 }  // namespace taskboard::engine

@@ -153,11 +153,11 @@ TEST(RunControl, CheckResumable_RunningOrCompleted_FailedPrecondition) {
   record.mutable_run()->set_status(v1::RUN_STATUS_RUNNING);
   EXPECT_THAT(CheckResumable(record),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("run run-7 is RUNNING; only failed, blocked, cancelled or "
+                       HasSubstr("run run-7 is running; only failed, blocked, cancelled or "
                                  "paused runs can be resumed")));
   record.mutable_run()->set_status(v1::RUN_STATUS_COMPLETED);
   EXPECT_THAT(CheckResumable(record),
-              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("is COMPLETED")));
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("is completed")));
   for (v1::RunStatus status : {v1::RUN_STATUS_FAILED, v1::RUN_STATUS_BLOCKED,
                                v1::RUN_STATUS_CANCELLED, v1::RUN_STATUS_PAUSED}) {
     record.mutable_run()->set_status(status);

@@ -175,6 +175,17 @@ TEST(RenderReply, Malformed_IsNotJsonInEitherMode) {
   EXPECT_FALSE(ParseJson(streamed.events[0].substr(6)).ok());
 }
 
+TEST(RenderReply, RawBody_IsAPlainJson200InEitherMode) {
+  const HttpReply json = RenderReply(Respond("{raw_body: {id: x}}"), Context(), true, true);
+  EXPECT_EQ(json.status, 200);
+  EXPECT_EQ(json.content_type, "application/json");
+  EXPECT_TRUE(json.events.empty());
+  EXPECT_EQ(json.body, R"({"id":"x"})");
+  const HttpReply text = RenderReply(Respond("{raw_body: 'oops <html>'}"), Context(), false, false);
+  EXPECT_EQ(text.status, 200);
+  EXPECT_EQ(text.body, "oops <html>");
+}
+
 TEST(RenderError, Always_HasOpenAiErrorShape) {
   const HttpReply reply = RenderError(400, "bad", "invalid_request_error", "", "messages");
   EXPECT_EQ(reply.status, 400);

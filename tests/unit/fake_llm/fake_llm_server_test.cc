@@ -172,6 +172,8 @@ TEST_F(FakeLlmBinaryTest, Requests_AreLoggedToFileAndEndpoint) {
   EXPECT_EQ(entries[0]["request"]["messages"][0]["content"], "find TODOs");
   EXPECT_EQ(entries[1]["rule_name"], "default");
   EXPECT_EQ(entries[2]["status"], 400);
+  ASSERT_TRUE(entries[0]["time_ms"].is_number_integer());
+  EXPECT_LE(entries[0]["time_ms"].get<int64_t>(), entries[2]["time_ms"].get<int64_t>());
 
   std::vector<std::string> lines =
       absl::StrSplit(ReadFileOrEmpty(Path("requests.jsonl")), '\n', absl::SkipEmpty());

@@ -96,6 +96,23 @@ rules:
                        HasSubstr("rules[0].respond.content: must be text")));
 }
 
+TEST(ParseScriptText, RawBody_KeepsTextOrJsonAndCannotBeCombined) {
+  absl::StatusOr<Script> script = ParseScriptText(R"(
+rules:
+  - respond: {raw_body: {id: x}}
+  - respond: {raw_body: not json at all}
+)");
+  ASSERT_THAT(script, IsOk());
+  EXPECT_EQ(script->rules[0].respond.raw_body, (Json{{"id", "x"}}));
+  EXPECT_EQ(script->rules[1].respond.raw_body, Json("not json at all"));
+  EXPECT_THAT(ParseScriptText("rules: [{respond: {raw_body: x, content: y}}]"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("rules[0].respond: choose one of content/tool_calls")));
+  EXPECT_THAT(ParseScriptText("rules: [{respond: {raw_body: null}}]"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("rules[0].respond.raw_body: must be text")));
+}
+
 TEST(ParseScriptText, MissingMatch_MatchesEverything) {
   absl::StatusOr<Script> script = ParseScriptText("rules: [{respond: {content: x}}]");
   ASSERT_THAT(script, IsOk());

@@ -24,7 +24,9 @@ using ::taskboard::worker::testing::ScriptedLlmServer;
 using ::taskboard::worker::testing::ScriptedReply;
 using ::taskboard::worker::testing::TextReply;
 using ::testing::AllOf;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 ChatClientOptions FastOptions(const std::string& base_url) {
@@ -165,9 +167,22 @@ TEST(ChatClient, SlowServer_TimesOut) {
   options.request_timeout = absl::Milliseconds(300);
   const absl::Time start = absl::Now();
   EXPECT_THAT(ChatClient(options).Complete(Hello(), nullptr),
-              StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("no complete response")));
+              StatusIs(absl::StatusCode::kDeadlineExceeded,
+                       AllOf(HasSubstr("no complete response within 300ms"),
+                             HasSubstr("raise requestTimeoutSeconds"))));
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
   EXPECT_EQ(server.requests().size(), 1u);  // timeouts are not retried
+}
+
+TEST(ChatClient, SlowServerPastTheDeadline_TimesOutInWholeMillisecondsWithoutRequestHint) {
+  ScriptedLlmServer server({ScriptedReply{.hang = true}});
+  // The request's own 10 s limit is not what stops it: the deadline is.
+  absl::StatusOr<ChatResponse> response =
+      ChatClient(FastOptions(server.base_url()))
+          .Complete(Hello(), nullptr, nullptr, absl::Now() + absl::Milliseconds(300));
+  EXPECT_THAT(response, StatusIs(absl::StatusCode::kDeadlineExceeded,
+                                 AllOf(ContainsRegex("no complete response within [0-9]+ms$"),
+                                       Not(HasSubstr("requestTimeoutSeconds")))));
 }
 
 TEST(ChatClient, CancelledMidRequest_ReturnsPromptly) {

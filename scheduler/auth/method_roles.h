@@ -1,0 +1,32 @@
+#ifndef TASKBOARD_SCHEDULER_AUTH_METHOD_ROLES_H_
+#define TASKBOARD_SCHEDULER_AUTH_METHOD_ROLES_H_
+
+// Which roles may call which method (docs/security.md#roles). Methods are
+// named as gRPC names them: "/taskboard.v1.Scheduler/SubmitRun".
+//
+//   taskboard.v1.Scheduler (runs, flows, tasks)   client, admin
+//   Scheduler.ListWorkers, Scheduler.DrainWorker  admin
+//   taskboard.v1.WorkerGateway.Connect            worker, admin
+//
+// Health checking and reflection are not listed: they are never
+// authenticated (load balancers and grpcurl need them).
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "scheduler/auth/principal.h"
+
+namespace taskboard::auth {
+
+// The roles that may call `method`; empty for a method without a rule,
+// which nobody may call (a new method must be added to the table).
+std::vector<Role> RolesFor(absl::string_view method);
+
+// OK when `principal`'s role may call `method`; otherwise PERMISSION_DENIED
+// naming the principal, its role and the roles the method needs.
+absl::Status CheckRole(const Principal& principal, absl::string_view method);
+
+}  // namespace taskboard::auth
+
+#endif  // TASKBOARD_SCHEDULER_AUTH_METHOD_ROLES_H_

@@ -1,0 +1,54 @@
+#ifndef TASKBOARD_SCHEDULER_ENGINE_CHILD_RUNS_H_
+#define TASKBOARD_SCHEDULER_ENGINE_CHILD_RUNS_H_
+
+// Nested patterns (SEMANTICS.md 1): a task of one run carried out by a whole
+// child run, e.g. a plan-and-execute step whose step executor is a
+// supervisor. The parent's driver stays pure: it marks the task as awaiting
+// a child (AwaitChildRun, with the child's flow); the engine starts that
+// child in the same batch and, when the child ends, settles the task with
+// the child's outcome (SettleChildTask), again in the batch the child ends
+// in. So a crash never leaves a parent waiting on a child that does not
+// exist, nor a finished child whose parent did not hear of it.
+//
+// The child is its own run (ListRuns, GetRun, WatchRun) with parent_run_id
+// and root_run_id set; the root run and its descendants are one request, so
+// they share the request's ledger and tool cache.
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "scheduler/store/records.pb.h"
+#include "taskboard/v1/flow.pb.h"
+
+namespace taskboard::engine {
+
+// The flow of the child run that carries out plan step `step_id` of the
+// plan-and-execute `parent` with a supervisor step executor: the nested
+// supervisor block with `goal` as its goal, and the parent's flow policy
+// (its default for plan-and-execute when unset), tool cache rules, attempts
+// and timeouts.
+v1::FlowSpec NestedSupervisorFlow(const v1::FlowSpec& parent, absl::string_view step_id,
+                                  std::string goal);
+
+// Marks `task` RUNNING on behalf of a child run with `child_flow`; the
+// engine starts the child (StartsChildRun is then true) and fills in
+// task.child_run_id.
+void AwaitChildRun(store::TaskRecord& task, v1::FlowSpec child_flow, int64_t now_ms);
+
+// True while `task` waits for the engine to start its child run.
+bool StartsChildRun(const store::TaskRecord& task);
+
+// True while `task` is being carried out by a child run (no worker holds it:
+// it has no lease and no dispatch timeout).
+bool AwaitsChildRun(const store::TaskRecord& task);
+
+// Ends `task` with the outcome of its finished child run: completed with the
+// child's output, or failed naming the child and its error. A task carried
+// out by a child run is not retried as a whole: the child's own tasks have
+// already used their attempts. Adds the child's usage to the task.
+void SettleChildTask(store::TaskRecord& task, const v1::Run& child, int64_t now_ms);
+
+}  // namespace taskboard::engine
+
+#endif  // TASKBOARD_SCHEDULER_ENGINE_CHILD_RUNS_H_

@@ -1,0 +1,127 @@
+// Engine: nested runs (child_runs.h). A driver marks a task as carried out
+// by a child run; here the engine starts that child, settles the task when
+// the child ends, and cancels the children of a run that ended, each in the
+// batch where the cause happened, so parent and child never disagree in the
+// store.
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/engine/child_runs.h"
+#include "scheduler/engine/engine.h"
+#include "scheduler/engine/run_reader.h"
+#include "scheduler/engine/task_lifecycle.h"
+#include "scheduler/engine/task_states.h"
+#include "scheduler/flow/proto_value.h"
+
+namespace taskboard::engine {
+
+void Engine::AdvanceNested() {
+  std::vector<std::string> pending(touched_.begin(), touched_.end());
+  while (!pending.empty()) {
+    const std::string run_id = std::move(pending.back());
+    pending.pop_back();
+    auto it = runs_.find(run_id);
+    if (it == runs_.end()) continue;
+    // Starting a child inserts into runs_, so hold the run, not the entry.
+    RunState* run = it->second.state.get();
+    Driver* driver = it->second.driver.get();
+    const v1::Run& view = run->record().run();
+    if (IsTerminal(view.status())) {
+      if (!view.parent_run_id().empty() && SettleParentTask(*run)) {
+        pending.push_back(view.parent_run_id());
+      }
+      for (const std::string& child_id : view.child_run_ids()) {
+        auto child = runs_.find(child_id);
+        if (child == runs_.end() || IsTerminal(child->second.state->record().run().status())) {
+          continue;
+        }
+        CancelActive(*child->second.state, absl::StrCat("its parent run ", run_id, " ended ",
+                                                        RunStatusWord(view.status())));
+        pending.push_back(child_id);
+      }
+      continue;
+    }
+    std::vector<std::string> starts;
+    for (const std::string& task_id : run->changed_tasks()) {
+      const store::TaskRecord* task = run->FindTask(task_id);
+      if (task != nullptr && StartsChildRun(*task)) starts.push_back(task_id);
+    }
+    bool failed_to_start = false;
+    for (const std::string& task_id : starts) {
+      std::string child_id = StartChildRun(*run, task_id);
+      if (child_id.empty()) {
+        failed_to_start = true;
+      } else {
+        pending.push_back(std::move(child_id));
+      }
+    }
+    if (failed_to_start) {
+      driver->Advance(*run, now_ms_);
+      pending.push_back(run_id);
+    }
+  }
+}
+
+std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) {
+  store::TaskRecord& task = parent.MutableTask(task_id);
+  Touch(parent.run_id());
+  SubmitRequest request;
+  request.spec = task.child_spec();
+  google::protobuf::Value args;
+  *args.mutable_struct_value() = parent.record().run().args();
+  request.args = flow::ProtoValueToJson(args);
+  request.session_id = parent.record().run().session_id();
+  request.tenant = parent.record().tenant();
+  for (const auto& [key, value] : parent.record().run().labels()) request.labels[key] = value;
+  absl::StatusOr<std::string> child = CreateRun(request, &parent.record().run(), task_id);
+  if (!child.ok()) {
+    FailTask(task, absl::StrCat("cannot start its child run: ", child.status().message()), now_ms_);
+    return "";
+  }
+  task.mutable_task()->set_child_run_id(*child);
+  parent.MutableRecord().mutable_run()->add_child_run_ids(*child);
+  return *std::move(child);
+}
+
+bool Engine::SettleParentTask(const RunState& child) {
+  const v1::Run& view = child.record().run();
+  auto parent = runs_.find(view.parent_run_id());
+  if (parent == runs_.end()) return false;
+  RunState& run = *parent->second.state;
+  const store::TaskRecord* task = run.FindTask(child.record().parent_task_id());
+  if (task == nullptr || !AwaitsChildRun(*task) || task->task().child_run_id() != view.run_id()) {
+    return false;
+  }
+  SettleChildTask(run.MutableTask(task->task().task_id()), view, now_ms_);
+  AddUsage(*run.MutableRecord().mutable_run()->mutable_usage(), view.usage());
+  Touch(run.run_id());
+  parent->second.driver->Advance(run, now_ms_);
+  return true;
+}
+
+absl::Status Engine::RecoverChildLinks() {
+  for (auto& [run_id, active] : runs_) {
+    RunState& run = *active.state;
+    std::vector<std::string> waiting;
+    for (const auto& [task_id, task] : run.tasks()) {
+      if (AwaitsChildRun(task)) waiting.push_back(task_id);
+    }
+    for (const std::string& task_id : waiting) {
+      const std::string child_id = run.FindTask(task_id)->task().child_run_id();
+      if (!child_id.empty() && runs_.contains(child_id)) continue;  // still running
+      if (child_id.empty()) {
+        run.MutableTask(task_id);  // AdvanceNested starts it
+        continue;
+      }
+      absl::StatusOr<store::RunRecord> child = ReadRunRecord(*options_.store, child_id);
+      if (!child.ok()) return child.status();
+      SettleChildTask(run.MutableTask(task_id), child->run(), now_ms_);
+      AddUsage(*run.MutableRecord().mutable_run()->mutable_usage(), child->run().usage());
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace taskboard::engine

@@ -1,0 +1,58 @@
+#ifndef TASKBOARD_SCHEDULER_SERVER_CALL_GATE_H_
+#define TASKBOARD_SCHEDULER_SERVER_CALL_GATE_H_
+
+// Admits a call before its handler does anything else: the bearer token and
+// the caller's role (when --auth-tokens is set, scheduler/auth/) and the
+// request's size (--max-request-bytes). Every handler of the Scheduler and
+// WorkerGateway services starts with Admit.
+//
+// Why in the handlers and not in a server interceptor: gRPC C++ server
+// interceptors cannot end a call with a status (grpc/grpc#24017), and an
+// AuthMetadataProcessor only runs on TLS ports (grpc/grpc#28807), while
+// tokens must also work on plaintext ports behind a TLS-terminating proxy.
+// Health checking and reflection have no handler of ours, so they stay open.
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/message_lite.h"
+#include "grpcpp/server_context.h"
+#include "scheduler/auth/authenticator.h"
+#include "scheduler/auth/principal.h"
+
+namespace taskboard::server {
+
+struct CallGateOptions {
+  // Null: authentication is off; every call is admitted and sees every
+  // tenant. Outlives the gate.
+  const auth::Authenticator* authenticator = nullptr;
+  // Client API requests larger than this are refused; 0: no limit of ours.
+  int64_t max_request_bytes = 0;
+};
+
+class CallGate {
+ public:
+  explicit CallGate(CallGateOptions options) : options_(options) {}
+
+  // The caller of `method` (the gRPC name, "/taskboard.v1.Scheduler/GetRun"):
+  // UNAUTHENTICATED or PERMISSION_DENIED (auth::Authenticator::Admit), or
+  // RESOURCE_EXHAUSTED naming --max-request-bytes for a `request` over the
+  // limit (null `request`: not checked, e.g. streams).
+  absl::StatusOr<auth::Caller> Admit(const grpc::CallbackServerContext& context,
+                                     absl::string_view method,
+                                     const google::protobuf::MessageLite* request) const;
+
+  bool authenticating() const { return options_.authenticator != nullptr; }
+
+ private:
+  CallGateOptions options_;
+};
+
+// "/taskboard.v1.Scheduler/<name>".
+std::string SchedulerMethod(absl::string_view name);
+
+}  // namespace taskboard::server
+
+#endif  // TASKBOARD_SCHEDULER_SERVER_CALL_GATE_H_

@@ -1,0 +1,181 @@
+// TLS and mTLS across real processes (docs/security.md#tls): certificates
+// are made at test time with the openssl CLI (scripts/install-deps.sh) in a
+// temp dir: a CA, a server certificate for 127.0.0.1 and a client one.
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/child_process.h"
+#include "common/files.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/cluster.h"
+#include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
+#include "tests/testing/test_channel.h"
+
+namespace taskboard {
+namespace {
+
+using ::taskboard::testing::ClusterOptions;
+using ::taskboard::testing::IsOk;
+using ::taskboard::testing::TestChannel;
+using ::testing::HasSubstr;
+
+constexpr char kMakeCerts[] = R"(set -e
+key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
+key ca.key
+openssl req -x509 -new -key ca.key -out ca.pem -days 2 -subj /CN=taskboard-test-ca
+key server.key
+openssl req -new -key server.key -out server.csr -subj /CN=localhost
+printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' > server.ext
+openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem \
+  -days 2 -extfile server.ext 2>/dev/null
+key client.key
+openssl req -new -key client.key -out client.csr -subj /CN=taskboard-test-client
+printf 'extendedKeyUsage=clientAuth\n' > client.ext
+openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem \
+  -days 2 -extfile client.ext 2>/dev/null
+)";
+
+// The certificates, made once for the test binary; "" when openssl failed.
+const std::filesystem::path& CertsDir() {
+  static testing::TempDir dir;
+  static const bool made = [] {
+    std::ofstream(dir.path() / "make.sh") << kMakeCerts;
+    const std::string command =
+        absl::StrCat("cd '", dir.path().string(), "' && sh make.sh > make.log 2>&1");
+    return std::system(command.c_str()) == 0;
+  }();
+  static const std::filesystem::path none;
+  return made ? dir.path() : none;
+}
+
+std::string Cert(const char* name) { return (CertsDir() / name).string(); }
+
+std::string ReadPem(const char* name) { return ReadFileOrEmpty(Cert(name)); }
+
+std::shared_ptr<grpc::ChannelCredentials> ClientTls(bool with_cert) {
+  grpc::SslCredentialsOptions options;
+  options.pem_root_certs = ReadPem("ca.pem");
+  if (with_cert) {
+    options.pem_cert_chain = ReadPem("client.pem");
+    options.pem_private_key = ReadPem("client.key");
+  }
+  return grpc::SslCredentials(options);
+}
+
+std::unique_ptr<grpc::ClientContext> Context() {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  return context;
+}
+
+constexpr char kFlow[] = "name: one\nphases:\n  - id: a\n    agent: echo\n    task: echo hi\n";
+
+class TlsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(CertsDir().empty())
+        << "could not make test certificates with the openssl CLI; install it "
+           "(scripts/install-deps.sh)";
+  }
+
+  // Submits kFlow through the cluster's client and waits for it to complete.
+  void RunToCompletion(testing::Cluster& cluster) {
+    absl::StatusOr<std::string> run_id = cluster.Submit(kFlow);
+    ASSERT_THAT(run_id.status(), IsOk()) << cluster.Logs();
+    absl::StatusOr<v1::Run> run = cluster.WaitForRun(*run_id, 30'000);
+    ASSERT_THAT(run.status(), IsOk());
+    EXPECT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << cluster.Logs();
+  }
+};
+
+TEST_F(TlsTest, Tls_WorkerAndClientConnectOverTls_PlaintextIsRefused) {
+  ClusterOptions options;
+  options.workers = 1;
+  options.scheduler_flags = {"--tls-cert", Cert("server.pem"), "--tls-key", Cert("server.key")};
+  options.worker_flags = {"--tls-ca", Cert("ca.pem")};
+  options.client_credentials = ClientTls(false);
+  testing::Cluster cluster(options);
+  ASSERT_THAT(cluster.Start(), IsOk());
+  RunToCompletion(cluster);
+
+  auto plaintext = v1::Scheduler::NewStub(TestChannel(cluster.address()));
+  v1::ListRunsResponse listed;
+  EXPECT_EQ(plaintext->ListRuns(Context().get(), {}, &listed).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST_F(TlsTest, Mtls_WithTokens_ClientsNeedACertificateAndAToken) {
+  testing::TempDir dir;
+  const std::string tokens = (dir.path() / "tokens.yaml").string();
+  std::ofstream(tokens) << "tokens:\n"
+                           "  - {token: client-token-0123456789, name: ci, role: client, "
+                           "tenant: acme}\n"
+                           "  - {token: worker-token-0123456789, name: pool, role: worker}\n";
+  ClusterOptions options;
+  options.workers = 1;
+  options.scheduler_flags = {
+      "--tls-cert",      Cert("server.pem"), "--tls-key",     Cert("server.key"),
+      "--tls-client-ca", Cert("ca.pem"),     "--auth-tokens", tokens};
+  options.worker_flags = {"--tls-ca",  Cert("ca.pem"),     "--tls-cert", Cert("client.pem"),
+                          "--tls-key", Cert("client.key"), "--token",    "worker-token-0123456789"};
+  options.client_credentials = ClientTls(true);
+  options.client_token = "client-token-0123456789";
+  testing::Cluster cluster(options);
+  ASSERT_THAT(cluster.Start(), IsOk());
+  RunToCompletion(cluster);
+
+  // TLS without a client certificate: the handshake fails.
+  auto no_cert = v1::Scheduler::NewStub(
+      TestChannel(cluster.address(), "client-token-0123456789", ClientTls(false)));
+  v1::ListRunsResponse listed;
+  EXPECT_EQ(no_cert->ListRuns(Context().get(), {}, &listed).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+
+  // The CLI with its flags lists the run; without --token it is told how.
+  const std::string out = (dir.path() / "cli.log").string();
+  std::vector<std::string> argv = {testing::BinaryPath("taskboard"),
+                                   "runs",
+                                   "--scheduler",
+                                   cluster.address(),
+                                   "--tls-ca",
+                                   Cert("ca.pem"),
+                                   "--tls-cert",
+                                   Cert("client.pem"),
+                                   "--tls-key",
+                                   Cert("client.key")};
+  std::vector<std::string> with_token = argv;
+  with_token.insert(with_token.end(), {"--token", "client-token-0123456789"});
+  absl::StatusOr<std::unique_ptr<ChildProcess>> cli = ChildProcess::Spawn(with_token, out);
+  ASSERT_THAT(cli.status(), IsOk());
+  EXPECT_EQ((*cli)->WaitFor(30'000), 0) << ReadFileOrEmpty(out);
+  EXPECT_THAT(ReadFileOrEmpty(out), HasSubstr("run-"));
+
+  const std::string refused_out = (dir.path() / "cli-refused.log").string();
+  absl::StatusOr<std::unique_ptr<ChildProcess>> refused =
+      ChildProcess::Spawn(argv, refused_out, {{"TASKBOARD_TOKEN", ""}});
+  ASSERT_THAT(refused.status(), IsOk());
+  EXPECT_EQ((*refused)->WaitFor(30'000), 2) << ReadFileOrEmpty(refused_out);
+  EXPECT_THAT(ReadFileOrEmpty(refused_out), HasSubstr("--token"));
+}
+
+TEST_F(TlsTest, HalfConfiguredTls_SchedulerExitsNamingTheFlags) {
+  testing::TempDir dir;
+  const std::string log = (dir.path() / "scheduler.log").string();
+  absl::StatusOr<std::unique_ptr<ChildProcess>> scheduler =
+      ChildProcess::Spawn({testing::BinaryPath("taskboard-scheduler"), "--memory", "--listen",
+                           "127.0.0.1:0", "--tls-cert", Cert("server.pem")},
+                          log);
+  ASSERT_THAT(scheduler.status(), IsOk());
+  EXPECT_EQ((*scheduler)->WaitFor(30'000), 2);
+  EXPECT_THAT(ReadFileOrEmpty(log), HasSubstr("--tls-cert and --tls-key go together"));
+}
+
+}  // namespace
+}  // namespace taskboard
