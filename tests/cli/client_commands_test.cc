@@ -208,6 +208,53 @@ TEST(ShowCommand, FetchesTheRun) {
   EXPECT_EQ(result.err, "taskboard show: NOT_FOUND: run 'r-404' not found\n");
 }
 
+// A plan whose step `storage` is carried out by the supervisor run c-1.
+constexpr char kNestedPlan[] = R"pb(
+  run_id: "p-1"
+  flow_name: "migrate"
+  kind: FLOW_KIND_PLAN_AND_EXECUTE
+  status: RUN_STATUS_COMPLETED
+  board_meta: "completed"
+  child_run_ids: "c-1"
+  tasks {
+    task_id: "storage"
+    role: "step"
+    state: TASK_STATE_COMPLETED
+    child_run_id: "c-1"
+    title: "Migrate storage"
+  }
+)pb";
+constexpr char kNestedChild[] = R"pb(
+  run_id: "c-1"
+  flow_name: "migrate/storage"
+  kind: FLOW_KIND_SUPERVISOR
+  status: RUN_STATUS_COMPLETED
+  board_meta: "completed"
+  parent_run_id: "p-1"
+  tasks {
+    task_id: "edit"
+    role: "worker"
+    agent: "coder"
+    state: TASK_STATE_COMPLETED
+    reviews { iteration: 1 verdict: "accepted" score: 0.8 }
+  }
+)pb";
+
+TEST(ShowCommand, ChildRuns_NestedUnderTheStepTheyCarryOut) {
+  FakeScheduler scheduler;
+  scheduler.SetRun(MakeRun(kNestedPlan));
+  scheduler.AddOtherRun(MakeRun(kNestedChild));
+  testing::CliResult result = Cli({"show", "p-1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out,
+              StartsWith("✓ plan_and_execute migrate  1/1 task · completed (completed) · run p-1\n"
+                         "    ✓  storage  step  Migrate storage\n"
+                         "       ↳ ✓ supervisor migrate/storage  1/1 task · completed "
+                         "(completed) · run c-1\n"
+                         "               ✓  edit  worker  coder  accepted 0.80\n"));
+  EXPECT_THAT(scheduler.get_run_ids(), ElementsAre("p-1", "c-1"));
+}
+
 // repo-digest as `show` sees it: discover, then two summarize items ran (the
 // snapshot lists them in another order), the report did not; GetTask knows
 // the calls of the three that ran.

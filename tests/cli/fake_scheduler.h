@@ -79,6 +79,16 @@ class FakeScheduler final : public v1::Scheduler::Service {
     std::lock_guard lock(mu_);
     run_ = std::move(run);
   }
+  // Another run GetRun answers for (a child run of the scripted one).
+  void AddOtherRun(v1::Run run) {
+    std::lock_guard lock(mu_);
+    others_.push_back(std::move(run));
+  }
+  // Run ids GetRun was asked for, in order.
+  std::vector<std::string> get_run_ids() const {
+    std::lock_guard lock(mu_);
+    return get_run_ids_;
+  }
   // The next event (seq 1, 2, ...) and the run as it stands once it happened.
   void AddEvent(const std::string& event_text, v1::Run run_after) {
     std::lock_guard lock(mu_);
@@ -169,6 +179,13 @@ class FakeScheduler final : public v1::Scheduler::Service {
                       v1::GetRunResponse* response) override {
     std::lock_guard lock(mu_);
     if (grpc::Status error = TakeError(); !error.ok()) return error;
+    get_run_ids_.push_back(request->run_id());
+    for (const v1::Run& other : others_) {
+      if (other.run_id() == request->run_id()) {
+        *response->mutable_run() = other;
+        return grpc::Status::OK;
+      }
+    }
     if (request->run_id() != run_.run_id()) {
       return grpc::Status(grpc::StatusCode::NOT_FOUND,
                           absl::StrCat("run '", request->run_id(), "' not found"));
@@ -329,6 +346,8 @@ class FakeScheduler final : public v1::Scheduler::Service {
   grpc::Status next_error_;
   std::vector<std::string> reused_;
   v1::ListRunsResponse runs_;
+  std::vector<v1::Run> others_;
+  std::vector<std::string> get_run_ids_;
   std::vector<v1::SavedFlow> flows_;
   std::vector<v1::GetTaskResponse> tasks_;
   std::vector<std::string> task_requests_;

@@ -98,7 +98,7 @@ phases:
              finished_at { seconds: 1700000004 }
            })pb",
       " phases { phase_id: \"report\" state: TASK_STATE_", report_state,
-      R"pb(                                                        started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } })pb");
+      R"pb(                                                                   started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } })pb");
   scheduler.AddEvent(absl::StrCat("run_finished { status: RUN_STATUS_", final_status, " }"),
                      snapshot(finished));
 }
@@ -317,6 +317,40 @@ TEST(WatchCommand, FinishedRun_ReplaysAndExitsWithItsStatus) {
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_EQ(result.out, "partial\n");
   EXPECT_THAT(result.err, HasSubstr("taskboard watch: run r-1 failed"));
+}
+
+TEST(WatchCommand, NestedRun_FinalFrameShowsTheChildRunUnderItsStep) {
+  FakeScheduler scheduler;
+  v1::Run running = MakeRun(R"pb(
+    run_id: "p-1"
+    flow_name: "migrate"
+    kind: FLOW_KIND_PLAN_AND_EXECUTE
+    status: RUN_STATUS_RUNNING
+    board_meta: "active"
+    child_run_ids: "c-1"
+    tasks { task_id: "storage" role: "step" state: TASK_STATE_RUNNING child_run_id: "c-1" }
+  )pb");
+  v1::Run done = running;
+  done.set_status(v1::RUN_STATUS_COMPLETED);
+  done.set_output("migrated");
+  done.mutable_tasks(0)->set_state(v1::TASK_STATE_COMPLETED);
+  scheduler.SetRun(running);
+  scheduler.AddEvent("run_finished { status: RUN_STATUS_COMPLETED output: \"migrated\" }", done);
+  scheduler.AddOtherRun(MakeRun(R"pb(
+    run_id: "c-1"
+    flow_name: "migrate/storage"
+    kind: FLOW_KIND_SUPERVISOR
+    status: RUN_STATUS_COMPLETED
+    parent_run_id: "p-1"
+    tasks { task_id: "edit" role: "worker" agent: "coder" state: TASK_STATE_COMPLETED }
+  )pb"));
+  testing::CliResult result = Cli({"watch", "p-1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "migrated\n");
+  EXPECT_THAT(result.err, HasSubstr("    ✓  storage  step\n"
+                                    "       ↳ ✓ supervisor migrate/storage  1/1 task · completed "
+                                    "· run c-1\n"
+                                    "               ✓  edit  worker  coder\n"));
 }
 
 TEST(WatchCommand, UnknownRun_Exits1WithSchedulersMessage) {
