@@ -5,6 +5,11 @@
 // adds version N+1; SubmitRun accepts a saved name (latest or a version).
 // Saved flows do not touch runs, so they bypass the engine loop; a mutex
 // serializes version assignment. Thread-safe.
+//
+// Every tenant has its own flows (docs/security.md): the same name saved by
+// two tenants is two flows, and one tenant never reads, lists or deletes
+// another's. The empty tenant (authentication off) keeps the keys flows had
+// before tenants existed.
 
 #include <cstdint>
 #include <string>
@@ -23,13 +28,16 @@ class SavedFlows {
   explicit SavedFlows(store::Store* store) : store_(store) {}
 
   // Stores `spec` (validated by the caller) as the next version of its name.
-  absl::StatusOr<v1::SavedFlow> Save(const v1::FlowSpec& spec, std::string source, int64_t now_ms);
+  absl::StatusOr<v1::SavedFlow> Save(const std::string& tenant, const v1::FlowSpec& spec,
+                                     std::string source, int64_t now_ms);
   // `version` 0 = the latest. NOT_FOUND names the flow and how to list flows.
-  absl::StatusOr<v1::SavedFlow> Get(const std::string& name, int64_t version);
-  // The latest version of each flow, by name.
-  absl::StatusOr<v1::ListFlowsResponse> List(const v1::ListFlowsRequest& request);
+  absl::StatusOr<v1::SavedFlow> Get(const std::string& tenant, const std::string& name,
+                                    int64_t version);
+  // The latest version of each of the tenant's flows, by name.
+  absl::StatusOr<v1::ListFlowsResponse> List(const std::string& tenant,
+                                             const v1::ListFlowsRequest& request);
   // Deletes every version; NOT_FOUND when there is none.
-  absl::StatusOr<int64_t> Delete(const std::string& name);
+  absl::StatusOr<int64_t> Delete(const std::string& tenant, const std::string& name);
 
  private:
   store::Store* store_;

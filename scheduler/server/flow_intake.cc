@@ -11,8 +11,7 @@
 namespace taskboard::server {
 namespace {
 
-absl::Status TooLarge(absl::string_view what, int64_t size, int64_t limit,
-                      absl::string_view flag) {
+absl::Status TooLarge(absl::string_view what, int64_t size, int64_t limit, absl::string_view flag) {
   return absl::ResourceExhaustedError(absl::StrCat(what, " is ", size, " bytes, over the limit of ",
                                                    limit, " bytes (scheduler flag ", flag, ")"));
 }
@@ -66,6 +65,7 @@ absl::StatusOr<v1::FlowSpec> LoadRequestFlow(bool has_spec, const v1::FlowSpec& 
 }
 
 absl::StatusOr<engine::SubmitRequest> PrepareSubmit(const v1::SubmitRunRequest& request,
+                                                    const std::string& tenant,
                                                     engine::SavedFlows& saved,
                                                     const IntakeLimits& limits) {
   int64_t args_size = static_cast<int64_t>(request.args().ByteSizeLong());
@@ -82,7 +82,7 @@ absl::StatusOr<engine::SubmitRequest> PrepareSubmit(const v1::SubmitRunRequest& 
       break;
     case v1::SubmitRunRequest::kSaved: {
       absl::StatusOr<v1::SavedFlow> flow =
-          saved.Get(request.saved().name(), request.saved().version());
+          saved.Get(tenant, request.saved().name(), request.saved().version());
       if (!flow.ok()) return flow.status();
       spec = std::move(*flow->mutable_spec());
       break;

@@ -7,6 +7,7 @@
 // service passes the request protos through.
 
 #include <cstdint>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "scheduler/engine/engine.h"
@@ -16,15 +17,16 @@
 namespace taskboard::server {
 
 struct IntakeLimits {
-  int64_t max_spec_bytes = 1 << 20;   // flow text or encoded spec
+  int64_t max_spec_bytes = 1 << 20;    // flow text or encoded spec
   int64_t max_args_bytes = 256 << 10;  // encoded args
   int max_tasks_per_run = 10'000;      // board tasks / taskflow phases
 };
 
 // INVALID_ARGUMENT (with every flow error), RESOURCE_EXHAUSTED for a size
 // limit (naming the limit and the flag that raises it), NOT_FOUND for an
-// unknown saved flow.
+// unknown saved flow (saved flows are looked up among `tenant`'s).
 absl::StatusOr<engine::SubmitRequest> PrepareSubmit(const v1::SubmitRunRequest& request,
+                                                    const std::string& tenant,
                                                     engine::SavedFlows& saved,
                                                     const IntakeLimits& limits);
 

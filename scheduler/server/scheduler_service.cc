@@ -58,7 +58,8 @@ grpc::ServerUnaryReactor* SchedulerService::SubmitRun(grpc::CallbackServerContex
   // Parsing and validating is CPU work bounded by the size limits; a saved
   // flow needs a store read, so it all runs on the pool.
   pool_->Run([this, reactor, request, response, tenant = caller->tenant()] {
-    absl::StatusOr<engine::SubmitRequest> submit = PrepareSubmit(*request, *saved_, limits_);
+    absl::StatusOr<engine::SubmitRequest> submit =
+        PrepareSubmit(*request, tenant, *saved_, limits_);
     if (!submit.ok()) return reactor->Finish(ToGrpcStatus(submit.status()));
     submit->tenant = tenant;
     submit->idempotency_key = ScopedIdempotencyKey(tenant, submit->idempotency_key);
@@ -195,17 +196,18 @@ grpc::ServerUnaryReactor* SchedulerService::SaveFlow(grpc::CallbackServerContext
   absl::StatusOr<auth::Caller> caller =
       gate_->Admit(*context, SchedulerMethod("SaveFlow"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
-  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
-    absl::StatusOr<v1::FlowSpec> spec =
-        LoadRequestFlow(request->has_spec(), request->spec(), request->source(), limits_);
-    if (!spec.ok()) return spec.status();
-    absl::StatusOr<v1::SavedFlow> saved =
-        saved_->Save(*spec, request->has_source() ? request->source().text() : "",
-                     engine_->options().clock->NowMs());
-    if (!saved.ok()) return saved.status();
-    *response->mutable_flow() = *std::move(saved);
-    return absl::OkStatus();
-  });
+  return FinishFromPool(
+      context, pool_, [this, request, response, tenant = caller->tenant()]() -> absl::Status {
+        absl::StatusOr<v1::FlowSpec> spec =
+            LoadRequestFlow(request->has_spec(), request->spec(), request->source(), limits_);
+        if (!spec.ok()) return spec.status();
+        absl::StatusOr<v1::SavedFlow> saved =
+            saved_->Save(tenant, *spec, request->has_source() ? request->source().text() : "",
+                         engine_->options().clock->NowMs());
+        if (!saved.ok()) return saved.status();
+        *response->mutable_flow() = *std::move(saved);
+        return absl::OkStatus();
+      });
 }
 
 grpc::ServerUnaryReactor* SchedulerService::GetFlow(grpc::CallbackServerContext* context,
@@ -213,12 +215,14 @@ grpc::ServerUnaryReactor* SchedulerService::GetFlow(grpc::CallbackServerContext*
                                                     v1::GetFlowResponse* response) {
   absl::StatusOr<auth::Caller> caller = gate_->Admit(*context, SchedulerMethod("GetFlow"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
-  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
-    absl::StatusOr<v1::SavedFlow> flow = saved_->Get(request->name(), request->version());
-    if (!flow.ok()) return flow.status();
-    *response->mutable_flow() = *std::move(flow);
-    return absl::OkStatus();
-  });
+  return FinishFromPool(context, pool_,
+                        [this, request, response, tenant = caller->tenant()]() -> absl::Status {
+                          absl::StatusOr<v1::SavedFlow> flow =
+                              saved_->Get(tenant, request->name(), request->version());
+                          if (!flow.ok()) return flow.status();
+                          *response->mutable_flow() = *std::move(flow);
+                          return absl::OkStatus();
+                        });
 }
 
 grpc::ServerUnaryReactor* SchedulerService::ListFlows(grpc::CallbackServerContext* context,
@@ -227,12 +231,13 @@ grpc::ServerUnaryReactor* SchedulerService::ListFlows(grpc::CallbackServerContex
   absl::StatusOr<auth::Caller> caller =
       gate_->Admit(*context, SchedulerMethod("ListFlows"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
-  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
-    absl::StatusOr<v1::ListFlowsResponse> flows = saved_->List(*request);
-    if (!flows.ok()) return flows.status();
-    *response = *std::move(flows);
-    return absl::OkStatus();
-  });
+  return FinishFromPool(
+      context, pool_, [this, request, response, tenant = caller->tenant()]() -> absl::Status {
+        absl::StatusOr<v1::ListFlowsResponse> flows = saved_->List(tenant, *request);
+        if (!flows.ok()) return flows.status();
+        *response = *std::move(flows);
+        return absl::OkStatus();
+      });
 }
 
 grpc::ServerUnaryReactor* SchedulerService::DeleteFlow(grpc::CallbackServerContext* context,
@@ -241,12 +246,13 @@ grpc::ServerUnaryReactor* SchedulerService::DeleteFlow(grpc::CallbackServerConte
   absl::StatusOr<auth::Caller> caller =
       gate_->Admit(*context, SchedulerMethod("DeleteFlow"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
-  return FinishFromPool(context, pool_, [this, request, response]() -> absl::Status {
-    absl::StatusOr<int64_t> deleted = saved_->Delete(request->name());
-    if (!deleted.ok()) return deleted.status();
-    response->set_deleted_versions(*deleted);
-    return absl::OkStatus();
-  });
+  return FinishFromPool(context, pool_,
+                        [this, request, response, tenant = caller->tenant()]() -> absl::Status {
+                          absl::StatusOr<int64_t> deleted = saved_->Delete(tenant, request->name());
+                          if (!deleted.ok()) return deleted.status();
+                          response->set_deleted_versions(*deleted);
+                          return absl::OkStatus();
+                        });
 }
 
 grpc::ServerUnaryReactor* SchedulerService::GetTask(grpc::CallbackServerContext* context,

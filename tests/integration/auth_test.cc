@@ -265,6 +265,35 @@ TEST_F(AuthTest, IdempotencyKey_ScopedPerTenant) {
   EXPECT_TRUE(GetRun(kTenantB, b1.run_id()).ok());
 }
 
+TEST_F(AuthTest, SavedFlows_EachTenantSeesOnlyItsOwn) {
+  v1::SaveFlowRequest save;
+  save.mutable_source()->set_text("name: digest\nphases:\n  - {id: a, agent: echo, task: 'ok'}\n");
+  v1::SaveFlowResponse saved;
+  ASSERT_TRUE(As(kTenantA)->SaveFlow(Context().get(), save, &saved).ok());
+
+  v1::GetFlowRequest get;
+  get.set_name("digest");
+  v1::GetFlowResponse flow;
+  EXPECT_TRUE(As(kTenantA)->GetFlow(Context().get(), get, &flow).ok());
+  EXPECT_EQ(As(kTenantB)->GetFlow(Context().get(), get, &flow).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  v1::ListFlowsResponse listed;
+  ASSERT_TRUE(As(kTenantB)->ListFlows(Context().get(), {}, &listed).ok());
+  EXPECT_EQ(listed.flows_size(), 0);
+  // Submitting by name looks among the caller's own flows.
+  v1::SubmitRunRequest submit;
+  submit.mutable_saved()->set_name("digest");
+  v1::SubmitRunResponse submitted;
+  EXPECT_EQ(As(kTenantB)->SubmitRun(Context().get(), submit, &submitted).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  v1::DeleteFlowRequest remove;
+  remove.set_name("digest");
+  v1::DeleteFlowResponse removed;
+  EXPECT_EQ(As(kTenantB)->DeleteFlow(Context().get(), remove, &removed).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  EXPECT_TRUE(As(kTenantA)->SubmitRun(Context().get(), submit, &submitted).ok());
+}
+
 // The tool cache is keyed by tenant first (SEMANTICS.md: tenants never
 // share entries): the same session id in another tenant is another session.
 TEST_F(AuthTest, ToolCache_OtherTenantsIdenticalCallMisses) {
