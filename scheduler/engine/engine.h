@@ -274,6 +274,14 @@ class Engine {
   store::TaskRecord* CurrentTask(absl::string_view lease_id, absl::string_view task_id,
                                  RunState** run);
   void LoseLease(const dispatch::Lease& lease, absl::string_view reason);
+  // A task timed out under `lease_id`: the worker's report that follows the
+  // cancel is not accepted as a result, but it still carries the attempt's
+  // execution record (the conversation so far), which GetTask should show.
+  void RememberTimedOut(const std::string& lease_id, const std::string& run_id,
+                        const store::TaskRecord& task);
+  // Keeps the execution record of a late report for a timed-out lease;
+  // false when `result` is not one.
+  bool KeepLateExecution(const v1::TaskResult& result);
   void SendTo(uint64_t stream_id, v1::ConnectResponse message);
   void Dispatch();
   void FireTimers();
@@ -326,6 +334,13 @@ class Engine {
   absl::flat_hash_map<std::string, std::string> parked_once_;
   // Assignments waiting for a PolicyService answer, by lease id.
   absl::flat_hash_map<std::string, v1::ConnectResponse> awaiting_policy_;
+  // Timed-out leases whose worker has not reported yet.
+  struct TimedOutAttempt {
+    std::string run_id;
+    std::string task_id;
+    int attempt = 0;
+  };
+  absl::flat_hash_map<std::string, TimedOutAttempt> timed_out_;  // by lease id
   int64_t last_lease_sweep_ms_ = 0;
   EngineStats loop_stats_;
 };

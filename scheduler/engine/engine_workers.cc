@@ -11,6 +11,7 @@
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/policy/external_policy.h"
+#include "scheduler/store/keys.h"
 
 namespace taskboard::engine {
 void Engine::SendTo(uint64_t stream_id, v1::ConnectResponse message) {
@@ -103,6 +104,55 @@ store::TaskRecord* Engine::CurrentTask(absl::string_view lease_id, absl::string_
   *run_out = &run;
   Touch(run.run_id());
   return &run.MutableTask(task_id);
+}
+
+void Engine::RememberTimedOut(const std::string& lease_id, const std::string& run_id,
+                              const store::TaskRecord& task) {
+  // A worker that died never reports: bound what waits for one.
+  constexpr size_t kMaxRemembered = 10'000;
+  if (timed_out_.size() >= kMaxRemembered) timed_out_.clear();
+  timed_out_[lease_id] = {run_id, task.task().task_id(), task.task().attempt()};
+}
+
+bool Engine::KeepLateExecution(const v1::TaskResult& result) {
+  auto entry = timed_out_.find(result.lease_id());
+  if (entry == timed_out_.end()) return false;
+  const TimedOutAttempt attempt = std::move(entry->second);
+  timed_out_.erase(entry);
+  if (attempt.task_id != result.task_id()) return false;
+  // Only while the record still describes the timed-out attempt: waiting to
+  // retry or failed for good, not dispatched again.
+  const auto describes_attempt = [&](const store::TaskRecord& task) {
+    return task.task().attempt() == attempt.attempt &&
+           (task.task().state() == v1::TASK_STATE_RETRYING ||
+            task.task().state() == v1::TASK_STATE_FAILED);
+  };
+  const auto keep = [&](store::TaskRecord& task) {
+    v1::TaskExecution& execution = *task.mutable_execution();
+    execution = result.execution();
+    execution.set_stopped(true);
+    execution.set_stop_reason("timeout");
+  };
+  if (auto run = runs_.find(attempt.run_id); run != runs_.end()) {
+    RunState& state = *run->second.state;
+    const store::TaskRecord* task = state.FindTask(attempt.task_id);
+    if (task == nullptr || !describes_attempt(*task)) return false;
+    keep(state.MutableTask(attempt.task_id));
+    Touch(attempt.run_id);
+    return true;
+  }
+  // The timeout was the run's last act: amend the stored task.
+  const std::string key = store::keys::Task(attempt.run_id, attempt.task_id);
+  absl::StatusOr<std::optional<std::string>> stored =
+      options_.store->Get(store::Column::kTasks, key);
+  store::TaskRecord task;
+  if (!stored.ok() || !stored->has_value() || !task.ParseFromString(**stored) ||
+      !describes_attempt(task)) {
+    return false;
+  }
+  keep(task);
+  extra_writes_.Put(store::Column::kTasks, key, task.SerializeAsString());
+  return true;
 }
 
 void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
@@ -209,6 +259,7 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
   store::TaskRecord* task = CurrentTask(result.lease_id(), result.task_id(), &run);
   if (task == nullptr) {
     // Fencing: the task was re-dispatched, cancelled or already finished.
+    KeepLateExecution(result);
     ack.set_accepted(false);
     ack.set_reason(absl::StrCat("lease ", result.lease_id(), " is no longer current for task '",
                                 result.task_id(), "'"));
@@ -309,6 +360,7 @@ void Engine::FireTimers() {
           message.mutable_cancel()->set_reason("task timed out");
           SendTo(lease->stream_id, std::move(message));
         }
+        RememberTimedOut(timer.token, timer.run_id, *task);
         EndLease(timer.token);
         store::TaskRecord& mutable_task = run.MutableTask(timer.task_id);
         int64_t delay = options_.retry_backoff.DelayMs(mutable_task.agent_failures() + 1, rng_);

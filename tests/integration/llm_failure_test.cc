@@ -11,6 +11,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -288,6 +289,18 @@ TEST_F(LlmFailureTest, AnswerSlowerThanPhaseTimeout_FailsWithTheSchedulersTimeou
   EXPECT_EQ(task.task().error(), "timed out after 2s (timeoutSeconds)");
   EXPECT_EQ(Requests().size(), 1u);
   EXPECT_LT(elapsed, std::chrono::seconds(8));
+  // The worker's report after the cancel still brings the conversation so
+  // far; it lands just after the run ends, so wait for it.
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  v1::GetTaskResponse recorded = GetTask(run);
+  while (recorded.execution().stop_reason().empty() && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    recorded = GetTask(run);
+  }
+  EXPECT_TRUE(recorded.execution().stopped());
+  EXPECT_EQ(recorded.execution().stop_reason(), "timeout");
+  ASSERT_GE(recorded.execution().messages_size(), 2);
+  EXPECT_THAT(recorded.execution().messages(1).content(), HasSubstr("Summarise the notes."));
 }
 
 TEST_F(LlmFailureTest, ModelNeverStopsCallingTools_FailsWithMaxTurnsAfterThatManyRequests) {

@@ -198,9 +198,28 @@ TEST(EngineTimers, TaskTimeout_CancelSentAndAttemptRetried) {
   EXPECT_EQ(task.state(), v1::TASK_STATE_RETRYING);
   EXPECT_EQ(task.error(), "timed out after 10s (timeoutSeconds)");
 
-  // The killed agent's late result does not count.
+  // The killed agent's late report does not count as a result, but the
+  // conversation it had so far is kept for GetTask.
+  v1::ConnectRequest late;
+  v1::TaskResult& report = *late.mutable_task_result();
+  report.set_task_id("a");
+  report.set_lease_id(first.lease_id());
+  report.set_success(false);
+  report.set_error("cancelled: task timed out");
+  report.mutable_execution()->set_turns(3);
+  report.mutable_execution()->set_stop_reason("cancelled");
+  h.Send(w, late);
+  EXPECT_FALSE(EngineHarness::Acks(w.channel->Take()).at(0).accepted());
+  v1::GetTaskResponse timed_out = h.ReadTaskResponse(run_id, "a");
+  EXPECT_EQ(timed_out.task().state(), v1::TASK_STATE_RETRYING);
+  EXPECT_EQ(timed_out.task().error(), "timed out after 10s (timeoutSeconds)");
+  EXPECT_EQ(timed_out.execution().turns(), 3);
+  EXPECT_TRUE(timed_out.execution().stopped());
+  EXPECT_EQ(timed_out.execution().stop_reason(), "timeout");
+  // A second late report (or one for another lease) changes nothing.
   h.Result(w, first, true, "too late");
   EXPECT_FALSE(EngineHarness::Acks(w.channel->Take()).at(0).accepted());
+  EXPECT_EQ(h.ReadTaskResponse(run_id, "a").task().output(), "");
   h.Credits(w, 1);
   EXPECT_THAT(h.TakeAssignments(w), IsEmpty()) << "still backing off";
 
