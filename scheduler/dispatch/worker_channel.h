@@ -5,6 +5,8 @@
 // implements it (an outbox with one write in flight); tests implement it with
 // a vector. Send never blocks and may be called from the engine thread.
 
+#include <string>
+
 #include "taskboard/v1/worker.pb.h"
 
 namespace taskboard::dispatch {
@@ -14,6 +16,10 @@ class WorkerChannel {
   virtual ~WorkerChannel() = default;
   // Queues a message to the worker. Messages to a closed stream are dropped.
   virtual void Send(v1::ConnectResponse message) = 0;
+  // Ends the stream as unavailable, saying `reason` (the scheduler is
+  // shutting down): the worker reconnects, to this scheduler's successor,
+  // keeping the tasks it runs. Messages queued before are dropped.
+  virtual void Close(const std::string& reason) = 0;
 };
 
 }  // namespace taskboard::dispatch

@@ -69,6 +69,13 @@ void Engine::Resume(std::string run_id, std::function<void(absl::StatusOr<Resume
   });
 }
 
+void Engine::CloseStreams(std::string reason) {
+  Post([this, reason = std::move(reason)] {
+    for (const auto& [stream_id, worker] : workers_.all()) worker.channel->Close(reason);
+    watch_hub_.CloseAll(reason);
+  });
+}
+
 uint64_t Engine::NewStreamId() { return next_stream_id_++; }
 
 void Engine::WorkerHello(uint64_t stream_id, v1::Hello hello,

@@ -149,6 +149,11 @@ class Engine {
   void DrainWorker(std::string worker_id, int64_t grace_ms, std::string reason,
                    std::function<void(absl::StatusOr<v1::WorkerInfo>)> done);
 
+  // Before a shutdown: ends every worker stream and watch as unavailable,
+  // saying `reason`, so workers and watchers reconnect to the next
+  // scheduler at once instead of holding the server's shutdown up.
+  void CloseStreams(std::string reason);
+
   WatchHub& watch_hub() { return watch_hub_; }
   store::Store& store() { return *options_.store; }
   const EngineOptions& options() const { return options_; }

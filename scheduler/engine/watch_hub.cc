@@ -30,6 +30,17 @@ void WatchHub::Publish(absl::string_view run_id, const std::vector<v1::RunEvent>
   for (const auto& sink : sinks) sink->OnEvents(events);
 }
 
+void WatchHub::CloseAll(const std::string& reason) {
+  std::vector<std::shared_ptr<WatchSink>> sinks;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [run_id, subscribed] : sinks_) {
+      for (const auto& [id, sink] : subscribed) sinks.push_back(sink);
+    }
+  }
+  for (const auto& sink : sinks) sink->OnClose(reason);
+}
+
 size_t WatchHub::Watchers(absl::string_view run_id) const {
   absl::MutexLock lock(&mu_);
   auto it = sinks_.find(run_id);

@@ -26,6 +26,10 @@ class WatchSink {
   virtual ~WatchSink() = default;
   // Called on the engine thread with events in seq order; must not block.
   virtual void OnEvents(const std::vector<v1::RunEvent>& events) = 0;
+  // The scheduler is shutting down: end the watch as unavailable, saying
+  // `reason`, so the client reconnects (with after_seq) to its successor.
+  // Must not block.
+  virtual void OnClose(const std::string& reason) = 0;
 };
 
 class WatchHub {
@@ -34,6 +38,8 @@ class WatchHub {
   void Unsubscribe(absl::string_view run_id, uint64_t subscription);
   void Publish(absl::string_view run_id, const std::vector<v1::RunEvent>& events);
   size_t Watchers(absl::string_view run_id) const;
+  // Closes every watch (WatchSink::OnClose).
+  void CloseAll(const std::string& reason);
 
  private:
   mutable absl::Mutex mu_;

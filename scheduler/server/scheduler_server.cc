@@ -104,6 +104,10 @@ void SchedulerServer::Shutdown() {
   shut_down_ = true;
   serving_ = false;
   if (server_ != nullptr) {
+    // Worker streams and watches never end on their own: end them first, so
+    // their clients reconnect to the next scheduler now and the shutdown
+    // does not wait out its deadline for them.
+    engine_->CloseStreams("the scheduler is shutting down; reconnect to its successor");
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   }
   engine_->Stop();

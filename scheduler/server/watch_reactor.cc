@@ -18,6 +18,12 @@ class WatchReactor::Sink final : public engine::WatchSink {
     absl::MutexLock lock(&mu_);
     if (reactor_ != nullptr) reactor_->Deliver(events);
   }
+  void OnClose(const std::string& reason) override {
+    absl::MutexLock lock(&mu_);
+    if (reactor_ != nullptr) {
+      reactor_->FinishEarly(grpc::Status(grpc::StatusCode::UNAVAILABLE, reason));
+    }
+  }
   void Detach() {
     absl::MutexLock lock(&mu_);
     reactor_ = nullptr;
@@ -154,11 +160,15 @@ void WatchReactor::OnWriteDone(bool ok) {
 }
 
 void WatchReactor::OnCancel() {
+  FinishEarly(grpc::Status(grpc::StatusCode::CANCELLED, "the watcher cancelled"));
+}
+
+void WatchReactor::FinishEarly(grpc::Status status) {
   {
     absl::MutexLock lock(&mu_);
     if (!finish_requested_) {
       finish_requested_ = true;
-      finish_status_ = grpc::Status(grpc::StatusCode::CANCELLED, "the watcher cancelled");
+      finish_status_ = std::move(status);
     }
   }
   Pump();

@@ -33,6 +33,10 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
   static WatchReactor* Start(engine::Engine* engine, BlockingPool* pool, std::string run_id,
                              int64_t after_seq, std::optional<std::string> tenant = {});
 
+  // Ends the stream with `status` once no write is in flight, dropping
+  // what is queued (cancelled, or the scheduler shutting down).
+  void FinishEarly(grpc::Status status);
+
   void OnWriteDone(bool ok) override;
   void OnCancel() override;
   void OnDone() override;

@@ -20,6 +20,7 @@ class StreamChannel final : public dispatch::WorkerChannel {
  public:
   explicit StreamChannel(WorkerStream* stream) : stream_(stream) {}
   void Send(v1::ConnectResponse message) override;
+  void Close(const std::string& reason) override;
   void Detach() {
     absl::MutexLock lock(&mu_);
     stream_ = nullptr;
@@ -99,7 +100,6 @@ class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1
     delete this;
   }
 
- private:
   // Stops sending and finishes once no write is in flight.
   void Close(grpc::Status status) {
     bool finish = false;
@@ -116,6 +116,7 @@ class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1
     if (finish) Finish(finish_status_);
   }
 
+ private:
   engine::Engine* engine_;
   const uint64_t stream_id_;
   std::shared_ptr<StreamChannel> channel_;
@@ -134,6 +135,11 @@ class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1
 void StreamChannel::Send(v1::ConnectResponse message) {
   absl::MutexLock lock(&mu_);
   if (stream_ != nullptr) stream_->Enqueue(std::move(message));
+}
+
+void StreamChannel::Close(const std::string& reason) {
+  absl::MutexLock lock(&mu_);
+  if (stream_ != nullptr) stream_->Close(grpc::Status(grpc::StatusCode::UNAVAILABLE, reason));
 }
 
 // A stream refused before it starts (not admitted): ends at once.

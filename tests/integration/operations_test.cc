@@ -2,6 +2,8 @@
 // scheduler, listing workers, saved flows, watching a run live from its
 // first event.
 
+#include <chrono>
+#include <memory>
 #include <string>
 
 #include "absl/time/clock.h"
@@ -51,6 +53,46 @@ phases:
   EXPECT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_.Logs();
   EXPECT_EQ(run->output(), "finished while draining\n");
   EXPECT_EQ(run->tasks(0).attempt(), 1);
+}
+
+TEST_F(OperationsTest, SchedulerSigterm_EndsWatchesAndWorkerStreamsAsUnavailableSayingWhy) {
+  absl::StatusOr<std::string> run_id = cluster_.Submit(R"(
+name: long
+phases:
+  - id: slow
+    agent: echo
+    task: "sleep 30 never seen"
+)");
+  ASSERT_THAT(run_id.status(), IsOk());
+  ASSERT_THAT(cluster_
+                  .WaitUntil(*run_id,
+                             [](const v1::Run& run) {
+                               return run.tasks_size() == 1 &&
+                                      run.tasks(0).state() == v1::TASK_STATE_RUNNING;
+                             })
+                  .status(),
+              IsOk());
+  // A watcher tailing the running run: it never ends on its own.
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  v1::WatchRunRequest request;
+  request.set_run_id(*run_id);
+  std::unique_ptr<grpc::ClientReader<v1::WatchRunResponse>> watch =
+      cluster_.client().WatchRun(&context, request);
+  v1::WatchRunResponse event;
+  ASSERT_TRUE(watch->Read(&event));  // replay has started: the stream is open
+
+  cluster_.scheduler()->Signal(SIGTERM);
+  while (watch->Read(&event)) {
+  }
+  grpc::Status ended = watch->Finish();
+  // Ended by the scheduler with a reason to reconnect, not cut off at its
+  // shutdown deadline.
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::UNAVAILABLE) << ended.error_message();
+  EXPECT_THAT(ended.error_message(), HasSubstr("the scheduler is shutting down"));
+  EXPECT_EQ(cluster_.scheduler()->WaitFor(15'000), 0) << cluster_.Logs();
+  EXPECT_THAT(cluster_.Logs(), HasSubstr("UNAVAILABLE: the scheduler is shutting down"))
+      << "the workers were told why their stream ended";
 }
 
 absl::StatusOr<v1::ListWorkersResponse> ListWorkers(Cluster& cluster) {

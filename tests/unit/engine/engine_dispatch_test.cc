@@ -80,6 +80,7 @@ class StoreCheckingChannel final : public dispatch::WorkerChannel {
       stored_at_send.push_back(StoredState(message.result_ack().task_id()));
     }
   }
+  void Close(const std::string&) override {}
   v1::TaskState StoredState(const std::string& task_id) {
     absl::StatusOr<v1::GetTaskResponse> task = ReadTask(*store_, run_id_, task_id);
     return task.ok() ? task->task().state() : v1::TASK_STATE_UNSPECIFIED;

@@ -35,6 +35,9 @@ namespace taskboard::engine::testing {
 class RecordingChannel final : public dispatch::WorkerChannel {
  public:
   void Send(v1::ConnectResponse message) override { messages_.push_back(std::move(message)); }
+  void Close(const std::string& reason) override { closed_reason_ = reason; }
+  // Why the engine closed the stream ("" while open).
+  const std::string& closed_reason() const { return closed_reason_; }
   // Messages since the last call.
   std::vector<v1::ConnectResponse> Take() {
     std::vector<v1::ConnectResponse> taken;
@@ -44,6 +47,7 @@ class RecordingChannel final : public dispatch::WorkerChannel {
 
  private:
   std::vector<v1::ConnectResponse> messages_;
+  std::string closed_reason_;
 };
 
 struct TestWorker {

@@ -406,12 +406,37 @@ TEST(EngineRuns, Events_SeqsWithoutGapsFromRunStartedToRunFinished) {
   EXPECT_EQ(tail[0].seq(), static_cast<int64_t>(events.size() - 1));
 }
 
+TEST(EngineRuns, CloseStreams_EndsEveryWorkerStreamAndWatchSayingWhy) {
+  class Sink final : public WatchSink {
+   public:
+    void OnEvents(const std::vector<v1::RunEvent>&) override {}
+    void OnClose(const std::string& reason) override { closed = reason; }
+    std::string closed;
+  };
+  EngineHarness h;
+  std::string run_id = h.Submit(kChain);
+  auto sink = std::make_shared<Sink>();
+  h.engine().watch_hub().Subscribe(run_id, sink);
+  TestWorker w1 = h.Connect("w1", {"coder"});
+  TestWorker w2 = h.Connect("w2", {"coder"});
+  EXPECT_EQ(w1.channel->closed_reason(), "");
+
+  h.engine().CloseStreams("shutting down");
+  h.RunOnce();
+  EXPECT_EQ(w1.channel->closed_reason(), "shutting down");
+  EXPECT_EQ(w2.channel->closed_reason(), "shutting down");
+  EXPECT_EQ(sink->closed, "shutting down");
+  // Nothing else changed: the run goes on when workers reconnect.
+  EXPECT_EQ(h.Status(run_id), v1::RUN_STATUS_RUNNING);
+}
+
 TEST(EngineRuns, Events_WatchersGetCommittedEventsInOrder) {
   class Sink final : public WatchSink {
    public:
     void OnEvents(const std::vector<v1::RunEvent>& events) override {
       for (const v1::RunEvent& event : events) seqs.push_back(event.seq());
     }
+    void OnClose(const std::string&) override {}
     std::vector<int64_t> seqs;
   };
   EngineHarness h;
