@@ -81,13 +81,14 @@ TEST(RunsCommand, SendsFiltersAndPrintsTheTable) {
   scheduler.SetRuns(TwoRuns());
   testing::CliResult result =
       Cli({"runs", "--status", "running,failed", "--status", "BLOCKED", "--flow", "audit",
-           "--limit", "5", "--scheduler", scheduler.address()});
+           "--parent", "p-1", "--limit", "5", "--scheduler", scheduler.address()});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(result.out, AllOf(StartsWith("RUN  FLOW"), HasSubstr("\nb-1  triage  board")));
   const v1::ListRunsRequest request = scheduler.list_request();
   EXPECT_THAT(request.statuses(),
               ElementsAre(v1::RUN_STATUS_RUNNING, v1::RUN_STATUS_FAILED, v1::RUN_STATUS_BLOCKED));
   EXPECT_EQ(request.flow_name(), "audit");
+  EXPECT_EQ(request.parent_run_id(), "p-1");
   EXPECT_EQ(request.page_size(), 5);
 }
 

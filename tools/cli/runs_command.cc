@@ -47,6 +47,7 @@ int RunListRuns(const RunsOptions& options, std::ostream& out, std::ostream& err
     }
   }
   request.set_flow_name(options.flow_name);
+  request.set_parent_run_id(options.parent_run_id);
   request.set_page_size(options.limit);
   SchedulerClient client(options.scheduler);
   v1::ListRunsResponse response;
@@ -74,6 +75,8 @@ void AddRunsCommand(CLI::App& app, CommandSet& commands) {
                    "Only runs in these statuses (repeatable or comma-separated)")
       ->allow_extra_args(false);
   command->add_option("--flow", options->flow_name, "Only runs of this flow");
+  command->add_option("--parent", options->parent_run_id,
+                      "Only the child runs of this run (a nested pattern's steps)");
   command->add_option("--limit", options->limit, "How many runs at most")
       ->check(CLI::Range(1, 500))
       ->capture_default_str();

@@ -18,6 +18,7 @@ namespace taskboard::cli {
 struct RunsOptions {
   std::vector<std::string> statuses;  // names (running, failed, ...); any of them
   std::string flow_name;
+  std::string parent_run_id;  // only the child runs of this run
   int limit = 20;
   bool json = false;
   std::string scheduler;
