@@ -1,10 +1,10 @@
 #include "scheduler/policy/request_ledger.h"
 
 #include <cstdlib>
-#include <iostream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/log/log.h"
 #include "scheduler/policy/token_estimate.h"
 
 namespace taskboard::policy {
@@ -44,8 +44,10 @@ const v1::Observation& RequestLedger::Insert(v1::Observation obs) {
 
 void RequestLedger::CheckSeq(int64_t seq) const {
   if (seq >= 1 && seq <= size()) return;
-  std::cerr << "taskboard: internal error: ledger of request '" << root_run_id_ << "' has no seq "
-            << seq << " (size " << size() << ")\n";
+  log::Fatal("internal error: the request's ledger has no such seq")
+      .With("root_run_id", root_run_id_)
+      .With("seq", seq)
+      .With("size", size());
   std::abort();
 }
 
