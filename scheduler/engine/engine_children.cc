@@ -69,9 +69,7 @@ std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) 
   Touch(parent.run_id());
   SubmitRequest request;
   request.spec = task.child_spec();
-  google::protobuf::Value args;
-  *args.mutable_struct_value() = parent.record().run().args();
-  request.args = flow::ProtoValueToJson(args);
+  request.args = flow::ProtoStructToJson(parent.record().run().args());
   request.session_id = parent.record().run().session_id();
   request.tenant = parent.record().tenant();
   for (const auto& [key, value] : parent.record().run().labels()) request.labels[key] = value;

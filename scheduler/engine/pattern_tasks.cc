@@ -13,9 +13,7 @@
 namespace taskboard::engine {
 
 std::string PatternGoal(const RunState& run, absl::string_view goal_template) {
-  google::protobuf::Value value;
-  *value.mutable_struct_value() = run.record().run().args();
-  const Json args = flow::ProtoValueToJson(value);
+  const Json args = flow::ProtoStructToJson(run.record().run().args());
   flow::InterpolationContext ctx;
   ctx.args = &args;
   absl::StatusOr<std::string> goal = flow::Interpolate(goal_template, ctx);
@@ -47,11 +45,6 @@ store::TaskRecord NewPatternTask(RunState& run, std::string id, std::string role
   record.set_order(run_record.next_task_order());
   run_record.set_next_task_order(run_record.next_task_order() + 1);
   return record;
-}
-
-bool InFlight(v1::TaskState state) {
-  return state == v1::TASK_STATE_READY || state == v1::TASK_STATE_DISPATCHED ||
-         state == v1::TASK_STATE_RUNNING || state == v1::TASK_STATE_RETRYING;
 }
 
 bool FailAndMaybeRetry(store::TaskRecord& task, std::string error, int64_t now_ms) {

@@ -44,10 +44,6 @@ store::TaskRecord NewPatternTask(RunState& run, std::string id, std::string role
                                  std::string prompt, const PatternTaskOptions& options,
                                  int64_t now_ms);
 
-// READY, dispatched, running or waiting to retry: counts against a
-// pattern's max_concurrency.
-bool InFlight(v1::TaskState state);
-
 // Fails an attempt the driver judged unusable (an invalid plan, review or
 // `success: false`) and readies the task at once while attempts remain: the
 // agent did answer, so there is no backoff to wait out. True when the task

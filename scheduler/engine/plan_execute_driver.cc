@@ -203,7 +203,7 @@ bool PlanExecuteDriver::DrainSteps(RunState& run, int64_t now_ms) {
     changed = false;
     std::vector<const store::TaskRecord*> steps = Steps(run);
     int in_flight = 0;
-    for (const store::TaskRecord* step : steps) in_flight += InFlight(step->task().state());
+    for (const store::TaskRecord* step : steps) in_flight += IsInFlight(step->task().state());
     for (const store::TaskRecord* step : steps) {
       if (step->task().state() != v1::TASK_STATE_PENDING) continue;
       std::string skip_reason;

@@ -181,7 +181,7 @@ void SupervisorDriver::StartWorkers(RunState& run, std::vector<flow::PlannedTask
 bool SupervisorDriver::DrainWorkers(RunState& run, int64_t now_ms) {
   std::vector<const store::TaskRecord*> workers = Workers(run);
   int in_flight = 0;
-  for (const store::TaskRecord* worker : workers) in_flight += InFlight(worker->task().state());
+  for (const store::TaskRecord* worker : workers) in_flight += IsInFlight(worker->task().state());
   std::sort(workers.begin(), workers.end(),
             [](const auto* a, const auto* b) { return a->order() < b->order(); });
   for (const store::TaskRecord* worker : workers) {

@@ -81,9 +81,7 @@ std::vector<std::string> TaskflowDriver::TaskIdsOf(const v1::Phase& phase, int i
 
 const Json& TaskflowDriver::Args(const RunState& run) {
   if (!args_parsed_) {
-    google::protobuf::Value value;
-    *value.mutable_struct_value() = run.record().run().args();
-    args_ = flow::ProtoValueToJson(value);
+    args_ = flow::ProtoStructToJson(run.record().run().args());
     args_parsed_ = true;
   }
   return args_;

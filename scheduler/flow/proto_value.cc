@@ -19,4 +19,10 @@ Json ProtoValueToJson(const google::protobuf::Value& value) {
   return json.ok() ? *std::move(json) : Json();
 }
 
+Json ProtoStructToJson(const google::protobuf::Struct& value) {
+  google::protobuf::Value wrapped;
+  *wrapped.mutable_struct_value() = value;
+  return ProtoValueToJson(wrapped);
+}
+
 }  // namespace taskboard::flow

@@ -12,6 +12,8 @@ namespace taskboard::flow {
 
 google::protobuf::Value JsonToProtoValue(const Json& value);
 Json ProtoValueToJson(const google::protobuf::Value& value);
+// A Struct (a run's args) as the JSON object it holds.
+Json ProtoStructToJson(const google::protobuf::Struct& value);
 
 }  // namespace taskboard::flow
 

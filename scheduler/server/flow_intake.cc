@@ -94,9 +94,7 @@ absl::StatusOr<engine::SubmitRequest> PrepareSubmit(const v1::SubmitRunRequest& 
   if (!spec.ok()) return spec.status();
   if (absl::Status count = CheckTaskCount(*spec, limits); !count.ok()) return count;
 
-  google::protobuf::Value given;
-  *given.mutable_struct_value() = request.args();
-  absl::StatusOr<Json> args = flow::BindRunArgs(*spec, flow::ProtoValueToJson(given));
+  absl::StatusOr<Json> args = flow::BindRunArgs(*spec, flow::ProtoStructToJson(request.args()));
   if (!args.ok()) return args.status();
 
   engine::SubmitRequest submit;

@@ -98,7 +98,7 @@ phases:
              finished_at { seconds: 1700000004 }
            })pb",
       " phases { phase_id: \"report\" state: TASK_STATE_", report_state,
-      R"pb(                                                                   started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } })pb");
+      R"pb(                                                                              started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } })pb");
   scheduler.AddEvent(absl::StrCat("run_finished { status: RUN_STATUS_", final_status, " }"),
                      snapshot(finished));
 }
@@ -196,12 +196,7 @@ TEST(RunCommand, Completed_SendsSourceArgsAndLabels_PrintsOutput_Exits0) {
   const v1::SubmitRunRequest request = scheduler.submitted();
   EXPECT_THAT(request.source().text(), HasSubstr("name: repo-digest"));
   EXPECT_EQ(request.source().format(), v1::DSL_FORMAT_YAML);
-  EXPECT_EQ(DumpJson(flow::ProtoValueToJson([&] {
-              google::protobuf::Value value;
-              *value.mutable_struct_value() = request.args();
-              return value;
-            }())),
-            R"({"dir":"src"})");
+  EXPECT_EQ(DumpJson(flow::ProtoStructToJson(request.args())), R"({"dir":"src"})");
   EXPECT_THAT(request.labels(), UnorderedElementsAre(Pair("team", "core"), Pair("env", "ci")));
   EXPECT_EQ(request.session_id(), "s-1");
   EXPECT_THAT(scheduler.watch_after_seqs(), ElementsAre(0));
