@@ -19,7 +19,10 @@ namespace taskboard {
 using Json = nlohmann::ordered_json;
 
 // Parses JSON text. INVALID_ARGUMENT with the parser's message on failure
-// (syntax errors, and numbers outside the range of a double such as 1e999).
+// (syntax errors, and numbers outside the range of a double such as 1e999),
+// or naming the limit and the path when the text nests deeper than
+// MaxJsonDepth() (common/json_depth.h): every Json value Taskboard holds is
+// that shallow, so the recursive dumps and conversions are safe on it.
 absl::StatusOr<Json> ParseJson(absl::string_view text);
 
 // Compact JSON text (no whitespace, insertion order). Invalid UTF-8 in

@@ -7,6 +7,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/json_depth.h"
+#include "yaml-cpp/depthguard.h"
 #include "yaml-cpp/yaml.h"
 
 namespace taskboard {
@@ -35,46 +37,92 @@ Json PlainScalarToJson(const std::string& text) {
   return text;
 }
 
-absl::StatusOr<Json> NodeToJson(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      return nullptr;
-    case YAML::NodeType::Scalar:
-      if (node.Tag() == "!") return Json(node.Scalar());
-      return PlainScalarToJson(node.Scalar());
-    case YAML::NodeType::Sequence: {
-      Json array = Json::array();
-      for (const YAML::Node& element : node) {
-        absl::StatusOr<Json> value = NodeToJson(element);
-        if (!value.ok()) return value.status();
-        array.push_back(*std::move(value));
-      }
-      return array;
+// Aliases let a few lines of YAML name the same node many times ("billion
+// laughs"); a document may expand to at most this many values.
+constexpr int64_t kMaxYamlValues = 1 << 20;
+
+// Recursion is bounded by the depth limit, checked before each descent.
+class YamlConverter {
+ public:
+  explicit YamlConverter(int max_depth) : max_depth_(max_depth) {}
+
+  absl::StatusOr<Json> Convert(const YAML::Node& node) {
+    if (++values_ > kMaxYamlValues) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "YAML expands to more than ", kMaxYamlValues, " values at ", path_.Path(),
+          " (aliases repeat what they name): write the values out or use fewer aliases"));
     }
-    case YAML::NodeType::Map: {
-      Json object = Json::object();
-      for (const auto& entry : node) {
-        if (!entry.first.IsScalar()) {
-          return absl::InvalidArgumentError(absl::StrCat("invalid YAML at line ",
-                                                         entry.first.Mark().line + 1,
-                                                         ": mapping keys must be plain strings"));
-        }
-        absl::StatusOr<Json> value = NodeToJson(entry.second);
-        if (!value.ok()) return value.status();
-        object[entry.first.Scalar()] = *std::move(value);
-      }
-      return object;
+    switch (node.Type()) {
+      case YAML::NodeType::Undefined:
+      case YAML::NodeType::Null:
+        return nullptr;
+      case YAML::NodeType::Scalar:
+        if (node.Tag() == "!") return Json(node.Scalar());
+        return PlainScalarToJson(node.Scalar());
+      case YAML::NodeType::Sequence:
+        return Sequence(node);
+      case YAML::NodeType::Map:
+        return Map(node);
     }
+    return nullptr;
   }
-  return nullptr;
-}
+
+ private:
+  absl::Status Descend() {
+    if (path_.depth() >= static_cast<size_t>(max_depth_)) {
+      return JsonTooDeepError(max_depth_, path_.Path());
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<Json> Sequence(const YAML::Node& node) {
+    if (absl::Status depth = Descend(); !depth.ok()) return depth;
+    path_.PushArray();
+    Json array = Json::array();
+    for (const YAML::Node& element : node) {
+      absl::StatusOr<Json> value = Convert(element);
+      if (!value.ok()) return value.status();
+      array.push_back(*std::move(value));
+      path_.NextIndex();
+    }
+    path_.Pop();
+    return array;
+  }
+
+  absl::StatusOr<Json> Map(const YAML::Node& node) {
+    if (absl::Status depth = Descend(); !depth.ok()) return depth;
+    path_.PushObject();
+    Json object = Json::object();
+    for (const auto& entry : node) {
+      if (!entry.first.IsScalar()) {
+        return absl::InvalidArgumentError(absl::StrCat("invalid YAML at line ",
+                                                       entry.first.Mark().line + 1,
+                                                       ": mapping keys must be plain strings"));
+      }
+      path_.SetKey(entry.first.Scalar());
+      absl::StatusOr<Json> value = Convert(entry.second);
+      if (!value.ok()) return value.status();
+      object[entry.first.Scalar()] = *std::move(value);
+    }
+    path_.Pop();
+    return object;
+  }
+
+  const int max_depth_;
+  int64_t values_ = 0;
+  JsonPathStack path_;
+};
 
 }  // namespace
 
 absl::StatusOr<Json> ParseYamlAsJson(absl::string_view text) {
   try {
-    return NodeToJson(YAML::Load(std::string(text)));
+    return YamlConverter(MaxJsonDepth()).Convert(YAML::Load(std::string(text)));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own guard (2,000 levels) fires before ours can look.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "YAML nested deeper than the limit of ", MaxJsonDepth(), " levels (line ", e.mark.line + 1,
+        "): flatten the document, or raise --max-json-depth (up to ", kMaxJsonDepthCeiling, ")"));
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("invalid YAML at line ", e.mark.line + 1,
                                                    ", column ", e.mark.column + 1, ": ", e.msg));

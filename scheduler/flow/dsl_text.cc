@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/json_depth.h"
 #include "common/utf8.h"
 #include "common/yaml_json.h"
 
@@ -25,6 +26,7 @@ absl::StatusOr<Json> ParseDslText(absl::string_view text, DslFormat format) {
     format = trimmed.front() == '{' ? DslFormat::kJson : DslFormat::kYaml;
   }
   if (format == DslFormat::kJson) {
+    if (absl::Status depth = CheckJsonTextDepth(text, MaxJsonDepth()); !depth.ok()) return depth;
     try {
       return Json::parse(text.begin(), text.end());
     } catch (const Json::parse_error& e) {

@@ -1,5 +1,6 @@
 #include "scheduler/flow/json_extract.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -60,12 +61,23 @@ std::optional<Json> FromFencedBlocks(absl::string_view text) {
   return std::nullopt;
 }
 
+// Each failed span restarts the scan one bracket further on, which is
+// quadratic in the worst case: 100,000 unclosed `[` would be 5e9 steps on the
+// engine thread. The scans of one text share this many bytes per input byte
+// (with a floor for short texts); past it no JSON is found. Prose with a few
+// bracketed words before its JSON never comes close.
+constexpr size_t kScanBytesPerInputByte = 16;
+constexpr size_t kMinScanBytes = 1 << 20;
+
 // The end (exclusive) of the bracketed span opening at `start`, or npos when
-// it is never closed or closes with the wrong kind of bracket.
-size_t MatchingCloseEnd(absl::string_view text, size_t start) {
+// it is never closed, closes with the wrong kind of bracket, or `budget`
+// (bytes left to scan, decremented) runs out.
+size_t MatchingCloseEnd(absl::string_view text, size_t start, size_t& budget) {
   std::string open_brackets;
   bool in_string = false;
   for (size_t i = start; i < text.size(); ++i) {
+    if (budget == 0) return absl::string_view::npos;
+    --budget;
     char c = text[i];
     if (in_string) {
       if (c == '\\') {
@@ -100,9 +112,10 @@ std::optional<Json> FromBalancedSpan(absl::string_view text) {
   // Prose often brackets words ("[note]", "{item}") before the real JSON, and
   // a prose bracket may enclose it, so a failed span moves the start by one
   // opening bracket rather than past the span.
-  for (size_t start = text.find_first_of("[{"); start != absl::string_view::npos;
+  size_t budget = std::max(kMinScanBytes, kScanBytesPerInputByte * text.size());
+  for (size_t start = text.find_first_of("[{"); start != absl::string_view::npos && budget > 0;
        start = text.find_first_of("[{", start + 1)) {
-    size_t end = MatchingCloseEnd(text, start);
+    size_t end = MatchingCloseEnd(text, start, budget);
     if (end == absl::string_view::npos) continue;
     if (std::optional<Json> json = TryParse(text.substr(start, end - start))) return json;
   }

@@ -12,6 +12,7 @@
 #include "tools/cli/runs_command.h"
 #include "tools/cli/show_command.h"
 #include "tools/cli/tool_command.h"
+#include "common/json_depth_flag.h"
 #include "tools/cli/validate_command.h"
 #include "tools/cli/watch_command.h"
 #include "tools/cli/workers_command.h"
@@ -24,6 +25,8 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   app.name("taskboard");
   app.require_subcommand(1);
   app.set_version_flag("--version", "taskboard 0.1.0");
+  // Before the command: `taskboard --max-json-depth 128 run deep.yaml`.
+  AddJsonDepthFlag(app);
 
   CommandSet commands(out_terminal, err_terminal);
   AddValidateCommand(app, commands);

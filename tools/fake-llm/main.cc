@@ -17,6 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "common/files.h"
+#include "common/json_depth_flag.h"
 #include "tools/fake-llm/fake_llm_server.h"
 #include "tools/fake-llm/script.h"
 
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--port-file", port_file, "Write the bound port here once serving");
   app.add_option("--log", log_path, "Append every request here as one JSON line");
+  taskboard::AddJsonDepthFlag(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,6 +1,7 @@
 #include "scheduler/flow/json_extract.h"
 
 #include <optional>
+#include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -97,4 +98,23 @@ TEST(ExtractJson, TextWithoutJson_ReturnsNullopt) {
 }
 
 }  // namespace
+// Hostile outputs: each failed span restarts the scan one bracket on, so
+// these would take minutes of the engine thread without the scan budget
+// (ctest's timeout fails the test then).
+TEST(ExtractJson, HundredThousandUnclosedBrackets_FindsNothingQuickly) {
+  EXPECT_EQ(ExtractJson(std::string(100'000, '[')), std::nullopt);
+  EXPECT_EQ(ExtractJson(std::string(100'000, '{')), std::nullopt);
+}
+
+TEST(ExtractJson, HundredThousandDeepBalancedBrackets_IsTooDeepToExtract) {
+  EXPECT_EQ(ExtractJson(std::string(100'000, '[') + std::string(100'000, ']')), std::nullopt);
+}
+
+TEST(ExtractJson, DeepProseBeforeRealJson_StillFindsTheJson) {
+  const std::string text = "notes [" + std::string(70, '[') + " then the answer: {\"ok\": true}";
+  EXPECT_THAT(ExtractJson("notes [a] [b] then {\"ok\": true}"),
+              Optional(Eq(Json::parse(R"({"ok":true})"))));
+  EXPECT_THAT(ExtractJson(text), Optional(Eq(Json::parse(R"({"ok":true})"))));
+}
+
 }  // namespace taskboard::flow
