@@ -33,7 +33,46 @@
 #include "common/metrics/registry.h"
 #include "common/tls/tls_credentials.h"
 #include "scheduler/auth/authenticator.h"
+#include "scheduler/engine/run_limits.h"
 #include "scheduler/server/scheduler_server.h"
+
+namespace {
+
+// The fan-out limits (scheduler/engine/run_limits.h, docs/security.md#limits).
+void AddRunLimitFlags(CLI::App& app, taskboard::engine::RunLimits& limits) {
+  namespace flags = taskboard::engine::limit_flags;
+  app.add_option(flags::kMaxItemsPerPhase, limits.max_items_per_phase,
+                 "Most tasks one map phase fans out to (or branches in one parallel phase)")
+      ->envname("TASKBOARD_MAX_ITEMS_PER_PHASE")
+      ->capture_default_str();
+  app.add_option(flags::kMaxPlanTasks, limits.max_plan_tasks,
+                 "Most tasks in one plan (planner, replanner, evaluator); larger plans are invalid")
+      ->envname("TASKBOARD_MAX_PLAN_TASKS")
+      ->capture_default_str();
+  app.add_option(flags::kMaxIterations, limits.max_iterations,
+                 "Highest maxIterations a flow may ask for (higher: rejected at submit)")
+      ->envname("TASKBOARD_MAX_ITERATIONS")
+      ->capture_default_str();
+  app.add_option(flags::kMaxInterpolatedBytes, limits.max_interpolated_bytes,
+                 "Largest task text after interpolation (larger: the phase fails)")
+      ->envname("TASKBOARD_MAX_INTERPOLATED_BYTES")
+      ->capture_default_str();
+  app.add_option(flags::kMaxToolResultBytes, limits.max_tool_result_bytes,
+                 "Largest tool result recorded or cached (larger: recorded as an error)")
+      ->envname("TASKBOARD_MAX_TOOL_RESULT_BYTES")
+      ->capture_default_str();
+  app.add_option(flags::kMaxChildRunsPerRun, limits.max_child_runs_per_run,
+                 "Most child runs one run may start (nested patterns)")
+      ->envname("TASKBOARD_MAX_CHILD_RUNS_PER_RUN")
+      ->capture_default_str();
+  app.add_option(flags::kMaxEventBytes, limits.max_event_bytes,
+                 "Largest run event; longer texts in it are cut with a marker")
+      ->envname("TASKBOARD_MAX_EVENT_BYTES")
+      ->check(CLI::Range(int64_t{1024}, int64_t{INT32_MAX}))
+      ->capture_default_str();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   namespace log = taskboard::log;  // here: at file scope it would clash with ::log from <cmath>
@@ -97,6 +136,7 @@ int main(int argc, char** argv) {
                  "Most tasks (board) or phases (taskflow) in one run")
       ->envname("TASKBOARD_MAX_TASKS_PER_RUN")
       ->capture_default_str();
+  AddRunLimitFlags(app, options.engine.limits);
   app.add_option("--metrics-listen", metrics_listen,
                  "Serve Prometheus /metrics, /healthz and /readyz over HTTP on HOST:PORT "
                  "(port 0: any free); empty: off")

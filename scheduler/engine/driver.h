@@ -21,6 +21,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "scheduler/engine/run_limits.h"
 #include "scheduler/engine/run_state.h"
 #include "taskboard/v1/flow.pb.h"
 
@@ -33,9 +34,10 @@ class Driver {
   virtual void Advance(RunState& run, int64_t now_ms) = 0;
 };
 
-// The driver for `spec`'s kind. UNIMPLEMENTED for kinds this scheduler
-// version cannot run yet.
-absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(const v1::FlowSpec& spec);
+// The driver for `spec`'s kind, enforcing `limits` (run_limits.h).
+// UNIMPLEMENTED for kinds this scheduler version cannot run yet.
+absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(const v1::FlowSpec& spec,
+                                                   const RunLimits& limits);
 
 }  // namespace taskboard::engine
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/log/log.h"
+#include "scheduler/engine/event_size.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/store/keys.h"
 
@@ -196,6 +197,7 @@ void Engine::Commit() {
       event.set_seq(seq);
       event.set_run_id(run_id);
       *event.mutable_ts() = ts;
+      FitEventToLimit(event, options_.limits.max_event_bytes);
       batch.Put(store::Column::kEvents, store::keys::Event(run_id, static_cast<uint64_t>(seq)),
                 event.SerializeAsString());
     }

@@ -47,6 +47,7 @@
 #include "scheduler/engine/ledger_book.h"
 #include "scheduler/engine/policy_service_caller.h"
 #include "scheduler/engine/retry_backoff.h"
+#include "scheduler/engine/run_limits.h"
 #include "scheduler/engine/run_state.h"
 #include "scheduler/engine/run_task_graph.h"
 #include "scheduler/engine/task_lifecycle.h"
@@ -68,6 +69,9 @@ struct EngineOptions {
   int max_infra_attempts = 3;
   RetryBackoff retry_backoff;
   int64_t max_output_bytes = 1 << 20;
+  // What one run may fan out to (map items, plans, interpolation, tool
+  // results, child runs, events).
+  RunLimits limits;
   size_t max_batch_events = 2048;
   // Reaches client-run PolicyServices; null: external policies always use
   // their declared_deps_only fallback. Outlives the engine.

@@ -67,6 +67,15 @@ void Engine::AdvanceNested() {
 std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) {
   store::TaskRecord& task = parent.MutableTask(task_id);
   Touch(parent.run_id());
+  const int started = parent.record().run().child_run_ids_size();
+  if (started >= options_.limits.max_child_runs_per_run) {
+    FailTask(task,
+             absl::StrCat("cannot start its child run: run ", parent.run_id(), " has started ",
+                          started, " child runs, the scheduler's limit per run (scheduler flag ",
+                          limit_flags::kMaxChildRunsPerRun, ")"),
+             now_ms_);
+    return "";
+  }
   SubmitRequest request;
   request.spec = task.child_spec();
   request.args = flow::ProtoStructToJson(parent.record().run().args());

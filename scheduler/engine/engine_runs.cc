@@ -40,7 +40,7 @@ void Engine::Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> d
 
 absl::StatusOr<std::string> Engine::CreateRun(SubmitRequest& request, const v1::Run* parent,
                                               const std::string& parent_task_id) {
-  absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(request.spec);
+  absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(request.spec, options_.limits);
   if (!driver.ok()) return driver.status();
 
   store::RunRecord record;
@@ -194,7 +194,7 @@ void Engine::DoResume(const std::string& run_id,
   }
   absl::StatusOr<v1::FlowSpec> spec = LoadSpec(*options_.store, run_id);
   if (!spec.ok()) return done(spec.status());
-  absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(*spec);
+  absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(*spec, options_.limits);
   if (!driver.ok()) return done(driver.status());
 
   RunState& run = **state;
@@ -228,7 +228,7 @@ absl::Status Engine::Recover() {
     if (!state.ok()) return state.status();
     absl::StatusOr<v1::FlowSpec> spec = LoadSpec(*options_.store, run_id);
     if (!spec.ok()) return spec.status();
-    absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(*spec);
+    absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(*spec, options_.limits);
     if (!driver.ok()) return driver.status();
     RunState& run = **state;
     if (!run.record().idempotency_key().empty()) {

@@ -109,19 +109,36 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
     Touch(run.run_id());
     return;
   }
+  // An oversized result is refused: recorded as an error (never cached), so
+  // waiting callers are told to run the call themselves and the ledger,
+  // store and prior work never carry it.
+  v1::ToolObservation refused;
+  const bool too_large =
+      static_cast<int64_t>(reported.result_json().size()) > options_.limits.max_tool_result_bytes;
+  if (too_large) {
+    refused = reported;
+    refused.clear_result_json();
+    refused.set_error(absl::StrCat(
+        "tool '", reported.tool_name(), "' returned ", reported.result_json().size(),
+        " bytes, over the scheduler's limit of ", options_.limits.max_tool_result_bytes,
+        " bytes (scheduler flag ", limit_flags::kMaxToolResultBytes,
+        "); not recorded or cached: have the tool write large results to a file and return "
+        "its path"));
+  }
+  const v1::ToolObservation& accepted = too_large ? refused : reported;
   SendAnswers(
       cache_.Record(CallContextFor(*active, worker, reported.task_id(), reported.tool_name()),
-                    reported, now_ms_, &extra_writes_));
+                    accepted, now_ms_, &extra_writes_));
 
   v1::Observation observation;
   observation.set_run_id(run.run_id());
   observation.set_task_id(reported.task_id());
   observation.set_tool_name(reported.tool_name());
   observation.set_args_json(reported.args_json());
-  if (reported.error().empty()) {
-    observation.set_result_json(reported.result_json());
+  if (accepted.error().empty()) {
+    observation.set_result_json(accepted.result_json());
   } else {
-    observation.set_error(reported.error());
+    observation.set_error(accepted.error());
   }
   observation.set_cached(reported.cached());
   observation.set_cache_age_ms(reported.cache_age_ms());

@@ -1,5 +1,6 @@
 #include "scheduler/engine/pattern_tasks.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -55,12 +56,22 @@ bool FailAndMaybeRetry(store::TaskRecord& task, std::string error, int64_t now_m
   return true;
 }
 
+absl::Status CheckPlanSize(size_t tasks, const RunLimits& limits) {
+  if (tasks <= static_cast<size_t>(std::max(0, limits.max_plan_tasks))) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      tasks, " planned tasks are over the scheduler's limit of ", limits.max_plan_tasks,
+      " per plan (scheduler flag ", limit_flags::kMaxPlanTasks, "); plan fewer, larger tasks"));
+}
+
 std::optional<std::vector<flow::PlannedTask>> TakePlan(RunState& run, const std::string& planner_id,
-                                                       int64_t now_ms) {
+                                                       const RunLimits& limits, int64_t now_ms) {
   const store::TaskRecord* planner = run.FindTask(planner_id);
   if (planner == nullptr) return std::nullopt;
   if (planner->task().state() == v1::TASK_STATE_COMPLETED) {
     absl::StatusOr<std::vector<flow::PlannedTask>> plan = flow::ParsePlan(planner->task().output());
+    if (plan.ok()) {
+      if (absl::Status size = CheckPlanSize(plan->size(), limits); !size.ok()) plan = size;
+    }
     if (plan.ok()) return *std::move(plan);
     FailAndMaybeRetry(run.MutableTask(planner_id),
                       absl::StrCat("the plan is invalid: ", plan.status().message()), now_ms);

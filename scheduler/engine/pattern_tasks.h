@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "scheduler/engine/run_limits.h"
 #include "scheduler/engine/run_state.h"
 #include "scheduler/flow/plan_output.h"
 #include "scheduler/store/records.pb.h"
@@ -51,12 +53,16 @@ store::TaskRecord NewPatternTask(RunState& run, std::string id, std::string role
 bool FailAndMaybeRetry(store::TaskRecord& task, std::string error, int64_t now_ms);
 
 // The plan of the planner task `planner_id` once there is one to act on:
-// nullopt while the planner has not completed. A plan that does not parse
-// fails the planner's attempt (retried at once while attempts remain, the
-// parse error in the task); a planner that failed for good fails the run
-// with `planner failed: ...`.
+// nullopt while the planner has not completed. A plan that does not parse,
+// or has more than `limits.max_plan_tasks` tasks, fails the planner's
+// attempt (retried at once while attempts remain, the error in the task); a
+// planner that failed for good fails the run with `planner failed: ...`.
 std::optional<std::vector<flow::PlannedTask>> TakePlan(RunState& run, const std::string& planner_id,
-                                                       int64_t now_ms);
+                                                       const RunLimits& limits, int64_t now_ms);
+
+// OK, or INVALID_ARGUMENT naming --max-plan-tasks when a plan (or the tasks
+// a replan adds) has more than `limits.max_plan_tasks` tasks.
+absl::Status CheckPlanSize(size_t tasks, const RunLimits& limits);
 
 // Records where the run is and tells watchers (a board_meta event).
 void SetPatternPhase(RunState& run, const std::string& phase, int iteration, std::string detail);

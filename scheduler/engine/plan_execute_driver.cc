@@ -53,11 +53,14 @@ bool IsReservedId(absl::string_view id) {
 
 }  // namespace
 
-PlanExecuteDriver::PlanExecuteDriver(const v1::FlowSpec& spec)
-    : spec_(spec), plan_(spec_.plan_and_execute()) {
+PlanExecuteDriver::PlanExecuteDriver(const v1::FlowSpec& spec, const RunLimits& limits)
+    : spec_(spec), limits_(limits), plan_(spec_.plan_and_execute()) {
   max_concurrency_ = plan_.max_concurrency() > 0 ? plan_.max_concurrency() : 1;
   max_attempts_ = spec_.max_attempts_per_task() > 0 ? spec_.max_attempts_per_task() : 1;
-  max_iterations_ = plan_.max_iterations() > 0 ? plan_.max_iterations() : 3;
+  // An explicit value is checked at intake (--max-iterations); the default
+  // stays within the cap too.
+  max_iterations_ = plan_.max_iterations() > 0 ? plan_.max_iterations()
+                                               : std::min(3, std::max(1, limits.max_iterations));
 }
 
 std::string PlanExecuteDriver::Goal(const RunState& run) const {
@@ -98,7 +101,7 @@ void PlanExecuteDriver::Advance(RunState& run, int64_t now_ms) {
   if (IsTerminal(run.record().run().status())) return;
   const std::string phase = run.record().pattern_phase();
   if (phase == kPlanning) {
-    std::optional<std::vector<flow::PlannedTask>> plan = TakePlan(run, kPlannerId, now_ms);
+    std::optional<std::vector<flow::PlannedTask>> plan = TakePlan(run, kPlannerId, limits_, now_ms);
     if (!plan.has_value()) return;
     RenameReservedSteps(*plan);
     CreateSteps(run, *plan, now_ms);
@@ -374,6 +377,7 @@ void PlanExecuteDriver::ApplyReplan(RunState& run, const store::TaskRecord& repl
 
 absl::Status PlanExecuteDriver::AddSteps(RunState& run, std::vector<flow::PlannedTask> tasks,
                                          int replan_number, int64_t now_ms) {
+  if (absl::Status size = CheckPlanSize(tasks.size(), limits_); !size.ok()) return size;
   absl::flat_hash_set<std::string> existing;
   for (const auto& [id, task] : run.tasks()) existing.insert(id);
   for (flow::PlannedTask& task : tasks) {

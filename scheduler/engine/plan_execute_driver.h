@@ -42,7 +42,7 @@ namespace taskboard::engine {
 
 class PlanExecuteDriver final : public Driver {
  public:
-  explicit PlanExecuteDriver(const v1::FlowSpec& spec);
+  PlanExecuteDriver(const v1::FlowSpec& spec, const RunLimits& limits);
 
   void Start(RunState& run, int64_t now_ms) override;
   void Advance(RunState& run, int64_t now_ms) override;
@@ -82,6 +82,7 @@ class PlanExecuteDriver final : public Driver {
   std::string Goal(const RunState& run) const;
 
   v1::FlowSpec spec_;
+  RunLimits limits_;
   const v1::PlanExecuteSpec& plan_;
   int max_concurrency_ = 1;
   int max_attempts_ = 1;

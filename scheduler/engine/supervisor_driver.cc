@@ -38,10 +38,14 @@ bool IsReservedId(absl::string_view id) {
 
 }  // namespace
 
-SupervisorDriver::SupervisorDriver(const v1::FlowSpec& spec)
-    : spec_(spec), supervisor_(spec_.supervisor()) {
+SupervisorDriver::SupervisorDriver(const v1::FlowSpec& spec, const RunLimits& limits)
+    : spec_(spec), limits_(limits), supervisor_(spec_.supervisor()) {
   max_concurrency_ = supervisor_.max_concurrency() > 0 ? supervisor_.max_concurrency() : 3;
-  max_iterations_ = supervisor_.max_iterations() > 0 ? supervisor_.max_iterations() : 3;
+  // An explicit value is checked at intake (--max-iterations); the default
+  // stays within the cap too.
+  max_iterations_ = supervisor_.max_iterations() > 0
+                        ? supervisor_.max_iterations()
+                        : std::min(3, std::max(1, limits.max_iterations));
   max_attempts_ = spec_.max_attempts_per_task() > 0 ? spec_.max_attempts_per_task() : 1;
 }
 
@@ -127,7 +131,7 @@ void SupervisorDriver::Advance(RunState& run, int64_t now_ms) {
   if (IsTerminal(run.record().run().status())) return;
   const std::string phase = run.record().pattern_phase();
   if (phase == kPlanning) {
-    std::optional<std::vector<flow::PlannedTask>> plan = TakePlan(run, kPlannerId, now_ms);
+    std::optional<std::vector<flow::PlannedTask>> plan = TakePlan(run, kPlannerId, limits_, now_ms);
     if (!plan.has_value()) return;
     StartWorkers(run, *std::move(plan), now_ms);
   } else if (phase == kRevising) {

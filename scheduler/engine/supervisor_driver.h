@@ -36,7 +36,7 @@ namespace taskboard::engine {
 
 class SupervisorDriver final : public Driver {
  public:
-  explicit SupervisorDriver(const v1::FlowSpec& spec);
+  SupervisorDriver(const v1::FlowSpec& spec, const RunLimits& limits);
 
   void Start(RunState& run, int64_t now_ms) override;
   void Advance(RunState& run, int64_t now_ms) override;
@@ -63,6 +63,7 @@ class SupervisorDriver final : public Driver {
                               int64_t now_ms) const;
 
   v1::FlowSpec spec_;
+  RunLimits limits_;
   const v1::SupervisorSpec& supervisor_;
   int max_concurrency_ = 3;
   int max_iterations_ = 3;

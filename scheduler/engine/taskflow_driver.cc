@@ -37,7 +37,8 @@ bool PhaseTerminal(const store::PhaseRecord& phase) { return IsTerminal(phase.st
 
 }  // namespace
 
-TaskflowDriver::TaskflowDriver(const v1::FlowSpec& spec) {
+TaskflowDriver::TaskflowDriver(const v1::FlowSpec& spec, const RunLimits& limits)
+    : limits_(limits) {
   board_ = spec.has_board();
   flow_ = board_ ? BoardAsTaskflow(spec.board()) : spec.taskflow();
   concurrency_ = flow_.concurrency();
@@ -189,6 +190,7 @@ flow::InterpolationContext TaskflowDriver::ContextFor(const RunState& run, int i
   const v1::Phase& phase = PhaseAt(index);
   flow::InterpolationContext ctx;
   ctx.args = &Args(run);
+  ctx.max_bytes = static_cast<size_t>(std::max<int64_t>(0, limits_.max_interpolated_bytes));
   ctx.previous_candidates = flow::PhaseDependencies(phase);
   if (phase.type() == v1::PHASE_TYPE_MAP) {
     ctx.item_var = phase.item_var().empty() ? "item" : phase.item_var();
@@ -231,6 +233,17 @@ flow::InterpolationContext TaskflowDriver::ContextFor(const RunState& run, int i
     ctx.steps.emplace(id, std::move(value));
   }
   return ctx;
+}
+
+std::string TaskflowDriver::InterpolationError(const v1::Phase& phase, absl::string_view field,
+                                               const absl::Status& status) const {
+  if (absl::IsResourceExhausted(status)) {
+    return absl::StrCat("phase '", phase.id(), "': '", field, "' ", status.message(),
+                        ", the scheduler's limit (scheduler flag ",
+                        limit_flags::kMaxInterpolatedBytes,
+                        "); pass large data by file path instead of inlining it");
+  }
+  return absl::StrCat("phase '", phase.id(), "': ", status.message());
 }
 
 store::TaskRecord TaskflowDriver::NewTask(RunState& run, const v1::Phase& phase,
@@ -298,12 +311,14 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
   std::vector<std::string> item_json;
   switch (phase.type()) {
     case v1::PHASE_TYPE_PARALLEL:
-      for (const v1::Branch& branch : phase.branches()) {
+      for (int b = 0; b < phase.branches_size(); ++b) {
+        const v1::Branch& branch = phase.branches(b);
         absl::StatusOr<std::string> prompt = flow::Interpolate(branch.task(), ctx);
         if (!prompt.ok()) {
-          return FailPhase(run, index,
-                           absl::StrCat("phase '", phase.id(), "': ", prompt.status().message()),
-                           now_ms);
+          return FailPhase(
+              run, index,
+              InterpolationError(phase, absl::StrCat("branches[", b, "].task"), prompt.status()),
+              now_ms);
         }
         items.push_back({branch.agent().empty() ? phase.agent() : branch.agent(), *prompt});
       }
@@ -315,18 +330,27 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
                     : absl::StatusOr<std::vector<Json>>(over.status());
       if (!values.ok()) {
         std::string message(values.status().message());
-        if (!absl::StartsWith(message, "map phase")) {
+        if (!over.ok()) {
+          message = InterpolationError(phase, "over", over.status());
+        } else if (!absl::StartsWith(message, "map phase")) {
           message = absl::StrCat("phase '", phase.id(), "': ", message);
         }
         return FailPhase(run, index, std::move(message), now_ms);
+      }
+      if (static_cast<int64_t>(values->size()) > limits_.max_items_per_phase) {
+        return FailPhase(
+            run, index,
+            absl::StrCat("map phase '", phase.id(), "': 'over' resolved to ", values->size(),
+                         " items, over the scheduler's limit of ", limits_.max_items_per_phase,
+                         " per phase (scheduler flag ", limit_flags::kMaxItemsPerPhase,
+                         "); split the list across several map phases"),
+            now_ms);
       }
       for (const Json& value : *values) {
         ctx.item = &value;
         absl::StatusOr<std::string> prompt = flow::Interpolate(phase.task(), ctx);
         if (!prompt.ok()) {
-          return FailPhase(run, index,
-                           absl::StrCat("phase '", phase.id(), "': ", prompt.status().message()),
-                           now_ms);
+          return FailPhase(run, index, InterpolationError(phase, "task", prompt.status()), now_ms);
         }
         items.push_back({phase.agent(), *prompt});
         item_json.push_back(DumpJson(value));
@@ -337,9 +361,7 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
     default: {
       absl::StatusOr<std::string> prompt = flow::Interpolate(phase.task(), ctx);
       if (!prompt.ok()) {
-        return FailPhase(run, index,
-                         absl::StrCat("phase '", phase.id(), "': ", prompt.status().message()),
-                         now_ms);
+        return FailPhase(run, index, InterpolationError(phase, "task", prompt.status()), now_ms);
       }
       items.push_back({phase.agent(), *prompt});
     }
@@ -588,10 +610,13 @@ void TaskflowDriver::FinishRun(RunState& run, int64_t now_ms) {
   engine::FinishRun(run, v1::RUN_STATUS_COMPLETED, std::move(output), "", now_ms);
 }
 
-absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(const v1::FlowSpec& spec) {
-  if (spec.has_taskflow() || spec.has_board()) return std::make_unique<TaskflowDriver>(spec);
-  if (spec.has_plan_and_execute()) return std::make_unique<PlanExecuteDriver>(spec);
-  if (spec.has_supervisor()) return std::make_unique<SupervisorDriver>(spec);
+absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(const v1::FlowSpec& spec,
+                                                   const RunLimits& limits) {
+  if (spec.has_taskflow() || spec.has_board()) {
+    return std::make_unique<TaskflowDriver>(spec, limits);
+  }
+  if (spec.has_plan_and_execute()) return std::make_unique<PlanExecuteDriver>(spec, limits);
+  if (spec.has_supervisor()) return std::make_unique<SupervisorDriver>(spec, limits);
   return absl::UnimplementedError(
       absl::StrCat("flow '", spec.name(), "' has no kind this scheduler can run (",
                    flow::FlowKindName(spec), "); validate it with `taskboard validate`"));

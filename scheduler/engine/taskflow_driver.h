@@ -19,14 +19,17 @@
 
 #include "common/json.h"
 #include "scheduler/engine/driver.h"
+#include "scheduler/engine/run_limits.h"
 #include "scheduler/flow/interpolation.h"
 
 namespace taskboard::engine {
 
 class TaskflowDriver final : public Driver {
  public:
-  // `spec` is a taskflow or a board.
-  explicit TaskflowDriver(const v1::FlowSpec& spec);
+  // `spec` is a taskflow or a board. A map phase over more items than
+  // `limits.max_items_per_phase`, or a template interpolating to more than
+  // `limits.max_interpolated_bytes`, fails its phase naming the limit.
+  explicit TaskflowDriver(const v1::FlowSpec& spec, const RunLimits& limits = {});
 
   void Start(RunState& run, int64_t now_ms) override;
   void Advance(RunState& run, int64_t now_ms) override;
@@ -52,12 +55,16 @@ class TaskflowDriver final : public Driver {
   void FinishRun(RunState& run, int64_t now_ms);
 
   flow::InterpolationContext ContextFor(const RunState& run, int index);
+  // The phase error for a template of `field` that did not interpolate.
+  std::string InterpolationError(const v1::Phase& phase, absl::string_view field,
+                                 const absl::Status& status) const;
   const Json& Args(const RunState& run);
   store::TaskRecord NewTask(RunState& run, const v1::Phase& phase, std::string task_id,
                             int item_index, std::string agent, std::string prompt, int64_t now_ms);
   void EmitPhaseEvent(RunState& run, int index);
 
   bool board_ = false;
+  RunLimits limits_;
   v1::TaskflowSpec flow_;
   int concurrency_ = 0;  // phases in flight; 0 = no limit
   int default_max_attempts_ = 1;

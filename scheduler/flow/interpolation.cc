@@ -202,6 +202,15 @@ std::string RenderValue(const Json& value) {
   return DumpJson(value);
 }
 
+namespace {
+
+absl::Status OverLimit(size_t max_bytes) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat("is over ", max_bytes, " bytes once interpolated"));
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> Interpolate(absl::string_view tmpl, const InterpolationContext& ctx) {
   std::string out;
   std::vector<std::string> errors;
@@ -213,12 +222,15 @@ absl::StatusOr<std::string> Interpolate(absl::string_view tmpl, const Interpolat
     Resolved value = Resolve(placeholder, ctx);
     if (value.ok()) {
       absl::StrAppend(&out, RenderValue(*value));
+      // Checked as it grows: many placeholders of a large value multiply.
+      if (ctx.max_bytes > 0 && out.size() > ctx.max_bytes) return OverLimit(ctx.max_bytes);
     } else if (reported.insert(placeholder.text).second) {
       errors.push_back(UnresolvedLine(placeholder, value.status()));
     }
   }
   if (!errors.empty()) return absl::InvalidArgumentError(absl::StrJoin(errors, "\n"));
   absl::StrAppend(&out, tmpl.substr(copied_up_to));
+  if (ctx.max_bytes > 0 && out.size() > ctx.max_bytes) return OverLimit(ctx.max_bytes);
   return out;
 }
 

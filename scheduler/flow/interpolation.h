@@ -66,6 +66,8 @@ struct InterpolationContext {
   // This phase's dependencies in declaration order (dependsOn, then from);
   // `{previous.output}` scans them from the end.
   std::vector<std::string> previous_candidates;
+  // The largest interpolated text allowed; 0: no limit.
+  size_t max_bytes = 0;
 };
 
 // Renders a value the way interpolation inserts it: strings as-is; null ->
@@ -83,6 +85,8 @@ std::string RenderValue(const Json& value);
 // line, as `unresolved placeholder {steps.x.output}: <why>`, e.g.
 // "phase 'x' is not upstream of this phase", "arg 'x' has no value",
 // "path 'a.b' not found in steps.d.json", "phase 'x' output is not JSON".
+// RESOURCE_EXHAUSTED `is over N bytes once interpolated` when the text
+// passes ctx.max_bytes (checked while it grows, so nothing larger is built).
 absl::StatusOr<std::string> Interpolate(absl::string_view tmpl, const InterpolationContext& ctx);
 
 // Like Interpolate, but when `tmpl` (trimmed of whitespace) is exactly one

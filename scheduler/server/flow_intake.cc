@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/flow/dsl_text.h"
+#include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/flow_loader.h"
 #include "scheduler/flow/proto_value.h"
 #include "scheduler/flow/run_args.h"
@@ -39,6 +40,66 @@ absl::Status CheckTaskCount(const v1::FlowSpec& spec, const IntakeLimits& limits
   return absl::OkStatus();
 }
 
+// A maxIterations over the cluster's cap is a validation error, not a
+// silent clamp (docs/decisions.md): the flow asked for rounds it cannot get.
+void CheckIterations(int iterations, const std::string& path, const engine::RunLimits& limits,
+                     flow::FlowErrorList& errors) {
+  if (iterations <= limits.max_iterations) return;
+  errors.Add(path, absl::StrCat("maxIterations ", iterations, " is over the scheduler's limit of ",
+                                limits.max_iterations, " (scheduler flag ",
+                                engine::limit_flags::kMaxIterations, ")"));
+}
+
+// What the run would fan out to that the flow shows up front: task counts,
+// parallel branches and revision rounds.
+absl::Status CheckFlowLimits(const v1::FlowSpec& spec, const IntakeLimits& limits) {
+  if (absl::Status count = CheckTaskCount(spec, limits); !count.ok()) return count;
+  const engine::RunLimits& run = limits.run;
+  if (spec.has_taskflow()) {
+    for (const v1::Phase& phase : spec.taskflow().phases()) {
+      if (phase.branches_size() > run.max_items_per_phase) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "parallel phase '", phase.id(), "' has ", phase.branches_size(),
+            " branches, over the limit of ", run.max_items_per_phase, " per phase (scheduler flag ",
+            engine::limit_flags::kMaxItemsPerPhase, "); split it into several phases"));
+      }
+    }
+  }
+  flow::FlowErrorList errors;
+  if (spec.has_plan_and_execute()) {
+    const v1::PlanExecuteSpec& plan = spec.plan_and_execute();
+    CheckIterations(plan.max_iterations(), "planAndExecute.maxIterations", run, errors);
+    if (plan.has_step_executor()) {
+      CheckIterations(plan.step_executor().max_iterations(),
+                      "planAndExecute.stepExecutor.maxIterations", run, errors);
+    }
+  }
+  if (spec.has_supervisor()) {
+    CheckIterations(spec.supervisor().max_iterations(), "supervisor.maxIterations", run, errors);
+  }
+  return errors.ToStatus();
+}
+
+// Replay, GetRun and every client decode what a run stores with protobuf's
+// default limit of 100 nested messages, and a JSON object level inside a
+// Struct takes three of them. Args or arg defaults about 30 objects deep
+// parse as JSON but could not be read back, so they are refused here: nothing
+// accepted may fail at replay. Checked where they sit deepest, in a GetRun
+// answer.
+absl::Status CheckReadableBack(const v1::FlowSpec& spec, const Json* args) {
+  v1::GetRunResponse response;
+  *response.mutable_run()->mutable_spec() = spec;
+  if (args != nullptr)
+    *response.mutable_run()->mutable_args() = flow::JsonToProtoValue(*args).struct_value();
+  v1::GetRunResponse decoded;
+  if (decoded.ParseFromString(response.SerializeAsString())) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "flow '", spec.name(), "': its ", args != nullptr ? "args or arg defaults" : "arg defaults",
+      " nest too deeply to be stored and read back (protobuf decodes at most 100 levels of "
+      "nested messages, and each JSON object level takes 3, so about 30 levels of objects): "
+      "flatten them, or pass deep data as a JSON string"));
+}
+
 }  // namespace
 
 absl::StatusOr<v1::FlowSpec> LoadRequestFlow(bool has_spec, const v1::FlowSpec& spec,
@@ -51,6 +112,7 @@ absl::StatusOr<v1::FlowSpec> LoadRequestFlow(bool has_spec, const v1::FlowSpec& 
     }
     absl::Status checked = flow::CheckFlowSpec(spec);
     if (!checked.ok()) return checked;
+    if (absl::Status limited = CheckFlowLimits(spec, limits); !limited.ok()) return limited;
     return spec;
   }
   int64_t size = static_cast<int64_t>(source.text().size());
@@ -61,7 +123,11 @@ absl::StatusOr<v1::FlowSpec> LoadRequestFlow(bool has_spec, const v1::FlowSpec& 
     return absl::InvalidArgumentError(
         "no flow given: set spec, source.text (JSON or YAML), or saved.name");
   }
-  return flow::LoadFlowText(source.text(), FormatOf(source.format()));
+  absl::StatusOr<v1::FlowSpec> loaded =
+      flow::LoadFlowText(source.text(), FormatOf(source.format()));
+  if (!loaded.ok()) return loaded;
+  if (absl::Status limited = CheckFlowLimits(*loaded, limits); !limited.ok()) return limited;
+  return loaded;
 }
 
 absl::StatusOr<engine::SubmitRequest> PrepareSubmit(const v1::SubmitRunRequest& request,
@@ -92,10 +158,12 @@ absl::StatusOr<engine::SubmitRequest> PrepareSubmit(const v1::SubmitRunRequest& 
           "no flow given: set spec, source.text (JSON or YAML), or saved.name");
   }
   if (!spec.ok()) return spec.status();
-  if (absl::Status count = CheckTaskCount(*spec, limits); !count.ok()) return count;
+  // Saved flows are checked again: the limits may have changed since.
+  if (absl::Status limited = CheckFlowLimits(*spec, limits); !limited.ok()) return limited;
 
   absl::StatusOr<Json> args = flow::BindRunArgs(*spec, flow::ProtoStructToJson(request.args()));
   if (!args.ok()) return args.status();
+  if (absl::Status readable = CheckReadableBack(*spec, &*args); !readable.ok()) return readable;
 
   engine::SubmitRequest submit;
   submit.spec = *std::move(spec);

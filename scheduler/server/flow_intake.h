@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "scheduler/engine/engine.h"
+#include "scheduler/engine/run_limits.h"
 #include "scheduler/engine/saved_flows.h"
 #include "taskboard/v1/scheduler.pb.h"
 
@@ -20,17 +21,23 @@ struct IntakeLimits {
   int64_t max_spec_bytes = 1 << 20;    // flow text or encoded spec
   int64_t max_args_bytes = 256 << 10;  // encoded args
   int max_tasks_per_run = 10'000;      // board tasks / taskflow phases
+  // The engine's fan-out limits (the server copies EngineOptions::limits):
+  // intake checks the ones a flow shows up front, so nothing accepted fails
+  // later for a reason intake could have seen.
+  engine::RunLimits run;
 };
 
-// INVALID_ARGUMENT (with every flow error), RESOURCE_EXHAUSTED for a size
-// limit (naming the limit and the flag that raises it), NOT_FOUND for an
-// unknown saved flow (saved flows are looked up among `tenant`'s).
+// INVALID_ARGUMENT (with every flow error, including a maxIterations over
+// --max-iterations), RESOURCE_EXHAUSTED for a size or count limit (naming the
+// limit and the flag that raises it), NOT_FOUND for an unknown saved flow
+// (saved flows are looked up among `tenant`'s).
 absl::StatusOr<engine::SubmitRequest> PrepareSubmit(const v1::SubmitRunRequest& request,
                                                     const std::string& tenant,
                                                     engine::SavedFlows& saved,
                                                     const IntakeLimits& limits);
 
-// The flow of a Validate / Save request (spec or DSL text), validated.
+// The flow of a Validate / Save request (spec or DSL text), validated and
+// checked against the limits; errors as PrepareSubmit's.
 absl::StatusOr<v1::FlowSpec> LoadRequestFlow(bool has_spec, const v1::FlowSpec& spec,
                                              const v1::FlowSource& source,
                                              const IntakeLimits& limits);

@@ -44,6 +44,9 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
   server->pool_ = std::make_unique<BlockingPool>(options.reader_threads);
   server->gate_ = std::make_unique<CallGate>(CallGateOptions{
       .authenticator = options.authenticator, .max_request_bytes = options.max_request_bytes});
+  // Intake checks the fan-out limits a flow shows up front with the
+  // engine's own values.
+  options.limits.run = options.engine.limits;
   server->scheduler_service_ =
       std::make_unique<SchedulerService>(server->engine_.get(), server->saved_.get(),
                                          server->pool_.get(), options.limits, server->gate_.get());
@@ -57,12 +60,13 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
       options.listen_address,
       options.credentials != nullptr ? options.credentials : grpc::InsecureServerCredentials(),
       &server->port_);
-  // Messages may carry a spec or an output up to their limits plus framing;
-  // larger ones get our clear size error rather than gRPC's.
+  // Messages may carry a spec, an output or a tool result up to their limits
+  // plus framing; larger ones get our clear size error rather than gRPC's.
   // Likewise a request over --max-request-bytes (gRPC's limit is more than
   // twice it).
   int64_t largest = std::max({options.limits.max_spec_bytes, options.limits.max_args_bytes,
-                              options.engine.max_output_bytes, options.max_request_bytes});
+                              options.engine.max_output_bytes, options.max_request_bytes,
+                              options.engine.limits.max_tool_result_bytes});
   // At least 16 MiB: workers cap outputs at 4 MiB, and an output over
   // --max-output-bytes must arrive to be refused with a clear task error (a
   // message over gRPC's limit would break the worker's stream instead).
