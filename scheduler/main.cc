@@ -14,7 +14,8 @@
 //
 // Security (docs/security.md): --auth-tokens requires bearer tokens (the file
 // is re-read on SIGHUP), --tls-* serve TLS or mTLS, --max-request-bytes caps
-// client requests.
+// client requests. A --listen address other machines can reach needs
+// --auth-tokens, or --insecure to say the network is trusted.
 
 #include <signal.h>
 
@@ -33,6 +34,7 @@
 #include "common/metrics/registry.h"
 #include "common/tls/tls_credentials.h"
 #include "scheduler/auth/authenticator.h"
+#include "scheduler/auth/listen_exposure.h"
 #include "scheduler/engine/run_limits.h"
 #include "scheduler/server/scheduler_server.h"
 
@@ -84,6 +86,7 @@ int main(int argc, char** argv) {
   std::string metrics_port_file;
   log::LogFlags log_flags;
   std::string auth_tokens;
+  bool insecure = false;
   taskboard::tls::ServerTlsFlags tls_flags;
 
   CLI::App app{"taskboard-scheduler: owns Taskboard runs, their tasks and their durable state"};
@@ -152,6 +155,10 @@ int main(int argc, char** argv) {
                  "Tokens file (YAML or JSON): every call needs a bearer token listed there, "
                  "re-read on SIGHUP (docs/security.md); empty: no authentication")
       ->envname("TASKBOARD_AUTH_TOKENS");
+  app.add_flag("--insecure", insecure,
+               "Allow a --listen address other machines can reach without --auth-tokens "
+               "(a trusted network only; logs a warning)")
+      ->envname("TASKBOARD_INSECURE");
   app.add_option("--tls-cert", tls_flags.cert, "Serve TLS with this certificate chain (PEM)")
       ->envname("TASKBOARD_TLS_CERT");
   app.add_option("--tls-key", tls_flags.key, "The private key of --tls-cert (PEM)")
@@ -170,6 +177,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   log::RouteGrpcLogs();
+  absl::StatusOr<taskboard::auth::Exposure> exposure =
+      taskboard::auth::CheckListenExposure(options.listen_address, !auth_tokens.empty(), insecure);
+  if (!exposure.ok()) {
+    std::cerr << "taskboard-scheduler: " << exposure.status().message() << "\n";
+    return 2;
+  }
+  if (*exposure == taskboard::auth::Exposure::kInsecure) {
+    log::Warn("--insecure: serving without authentication on an address other machines can reach")
+        .With("listen", options.listen_address);
+  }
   if (memory) {
     options.data_dir.clear();
   } else if (options.data_dir.empty()) {

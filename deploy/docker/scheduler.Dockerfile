@@ -42,6 +42,9 @@ USER 10001:10001
 WORKDIR /var/lib/taskboard
 # gRPC (Scheduler, WorkerGateway, PolicyService, grpc.health.v1) and the
 # /metrics, /healthz, /readyz endpoint; the manifests pass these flags too.
+# On 0.0.0.0 the scheduler refuses to start without tokens: run the image
+# with TASKBOARD_AUTH_TOKENS=FILE (and TASKBOARD_TLS_CERT/KEY), or with
+# TASKBOARD_INSECURE=1 on a network you trust (docs/security.md).
 EXPOSE 7233 9090
 VOLUME ["/var/lib/taskboard"]
 ENTRYPOINT ["/usr/local/bin/taskboard-scheduler"]

@@ -43,6 +43,10 @@ const MIN_KUBECTL = [1, 20];
 
 const execFileAsync = promisify(execFile);
 
+// overlays/dev runs plaintext with --insecure; every other overlay is held to
+// the production defaults (TLS, tokens, NetworkPolicies; security_checks.mjs).
+const profileOf = (overlay) => (overlay === "dev" ? "development" : "production");
+
 class EnvironmentError extends Error {}
 
 // Returns kubectl's version (v1.20.2) or throws an EnvironmentError saying
@@ -254,7 +258,7 @@ async function main() {
           ok = false;
           continue;
         }
-        const errors = validateObjects(objects, context);
+        const errors = validateObjects(objects, context, { profile: profileOf(overlay) });
         if (errors.length === 0) {
           const kinds = [...new Set(objects.map((o) => o.kind))].join(", ");
           console.log(

@@ -1,5 +1,6 @@
 // The validator must be able to fail. Starting from the real manifest files
-// (deploy/base and the components, read directly, no kubectl) and recorded
+// (deploy/base, prod-base's patches and NetworkPolicies, and the components,
+// read directly, no kubectl) and recorded
 // --help and /metrics of the services (fixtures/), each test breaks one
 // thing a cluster or an operator would trip over and expects the validator
 // to name it. ctest: deploy.validator_self_check.
@@ -37,6 +38,42 @@ const MANIFESTS = [
   "components/keda/worker-scaledobject.yaml",
 ];
 
+// The patches of prod-base (the production defaults) and of overlays/dev.
+const PROD_PATCHES = ["prod-base/scheduler-patch.yaml", "prod-base/worker-patch.yaml"];
+const DEV_PATCHES = ["overlays/dev/scheduler-patch.yaml", "overlays/dev/worker-patch.yaml"];
+
+// A strategic merge patch as far as deploy/'s patches need it: maps merge,
+// lists of named items (containers, env, volumes, volumeMounts) merge by
+// name, other lists and values are replaced.
+function mergePatch(target, patch) {
+  for (const [key, value] of Object.entries(patch)) {
+    const current = target[key];
+    const named = (list) => Array.isArray(list) && list.every((item) => item?.name !== undefined);
+    if (named(value) && named(current)) {
+      for (const item of value) {
+        const existing = current.find((c) => c.name === item.name);
+        if (existing) mergePatch(existing, item);
+        else current.unshift(item);
+      }
+    } else if (value && typeof value === "object" && !Array.isArray(value) && current) {
+      mergePatch(current, value);
+    } else {
+      target[key] = value;
+    }
+  }
+}
+
+function applyPatches(objects, files) {
+  for (const file of files) {
+    for (const patch of parseObjects(readFileSync(join(deployDir, file), "utf8"))) {
+      const target = objects.find(
+        (o) => o.kind === patch.kind && o.metadata.name === patch.metadata.name,
+      );
+      mergePatch(target, { spec: patch.spec });
+    }
+  }
+}
+
 // What deploy/base's commonLabels adds to its objects, their selectors and
 // pod templates (app.kubernetes.io/part-of is in the files themselves).
 function labelLikeBase(object) {
@@ -47,14 +84,21 @@ function labelLikeBase(object) {
   if (object.spec?.template) Object.assign(object.spec.template.metadata.labels, name);
 }
 
-// A fresh, valid set of objects, as the prod overlay renders them (labels
-// and namespace included).
-function goodObjects() {
+// A fresh, valid set of objects, as the prod overlay renders them (labels,
+// namespace, prod-base's patches and NetworkPolicies included), or with
+// `dev` as overlays/dev patches the base (no NetworkPolicies).
+function goodObjects({ dev = false } = {}) {
   const objects = MANIFESTS.flatMap((file) => {
     const parsed = parseObjects(readFileSync(join(deployDir, file), "utf8"));
     if (file.startsWith("base/")) parsed.forEach(labelLikeBase);
     return parsed;
   });
+  applyPatches(objects, dev ? DEV_PATCHES : PROD_PATCHES);
+  if (!dev) {
+    objects.push(
+      ...parseObjects(readFileSync(join(deployDir, "prod-base", "networkpolicy.yaml"), "utf8")),
+    );
+  }
   objects.push({
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -87,10 +131,13 @@ const firstAlert = (objects) => find(objects, "PrometheusRule").spec.groups[0].r
 const scaledObjectQuery = (objects) => find(objects, "ScaledObject").spec.triggers[0].metadata;
 
 // Validates `objects` after `breakIt` and expects an error matching `pattern`.
-function expectError(breakIt, pattern) {
-  const objects = goodObjects();
+// `dev`: starting from overlays/dev's objects, validated as development.
+function expectError(breakIt, pattern, { dev = false } = {}) {
+  const objects = goodObjects({ dev });
   breakIt(objects);
-  const errors = validateObjects(objects, context);
+  const errors = validateObjects(objects, context, {
+    profile: dev ? "development" : "production",
+  });
   assert.ok(
     errors.some((error) => pattern.test(error)),
     `expected an error matching ${pattern}, got:\n  ${errors.join("\n  ") || "(none)"}`,
@@ -99,6 +146,13 @@ function expectError(breakIt, pattern) {
 
 test("GoodManifests_Pass", () => {
   assert.deepEqual(validateObjects(goodObjects(), context), []);
+});
+
+test("GoodDevManifests_PassAsDevelopment", () => {
+  assert.deepEqual(
+    validateObjects(goodObjects({ dev: true }), context, { profile: "development" }),
+    [],
+  );
 });
 
 test("UnknownKind_Fails", () => {
@@ -139,14 +193,14 @@ test("ProbeOnMissingPort_Fails", () => {
 
 test("FlagTheBinaryLacks_Fails", () => {
   expectError((objects) => {
-    workerContainer(objects).args.push("--log-level=debug");
-  }, /taskboard-worker has no flag --log-level/);
+    workerContainer(objects).args.push("--verbose=debug");
+  }, /taskboard-worker has no flag --verbose/);
 });
 
 test("EnvVariableTheBinaryLacks_Fails", () => {
   expectError((objects) => {
-    workerContainer(objects).env.push({ name: "TASKBOARD_LOG_LEVEL", value: "debug" });
-  }, /reads no environment variable TASKBOARD_LOG_LEVEL/);
+    workerContainer(objects).env.push({ name: "TASKBOARD_VERBOSE", value: "debug" });
+  }, /reads no environment variable TASKBOARD_VERBOSE/);
 });
 
 test("MetricsBoundToLoopback_Fails", () => {
@@ -184,7 +238,7 @@ test("WorkerPointsAtMissingService_Fails", () => {
 test("GracePeriodShorterThanDrain_Fails", () => {
   expectError((objects) => {
     worker(objects).spec.template.spec.terminationGracePeriodSeconds = 30;
-  }, /terminationGracePeriodSeconds 30 must be at least --drain-grace-seconds 30/);
+  }, /terminationGracePeriodSeconds 30 must be at least --drain-grace-seconds 300/);
 });
 
 test("GracePeriodShorterThanDrainFromEnv_Fails", () => {
@@ -192,8 +246,8 @@ test("GracePeriodShorterThanDrainFromEnv_Fails", () => {
     const entry = workerContainer(objects).env.find(
       (e) => e.name === "TASKBOARD_DRAIN_GRACE_SECONDS",
     );
-    entry.value = "300";
-  }, /terminationGracePeriodSeconds 45 must be at least --drain-grace-seconds 300/);
+    entry.value = "600";
+  }, /terminationGracePeriodSeconds 330 must be at least --drain-grace-seconds 600/);
 });
 
 test("UnknownMetricInAlert_Fails", () => {
@@ -264,6 +318,135 @@ test("DashboardQueryOnUnknownMetric_Fails", () => {
     dashboard.panels[1].targets[0].expr = "sum(taskboard_scheduler_up)";
     configMap.data["grafana.json"] = JSON.stringify(dashboard);
   }, /panel 'Scheduler up': taskboard_scheduler_up is not served/);
+});
+
+// Production defaults (docs/security.md#production-defaults).
+const schedulerContainer = (objects) => scheduler(objects).spec.template.spec.containers[0];
+const withoutEnv = (container, name) => {
+  container.env = container.env.filter((entry) => entry.name !== name);
+};
+const schedulerPolicy = (objects) => find(objects, "NetworkPolicy", "taskboard-scheduler");
+
+test("DevWithoutInsecure_SchedulerWouldNotStart", () => {
+  expectError(
+    (objects) => withoutEnv(schedulerContainer(objects), "TASKBOARD_INSECURE"),
+    /refuses to start: --listen=0\.0\.0\.0:7233 with neither --auth-tokens nor --insecure/,
+    { dev: true },
+  );
+});
+
+test("ProdWithInsecure_Fails", () => {
+  expectError((objects) => {
+    schedulerContainer(objects).args.push("--insecure");
+  }, /container 'scheduler': --insecure \(TASKBOARD_INSECURE\) in production/);
+});
+
+test("ProdWithoutTls_Fails", () => {
+  expectError(
+    (objects) => withoutEnv(schedulerContainer(objects), "TASKBOARD_TLS_CERT"),
+    /production needs --tls-cert \(TASKBOARD_TLS_CERT\), a file from a Secret/,
+  );
+});
+
+test("TlsKeyNotFromSecret_Fails", () => {
+  expectError((objects) => {
+    const volumes = scheduler(objects).spec.template.spec.volumes;
+    volumes[volumes.findIndex((v) => v.name === "tls")] = { name: "tls", emptyDir: {} };
+  }, /--tls-key=\/etc\/taskboard\/tls\/tls\.key is not on a volume from a Secret/);
+});
+
+test("ProdWithoutAuthTokens_Fails", () => {
+  expectError(
+    (objects) => withoutEnv(schedulerContainer(objects), "TASKBOARD_AUTH_TOKENS"),
+    /production needs --auth-tokens \(TASKBOARD_AUTH_TOKENS\)/,
+  );
+});
+
+test("WorkerWithoutTlsCa_Fails", () => {
+  expectError(
+    (objects) => withoutEnv(workerContainer(objects), "TASKBOARD_TLS_CA"),
+    /container 'worker': production needs --tls-ca \(TASKBOARD_TLS_CA\)/,
+  );
+});
+
+test("WorkerTokenLiteral_Fails", () => {
+  expectError((objects) => {
+    const entry = workerContainer(objects).env.find((e) => e.name === "TASKBOARD_TOKEN");
+    delete entry.valueFrom;
+    entry.value = "worker-token-0123456789";
+  }, /production needs TASKBOARD_TOKEN from a Secret/);
+});
+
+test("MutualTlsWithoutWorkerCertificate_Fails", () => {
+  expectError((objects) => {
+    schedulerContainer(objects).env.push({
+      name: "TASKBOARD_TLS_CLIENT_CA",
+      value: "/etc/taskboard/tls/ca.crt",
+    });
+  }, /container 'worker': production needs --tls-cert \(TASKBOARD_TLS_CERT\)/);
+});
+
+test("GrpcProbeOnTlsPort_Fails", () => {
+  expectError((objects) => {
+    schedulerContainer(objects).livenessProbe = { grpc: { port: 7233 } };
+  }, /livenessProbe is a grpc probe on the TLS port/);
+});
+
+test("WritableRootFilesystem_Fails", () => {
+  expectError((objects) => {
+    workerContainer(objects).securityContext.readOnlyRootFilesystem = false;
+  }, /container 'worker': set securityContext\.readOnlyRootFilesystem: true/);
+});
+
+test("RootUser_Fails", () => {
+  expectError((objects) => {
+    delete scheduler(objects).spec.template.spec.securityContext.runAsNonRoot;
+  }, /container 'scheduler': runAsNonRoot must be true/);
+});
+
+test("NoNetworkPolicy_Fails", () => {
+  expectError((objects) => {
+    objects.splice(objects.indexOf(schedulerPolicy(objects)), 1);
+  }, /production needs a NetworkPolicy selecting the scheduler's pods/);
+});
+
+test("NetworkPolicyNotSelectingScheduler_Fails", () => {
+  expectError((objects) => {
+    schedulerPolicy(objects).spec.podSelector.matchLabels["app.kubernetes.io/component"] = "sched";
+  }, /NetworkPolicy\/taskboard-scheduler: its podSelector matches no pod template/);
+});
+
+test("NetworkPolicyAdmitsEveryone_Fails", () => {
+  expectError((objects) => {
+    schedulerPolicy(objects).spec.ingress.push({ ports: [{ port: "grpc" }] });
+  }, /NetworkPolicy\/taskboard-scheduler: admits any source to port 'grpc'/);
+});
+
+test("NetworkPolicyAdmitsOtherPods_Fails", () => {
+  expectError((objects) => {
+    schedulerPolicy(objects).spec.ingress[0].from.push({
+      podSelector: { matchLabels: { app: "anything" } },
+    });
+  }, /port 'grpc' admits .*anything.*, neither the workers nor clients/);
+});
+
+test("NetworkPolicyWithoutClients_Fails", () => {
+  expectError((objects) => {
+    schedulerPolicy(objects).spec.ingress[0].from.splice(1, 1);
+  }, /port 'grpc' does not admit clients labelled taskboard\.dev\/client: "true"/);
+});
+
+test("NetworkPolicyWithoutWorkers_Fails", () => {
+  expectError((objects) => {
+    schedulerPolicy(objects).spec.ingress[0].from.splice(0, 1);
+  }, /port 'grpc' does not admit the workers of Deployment\/taskboard-worker/);
+});
+
+test("NetworkPolicyWithoutPrometheus_Fails", () => {
+  expectError((objects) => {
+    const peer = schedulerPolicy(objects).spec.ingress[1].from[0];
+    peer.namespaceSelector.matchLabels["kubernetes.io/metadata.name"] = "observability";
+  }, /port 'http-metrics' does not admit Prometheus/);
 });
 
 // promtool (Debian package prometheus, installed by scripts/install-deps.sh)

@@ -7,7 +7,8 @@
 //     --binary-help taskboard-scheduler=scheduler-help.txt \
 //     --binary-help taskboard-worker=worker-help.txt \
 //     --metrics scheduler-metrics.txt --metrics worker-metrics.txt \
-//     [--adapter-rules deploy/components/hpa/prometheus-adapter-rules.yaml]
+//     [--adapter-rules deploy/components/hpa/prometheus-adapter-rules.yaml] \
+//     [--profile production|development]
 //
 // Exit 0: valid; 1: errors, one per line on stderr; 2: bad usage.
 
@@ -19,12 +20,14 @@ import { buildContext, parseObjects, validateObjects } from "./lib/validate.mjs"
 
 const USAGE =
   "usage: validate.mjs --rendered FILE... --binary-help BINARY=FILE... --metrics FILE... " +
-  "[--adapter-rules FILE] [--promtool PATH]\n" +
+  "[--adapter-rules FILE] [--promtool PATH] [--profile production|development]\n" +
   "  --rendered       kubectl kustomize output (multi-document YAML)\n" +
   "  --binary-help    taskboard-scheduler=FILE and taskboard-worker=FILE: their --help output\n" +
   "  --metrics        a /metrics scrape of the scheduler, of a worker\n" +
   "  --adapter-rules  prometheus-adapter rules defining the HPA's external metrics\n" +
-  "  --promtool       check every PromQL expression's syntax with this promtool";
+  "  --promtool       check every PromQL expression's syntax with this promtool\n" +
+  "  --profile        production (default: TLS, tokens, NetworkPolicies required) or\n" +
+  "                   development (plaintext with --insecure allowed, as overlays/dev)";
 
 function main() {
   let values;
@@ -36,6 +39,7 @@ function main() {
         metrics: { type: "string", multiple: true },
         "adapter-rules": { type: "string" },
         promtool: { type: "string" },
+        profile: { type: "string", default: "production" },
         help: { type: "boolean" },
       },
     }));
@@ -67,7 +71,9 @@ function main() {
   });
   let failed = false;
   for (const file of values.rendered) {
-    const errors = validateObjects(parseObjects(readFileSync(file, "utf8")), context);
+    const errors = validateObjects(parseObjects(readFileSync(file, "utf8")), context, {
+      profile: values.profile,
+    });
     for (const error of errors) console.error(`${file}: ${error}`);
     failed ||= errors.length > 0;
   }

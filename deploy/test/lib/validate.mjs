@@ -1,6 +1,6 @@
 // Validates one rendered overlay: every object against its schema, then the
 // cross-references between them and against the real services (their flags
-// and their /metrics).
+// and their /metrics), then its security settings (security_checks.mjs).
 
 import { parseAllDocuments } from "yaml";
 
@@ -10,6 +10,7 @@ import { adapterRuleMetrics, monitoringErrors, queryExpressions } from "./monito
 import { promtoolErrors, ruleFile } from "./promtool.mjs";
 import { schemaErrors } from "./models.mjs";
 import { idOf } from "./objects.mjs";
+import { securityErrors } from "./security_checks.mjs";
 import { workloadErrors } from "./workload_checks.mjs";
 
 // The objects of a multi-document YAML text (kubectl kustomize's output).
@@ -51,8 +52,10 @@ export function buildContext({ helpTexts, expositions, adapterRules, promtool })
 }
 
 // Every error of a rendered overlay, as "Kind/name: what is wrong" lines;
-// [] when it is fine.
-export function validateObjects(objects, context) {
+// [] when it is fine. `profile`: "production" (TLS, tokens and
+// NetworkPolicies required; the default) or "development" (overlays/dev:
+// plaintext with --insecure allowed).
+export function validateObjects(objects, context, { profile = "production" } = {}) {
   const errors = [...context.adapterErrors];
   if (objects.length === 0) errors.push("the overlay rendered no objects");
   const schemaValid = [];
@@ -65,6 +68,7 @@ export function validateObjects(objects, context) {
   // malformed one has its error already and would only add noise here.
   errors.push(...workloadErrors(schemaValid, context.helps));
   errors.push(...monitoringErrors(schemaValid, context.exposed, context.adapterMetrics));
+  errors.push(...securityErrors(schemaValid, profile));
   if (context.promtool) {
     const expressions = [...queryExpressions(schemaValid), ...context.adapterExpressions];
     const rules = ruleFile(
