@@ -27,6 +27,7 @@
 
 #include "CLI/CLI.hpp"
 #include "common/files.h"
+#include "common/json_depth_flag.h"
 #include "common/log/grpc_log.h"
 #include "common/log/log.h"
 #include "common/log/log_flags.h"
@@ -167,6 +168,7 @@ int main(int argc, char** argv) {
                  "Require client certificates signed by this CA (mTLS; PEM)")
       ->envname("TASKBOARD_TLS_CLIENT_CA");
   log::AddLogFlags(app, &log_flags);
+  taskboard::AddJsonDepthFlag(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

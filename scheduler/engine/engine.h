@@ -224,6 +224,12 @@ class Engine {
   // After recovery: tasks whose child run must still start, or whose child
   // ended, are marked so the first batch handles them.
   absl::Status RecoverChildLinks();
+  // Recovery of one active run: its records, driver, timers and leases.
+  // DATA_LOSS (or the store's error) when they cannot be read back.
+  absl::Status RecoverRun(const std::string& run_id);
+  // Fails a run that cannot be recovered with "unrecoverable: <reason>"
+  // (event, log line, metric), committed by Recover.
+  void Quarantine(const std::string& run_id, absl::string_view reason);
 
   // Worker events and dispatch (engine_workers.cc).
   void DoHello(uint64_t stream_id, v1::Hello& hello,

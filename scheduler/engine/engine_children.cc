@@ -123,7 +123,15 @@ absl::Status Engine::RecoverChildLinks() {
         continue;
       }
       absl::StatusOr<store::RunRecord> child = ReadRunRecord(*options_.store, child_id);
-      if (!child.ok()) return child.status();
+      if (!child.ok()) {
+        // The parent goes on without it: the step fails with the reason.
+        store::RunRecord unreadable;
+        unreadable.mutable_run()->set_run_id(child_id);
+        unreadable.mutable_run()->set_status(v1::RUN_STATUS_FAILED);
+        unreadable.mutable_run()->set_error(
+            absl::StrCat("unrecoverable: ", child.status().message()));
+        child = std::move(unreadable);
+      }
       SettleChildTask(run.MutableTask(task_id), child->run(), now_ms_);
       AddUsage(*run.MutableRecord().mutable_run()->mutable_usage(), child->run().usage());
     }

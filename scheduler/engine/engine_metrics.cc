@@ -56,6 +56,11 @@ EngineMetrics::EngineMetrics(metrics::Registry& registry)
                          .Name("taskboard_scheduler_runs_finished_total")
                          .Help("Runs that reached a final status, by flow kind and status.")
                          .Register(registry)),
+      runs_quarantined_(
+          BuildCounter()
+              .Name("taskboard_scheduler_runs_quarantined_total")
+              .Help("Runs failed at start-up because their records could not be recovered.")
+              .Register(registry)),
       tasks_dispatched_(BuildCounter()
                             .Name("taskboard_scheduler_tasks_dispatched_total")
                             .Help("Task assignments sent to workers, by agent.")
@@ -156,6 +161,8 @@ EngineMetrics::~EngineMetrics() = default;  // here, where AgentSeries is comple
 void EngineMetrics::RunSubmitted(v1::FlowKind kind) {
   runs_submitted_.Add({{"kind", KindLabel(kind)}}).Increment();
 }
+
+void EngineMetrics::RunQuarantined() { runs_quarantined_.Add({}).Increment(); }
 
 void EngineMetrics::RunFinished(v1::FlowKind kind, v1::RunStatus status) {
   runs_finished_

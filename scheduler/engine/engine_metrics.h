@@ -46,6 +46,9 @@ class EngineMetrics {
   // succeeded|failed|cancelled|... (the enum names, lower case, unprefixed).
   void RunSubmitted(v1::FlowKind kind);
   void RunFinished(v1::FlowKind kind, v1::RunStatus status);
+  // A run that could not be recovered on start and was failed on its own
+  // ("unrecoverable: ...") so the others could go on.
+  void RunQuarantined();
 
   // A task of `agent` was assigned after waiting `waited` in the ready queue.
   void TaskDispatched(absl::string_view agent, absl::Duration waited);
@@ -75,6 +78,7 @@ class EngineMetrics {
 
   metrics::Family<metrics::Counter>& runs_submitted_;
   metrics::Family<metrics::Counter>& runs_finished_;
+  metrics::Family<metrics::Counter>& runs_quarantined_;
   metrics::Family<metrics::Counter>& tasks_dispatched_;
   metrics::Family<metrics::Counter>& tasks_completed_;
   metrics::Family<metrics::Counter>& tasks_failed_;

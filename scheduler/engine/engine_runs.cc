@@ -1,13 +1,17 @@
 // Engine: run-level events (submit, cancel, resume) and recovery at start.
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
 #include "scheduler/engine/child_runs.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/ids.h"
 #include "scheduler/engine/run_control.h"
+#include "scheduler/engine/run_finish.h"
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/flow/proto_value.h"
@@ -148,16 +152,24 @@ absl::StatusOr<std::unique_ptr<RunState>> Engine::LoadRun(const std::string& run
   if (!record.ok()) return record.status();
   if (absl::Status phases = ReadRunPhases(*options_.store, *record); !phases.ok()) return phases;
   auto state = std::make_unique<RunState>(*std::move(record));
+  std::optional<std::string> corrupt_task;
   absl::Status scanned = options_.store->ScanPrefix(
       store::Column::kTasks, store::keys::TasksOfRun(run_id),
-      [&](absl::string_view, absl::string_view value) {
+      [&](absl::string_view key, absl::string_view value) {
         store::TaskRecord task;
-        if (task.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
-          state->LoadTask(std::move(task));
+        if (!task.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+          std::optional<store::keys::TaskKey> parsed = store::keys::ParseTask(key);
+          corrupt_task = parsed.has_value() ? parsed->task_id : absl::CHexEscape(key);
+          return false;
         }
+        state->LoadTask(std::move(task));
         return true;
       });
   if (!scanned.ok()) return scanned;
+  if (corrupt_task.has_value()) {
+    return absl::DataLossError(
+        absl::StrCat("run ", run_id, ": the record of task '", *corrupt_task, "' does not decode"));
+  }
   return state;
 }
 
@@ -213,51 +225,41 @@ void Engine::DoResume(const std::string& run_id,
 absl::Status Engine::Recover() {
   now_ms_ = options_.clock->NowMs();
   std::vector<std::string> active;
+  std::vector<std::string> undecodable;
   absl::Status scanned = options_.store->Scan(
-      store::Column::kRuns, "", "", [&](absl::string_view, absl::string_view value) {
+      store::Column::kRuns, "", "", [&](absl::string_view key, absl::string_view value) {
+        std::optional<std::string> run_id = store::keys::ParseRun(key);
+        if (!run_id.has_value()) {
+          log::Error("ignoring a stored run key that does not decode")
+              .With("key", absl::CHexEscape(key));
+          return true;
+        }
         store::RunRecord record;
-        if (record.ParseFromArray(value.data(), static_cast<int>(value.size())) &&
-            !IsTerminal(record.run().status())) {
-          active.push_back(record.run().run_id());
+        if (!record.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+          undecodable.push_back(*std::move(run_id));
+        } else if (!IsTerminal(record.run().status())) {
+          active.push_back(*std::move(run_id));
         }
         return true;
       });
   if (!scanned.ok()) return scanned;
+  // Each run is recovered on its own: one that cannot be is failed with the
+  // reason and every other run goes on (a crash loop over one bad record
+  // would stop every team's work).
+  bool quarantined = false;
   for (const std::string& run_id : active) {
-    absl::StatusOr<std::unique_ptr<RunState>> state = LoadRun(run_id);
-    if (!state.ok()) return state.status();
-    absl::StatusOr<v1::FlowSpec> spec = LoadSpec(*options_.store, run_id);
-    if (!spec.ok()) return spec.status();
-    absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(*spec, options_.limits);
-    if (!driver.ok()) return driver.status();
-    RunState& run = **state;
-    if (!run.record().idempotency_key().empty()) {
-      idempotency_[run.record().idempotency_key()] = run_id;
+    if (absl::Status recovered = RecoverRun(run_id); !recovered.ok()) {
+      Quarantine(run_id, recovered.message());
+      quarantined = true;
     }
-    for (const auto& [task_id, task] : run.tasks()) {
-      switch (task.task().state()) {
-        case v1::TASK_STATE_RETRYING:
-          AddTimer({task.not_before_unix_ms(), TimerKind::kRetry, run_id, task_id, ""});
-          break;
-        case v1::TASK_STATE_DISPATCHED:
-        case v1::TASK_STATE_RUNNING:
-          if (AwaitsChildRun(task)) break;  // no worker holds it: its child run does
-          // The worker may still be running it: wait for it to reconnect
-          // holding the lease, or for the lease to expire.
-          leases_.Add({task.lease_id(), run_id, task_id, task.task().worker_id(), 0,
-                       now_ms_ + options_.lease_timeout_ms});
-          if (task.assignment().timeout_seconds() > 0) {
-            AddTimer({task.dispatched_unix_ms() + task.assignment().timeout_seconds() * 1000LL,
-                      TimerKind::kTaskTimeout, run_id, task_id, task.lease_id()});
-          }
-          break;
-        default:
-          break;
-      }
-    }
-    Activate(*std::move(state), *std::move(driver), *std::move(spec));
-    QueueReadyTasks(*runs_[run_id].state, nullptr);
   }
+  for (const std::string& run_id : undecodable) {
+    Quarantine(run_id, "its run record does not decode");
+    quarantined = true;
+  }
+  // Written now, before any worker is heard from; a crash before this commit
+  // quarantines the same runs again on the next start.
+  if (quarantined) Commit();
   if (absl::Status linked = RecoverChildLinks(); !linked.ok()) return linked;
   // Cache entries come back too; expired ones are deleted by the first batch.
   if (absl::Status loaded = cache_.Load(*options_.store, now_ms_, &extra_writes_); !loaded.ok()) {
@@ -265,6 +267,73 @@ absl::Status Engine::Recover() {
   }
   // Otherwise recovery writes nothing; the first batch advances these runs.
   return absl::OkStatus();
+}
+
+absl::Status Engine::RecoverRun(const std::string& run_id) {
+  absl::StatusOr<std::unique_ptr<RunState>> state = LoadRun(run_id);
+  if (!state.ok()) return state.status();
+  absl::StatusOr<v1::FlowSpec> spec = LoadSpec(*options_.store, run_id);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(*spec, options_.limits);
+  if (!driver.ok()) return driver.status();
+  RunState& run = **state;
+  if (!run.record().idempotency_key().empty()) {
+    idempotency_[run.record().idempotency_key()] = run_id;
+  }
+  for (const auto& [task_id, task] : run.tasks()) {
+    switch (task.task().state()) {
+      case v1::TASK_STATE_RETRYING:
+        AddTimer({task.not_before_unix_ms(), TimerKind::kRetry, run_id, task_id, ""});
+        break;
+      case v1::TASK_STATE_DISPATCHED:
+      case v1::TASK_STATE_RUNNING:
+        if (AwaitsChildRun(task)) break;  // no worker holds it: its child run does
+        // The worker may still be running it: wait for it to reconnect
+        // holding the lease, or for the lease to expire.
+        leases_.Add({task.lease_id(), run_id, task_id, task.task().worker_id(), 0,
+                     now_ms_ + options_.lease_timeout_ms});
+        if (task.assignment().timeout_seconds() > 0) {
+          AddTimer({task.dispatched_unix_ms() + task.assignment().timeout_seconds() * 1000LL,
+                    TimerKind::kTaskTimeout, run_id, task_id, task.lease_id()});
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  Activate(*std::move(state), *std::move(driver), *std::move(spec));
+  QueueReadyTasks(*runs_[run_id].state, nullptr);
+  return absl::OkStatus();
+}
+
+void Engine::Quarantine(const std::string& run_id, absl::string_view reason) {
+  // Whatever of the run can still be read is kept (its tenant, labels,
+  // usage); its events go on after the last one stored, never over one.
+  absl::StatusOr<store::RunRecord> stored = ReadRunRecord(*options_.store, run_id);
+  store::RunRecord record = stored.ok() ? *std::move(stored) : store::RunRecord();
+  v1::Run& view = *record.mutable_run();
+  view.set_run_id(run_id);
+  int64_t last_seq = view.last_seq();
+  (void)options_.store->ScanPrefix(
+      store::Column::kEvents, store::keys::EventsOfRun(run_id),
+      [&](absl::string_view key, absl::string_view) {
+        if (std::optional<store::keys::SeqKey> event = store::keys::ParseEvent(key)) {
+          last_seq = std::max(last_seq, static_cast<int64_t>(event->seq));
+        }
+        return true;
+      });
+  view.set_last_seq(last_seq);
+  auto state = std::make_unique<RunState>(std::move(record));
+  const std::string error = absl::StrCat("unrecoverable: ", reason);
+  FinishRun(*state, v1::RUN_STATUS_FAILED, "", error, now_ms_);
+  log::Error("run quarantined: its records cannot be recovered; it is failed, other runs go on")
+      .With("run_id", run_id)
+      .With("error", error);
+  if (options_.metrics != nullptr) options_.metrics->RunQuarantined();
+  // Committed like any finished run (Commit drops it from runs_ again).
+  runs_.erase(run_id);
+  runs_[run_id].state = std::move(state);
+  Touch(run_id);
 }
 
 }  // namespace taskboard::engine

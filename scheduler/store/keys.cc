@@ -141,6 +141,12 @@ std::optional<TaskKey> ParseTask(absl::string_view key) {
   return out;
 }
 
+std::optional<std::string> ParseRun(absl::string_view key) {
+  std::string run_id;
+  if (!ReadStr(key, &run_id) || !key.empty()) return std::nullopt;
+  return run_id;
+}
+
 std::optional<SeqKey> ParseEvent(absl::string_view key) { return ParseStrSeq(key, std::nullopt); }
 
 std::optional<SeqKey> ParseLedgerEntry(absl::string_view key) { return ParseStrSeq(key, 'S'); }

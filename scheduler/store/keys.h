@@ -56,6 +56,7 @@ std::string RunPhases(absl::string_view run_id);  // prefix
 std::string PriorWork(absl::string_view run_id, absl::string_view task_id);
 
 // Decoders: nullopt when `key` is not of that shape.
+std::optional<std::string> ParseRun(absl::string_view key);  // the run id
 struct TaskKey {
   std::string run_id;
   std::string task_id;
