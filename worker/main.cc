@@ -121,10 +121,11 @@ int main(int argc, char** argv) {
       ->envname("TASKBOARD_DRAIN_GRACE_SECONDS")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  app.add_option("--workdir", workdir,
-                 "Working directory of command agents when neither the task nor the agent file "
-                 "names one (default: the worker's own)")
-      ->envname("TASKBOARD_WORKDIR");
+  app.add_option("--workspace-root,--workdir", workdir,
+                 "Directory tasks work in: a phase's cwd is relative to it and may not leave it; "
+                 "tasks without a cwd work in it (default: the worker's own working directory; "
+                 "--workdir is the old name)")
+      ->envname("TASKBOARD_WORKSPACE_ROOT");
   app.add_option("--tools", tools_dir,
                  "Directory of tool files (*.json, *.yaml, *.yml) that agents may call besides "
                  "the built-in read_file and list_files")
@@ -175,13 +176,20 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // TASKBOARD_WORKDIR: the variable of --workdir, the old name.
+  if (const char* old_variable = getenv("TASKBOARD_WORKDIR");
+      workdir.empty() && old_variable != nullptr) {
+    workdir = old_variable;
+  }
   std::error_code ec;
   if (!workdir.empty() && !std::filesystem::is_directory(workdir, ec)) {
-    std::cerr << "taskboard-worker: --workdir '" << workdir << "' is not a directory\n";
+    std::cerr << "taskboard-worker: --workspace-root '" << workdir
+              << "' is not a directory: create it, or point the flag at an existing one\n";
     return 2;
   }
   taskboard::worker::CommandAgentOptions agent_options;
-  if (!workdir.empty()) agent_options.workdir = std::filesystem::absolute(workdir);
+  agent_options.workdir =
+      workdir.empty() ? std::filesystem::current_path(ec) : std::filesystem::absolute(workdir);
   // `taskboard` is installed next to taskboard-worker (build/bin, images):
   // agents find it first on their PATH.
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);

@@ -10,6 +10,7 @@
 #include "scheduler/engine/ids.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
+#include "scheduler/engine/tool_permission.h"
 #include "scheduler/policy/external_policy.h"
 #include "scheduler/store/keys.h"
 
@@ -226,12 +227,36 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
           .With("worker_id", worker->worker_id)
           .With("grace_ms", message.draining().grace_ms());
       break;
-    case v1::ConnectRequest::kToolLookup:
-      OnToolLookup(stream_id, *worker, message.tool_lookup());
+    case v1::ConnectRequest::kToolLookup: {
+      // A tool the task may not call is neither served from the cache nor
+      // joins its in-flight calls (scheduler/engine/tool_permission.h).
+      const v1::ToolLookup& lookup = message.tool_lookup();
+      const ActiveRun* active = LeasedRun(lookup.lease_id(), lookup.task_id());
+      if (active != nullptr &&
+          !CheckToolAllowed(*active->state, lookup.task_id(), lookup.tool_name()).ok()) {
+        v1::ConnectResponse reply;
+        reply.mutable_tool_decision()->set_request_id(lookup.request_id());
+        reply.mutable_tool_decision()->set_outcome(v1::ToolDecision::OUTCOME_NOT_CACHEABLE);
+        SendTo(stream_id, std::move(reply));
+        break;
+      }
+      OnToolLookup(stream_id, *worker, lookup);
       break;
-    case v1::ConnectRequest::kObservation:
-      OnToolObservation(*worker, message.observation());
+    }
+    case v1::ConnectRequest::kObservation: {
+      const v1::ToolObservation& reported = message.observation();
+      const ActiveRun* active = LeasedRun(reported.lease_id(), reported.task_id());
+      const absl::Status allowed =
+          active == nullptr
+              ? absl::OkStatus()
+              : CheckToolAllowed(*active->state, reported.task_id(), reported.tool_name());
+      if (allowed.ok()) {
+        OnToolObservation(*worker, reported);
+      } else {
+        OnToolObservation(*worker, RefusedObservation(reported, allowed));
+      }
       break;
+    }
     default:
       break;
   }

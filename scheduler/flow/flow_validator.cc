@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/task_cwd.h"
 #include "scheduler/flow/dag.h"
 #include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/interpolation.h"
@@ -243,6 +244,10 @@ void ValidateTaskflow(const v1::FlowSpec& spec, const absl::flat_hash_set<std::s
     }
     if (phase.timeout_seconds() < 0) {
       errors->Add(JoinPath(path, "timeoutSeconds"), "must not be negative");
+    }
+    // A flow must not choose where on the worker's disk its agents work.
+    if (absl::Status cwd = CheckTaskCwd(phase.cwd()); !cwd.ok()) {
+      errors->Add(JoinPath(path, "cwd"), std::string(cwd.message()));
     }
   }
   if (finals.size() > 1) {

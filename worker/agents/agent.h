@@ -83,6 +83,11 @@ class Agent {
   // What the worker advertises in Hello: name, description, type, model.
   virtual const v1::AgentInfo& info() const = 0;
 
+  // The agent file's `tools`: the most this agent's tasks may call (a
+  // phase's `tools` can narrow it, common/tool_allow_list.h). Empty: no
+  // limit from the agent.
+  virtual std::vector<std::string> allowed_tools() const { return {}; }
+
   // Runs one task to completion, failure or cancellation. Never throws;
   // thread-safe (see above).
   virtual AgentOutcome Run(const v1::Assignment& assignment, AgentContext& context) const = 0;

@@ -13,14 +13,15 @@
 #include "common/json.h"
 #include "common/utf8.h"
 #include "common/yaml_json.h"
+#include "worker/agents/child_environment.h"
 #include "worker/agents/llm_settings.h"
 
 namespace taskboard::worker {
 namespace {
 
-constexpr const char* kKnownFields[] = {"name",     "type",           "description", "model",
-                                        "thinking", "tools",          "command",     "shell",
-                                        "env",      "timeoutSeconds", "cwd"};
+constexpr const char* kKnownFields[] = {"name",     "type",    "description",    "model",
+                                        "thinking", "tools",   "command",        "shell",
+                                        "env",      "passEnv", "timeoutSeconds", "cwd"};
 
 bool IsValidAgentName(absl::string_view name) {
   if (name.empty() || name.size() > 64) return false;
@@ -99,6 +100,7 @@ class FieldReader {
       return s;
     }
     if (absl::Status s = ReadEnv(); !s.ok()) return s;
+    if (absl::Status s = ReadPassEnv(); !s.ok()) return s;
     if (absl::Status s = ReadTimeout(); !s.ok()) return s;
     std::string cwd;
     if (absl::Status s = String("cwd", &cwd); !s.ok()) return s;
@@ -218,6 +220,16 @@ class FieldReader {
         def_->env.emplace_back(name, DumpJson(value));
       } else {
         return WrongType(absl::StrCat("env.", name), "a string", value);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadPassEnv() {
+    if (absl::Status s = StringArray("passEnv", &def_->pass_env); !s.ok()) return s;
+    for (const std::string& name : def_->pass_env) {
+      if (absl::Status s = CheckPassThroughName(name); !s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("field 'passEnv': ", s.message()));
       }
     }
     return absl::OkStatus();

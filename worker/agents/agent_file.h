@@ -15,6 +15,9 @@
 //                   `shell: true`, one string run by /bin/sh -c
 //   shell           bool, default false
 //   env             map of extra environment variables
+//   passEnv         names of the worker's environment variables the agent's
+//                   program gets (worker/agents/child_environment.h); it gets
+//                   no others beyond a few basic ones
 //   timeoutSeconds  integer > 0, default 600
 //   cwd             working directory; relative paths are against the agents
 //                   directory (default: the task's cwd, else the worker's)
@@ -54,6 +57,8 @@ struct AgentDefinition {
   // {"/bin/sh", "-c", <command>}.
   std::vector<std::string> argv;
   std::vector<std::pair<std::string, std::string>> env;
+  // Names copied from the worker's environment (`passEnv`).
+  std::vector<std::string> pass_env;
   absl::Duration timeout = absl::Seconds(600);
   // Absolute, or empty for "the task's cwd, else the worker's".
   std::filesystem::path cwd;

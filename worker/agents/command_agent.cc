@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/utf8.h"
+#include "worker/agents/child_environment.h"
 #include "worker/agents/subprocess.h"
 #include "worker/agents/task_directory.h"
 #include "worker/agents/task_envelope.h"
@@ -41,8 +42,12 @@ CommandAgent::CommandAgent(AgentDefinition definition, CommandAgentOptions optio
   info_.set_model(definition_.model);
 }
 
-std::string CommandAgent::WorkingDirectory(const v1::Assignment& assignment) const {
-  if (!assignment.cwd().empty()) return TaskDirectory(assignment, options_.workdir).string();
+absl::StatusOr<std::string> CommandAgent::WorkingDirectory(const v1::Assignment& assignment) const {
+  if (!assignment.cwd().empty()) {
+    absl::StatusOr<std::filesystem::path> directory = TaskDirectory(assignment, options_.workdir);
+    if (!directory.ok()) return directory.status();
+    return directory->string();
+  }
   if (!definition_.cwd.empty()) return definition_.cwd.string();
   return options_.workdir.string();
 }
@@ -50,9 +55,9 @@ std::string CommandAgent::WorkingDirectory(const v1::Assignment& assignment) con
 std::vector<std::string> CommandAgent::Environment(const v1::Assignment& assignment,
                                                    AgentContext& context,
                                                    const std::string& cwd) const {
-  // Later entries win: the worker's environment, the agent file's env, then
-  // what Taskboard sets.
-  std::map<std::string, std::string> vars = WorkerEnvironment();
+  // Later entries win: what the worker passes on (ChildEnvironment), the
+  // agent file's env, then what Taskboard sets.
+  std::map<std::string, std::string> vars = ChildEnvironment(definition_.pass_env);
   for (const auto& [name, value] : definition_.env) vars[name] = value;
   for (auto& [name, value] : TaskEnvironment(assignment)) vars[name] = std::move(value);
   vars["TASKBOARD_AGENT_DIR"] =
@@ -69,19 +74,25 @@ std::vector<std::string> CommandAgent::Environment(const v1::Assignment& assignm
                        ? absl::StrCat(options_.bin_dir.string(), ":/usr/local/bin:/usr/bin:/bin")
                        : absl::StrCat(options_.bin_dir.string(), ":", path->second);
   }
-  std::vector<std::string> env;
-  env.reserve(vars.size());
-  for (const auto& [name, value] : vars) env.push_back(absl::StrCat(name, "=", value));
-  return env;
+  return EnvironmentStrings(vars);
 }
 
 AgentOutcome CommandAgent::Run(const v1::Assignment& assignment, AgentContext& context) const {
   const CancelToken& cancellation = context.cancellation();
   if (cancellation.cancelled()) return CancelledOutcome(assignment, cancellation);
 
+  const std::string who = absl::StrCat("command agent '", definition_.name, "'");
+  AgentOutcome outcome;
+  outcome.execution.set_prompt(assignment.prompt());
+  outcome.execution.set_system_prompt(definition_.system_prompt);
+  absl::StatusOr<std::string> cwd = WorkingDirectory(assignment);
+  if (!cwd.ok()) {
+    outcome.error = absl::StrCat(who, ": ", cwd.status().message());
+    return outcome;
+  }
   SubprocessOptions process;
   process.argv = definition_.argv;
-  process.cwd = WorkingDirectory(assignment);
+  process.cwd = *std::move(cwd);
   process.env = Environment(assignment, context, process.cwd);
   process.stdin_data = DumpJson(TaskEnvelope(assignment));
   process.timeout = definition_.timeout;
@@ -93,10 +104,6 @@ AgentOutcome CommandAgent::Run(const v1::Assignment& assignment, AgentContext& c
   process.cancel = &cancellation;
   process.on_stdout = [&context](absl::string_view chunk) { context.EmitOutput(chunk); };
 
-  const std::string who = absl::StrCat("command agent '", definition_.name, "'");
-  AgentOutcome outcome;
-  outcome.execution.set_prompt(assignment.prompt());
-  outcome.execution.set_system_prompt(definition_.system_prompt);
   absl::StatusOr<SubprocessResult> ran = RunSubprocess(process);
   if (!ran.ok()) {
     outcome.error = absl::StrCat(who, ": ", ran.status().message());

@@ -7,8 +7,13 @@
 // exit code 0 means success. Timeouts and cancellation stop its whole process
 // group (worker/agents/subprocess.h).
 //
-// Working directory: the task's cwd (relative to the worker's workdir), else
-// the agent file's cwd, else the worker's --workdir, else the worker's own.
+// Working directory: the task's cwd (relative to the worker's workspace root,
+// never outside it: worker/agents/task_directory.h), else the agent file's
+// cwd, else the workspace root, else the worker's own.
+//
+// Environment: not the worker's (which holds its token and API keys) but
+// ChildEnvironment(passEnv) (worker/agents/child_environment.h), then the
+// agent file's `env`, then the TASKBOARD_* variables.
 //
 // Tools: the environment also carries TASKBOARD_TOOL_SOCKET and
 // TASKBOARD_TASK_TOKEN (AgentContext::ToolEnvironment) for `taskboard tool`,
@@ -25,7 +30,8 @@
 namespace taskboard::worker {
 
 struct CommandAgentOptions {
-  // The worker's --workdir; empty for the worker's own working directory.
+  // The worker's workspace root (--workspace-root); empty for the worker's own
+  // working directory.
   std::filesystem::path workdir;
   // Between SIGTERM and SIGKILL when stopping the process group.
   absl::Duration kill_grace = absl::Seconds(2);
@@ -42,10 +48,12 @@ class CommandAgent : public Agent {
   CommandAgent(AgentDefinition definition, CommandAgentOptions options);
 
   const v1::AgentInfo& info() const override { return info_; }
+  std::vector<std::string> allowed_tools() const override { return definition_.tools; }
   AgentOutcome Run(const v1::Assignment& assignment, AgentContext& context) const override;
 
  private:
-  std::string WorkingDirectory(const v1::Assignment& assignment) const;
+  // Errors: those of TaskDirectory (a cwd that leaves the workspace root).
+  absl::StatusOr<std::string> WorkingDirectory(const v1::Assignment& assignment) const;
   std::vector<std::string> Environment(const v1::Assignment& assignment, AgentContext& context,
                                        const std::string& cwd) const;
 

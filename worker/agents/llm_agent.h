@@ -41,6 +41,7 @@ class LlmAgent : public Agent {
   explicit LlmAgent(AgentDefinition definition, LlmAgentOptions options = {});
 
   const v1::AgentInfo& info() const override { return info_; }
+  std::vector<std::string> allowed_tools() const override { return definition_.tools; }
   AgentOutcome Run(const v1::Assignment& assignment, AgentContext& context) const override;
 
  private:

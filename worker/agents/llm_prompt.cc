@@ -1,8 +1,7 @@
 #include "worker/agents/llm_prompt.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
+#include "common/tool_allow_list.h"
 #include "worker/agents/prior_work_format.h"
 
 namespace taskboard::worker {
@@ -31,14 +30,10 @@ std::vector<v1::ChatMessage> InitialMessages(const v1::Assignment& assignment,
 std::vector<v1::ToolDeclaration> OfferedTools(const std::vector<v1::ToolDeclaration>& available,
                                               const v1::Assignment& assignment,
                                               const std::vector<std::string>& agent_tools) {
-  std::vector<std::string> wanted(assignment.tools().begin(), assignment.tools().end());
-  if (wanted.empty()) wanted = agent_tools;
-  if (wanted.empty()) return available;
+  const ToolAllowList allowed(assignment.tools(), agent_tools);
   std::vector<v1::ToolDeclaration> offered;
   for (const v1::ToolDeclaration& tool : available) {
-    if (std::find(wanted.begin(), wanted.end(), tool.name()) != wanted.end()) {
-      offered.push_back(tool);
-    }
+    if (allowed.Allows(tool.name())) offered.push_back(tool);
   }
   return offered;
 }

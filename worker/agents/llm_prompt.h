@@ -24,8 +24,9 @@ std::vector<v1::ChatMessage> InitialMessages(const v1::Assignment& assignment,
                                              bool include_prior_work);
 
 // The tools to offer, from `available` (the worker's, sorted by name): those
-// the task names (Assignment.tools), else those the agent file names, else
-// all. Names that are not available are skipped: the model cannot call
+// the task may call (common/tool_allow_list.h: the phase's `tools`
+// (Assignment.tools) narrowed by the agent file's; all when neither names
+// any). Names that are not available are skipped: the model cannot call
 // what the worker does not have.
 std::vector<v1::ToolDeclaration> OfferedTools(const std::vector<v1::ToolDeclaration>& available,
                                               const v1::Assignment& assignment,

@@ -18,8 +18,6 @@
 
 #include "absl/strings/str_cat.h"
 
-extern char** environ;
-
 namespace taskboard::worker {
 namespace {
 
@@ -156,17 +154,6 @@ void ReadAvailable(Fd& fd, Sink&& sink) {
 }
 
 }  // namespace
-
-std::map<std::string, std::string> WorkerEnvironment() {
-  std::map<std::string, std::string> vars;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const absl::string_view var(*entry);
-    const size_t eq = var.find('=');
-    if (eq == absl::string_view::npos) continue;
-    vars[std::string(var.substr(0, eq))] = std::string(var.substr(eq + 1));
-  }
-  return vars;
-}
 
 std::string SignalName(int signal) {
   const char* abbrev = sigabbrev_np(signal);

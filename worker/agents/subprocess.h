@@ -12,7 +12,6 @@
 
 #include <cstddef>
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -63,10 +62,6 @@ struct SubprocessResult {
 // PERMISSION_DENIED when it is not executable, INTERNAL for other spawn
 // failures (out of descriptors or processes), each naming the program.
 absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options);
-
-// The worker's own environment by name: what children inherit before their
-// own variables are added.
-std::map<std::string, std::string> WorkerEnvironment();
 
 // "SIGKILL" for 9; "signal N" for numbers without a name.
 std::string SignalName(int signal);

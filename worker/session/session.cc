@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/log/log.h"
+#include "common/tool_allow_list.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
@@ -66,6 +67,8 @@ struct Session::Task {
       : assignment(std::move(assignment)), output(output_interval) {}
 
   const v1::Assignment assignment;
+  // Where it works (TaskDirectory): its tools' paths are confined to it.
+  std::filesystem::path directory;
   // When the task took its slot (taskboard_worker_task_duration_seconds).
   const absl::Time started = absl::Now();
   CancelToken cancel;
@@ -78,7 +81,10 @@ struct Session::Task {
 
 class Session::TaskContext : public AgentContext {
  public:
-  TaskContext(Session* session, Task* task) : session_(session), task_(task) {}
+  TaskContext(Session* session, Task* task, const Agent* agent)
+      : session_(session),
+        task_(task),
+        allowed_tools_(task->assignment.tools(), agent->allowed_tools()) {}
   // Tool calls through the socket end with the task: they would otherwise
   // be observed after its result.
   ~TaskContext() override {
@@ -90,8 +96,7 @@ class Session::TaskContext : public AgentContext {
 
   absl::StatusOr<ToolCallResult> CallTool(absl::string_view name,
                                           absl::string_view args_json) override {
-    return session_->tool_caller_->Call(
-        ToolTaskIn(TaskDirectory(task_->assignment, session_->options_.workdir)), name, args_json);
+    return session_->tool_caller_->Call(ToolTaskIn(task_->directory), name, args_json);
   }
 
   std::vector<v1::ToolDeclaration> ToolDeclarations() const override {
@@ -116,11 +121,14 @@ class Session::TaskContext : public AgentContext {
     tool_task.cache_overrides.insert(assignment.tool_cache_overrides().begin(),
                                      assignment.tool_cache_overrides().end());
     tool_task.cancel = &task_->cancel;
+    tool_task.allowed = allowed_tools_;
     return tool_task;
   }
 
   Session* const session_;
   Task* const task_;
+  // The phase's `tools` narrowed by the agent file's (common/tool_allow_list.h).
+  const ToolAllowList allowed_tools_;
   // Socket grants (used from the thread running the agent only).
   std::vector<std::string> tokens_;
 };
@@ -401,15 +409,15 @@ void Session::OnAssignment(const v1::Assignment& assignment) {
   }
   absl::StatusOr<const Agent*> agent = agents_.Find(assignment.agent());
   if (!agent.ok()) {
-    AgentOutcome outcome;
-    outcome.error = std::string(agent.status().message());
-    outcome.execution.set_prompt(assignment.prompt());
-    if (options_.metrics != nullptr) {
-      options_.metrics->TaskFinished(assignment.agent(), TaskOutcome::kFailed,
-                                     absl::ZeroDuration());
-    }
-    ReportLocked(assignment.lease_id(), TaskResultRequest(assignment, std::move(outcome)));
-    FreeSlotLocked();
+    FailBeforeStartLocked(assignment, agent.status());
+    return;
+  }
+  // Checked before anything runs, for every kind of agent: a cwd that leaves
+  // the workspace root fails the task (the scheduler should have refused the
+  // flow already).
+  absl::StatusOr<std::filesystem::path> directory = TaskDirectory(assignment, options_.workdir);
+  if (!directory.ok()) {
+    FailBeforeStartLocked(assignment, directory.status());
     return;
   }
   UpdateSlotMetricsLocked();
@@ -422,10 +430,22 @@ void Session::OnAssignment(const v1::Assignment& assignment) {
       .With("attempt", assignment.attempt())
       .With("lease_id", assignment.lease_id());
   auto task = std::make_unique<Task>(assignment, options_.output_interval);
+  task->directory = *std::move(directory);
   Task* raw = task.get();
   // The thread cannot finish before it is stored: OnTaskFinished needs mu_.
   raw->thread = std::thread([this, raw, agent = *agent] { RunTask(raw, agent); });
   tasks_.emplace(assignment.lease_id(), std::move(task));
+}
+
+void Session::FailBeforeStartLocked(const v1::Assignment& assignment, const absl::Status& why) {
+  AgentOutcome outcome;
+  outcome.error = std::string(why.message());
+  outcome.execution.set_prompt(assignment.prompt());
+  if (options_.metrics != nullptr) {
+    options_.metrics->TaskFinished(assignment.agent(), TaskOutcome::kFailed, absl::ZeroDuration());
+  }
+  ReportLocked(assignment.lease_id(), TaskResultRequest(assignment, std::move(outcome)));
+  FreeSlotLocked();
 }
 
 void Session::OnCancel(const v1::Cancel& cancel) {
@@ -470,7 +490,7 @@ void Session::Drain(absl::Duration grace, std::string reason) {
 void Session::RunTask(Task* task, const Agent* agent) {
   AgentOutcome outcome;
   {
-    TaskContext context(this, task);
+    TaskContext context(this, task, agent);
     outcome = agent->Run(task->assignment, context);
   }  // the context ends the task's tool calls before its result is reported
   OnTaskFinished(*task, std::move(outcome));

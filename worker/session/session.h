@@ -89,8 +89,10 @@ struct SessionOptions {
   // The tools agents may call; must outlive the Session. Null: none, and no
   // tool socket is served.
   const ToolRegistry* tools = nullptr;
-  // The worker's --workdir (absolute): tasks' cwds are relative to it, and
-  // so are tool paths. Empty: the worker's own working directory.
+  // The worker's workspace root (--workspace-root, alias --workdir;
+  // absolute): tasks' cwds are relative to it and may not leave it, and tool
+  // paths are confined to the task's directory. Empty: the worker's own
+  // working directory.
   std::filesystem::path workdir;
   ToolCallerOptions tool_caller;
   ToolSocketOptions tool_socket;
@@ -144,6 +146,10 @@ class Session {
   void OnWelcome(const v1::Welcome& welcome);
   void OnAssignment(const v1::Assignment& assignment);
   void OnCancel(const v1::Cancel& cancel);
+  // Reports a task that could not start (unknown agent, a cwd outside the
+  // workspace root) as failed with `why`, and frees its slot.
+  void FailBeforeStartLocked(const v1::Assignment& assignment, const absl::Status& why)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnResultAck(const v1::ResultAck& ack);
 
   // The ToolCaller's way out (Link).

@@ -52,6 +52,7 @@ absl::StatusOr<ToolCallResult> ToolCaller::Call(const ToolTask& task, absl::stri
   const absl::Time start = absl::Now();
   absl::StatusOr<const Tool*> tool = registry_.Find(tool_name);
   if (!tool.ok()) return tool.status();
+  if (absl::Status allowed = task.allowed.Check(tool_name); !allowed.ok()) return allowed;
   absl::StatusOr<Json> args = ParseJson(args_json.empty() ? "{}" : args_json);
   if (!args.ok() || !args->is_object()) {
     return absl::InvalidArgumentError(

@@ -21,8 +21,10 @@
 //   on the next stream (ToolLink::SendObservation keeps it).
 // - Cancellation while waiting for the decision ends the call with CANCELLED
 //   (observed with that error); during execution the tool sees the token.
-// - Calls that name no tool of the registry, or whose arguments are not a
-//   JSON object, fail before any lookup and are not observed: no tool ran.
+// - Calls that name no tool of the registry, a tool the task may not call
+//   (ToolTask::allowed: the phase's and the agent file's `tools`), or whose
+//   arguments are not a JSON object, fail before any lookup and are not
+//   observed: no tool ran.
 //
 // Thread-safe: Call runs on agent threads (many at once), OnDecision on the
 // session's reader thread, OnStreamLost when a stream ends. The link is
@@ -40,6 +42,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/tool_allow_list.h"
 #include "taskboard/v1/worker.pb.h"
 #include "worker/agents/cancel_token.h"
 #include "worker/session/worker_metrics.h"
@@ -70,6 +73,8 @@ struct ToolTask {
   std::map<std::string, bool> cache_overrides;
   // Must be set and outlive the call.
   const CancelToken* cancel = nullptr;
+  // The tools the task may call (default: all).
+  ToolAllowList allowed;
 };
 
 struct ToolCallerOptions {
@@ -93,7 +98,8 @@ class ToolCaller {
 
   // Calls `tool_name` with `args_json` (a JSON object; empty means {}) for
   // `task`, blocking until the result. Errors: NOT_FOUND (unknown tool,
-  // listing the offered ones), INVALID_ARGUMENT (arguments not a JSON
+  // listing the offered ones), PERMISSION_DENIED (a tool the task may not
+  // call, naming the allowed ones), INVALID_ARGUMENT (arguments not a JSON
   // object), CANCELLED (the task's token fired), or the tool's own error
   // (its message reads as a sentence, e.g. "file 'a.txt' does not exist ...").
   absl::StatusOr<ToolCallResult> Call(const ToolTask& task, absl::string_view tool_name,

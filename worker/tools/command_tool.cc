@@ -12,14 +12,15 @@
 #include "common/json.h"
 #include "common/utf8.h"
 #include "common/yaml_json.h"
+#include "worker/agents/child_environment.h"
 #include "worker/agents/subprocess.h"
 
 namespace taskboard::worker {
 namespace {
 
-constexpr const char* kKnownFields[] = {"name",    "description",     "parameters",
-                                        "command", "timeout_seconds", "cacheable",
-                                        "ttl_ms",  "scope",           "key_fields"};
+constexpr const char* kKnownFields[] = {
+    "name",      "description", "parameters", "command",    "timeout_seconds",
+    "cacheable", "ttl_ms",      "scope",      "key_fields", "pass_env"};
 
 bool IsValidToolName(absl::string_view name) {
   if (name.empty() || name.size() > 64) return false;
@@ -128,6 +129,16 @@ absl::Status ReadFields(const Json& doc, CommandToolDefinition* def) {
       decl.add_key_fields(field.get<std::string>());
     }
   }
+  if (const Json* pass_env = find("pass_env")) {
+    if (!pass_env->is_array()) return WrongType("pass_env", "an array of strings", *pass_env);
+    for (const Json& name : *pass_env) {
+      if (!name.is_string()) return WrongType("pass_env", "an array of strings", name);
+      if (absl::Status s = CheckPassThroughName(name.get<std::string>()); !s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("field 'pass_env': ", s.message()));
+      }
+      def->pass_env.push_back(name.get<std::string>());
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -172,9 +183,7 @@ absl::StatusOr<std::string> CommandTool::Execute(absl::string_view args_json,
                                                  const ToolContext& context) const {
   SubprocessOptions process;
   process.argv = definition_.argv;
-  for (const auto& [name, value] : WorkerEnvironment()) {
-    process.env.push_back(absl::StrCat(name, "=", value));
-  }
+  process.env = EnvironmentStrings(ChildEnvironment(definition_.pass_env));
   process.cwd = context.workdir.string();
   process.stdin_data = std::string(args_json);
   process.timeout = definition_.timeout;

@@ -3,7 +3,8 @@
 
 // Tools defined by files of the worker's tools directory (--tools, env
 // TASKBOARD_TOOLS): each runs a program with the call's arguments as JSON on
-// stdin, in the task's working directory, and its stdout is the result.
+// stdin, in the task's working directory, and its stdout is the result. The
+// program does not inherit the worker's environment (see pass_env).
 //
 // File format (JSON `.json` or YAML `.yaml`/`.yml`; unknown fields are errors):
 //   name             default: the file name without its extension;
@@ -18,6 +19,9 @@
 //   ttl_ms           integer > 0; left out: the scheduler's default
 //   scope            run | request | session; left out: the scheduler's default
 //   key_fields       argument names forming the cache key (default: all)
+//   pass_env         names of the worker's environment variables the command
+//                    gets; it gets no others beyond a few basic ones
+//                    (worker/agents/child_environment.h)
 //
 // Outcome: exit 0 and stdout that parses as JSON -> that JSON; other stdout ->
 // a JSON string of it. A non-zero exit, a signal, the timeout or more than
@@ -48,6 +52,8 @@ struct CommandToolDefinition {
   // Resolved (see above).
   std::vector<std::string> argv;
   absl::Duration timeout = absl::Seconds(60);
+  // Names copied from the worker's environment (`pass_env`).
+  std::vector<std::string> pass_env;
   // The file it came from.
   std::filesystem::path source;
 };

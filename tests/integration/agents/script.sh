@@ -9,6 +9,7 @@
 #   need PATH TEXT     print TEXT if PATH exists, else fail
 #   tool NAME [JSON]   call a worker tool with `taskboard tool`, print its result
 #   envelope           print the JSON the worker sent on stdin (prior_work etc.)
+#   env                print the environment the worker gave the agent
 #   anything else      print the prompt itself
 set -eu
 prompt=${TASKBOARD_PROMPT:-}
@@ -40,5 +41,6 @@ case "$word" in
     name=${rest%% *}
     if [ "$name" = "$rest" ]; then taskboard tool "$name"; else taskboard tool "$name" "${rest#* }"; fi ;;
   envelope) cat ;;
+  env) env ;;
   *) printf '%s\n' "$prompt" ;;
 esac

@@ -494,7 +494,7 @@ TEST(FlowLoader, Load_AllPhaseFields_Decoded) {
   v1::FlowSpec spec = LoadValidFlow(R"({"name": "f", "description": "d", "concurrency": 4,
       "maxAttemptsPerTask": 3, "timeoutSeconds": 600, "phases": [
       {"id": "a", "agent": "scout", "task": "x", "output": "json", "model": "m1",
-       "thinking": "high", "tools": "read, grep", "cwd": "/tmp", "optional": true, "retries": 0,
+       "thinking": "high", "tools": "read, grep", "cwd": "repo/src", "optional": true, "retries": 0,
        "timeoutSeconds": 30, "cacheable": {"read": false}},
       {"id": "p", "type": "parallel", "concurrency": 2, "dependsOn": ["a"], "tools": ["bash"],
        "branches": [{"task": "b1", "agent": "w"}, {"task": "b2"}], "cacheable": true}]})");
@@ -510,7 +510,7 @@ TEST(FlowLoader, Load_AllPhaseFields_Decoded) {
   EXPECT_EQ(a.model(), "m1");
   EXPECT_EQ(a.thinking(), "high");
   EXPECT_THAT(a.tools(), ElementsAre("read", "grep"));
-  EXPECT_EQ(a.cwd(), "/tmp");
+  EXPECT_EQ(a.cwd(), "repo/src");
   EXPECT_TRUE(a.is_optional());
   EXPECT_TRUE(a.has_retries());
   EXPECT_EQ(a.retries(), 0);

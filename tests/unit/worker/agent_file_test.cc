@@ -61,6 +61,20 @@ TEST(ParseAgentFile, RelativeProgramWithSlash_ResolvedAgainstAgentsDirectory) {
   EXPECT_EQ(Parse("c.yml", "command: [cat]\ncwd: work\n").cwd, "/srv/agents/work");
 }
 
+TEST(ParseAgentFile, PassEnv_NamesWorkerVariablesButNeverTheWorkerToken) {
+  EXPECT_THAT(Parse("p.yaml", "command: [cat]\npassEnv: [ANTHROPIC_API_KEY, GH_TOKEN]\n").pass_env,
+              ElementsAre("ANTHROPIC_API_KEY", "GH_TOKEN"));
+  EXPECT_THAT(ParseError("p.yaml", "command: [cat]\npassEnv: [TASKBOARD_TOKEN]\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("field 'passEnv': TASKBOARD_TOKEN is the worker's own token and "
+                                 "is never passed to agents or tools")));
+  EXPECT_THAT(ParseError("p.yaml", "command: [cat]\npassEnv: [\"1X\"]\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'1X' is not a variable")));
+  EXPECT_THAT(ParseError("p.yaml", "command: [cat]\npassEnv: GH_TOKEN\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("field 'passEnv' must be an array of strings")));
+}
+
 TEST(ParseAgentFile, Shell_RunsTheStringWithBinSh) {
   AgentDefinition def =
       Parse("s.yaml", "command: echo \"$TASKBOARD_PROMPT\" | wc -c\nshell: true\n");

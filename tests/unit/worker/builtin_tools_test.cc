@@ -81,6 +81,33 @@ TEST_F(BuiltinToolsTest, ReadFile_SymlinkPointingOutside_Refused) {
               StatusIs(absl::StatusCode::kPermissionDenied));
 }
 
+// The attacks of issue 13: the worker's environment (API keys, token) through
+// /proc, files above the task's directory, and a link planted inside it.
+TEST_F(BuiltinToolsTest, ReadFile_ProcSelfEnviron_Refused) {
+  EXPECT_THAT(Call(NewReadFileTool(options_), R"({"path":"/proc/self/environ"})"),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("path '/proc/self/environ' is outside the task's working "
+                                 "directory")));
+}
+
+TEST_F(BuiltinToolsTest, ReadFile_DotDotToEtcPasswd_Refused) {
+  EXPECT_THAT(Call(NewReadFileTool(options_), R"({"path":"../../etc/passwd"})"),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("tools only reach files inside it; give a path relative to it")));
+}
+
+TEST_F(BuiltinToolsTest, ReadFile_SymlinkedDirectoryPointingOutside_Refused) {
+  std::filesystem::create_directory_symlink("/proc/self", root() / "self");
+  EXPECT_THAT(Call(NewReadFileTool(options_), R"({"path":"self/environ"})"),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("'self/environ'")));
+}
+
+TEST_F(BuiltinToolsTest, ListFiles_SymlinkedDirectoryPointingOutside_Refused) {
+  std::filesystem::create_directory_symlink("/etc", root() / "etc");
+  EXPECT_THAT(Call(NewListFilesTool(options_), R"({"path":"etc"})"),
+              StatusIs(absl::StatusCode::kPermissionDenied));
+}
+
 TEST_F(BuiltinToolsTest, ReadFile_OverTheSizeCap_ClearError) {
   options_.read_file_max_bytes = 10;
   EXPECT_THAT(Call(NewReadFileTool(options_), R"({"path":"src/main.cc"})"),

@@ -3,6 +3,7 @@
 #include "worker/agents/command_agent.h"
 
 #include <signal.h>
+#include <stdlib.h>
 
 #include <fstream>
 #include <sstream>
@@ -26,6 +27,7 @@ using ::taskboard::testing::IsOk;
 using ::taskboard::testing::TempDir;
 using ::taskboard::worker::testing::FakeAgentContext;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 class CommandAgentTest : public ::testing::Test {
@@ -151,6 +153,51 @@ TEST_F(CommandAgentTest, WorkingDirectory_TaskCwdRelativeToWorkdir) {
   ASSERT_TRUE(outcome.success) << outcome.error;
   EXPECT_EQ(outcome.output, (dir_.path() / "repo").string() + "\n");
   EXPECT_EQ(agent.Run(Task(), context_).output, dir_.path().string() + "\n");
+}
+
+TEST_F(CommandAgentTest, TaskCwdOutsideTheWorkspaceRoot_FailsWithoutRunning) {
+  CommandAgent agent = ShellAgent("touch ran; pwd", {.workdir = dir_.path()});
+  for (const char* cwd : {"/", "../../..", "/etc"}) {
+    v1::Assignment task = Task();
+    task.set_cwd(cwd);
+    AgentOutcome outcome = agent.Run(task, context_);
+    EXPECT_FALSE(outcome.success) << cwd;
+    EXPECT_THAT(outcome.error, HasSubstr("command agent 'x': task 'summarize[2]': cwd"));
+    EXPECT_THAT(outcome.error, HasSubstr("workspace root"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "ran"));
+  EXPECT_FALSE(std::filesystem::exists("/ran"));
+}
+
+// The worker's environment holds its scheduler token and API keys; an agent
+// gets the basics, what its file names, and the TASKBOARD_* variables.
+TEST_F(CommandAgentTest, Environment_ScrubbedToTheBasicsAndWhatTheFileNames) {
+  setenv("TASKBOARD_TOKEN", "worker-secret", 1);
+  setenv("OPENAI_API_KEY", "sk-canary", 1);
+  setenv("UNRELATED_CANARY", "canary", 1);
+  setenv("GH_TOKEN", "passed-through", 1);
+  AgentDefinition def;
+  def.name = "x";
+  def.argv = {"/usr/bin/env"};
+  def.env = {{"GREETING", "hi"}};
+  def.pass_env = {"GH_TOKEN", "NOT_SET_ANYWHERE"};
+  def.source = dir_.path() / "x.yaml";
+  AgentOutcome outcome = CommandAgent(def, {}).Run(Task(), context_);
+  unsetenv("TASKBOARD_TOKEN");
+  unsetenv("OPENAI_API_KEY");
+  unsetenv("UNRELATED_CANARY");
+  unsetenv("GH_TOKEN");
+  ASSERT_TRUE(outcome.success) << outcome.error;
+  const std::string env = "\n" + outcome.output;  // every variable follows a newline
+  EXPECT_THAT(env, Not(HasSubstr("worker-secret")));
+  EXPECT_THAT(env, Not(HasSubstr("TASKBOARD_TOKEN=")));
+  EXPECT_THAT(env, Not(HasSubstr("OPENAI_API_KEY")));
+  EXPECT_THAT(env, Not(HasSubstr("UNRELATED_CANARY")));
+  EXPECT_THAT(env, Not(HasSubstr("NOT_SET_ANYWHERE")));
+  EXPECT_THAT(env, HasSubstr("\nGH_TOKEN=passed-through\n"));
+  EXPECT_THAT(env, HasSubstr("\nGREETING=hi\n"));
+  EXPECT_THAT(env, HasSubstr("\nPATH="));
+  EXPECT_THAT(env, HasSubstr("\nTASKBOARD_TASK_ID=summarize[2]\n"));
 }
 
 TEST_F(CommandAgentTest, NonZeroExit_ErrorHasTheCodeAndLastStderrLine) {

@@ -2,6 +2,8 @@
 
 #include "worker/tools/command_tool.h"
 
+#include <stdlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,6 +23,7 @@ using ::taskboard::testing::TempDir;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class CommandToolTest : public ::testing::Test {
  protected:
@@ -67,6 +70,26 @@ TEST_F(CommandToolTest, ArgsOnStdinAndRunsInTheTaskWorkdir) {
   ASSERT_THAT(result, IsOk());
   EXPECT_EQ(ReadFile("args.json"), R"({"path":"a.txt"})");
   EXPECT_EQ(ReadFile("where.txt"), std::filesystem::canonical(dir_.path()).string() + "\n");
+}
+
+TEST_F(CommandToolTest, Environment_ScrubbedToTheBasicsAndPassEnv) {
+  setenv("TASKBOARD_TOKEN", "worker-secret", 1);
+  setenv("UNRELATED_CANARY", "canary", 1);
+  setenv("HTTPS_PROXY", "http://proxy:3128", 1);
+  CommandToolDefinition def;
+  def.declaration.set_name("t");
+  def.argv = {"/usr/bin/env"};
+  def.pass_env = {"HTTPS_PROXY"};
+  def.source = dir_.path() / "t.yaml";
+  absl::StatusOr<std::string> result = Run(CommandTool(def, {}));
+  unsetenv("TASKBOARD_TOKEN");
+  unsetenv("UNRELATED_CANARY");
+  unsetenv("HTTPS_PROXY");
+  ASSERT_THAT(result, IsOk());
+  EXPECT_THAT(*result, Not(HasSubstr("worker-secret")));
+  EXPECT_THAT(*result, Not(HasSubstr("UNRELATED_CANARY")));
+  EXPECT_THAT(*result, HasSubstr("HTTPS_PROXY=http://proxy:3128"));
+  EXPECT_THAT(*result, HasSubstr("PATH="));
 }
 
 TEST_F(CommandToolTest, NonZeroExit_ErrorWithCodeAndStderrTail) {
@@ -128,6 +151,18 @@ TEST(CommandToolFile, Defaults_NameFromFileNotCacheable) {
   EXPECT_EQ(def->declaration.parameters_schema_json(), R"({"type":"object"})");
   EXPECT_EQ(def->timeout, absl::Seconds(60));
   EXPECT_THAT(def->argv, ElementsAre("wc", "-w"));
+}
+
+TEST(CommandToolFile, PassEnv_NamesTheVariablesButNeverTheWorkerToken) {
+  absl::StatusOr<CommandToolDefinition> def =
+      ParseCommandToolFile("/t/a.yaml", "command: [x]\npass_env: [HTTPS_PROXY, NO_PROXY]\n");
+  ASSERT_THAT(def, IsOk());
+  EXPECT_THAT(def->pass_env, ElementsAre("HTTPS_PROXY", "NO_PROXY"));
+  EXPECT_THAT(ParseCommandToolFile("/t/a.yaml", "command: [x]\npass_env: [TASKBOARD_TOKEN]\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("field 'pass_env': TASKBOARD_TOKEN is the worker's own token")));
+  EXPECT_THAT(ParseCommandToolFile("/t/a.yaml", "command: [x]\npass_env: [\"A=B\"]\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a variable name")));
 }
 
 TEST(CommandToolFile, Problems_NameTheFileAndField) {

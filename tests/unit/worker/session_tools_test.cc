@@ -11,6 +11,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "common/json.h"
 #include "common/unix_socket.h"
 #include "gmock/gmock.h"
@@ -138,6 +139,45 @@ TEST_F(SessionToolsTest, CommandAgentCall_LookupDecisionObservationThenResult) {
   const Json late = CallOverSocket(env, Json::object());
   EXPECT_EQ(late["ok"], false);
   EXPECT_THAT(late["error"].get<std::string>(), HasSubstr("task token is not valid"));
+}
+
+// What `taskboard tool echo` does from a command agent whose phase allows
+// only read_file: refused on the worker, so the scheduler hears nothing.
+TEST_F(SessionToolsTest, CommandAgentCallOutsideThePhaseTools_RefusedNeitherLookedUpNorObserved) {
+  FakeStream* stream = Welcome(0);
+  v1::ConnectResponse assignment = Assign("tooler", "l1", /*prompt=*/"");
+  assignment.mutable_assignment()->add_tools("read_file");
+  stream->Send(assignment);
+  Expect(stream, v1::ConnectRequest::kTaskStarted, /*skip_deltas=*/true);
+  const Json response = CallOverSocket(AgentToolEnv(), Json::object());
+  EXPECT_EQ(response["ok"], false) << response.dump();
+  EXPECT_THAT(response["error"].get<std::string>(),
+              HasSubstr("tool 'echo' is not allowed for this task (its allowed tools: read_file;"));
+  EXPECT_EQ(tool_->executions(), 0);
+
+  std::ofstream(dir_.path() / "go") << "";
+  // The next message is the result: no lookup, no observation.
+  EXPECT_TRUE(Expect(stream, v1::ConnectRequest::kTaskResult, /*skip_deltas=*/true)
+                  .task_result()
+                  .success());
+}
+
+// Defence in depth: a scheduler that let `cwd: "/"` through still cannot
+// start an agent at the filesystem root.
+TEST_F(SessionToolsTest, CwdOutsideTheWorkspaceRoot_TaskFailsBeforeTheAgentRuns) {
+  FakeStream* stream = Welcome(0);
+  for (const char* cwd : {"/", "../../.."}) {
+    v1::ConnectResponse assignment = Assign("tooler", absl::StrCat("l-", cwd), /*prompt=*/"");
+    assignment.mutable_assignment()->set_cwd(cwd);
+    stream->Send(assignment);
+    const v1::TaskResult result =
+        Expect(stream, v1::ConnectRequest::kTaskResult, /*skip_deltas=*/true).task_result();
+    EXPECT_FALSE(result.success());
+    EXPECT_THAT(result.error(), HasSubstr(absl::StrCat("cwd '", cwd, "'")));
+    EXPECT_THAT(result.error(), HasSubstr("workspace root"));
+    Expect(stream, v1::ConnectRequest::kCredits);  // the slot is free again
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "tool-env.txt"));
 }
 
 TEST_F(SessionToolsTest, StreamDropsBeforeTheDecision_RunsUncachedAndObservesOnTheNextStream) {

@@ -5,7 +5,9 @@
 #include "worker/session/tool_caller.h"
 
 #include <memory>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -258,6 +260,33 @@ TEST_F(ToolCallerTest, UnknownTool_NotFoundAndNeitherAskedNorObserved) {
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("this worker offers: echo")));
   EXPECT_THAT(link_.lookups(), IsEmpty());
   EXPECT_THAT(link_.observations(), IsEmpty());
+}
+
+TEST_F(ToolCallerTest, ToolOutsideTheAllowList_RefusedNamingTheAllowedAndNeitherRunNorObserved) {
+  ToolTask task = Task();
+  const std::vector<std::string> phase_tools = {"read_file", "list_files"};
+  task.allowed = ToolAllowList(phase_tools, std::vector<std::string>{});
+  EXPECT_THAT(caller_->Call(task, "echo", "{}"),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("tool 'echo' is not allowed for this task (its allowed tools: "
+                                 "list_files, read_file;")));
+  EXPECT_EQ(tool_->executions(), 0);
+  EXPECT_THAT(link_.lookups(), IsEmpty());
+  EXPECT_THAT(link_.observations(), IsEmpty());
+}
+
+TEST_F(ToolCallerTest, AllowList_PhaseNarrowsTheAgentsButNeverWidensIt) {
+  const std::vector<std::string> agent_tools = {"read_file"};
+  ToolTask task = Task();
+  task.allowed = ToolAllowList(std::vector<std::string>{"echo"}, agent_tools);
+  EXPECT_THAT(caller_->Call(task, "echo", "{}"),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("allowed tools: none")));
+  link_.AnswerWith(v1::ToolDecision::OUTCOME_NOT_CACHEABLE);
+  task.allowed = ToolAllowList(std::vector<std::string>{}, std::vector<std::string>{"echo"});
+  EXPECT_THAT(caller_->Call(task, "echo", "{}"), IsOk());
+  task.allowed = ToolAllowList(std::vector<std::string>{"echo"}, std::vector<std::string>{"echo"});
+  EXPECT_THAT(caller_->Call(task, "echo", "{}"), IsOk());
+  EXPECT_EQ(tool_->executions(), 2);
 }
 
 TEST_F(ToolCallerTest, ArgsNotAnObject_InvalidArgumentAndNotObserved) {
