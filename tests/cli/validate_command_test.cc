@@ -109,5 +109,24 @@ TEST(ValidateCommand, SyntaxError_Exits1WithPosition) {
   EXPECT_THAT(result.err, HasSubstr("invalid JSON at line 2"));
 }
 
+// The file that once crashed the CLI with SIGSEGV before it sent anything:
+// 100,000 `[` (100 KB). Now one error naming the depth limit, like any other
+// invalid flow, for both JSON and YAML.
+TEST(ValidateCommand, HundredThousandDeepFile_Exits1NamingTheDepthLimit) {
+  for (const char* name : {"taskboard_validate_deep.json", "taskboard_validate_deep.yaml"}) {
+    SCOPED_TRACE(name);
+    const fs::path path = fs::temp_directory_path() / name;
+    {
+      std::ofstream file(path);
+      file << (path.extension() == ".json" ? "{\"name\": " : "name: ") << std::string(100'000, '[');
+    }
+    Result result = Validate(path.string());
+    fs::remove(path);
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_THAT(result.err, HasSubstr("limit of 64 levels"));
+    EXPECT_THAT(result.err, HasSubstr("--max-json-depth"));
+  }
+}
+
 }  // namespace
 }  // namespace taskboard::cli
