@@ -23,6 +23,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "common/json_depth_flag.h"
 #include "common/log/grpc_log.h"
 #include "common/log/log.h"
 #include "common/log/log_flags.h"
@@ -148,6 +149,7 @@ int main(int argc, char** argv) {
   app.add_option("--tls-key", tls_flags.key, "The private key of --tls-cert (PEM)")
       ->envname("TASKBOARD_TLS_KEY");
   log::AddLogFlags(app, &log_flags);
+  taskboard::AddJsonDepthFlag(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
