@@ -44,4 +44,4 @@ USER 10001:10001
 WORKDIR /work
 EXPOSE 9091
 ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/taskboard-worker"]
-CMD ["--scheduler=taskboard-scheduler:7233", "--workdir=/work", "--metrics-listen=0.0.0.0:9091"]
+CMD ["--scheduler=taskboard-scheduler:7233", "--workspace-root=/work", "--metrics-listen=0.0.0.0:9091"]
