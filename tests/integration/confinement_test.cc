@@ -63,15 +63,6 @@ class ConfinementTest : public testing::ClusterTest {
     unsetenv("UNRELATED_CANARY");
     unsetenv("CONFINEMENT_PASSED");
   }
-
-  v1::Run Run(const std::string& flow) {
-    absl::StatusOr<std::string> run_id = cluster_.Submit(flow);
-    EXPECT_THAT(run_id.status(), IsOk()) << cluster_.Logs();
-    if (!run_id.ok()) return {};
-    absl::StatusOr<v1::Run> run = cluster_.WaitForRun(*run_id);
-    EXPECT_THAT(run.status(), IsOk());
-    return run.ok() ? *run : v1::Run();
-  }
 };
 
 TEST_F(ConfinementTest, CwdAtTheFilesystemRoot_RefusedAtSubmitNamingTheField) {

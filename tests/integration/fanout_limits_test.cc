@@ -43,23 +43,6 @@ std::string PlanOf(int count) {
 class FanOutLimitsTest : public testing::ClusterTest {
  protected:
   FanOutLimitsTest() : ClusterTest(SmallLimits()) {}
-
-  v1::Run Run(const std::string& flow) {
-    absl::StatusOr<std::string> run_id = cluster_.Submit(flow);
-    EXPECT_THAT(run_id.status(), IsOk()) << cluster_.Logs();
-    if (!run_id.ok()) return {};
-    absl::StatusOr<v1::Run> run = cluster_.WaitForRun(*run_id);
-    EXPECT_THAT(run.status(), IsOk());
-    return run.ok() ? *run : v1::Run();
-  }
-
-  // The scheduler keeps serving: a normal flow completes.
-  void ExpectStillServing() {
-    v1::Run run = Run(R"({"name": "normal", "phases": [{"id": "a", "agent": "echo",
-        "task": "echo still here"}]})");
-    EXPECT_EQ(run.status(), v1::RUN_STATUS_COMPLETED) << run.error() << cluster_.Logs();
-    EXPECT_THAT(run.output(), HasSubstr("still here"));
-  }
 };
 
 TEST_F(FanOutLimitsTest, MapOverTheItemLimit_FailsThePhaseNamingTheFlag) {

@@ -19,17 +19,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing::IsOk;
 
-class ToolsTest : public testing::ClusterTest {
- protected:
-  v1::Run Run(const std::string& flow) {
-    absl::StatusOr<std::string> run_id = cluster_.Submit(flow);
-    EXPECT_THAT(run_id.status(), IsOk()) << cluster_.Logs();
-    if (!run_id.ok()) return {};
-    absl::StatusOr<v1::Run> run = cluster_.WaitForRun(*run_id);
-    EXPECT_THAT(run.status(), IsOk());
-    return run.ok() ? *run : v1::Run();
-  }
-};
+class ToolsTest : public testing::ClusterTest {};
 
 TEST_F(ToolsTest, CommandAgent_ReadsAFileThroughTaskboardTool) {
   // Workers run with --workdir at the cluster's directory: tasks without a
