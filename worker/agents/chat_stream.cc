@@ -1,5 +1,7 @@
 #include "worker/agents/chat_stream.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -10,9 +12,14 @@
 namespace taskboard::worker {
 
 void ChatStreamAssembler::Feed(absl::string_view bytes) {
+  if (!status_.ok() || done_) return;  // the rest is ignored; keep none of it
+  // pending_ holds no newline, so only the new bytes are searched: a long
+  // line arriving in small pieces stays linear, not quadratic.
+  const size_t searched = pending_.size();
   pending_.append(bytes.data(), bytes.size());
   size_t start = 0;
-  for (size_t newline; (newline = pending_.find('\n', start)) != std::string::npos;
+  for (size_t newline;
+       (newline = pending_.find('\n', std::max(start, searched))) != std::string::npos;
        start = newline + 1) {
     Line(absl::string_view(pending_).substr(start, newline - start));
   }

@@ -1,8 +1,10 @@
 #include "worker/agents/chat_stream.h"
 
+#include <chrono>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
@@ -33,6 +35,24 @@ TEST(ChatStreamAssembler, BytesSplitAnywhere_AssembleTheSameAnswer) {
     EXPECT_THAT(deltas, ElementsAre("ab", "c"));
     EXPECT_TRUE(assembler.done());
   }
+}
+
+// A slow or hostile server can trickle one long line in tiny pieces; each
+// piece must cost its own size, not the line's so far (found by
+// llm_reply_fuzzer: 1 MiB in 1-byte pieces took seconds, 4 MiB minutes).
+TEST(ChatStreamAssembler, LongLineInOneBytePieces_AssemblesInLinearTime) {
+  const std::string content(4 << 20, 'x');
+  const std::string stream = absl::StrCat("data: {\"choices\":[{\"delta\":{\"content\":\"", content,
+                                          "\"}}]}\n\ndata: [DONE]\n\n");
+  ChatStreamAssembler assembler(nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  for (char c : stream) assembler.Feed(absl::string_view(&c, 1));
+  absl::StatusOr<ChatResponse> response = assembler.Finish();
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_THAT(response, IsOk());
+  EXPECT_EQ(response->message.content(), content);
+  // Linear takes milliseconds; the quadratic scan took minutes.
+  EXPECT_LT(elapsed, std::chrono::seconds(20));
 }
 
 TEST(ChatStreamAssembler, ParallelToolCalls_AreJoinedByIndex) {
