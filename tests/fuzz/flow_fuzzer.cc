@@ -1,6 +1,8 @@
 // libFuzzer target for the flow DSL core: parsing (JSON and YAML), shorthand,
 // decoding, validation, encoding and interpolation, plus the agent-output
-// readers (JSON extraction, gate verdicts, map items).
+// readers the flows share (JSON extraction, map items, fan-out merging).
+// The pattern agents' readers (plans, reviews, gate verdicts) have their own
+// target, pattern_output_fuzzer.cc.
 //
 // Beyond "no crash, no sanitizer report" it checks one property: a flow that
 // loads re-encodes to DSL that loads to the same FlowSpec.
@@ -17,7 +19,6 @@
 #include "scheduler/flow/flow_encoder.h"
 #include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/flow_loader.h"
-#include "scheduler/flow/gate_verdict.h"
 #include "scheduler/flow/interpolation.h"
 #include "scheduler/flow/json_extract.h"
 #include "scheduler/flow/map_items.h"
@@ -81,7 +82,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
 
-  (void)flow::ParseGateVerdict(text);
   if (std::optional<Json> json = flow::ExtractJson(text)) {
     (void)flow::ResolveMapItems("m", *json);
   }
