@@ -31,6 +31,7 @@
 #include "common/metrics/registry.h"
 #include "common/tls/tls_credentials.h"
 #include "worker/agents/agent_registry.h"
+#include "worker/agents/secret_environment.h"
 #include "worker/agents/subprocess.h"
 #include "worker/session/session.h"
 #include "worker/session/worker_metrics.h"
@@ -39,6 +40,18 @@
 namespace {
 
 constexpr char kVersion[] = "0.1.0";
+
+// Where per-task directories go unless --data-dir says: the user's state
+// directory (XDG), not a fixed name in /tmp another user could create first.
+std::string DefaultDataDir() {
+  if (const char* state = getenv("XDG_STATE_HOME"); state != nullptr && state[0] == '/') {
+    return absl::StrCat(state, "/taskboard/worker");
+  }
+  if (const char* home = getenv("HOME"); home != nullptr && home[0] != '\0') {
+    return absl::StrCat(home, "/.local/state/taskboard/worker");
+  }
+  return absl::StrCat("/var/tmp/taskboard-worker-", getuid());
+}
 
 std::string DefaultWorkerId() {
   char host[256] = {};
@@ -97,6 +110,7 @@ int main(int argc, char** argv) {
   std::string worker_id;
   int drain_grace_seconds = 30;
   std::string workdir;
+  std::string data_dir = DefaultDataDir();
   std::string tools_dir;
   std::string metrics_listen;
   std::string metrics_port_file;
@@ -123,10 +137,16 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--workspace-root,--workdir", workdir,
-                 "Directory tasks work in: a phase's cwd is relative to it and may not leave it; "
-                 "tasks without a cwd work in it (default: the worker's own working directory; "
-                 "--workdir is the old name)")
+                 "One directory every task works in (a checkout the agents share): a phase's cwd "
+                 "is relative to it and may not leave it. Default: none, each task gets a fresh "
+                 "empty directory under --data-dir, removed when it ends (--workdir is the old "
+                 "name)")
       ->envname("TASKBOARD_WORKSPACE_ROOT");
+  app.add_option("--data-dir", data_dir,
+                 "Without --workspace-root: where the per-task directories are made, in "
+                 "<data-dir>/<worker-id>/<lease-id> (mode 0700; default: "
+                 "$XDG_STATE_HOME/taskboard/worker, else ~/.local/state/taskboard/worker)")
+      ->envname("TASKBOARD_WORKER_DATA_DIR");
   app.add_option("--tools", tools_dir,
                  "Directory of tool files (*.json, *.yaml, *.yml) that agents may call besides "
                  "the built-in read_file and list_files")
@@ -160,9 +180,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   log::RouteGrpcLogs();
-  // Agents are child processes: they must not inherit the worker's token
-  // (a worker token receives every tenant's tasks).
-  unsetenv("TASKBOARD_TOKEN");
+  // Agents run as this user: the worker token (which receives every
+  // tenant's tasks) and the default LLM key leave the environment, and the
+  // process cannot be read by them (secret_environment.h). llm agents take
+  // their own apiKeyEnv as they load.
+  taskboard::worker::TakeSecretFromEnvironment("TASKBOARD_TOKEN");
+  taskboard::worker::TakeSecretFromEnvironment("OPENAI_API_KEY");
+  if (!taskboard::worker::MakeProcessNonDumpable()) {
+    log::Warn("could not make the worker non-dumpable: agents running as its user may read its memory");
+  }
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       taskboard::tls::ChannelCredentials(tls_flags);
   if (!credentials.ok()) {
@@ -190,8 +216,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   taskboard::worker::CommandAgentOptions agent_options;
-  agent_options.workdir =
-      workdir.empty() ? std::filesystem::current_path(ec) : std::filesystem::absolute(workdir);
+  if (!workdir.empty()) agent_options.workdir = std::filesystem::absolute(workdir);
   // `taskboard` is installed next to taskboard-worker (build/bin, images):
   // agents find it first on their PATH.
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -216,7 +241,17 @@ int main(int argc, char** argv) {
   options.version = kVersion;
   options.drain_grace = absl::Seconds(drain_grace_seconds);
   options.tools = tools->get();
-  options.workdir = agent_options.workdir;
+  if (workdir.empty()) {
+    absl::StatusOr<taskboard::worker::TaskWorkspaces> per_task =
+        taskboard::worker::TaskWorkspaces::PerTask(data_dir, options.worker_id);
+    if (!per_task.ok()) {
+      std::cerr << "taskboard-worker: " << per_task.status().message() << "\n";
+      return 2;
+    }
+    options.workspaces = *std::move(per_task);
+  } else {
+    options.workspaces = taskboard::worker::TaskWorkspaces::Shared(agent_options.workdir);
+  }
   options.token = token;
   options.credentials = *std::move(credentials);
   // Metrics are kept even without --metrics-listen: the hooks are cheap and
@@ -237,7 +272,9 @@ int main(int argc, char** argv) {
       .With("worker_id", options.worker_id)
       .With("scheduler", scheduler)
       .With("slots", slots)
-      .With("agents", names);
+      .With("agents", names)
+      .With(options.workspaces.per_task() ? "task_directories" : "workspace_root",
+            options.workspaces.root().string());
 
   taskboard::worker::Session session(options, **agents);
   std::unique_ptr<taskboard::metrics::MetricsHttpServer> http;

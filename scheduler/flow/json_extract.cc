@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "common/json_depth.h"
 
 namespace taskboard::flow {
 namespace {
@@ -123,6 +125,12 @@ std::optional<Json> FromBalancedSpan(absl::string_view text) {
 }
 
 }  // namespace
+
+std::string NoJsonInOutput(absl::string_view text) {
+  absl::Status depth = CheckJsonTextDepth(text, MaxJsonDepth());
+  if (depth.ok()) return "output holds no JSON";
+  return absl::StrCat("output holds no JSON within the nesting limit (", depth.message(), ")");
+}
 
 std::optional<Json> ExtractJson(absl::string_view text) {
   if (std::optional<Json> json = TryParse(text)) return json;

@@ -7,6 +7,7 @@
 // through this one function rather than a strict parse.
 
 #include <optional>
+#include <string>
 
 #include "absl/strings/string_view.h"
 #include "common/json.h"
@@ -21,6 +22,12 @@ namespace taskboard::flow {
 //      not parse, the scan restarts at the next opening bracket after its start.
 // nullopt when none parses. Never throws.
 std::optional<Json> ExtractJson(absl::string_view text);
+
+// For errors after ExtractJson found nothing: "output holds no JSON", or,
+// when brackets in the text nest past --max-json-depth (so any JSON in it
+// was refused for its depth), that plus the depth error naming the limit,
+// the path and the flag.
+std::string NoJsonInOutput(absl::string_view text);
 
 }  // namespace taskboard::flow
 

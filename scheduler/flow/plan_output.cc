@@ -102,7 +102,7 @@ absl::StatusOr<std::vector<PlannedTask>> ParseTaskOutput(absl::string_view outpu
   std::vector<PlannedTask> tasks;
   std::optional<Json> json = ExtractJson(output);
   if (!json.has_value()) {
-    errors.Add("", absl::StrCat("output holds no JSON; expected ", kPlanShape));
+    errors.Add("", absl::StrCat(NoJsonInOutput(output), "; expected ", kPlanShape));
   } else if (json->is_array()) {
     tasks = ReadTasks(*json, closed, &errors);
   } else if (json->is_object() && json->contains("tasks")) {
@@ -230,7 +230,8 @@ absl::StatusOr<EvaluatorDecision> ParseEvaluatorDecision(absl::string_view outpu
   FlowErrorList errors;
   std::optional<Json> json = ExtractJson(output);
   if (!json.has_value()) {
-    errors.Add("", absl::StrCat("output holds no JSON; expected {\"decision\": \"continue\" | "
+    errors.Add("", absl::StrCat(NoJsonInOutput(output),
+                                "; expected {\"decision\": \"continue\" | "
                                 "\"replan\" | \"complete\", \"reasoning\": string, \"tasks\"?: "
                                 "[...]}"));
     return errors.ToStatus("evaluator decision is invalid");

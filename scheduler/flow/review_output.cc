@@ -83,7 +83,7 @@ absl::StatusOr<Review> ParseReview(absl::string_view output) {
   std::optional<Json> json = ExtractJson(output);
   const Json* assessments = nullptr;
   if (!json.has_value()) {
-    errors.Add("", absl::StrCat("output holds no JSON; expected ", kReviewShape));
+    errors.Add("", absl::StrCat(NoJsonInOutput(output), "; expected ", kReviewShape));
   } else if (json->is_array()) {
     assessments = &*json;
   } else if (json->is_object()) {

@@ -7,10 +7,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/agents_dir.h"
 #include "tests/testing/cluster_test.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
@@ -24,25 +27,15 @@ using testing::IsOk;
 using ::testing::Not;
 using testing::StatusIs;
 
-// The integration agents (echo: tests/integration/agents/script.sh) plus
-// `confined`, which runs the same script, may call read_file only and gets one
-// variable of the worker's. A directory of this suite's own: other tests list
-// the shared directory's agents.
+// The integration agents plus `confined`, which runs the same script, may
+// call read_file only and gets one variable of the worker's.
 std::string AgentsDir() {
-  static const testing::TempDir* const dir = [] {
-    auto* made = new testing::TempDir();
-    const std::filesystem::path shared = testing::SourcePath("tests/integration/agents");
-    std::filesystem::copy_file(shared / "script.sh", made->path() / "script.sh");
-    std::filesystem::copy_file(shared / "echo.yaml", made->path() / "echo.yaml");
-    std::ofstream(made->path() / "confined.yaml") << R"(name: confined
+  return testing::IntegrationAgentsWith({{"confined.yaml", R"(name: confined
 command: ["./script.sh"]
 tools: [read_file]
 passEnv: [CONFINEMENT_PASSED]
 env: {CONFINEMENT_LITERAL: from-the-agent-file}
-)";
-    return made;
-  }();
-  return dir->path().string();
+)"}});
 }
 
 // The worker inherits the test's environment: its token, an API key, an
@@ -139,6 +132,70 @@ phases:
   EXPECT_THAT(run.tasks(0).error(),
               HasSubstr("tool 'read_file' is not allowed for this task (its allowed tools: "
                         "list_files;"));
+}
+
+// The worker's secrets leave its start-up environment: the agent can read
+// /proc/<worker pid>/environ (CI runs as root, past PR_SET_DUMPABLE), and it
+// shows every other variable, but the token and the key have no value left.
+TEST_F(ConfinementTest, WorkerStartupEnvironment_SecretsZeroed) {
+  const v1::Run run = Run(R"(
+name: worker-environ
+phases:
+  - id: a
+    agent: echo
+    task: worker-environ
+)");
+  ASSERT_EQ(run.status(), v1::RUN_STATUS_COMPLETED) << run.error() << cluster_.Logs();
+  const std::string environ = "\n" + run.output();
+  // The read worked: an ordinary variable and the secrets' names are there.
+  EXPECT_THAT(environ, AllOf(HasSubstr("\nUNRELATED_CANARY=unrelated-canary\n"),
+                             HasSubstr("\nOPENAI_API_KEY="), HasSubstr("\nTASKBOARD_TOKEN=")));
+  EXPECT_THAT(environ, AllOf(Not(HasSubstr("sk-key-canary")), Not(HasSubstr("worker-token-canary"))));
+}
+
+// Without --workspace-root (the worker's default) each task works in a fresh,
+// empty directory of its own under the worker's data dir, removed when the
+// task ends.
+class PerTaskDirectoryTest : public testing::ClusterTest {
+ protected:
+  PerTaskDirectoryTest() : ClusterTest({.workers = 1, .shared_workspace = false}) {}
+};
+
+TEST_F(PerTaskDirectoryTest, EachTaskGetsAnEmptyDirectoryRemovedWhenItEnds) {
+  const v1::Run run = Run(R"(
+name: per-task
+phases:
+  - id: first
+    agent: echo
+    task: write note.txt left by the first task
+  - id: second
+    agent: echo
+    dependsOn: [first]
+    task: pwd
+  - id: nested
+    agent: echo
+    dependsOn: [first]
+    cwd: sub/dir
+    task: pwd
+)");
+  ASSERT_EQ(run.status(), v1::RUN_STATUS_COMPLETED) << run.error() << cluster_.Logs();
+  ASSERT_EQ(run.tasks_size(), 3);
+  std::map<std::string, std::string> outputs;
+  for (const v1::Task& task : run.tasks()) outputs[task.phase_id()] = task.output();
+  const std::string under = (cluster_.dir() / "worker-data" / "worker-0").string() + "/";
+  const std::string first = std::string(absl::StripTrailingAsciiWhitespace(outputs["first"]));
+  EXPECT_THAT(first, ::testing::StartsWith(under));
+  // The second task's directory is another one, and empty: the first's note
+  // is not there (`pwd; ls -A` prints the directory only).
+  const std::string second = std::string(absl::StripTrailingAsciiWhitespace(outputs["second"]));
+  EXPECT_THAT(second, ::testing::StartsWith(under));
+  EXPECT_NE(second, first);
+  EXPECT_THAT(second, Not(HasSubstr("note.txt")));
+  // A cwd is made inside the task's own directory.
+  EXPECT_THAT(outputs["nested"], AllOf(::testing::StartsWith(under), HasSubstr("/sub/dir\n")));
+  // Nothing is left behind.
+  EXPECT_FALSE(std::filesystem::exists(first)) << first;
+  EXPECT_TRUE(std::filesystem::is_empty(under)) << under;
 }
 
 }  // namespace

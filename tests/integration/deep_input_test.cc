@@ -2,17 +2,22 @@
 // sent through each way into the scheduler is one clear error naming the
 // depth limit, and the same scheduler then completes a normal run.
 
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/json.h"
 #include "gmock/gmock.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
+#include "tests/testing/agents_dir.h"
 #include "tests/testing/cluster_test.h"
+#include "tests/testing/plans.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 #include "tests/testing/test_channel.h"
 
 namespace taskboard {
@@ -28,10 +33,43 @@ const std::string& Hostile() {
   return *text;
 }
 
+// `deep` answers every prompt with the hostile document; the `deep_json`
+// tool returns it. Both are what a hostile model, program or server sends.
+std::string AgentsDir() {
+  return testing::IntegrationAgentsWith({{"deep.yaml", R"(name: deep
+command: ["sh", "-c", "head -c 100000 /dev/zero | tr '\\0' '['"]
+)"}});
+}
+
+std::string ToolsDir() {
+  static testing::TempDir dir;
+  static const bool made = [] {
+    std::ofstream(dir.path() / "deep_json.yaml") << R"(name: deep_json
+description: Prints 100,000 '[' on stdout
+command: ["sh", "-c", "head -c 100000 /dev/zero | tr '\\0' '['"]
+cacheable: true
+)";
+    return true;
+  }();
+  (void)made;
+  return dir.path().string();
+}
+
 ClusterOptions OneWorker() {
   ClusterOptions options;
   options.workers = 1;
+  options.agents_dir = AgentsDir();
+  options.worker_flags = {"--tools", ToolsDir()};
   return options;
+}
+
+// The errors of a run's tasks in `role`, one per line.
+std::string TaskErrors(const v1::Run& run, absl::string_view role) {
+  std::string errors;
+  for (const v1::Task& task : run.tasks()) {
+    if (task.role() == role) absl::StrAppend(&errors, task.error(), "\n");
+  }
+  return errors;
 }
 
 class DeepInputTest : public testing::ClusterTest {
@@ -156,7 +194,67 @@ TEST_F(DeepInputTest, PlannerReplyHundredThousandDeep_FailsThePlanClearly) {
   absl::StatusOr<v1::Run> run = cluster_.WaitForRun(*run_id);
   ASSERT_THAT(run.status(), IsOk());
   EXPECT_EQ(run->status(), v1::RUN_STATUS_FAILED);
-  EXPECT_THAT(run->error(), HasSubstr("plan")) << run->error();
+  EXPECT_THAT(run->error(), HasSubstr("JSON nested deeper than the limit of 64 levels at $"))
+      << run->error();
+  ExpectStillServing();
+}
+
+// A tool whose output is 100,000 '[': the worker keeps what does not parse
+// as a JSON string, the scheduler records and caches it (cacheIf reads the
+// result), the next task gets it as prior work, and the run completes.
+TEST_F(DeepInputTest, ToolResultHundredThousandDeep_IsKeptAsTextAndTheRunCompletes) {
+  v1::Run run = Run(R"(
+name: deep-tool
+toolCache:
+  tools:
+    deep_json: {cacheIf: "result.ok"}
+phases:
+  - id: a
+    agent: echo
+    task: tool deep_json
+  - id: b
+    agent: echo
+    dependsOn: [a]
+    task: envelope
+)");
+  ASSERT_EQ(run.status(), v1::RUN_STATUS_COMPLETED) << run.error() << cluster_.Logs();
+  absl::StatusOr<std::vector<v1::Observation>> calls = cluster_.ToolCalls(run.run_id(), "a");
+  ASSERT_THAT(calls.status(), IsOk());
+  ASSERT_EQ(calls->size(), 1u);
+  EXPECT_EQ((*calls)[0].result_json(), Json(Hostile()).dump());
+  ExpectStillServing();
+}
+
+// A supervisor whose reviewer answers 100,000 '[': an invalid review naming
+// the depth limit; with nothing accepted the run fails, and the scheduler
+// serves on.
+TEST_F(DeepInputTest, ReviewerReplyHundredThousandDeep_IsAnInvalidReview) {
+  v1::Run run = Run(absl::StrCat(R"({"name": "deep-review", "kind": "supervisor",
+      "supervisor": {"plannerAgent": "echo", "workerAgent": "echo", "reviewerAgent": "deep",
+                     "maxIterations": 1, "goal": )",
+                                 Json(testing::PlanOf(1)).dump(), "}}"));
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
+  EXPECT_THAT(TaskErrors(run, "reviewer"),
+              HasSubstr("the review is invalid: review is invalid (1 error):\n  output holds no "
+                        "JSON within the nesting limit (JSON nested deeper than the limit of 64 "
+                        "levels at $"))
+      << cluster_.Logs();
+  ExpectStillServing();
+}
+
+// A plan-and-execute run whose LLM evaluator answers 100,000 '[': an invalid
+// decision naming the depth limit.
+TEST_F(DeepInputTest, EvaluatorReplyHundredThousandDeep_IsAnInvalidEvaluation) {
+  v1::Run run = Run(absl::StrCat(R"({"name": "deep-evaluation", "kind": "plan_and_execute",
+      "planAndExecute": {"plannerAgent": "echo", "executorAgent": "echo", "evaluator": "llm",
+                         "evaluatorAgent": "deep", "maxIterations": 1, "goal": )",
+                                 Json(testing::PlanOf(1)).dump(), "}}"));
+  EXPECT_NE(run.status(), v1::RUN_STATUS_RUNNING);
+  EXPECT_THAT(TaskErrors(run, "evaluator"),
+              HasSubstr("the decision is invalid: evaluator decision is invalid (1 error):\n  "
+                        "output holds no JSON within the nesting limit (JSON nested deeper than "
+                        "the limit of 64 levels at $"))
+      << cluster_.Logs();
   ExpectStillServing();
 }
 

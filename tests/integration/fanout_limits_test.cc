@@ -10,6 +10,7 @@
 #include "common/json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/plans.h"
 #include "tests/testing/cluster_test.h"
 #include "tests/testing/status_matchers.h"
 
@@ -32,13 +33,7 @@ ClusterOptions SmallLimits() {
 }
 
 // A plan of `count` independent tasks, as JSON text.
-std::string PlanOf(int count) {
-  std::string tasks;
-  for (int i = 0; i < count; ++i) {
-    absl::StrAppend(&tasks, i == 0 ? "" : ",", R"({"id": "t)", i, R"(", "goal": "G"})");
-  }
-  return absl::StrCat(R"({"tasks": [)", tasks, "]}");
-}
+using ::taskboard::testing::PlanOf;
 
 class FanOutLimitsTest : public testing::ClusterTest {
  protected:

@@ -104,9 +104,12 @@ absl::Status Cluster::StartWorker(int index) {
                                    "--worker-id",
                                    absl::StrCat("worker-", index),
                                    "--drain-grace-seconds",
-                                   "5",
-                                   "--workdir",
-                                   dir_.path().string()};
+                                   "5"};
+  if (options_.shared_workspace) {
+    argv.insert(argv.end(), {"--workspace-root", dir_.path().string()});
+  } else {
+    argv.insert(argv.end(), {"--data-dir", (dir_.path() / "worker-data").string()});
+  }
   argv.insert(argv.end(), options_.worker_flags.begin(), options_.worker_flags.end());
   absl::StatusOr<std::unique_ptr<ChildProcess>> child =
       ChildProcess::Spawn(argv, (dir_.path() / absl::StrCat("worker-", index, ".log")).string());

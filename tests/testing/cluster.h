@@ -35,6 +35,10 @@ struct ClusterOptions {
   int64_t retry_base_ms = 50;
   std::vector<std::string> scheduler_flags;
   std::vector<std::string> worker_flags;
+  // Workers share the cluster's directory (dir()) as their --workspace-root;
+  // false: each task works in a fresh directory under dir()/worker-data, the
+  // worker's default.
+  bool shared_workspace = true;
   // The client stub (client()): sent as the bearer token on every call, and
   // TLS credentials (null: plaintext).
   std::string client_token;

@@ -46,7 +46,12 @@ void AddDevCommand(CLI::App& app, CommandSet& commands) {
   dev->add_option("--slots", options->slots, "Tasks the worker runs at once")
       ->envname("TASKBOARD_SLOTS")
       ->capture_default_str();
-  dev->add_option("--durability", options->durability, "sync | wal | none")
+  dev->add_option("--workspace-root", options->workspace_root,
+                  "The worker's --workspace-root: the directory every task works in (empty: a "
+                  "fresh directory per task under <data-dir>/worker)")
+      ->capture_default_str();
+  dev->add_option("--durability", options->durability,
+                  "sync | wal | none (the scheduler's --durability; see docs/services.md)")
       ->check(CLI::IsMember({"sync", "wal", "none"}))
       ->capture_default_str();
   dev->add_option("--ready-file", options->ready_file,
@@ -93,7 +98,12 @@ int RunDev(const DevOptions& options, std::ostream& out, std::ostream& err) {
   if (agents.empty() && fs::is_directory("agents")) agents = "agents";
   std::vector<std::string> worker_argv = {
       SiblingBinary("taskboard-worker"), "--scheduler", address,     "--slots",
-      absl::StrCat(options.slots),       "--worker-id", "dev-worker"};
+      absl::StrCat(options.slots),       "--worker-id", "dev-worker",
+      "--data-dir",                      (dir / "worker").string()};
+  if (!options.workspace_root.empty()) {
+    worker_argv.push_back("--workspace-root");
+    worker_argv.push_back(fs::absolute(options.workspace_root).string());
+  }
   if (!agents.empty()) {
     worker_argv.push_back("--agents");
     worker_argv.push_back(fs::absolute(agents).string());

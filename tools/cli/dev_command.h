@@ -17,7 +17,10 @@ struct DevOptions {
   std::string listen = "127.0.0.1:7233";
   std::string agents_dir;  // default: ./agents when it exists
   int slots = 4;
-  std::string durability = "wal";
+  // Local development works on the checkout it runs in; empty: a fresh
+  // directory per task under <data-dir>/worker, as a worker does by default.
+  std::string workspace_root = ".";
+  std::string durability = "sync";
   // Written with the scheduler address once both processes are up (scripts
   // wait for it instead of sleeping).
   std::string ready_file;

@@ -35,6 +35,11 @@ class AgentContext {
   // Called only from the thread running Agent::Run.
   virtual void EmitOutput(absl::string_view delta) = 0;
 
+  // The task's directory as the session prepared it (TaskWorkspaces::Open):
+  // absolute, inside the worker's workspace, already checked. Empty (the
+  // default, for test contexts): the agent resolves the task's cwd itself.
+  virtual std::filesystem::path directory() const { return {}; }
+
   // Fires when the scheduler cancels the task, its lease is revoked, or the
   // worker's drain grace period expires.
   virtual const CancelToken& cancellation() const = 0;

@@ -22,6 +22,8 @@ constexpr absl::string_view kEndpointHint =
     "(is base_url an OpenAI-compatible endpoint, such as http://HOST:PORT/v1?)";
 constexpr absl::string_view kRequestTimeoutHint =
     "(timed out: raise requestTimeoutSeconds in the agent file if the model needs longer)";
+constexpr absl::string_view kResponseSizeHint =
+    "(over the agent file's maxResponseBytes: raise it if the model's answers are that long)";
 
 bool Retryable(int status) { return status == 429 || status >= 500; }
 
@@ -118,6 +120,7 @@ absl::StatusOr<ChatResponse> ChatClient::Complete(
   }
   post.body = *std::move(body);
   post.connect_timeout = options_.connect_timeout;
+  post.max_response_bytes = options_.max_response_bytes;
   post.cancel = cancel;
 
   Backoff backoff(options_.backoff);
@@ -138,6 +141,7 @@ absl::StatusOr<ChatResponse> ChatClient::Complete(
     if (!response.ok()) {
       absl::string_view hint;
       if (response.status().code() == absl::StatusCode::kUnavailable) hint = kServerHint;
+      if (absl::IsResourceExhausted(response.status())) hint = kResponseSizeHint;
       // When the task's deadline cut the request short, the caller reports
       // the task's timeout; only the request's own limit needs this hint.
       if (absl::IsDeadlineExceeded(response.status()) && post.timeout == options_.request_timeout) {

@@ -30,6 +30,8 @@ struct ChatClientOptions {
   absl::Duration connect_timeout = absl::Seconds(10);
   // Tries per Complete call, the first included.
   int max_attempts = 4;
+  // The most bytes one answer may have (the agent file's maxResponseBytes).
+  size_t max_response_bytes = 16 << 20;
   BackoffOptions backoff = {absl::Seconds(1), absl::Seconds(30)};
 };
 

@@ -4,14 +4,21 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "worker/agents/secret_environment.h"
 
 namespace taskboard::worker {
 namespace {
 
+// An LLM key the worker took out of its environment (secret_environment.h)
+// still reaches a program whose file names it in passEnv: the operator chose
+// to give it that key. The worker token never does.
 void CopyFromWorker(absl::string_view name, std::map<std::string, std::string>& vars) {
   if (name == kWorkerTokenVariable) return;
   const std::string key(name);
-  if (const char* value = std::getenv(key.c_str()); value != nullptr) vars[key] = value;
+  if (std::string value = SecretOrEnvironment(key);
+      !value.empty() || std::getenv(key.c_str()) != nullptr) {
+    vars[key] = std::move(value);
+  }
 }
 
 bool IsVariableName(absl::string_view name) {

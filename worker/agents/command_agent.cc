@@ -42,7 +42,14 @@ CommandAgent::CommandAgent(AgentDefinition definition, CommandAgentOptions optio
   info_.set_model(definition_.model);
 }
 
-absl::StatusOr<std::string> CommandAgent::WorkingDirectory(const v1::Assignment& assignment) const {
+absl::StatusOr<std::string> CommandAgent::WorkingDirectory(const v1::Assignment& assignment,
+                                                           const AgentContext& context) const {
+  // The agent file's cwd is the operator's choice and stands unless the
+  // phase names one; otherwise the task's directory.
+  const std::filesystem::path prepared = context.directory();
+  if (!prepared.empty() && (!assignment.cwd().empty() || definition_.cwd.empty())) {
+    return prepared.string();
+  }
   if (!assignment.cwd().empty()) {
     absl::StatusOr<std::filesystem::path> directory = TaskDirectory(assignment, options_.workdir);
     if (!directory.ok()) return directory.status();
@@ -85,7 +92,7 @@ AgentOutcome CommandAgent::Run(const v1::Assignment& assignment, AgentContext& c
   AgentOutcome outcome;
   outcome.execution.set_prompt(assignment.prompt());
   outcome.execution.set_system_prompt(definition_.system_prompt);
-  absl::StatusOr<std::string> cwd = WorkingDirectory(assignment);
+  absl::StatusOr<std::string> cwd = WorkingDirectory(assignment, context);
   if (!cwd.ok()) {
     outcome.error = absl::StrCat(who, ": ", cwd.status().message());
     return outcome;

@@ -52,8 +52,11 @@ class CommandAgent : public Agent {
   AgentOutcome Run(const v1::Assignment& assignment, AgentContext& context) const override;
 
  private:
-  // Errors: those of TaskDirectory (a cwd that leaves the workspace root).
-  absl::StatusOr<std::string> WorkingDirectory(const v1::Assignment& assignment) const;
+  // The context's directory when the session prepared one, else resolved
+  // here. Errors: those of TaskDirectory (a cwd that leaves the workspace
+  // root).
+  absl::StatusOr<std::string> WorkingDirectory(const v1::Assignment& assignment,
+                                               const AgentContext& context) const;
   std::vector<std::string> Environment(const v1::Assignment& assignment, AgentContext& context,
                                        const std::string& cwd) const;
 

@@ -40,6 +40,8 @@ struct Transfer {
   CURL* easy;
   HttpResponse response;
   bool decided = false;  // whether the body goes to on_event_stream
+  size_t received = 0;
+  bool too_large = false;  // passed max_response_bytes: the transfer was cut off
 };
 
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
@@ -70,6 +72,12 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
         absl::StrContains(absl::AsciiStrToLower(response.content_type), "text/event-stream");
   }
   absl::string_view bytes(data, size * count);
+  transfer->received += bytes.size();
+  const size_t limit = transfer->request->max_response_bytes;
+  if (limit > 0 && transfer->received > limit) {
+    transfer->too_large = true;
+    return 0;  // curl stops with CURLE_WRITE_ERROR
+  }
   if (response.streamed) {
     transfer->request->on_event_stream(bytes);
   } else {
@@ -173,6 +181,11 @@ absl::StatusOr<HttpResponse> HttpPost(const HttpPostRequest& request) {
   curl_multi_remove_handle(multi.get(), e);
   if (cancelled || (!finished && request.cancel != nullptr && request.cancel->cancelled())) {
     return absl::CancelledError("cancelled");
+  }
+  if (transfer.too_large) {
+    return absl::ResourceExhaustedError(absl::StrCat("the response passed ",
+                                                     request.max_response_bytes,
+                                                     " bytes and was cut off"));
   }
   if (!finished) return absl::UnavailableError("libcurl stopped without finishing the transfer");
   if (code != CURLE_OK) return TransferError(code, e, error_buffer, request);

@@ -32,6 +32,10 @@ struct HttpPostRequest {
   // text/event-stream piece by piece, as it arrives, instead of collecting
   // it in HttpResponse::body.
   std::function<void(absl::string_view)> on_event_stream;
+  // The most body bytes taken, streamed or not (0: no limit): a server that
+  // sends more is cut off with RESOURCE_EXHAUSTED instead of filling the
+  // worker's memory.
+  size_t max_response_bytes = 0;
 };
 
 struct HttpResponse {
@@ -47,7 +51,8 @@ struct HttpResponse {
 // Any HTTP status is a response, not an error. Errors (messages say what
 // happened, without the URL, which callers add): UNAVAILABLE (cannot
 // resolve, connect, or the connection broke), DEADLINE_EXCEEDED (the
-// timeout passed), CANCELLED (the token fired).
+// timeout passed), CANCELLED (the token fired), RESOURCE_EXHAUSTED (the body
+// passed max_response_bytes).
 absl::StatusOr<HttpResponse> HttpPost(const HttpPostRequest& request);
 
 }  // namespace taskboard::worker

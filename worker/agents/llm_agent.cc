@@ -8,6 +8,7 @@
 #include "common/json.h"
 #include "worker/agents/chat_client.h"
 #include "worker/agents/llm_prompt.h"
+#include "worker/agents/secret_environment.h"
 
 namespace taskboard::worker {
 namespace {
@@ -105,6 +106,9 @@ LlmAgent::LlmAgent(AgentDefinition definition, LlmAgentOptions options)
   info_.set_description(definition_.description);
   info_.set_type("llm");
   info_.set_model(definition_.model);
+  // The key is for this agent's HTTP calls only: out of the environment
+  // that agents could read (secret_environment.h).
+  TakeSecretFromEnvironment(definition_.llm.api_key_env);
 }
 
 AgentOutcome LlmAgent::Run(const v1::Assignment& assignment, AgentContext& context) const {
@@ -138,9 +142,10 @@ AgentOutcome LlmAgent::Run(const v1::Assignment& assignment, AgentContext& conte
   client_options.base_url = settings.base_url;
   if (client_options.base_url.empty()) client_options.base_url = Getenv("OPENAI_BASE_URL");
   if (client_options.base_url.empty()) client_options.base_url = std::string(kDefaultBaseUrl);
-  client_options.api_key = Getenv(settings.api_key_env);
+  client_options.api_key = SecretOrEnvironment(settings.api_key_env);
   client_options.request_timeout = settings.request_timeout;
   client_options.max_attempts = settings.max_attempts;
+  client_options.max_response_bytes = static_cast<size_t>(settings.max_response_bytes);
   client_options.backoff = options_.retry_backoff;
   const ChatClient client(std::move(client_options));
 

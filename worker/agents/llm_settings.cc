@@ -21,12 +21,18 @@ constexpr FieldName kPriorWork{"priorWork", "prior_work"};
 constexpr FieldName kStream{"stream", "stream"};
 constexpr FieldName kRequestTimeout{"requestTimeoutSeconds", "request_timeout_seconds"};
 constexpr FieldName kMaxAttempts{"maxAttempts", "max_attempts"};
+constexpr FieldName kMaxResponseBytes{"maxResponseBytes", "max_response_bytes"};
 constexpr FieldName kPricing{"pricing", "pricing"};
 constexpr FieldName kInputPrice{"inputPerMtok", "input_per_mtok"};
 constexpr FieldName kOutputPrice{"outputPerMtok", "output_per_mtok"};
 
-constexpr FieldName kFields[] = {kBaseUrl,   kApiKeyEnv, kMaxTurns,       kTemperature, kMaxTokens,
-                                 kPriorWork, kStream,    kRequestTimeout, kMaxAttempts, kPricing};
+constexpr FieldName kFields[] = {kBaseUrl,     kApiKeyEnv,       kMaxTurns, kTemperature,
+                                 kMaxTokens,   kPriorWork,       kStream,   kRequestTimeout,
+                                 kMaxAttempts, kMaxResponseBytes, kPricing};
+
+// A model answer past 1 GiB is not an answer; the bound keeps a typo from
+// turning the limit off.
+constexpr int64_t kMaxResponseBytesCeiling = int64_t{1} << 30;
 
 // The value of `field` in `doc` under either spelling (null when absent).
 absl::StatusOr<const Json*> Find(const Json& doc, const FieldName& field) {
@@ -178,13 +184,19 @@ absl::Status ReadLlmSettings(const Json& doc, bool is_llm, LlmSettings* settings
         reader.NonNegative(kTemperature, &temperature),
         reader.Bool(kPriorWork, &settings->prior_work), reader.Bool(kStream, &settings->stream),
         reader.PositiveInt(kRequestTimeout, &timeout_seconds),
-        reader.PositiveInt(kMaxAttempts, &max_attempts), ReadPricing(doc, settings)}) {
+        reader.PositiveInt(kMaxAttempts, &max_attempts),
+        reader.PositiveInt(kMaxResponseBytes, &settings->max_response_bytes),
+        ReadPricing(doc, settings)}) {
     if (!s.ok()) return s;
   }
   if (max_turns > 10'000 || max_attempts > 100) {
     return absl::InvalidArgumentError(max_turns > 10'000
                                           ? "field 'maxTurns' must be at most 10000"
                                           : "field 'maxAttempts' must be at most 100");
+  }
+  if (settings->max_response_bytes > kMaxResponseBytesCeiling) {
+    return absl::InvalidArgumentError(absl::StrCat("field 'maxResponseBytes' must be at most ",
+                                                   kMaxResponseBytesCeiling, " (1 GiB)"));
   }
   settings->max_turns = static_cast<int>(max_turns);
   settings->max_attempts = static_cast<int>(max_attempts);

@@ -43,6 +43,9 @@ struct LlmSettings {
   absl::Duration request_timeout = absl::Seconds(300);
   // Tries per model request on 429 / 5xx, the first included.
   int max_attempts = 4;
+  // The most bytes one model answer may have, streamed or not; a longer one
+  // fails the task (the worker never holds an unbounded answer).
+  int64_t max_response_bytes = 16 << 20;
   // Model name -> price, for Usage.cost_usd (models not listed cost 0).
   absl::flat_hash_map<std::string, ModelPrice> pricing;
 };

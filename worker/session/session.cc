@@ -13,7 +13,6 @@
 #include "grpcpp/support/channel_arguments.h"
 #include "taskboard/v1/worker.grpc.pb.h"
 #include "worker/agents/cancel_token.h"
-#include "worker/agents/task_directory.h"
 #include "worker/session/outbox.h"
 #include "worker/session/output_coalescer.h"
 #include "worker/session/requests.h"
@@ -92,6 +91,7 @@ class Session::TaskContext : public AgentContext {
   }
 
   void EmitOutput(absl::string_view delta) override { session_->OnOutput(*task_, delta); }
+  std::filesystem::path directory() const override { return task_->directory; }
   const CancelToken& cancellation() const override { return task_->cancel; }
 
   absl::StatusOr<ToolCallResult> CallTool(absl::string_view name,
@@ -415,8 +415,9 @@ void Session::OnAssignment(const v1::Assignment& assignment) {
   // Checked before anything runs, for every kind of agent: a cwd that leaves
   // the workspace root fails the task (the scheduler should have refused the
   // flow already).
-  absl::StatusOr<std::filesystem::path> directory = TaskDirectory(assignment, options_.workdir);
+  absl::StatusOr<std::filesystem::path> directory = options_.workspaces.Open(assignment);
   if (!directory.ok()) {
+    options_.workspaces.Close(assignment);
     FailBeforeStartLocked(assignment, directory.status());
     return;
   }
@@ -493,6 +494,7 @@ void Session::RunTask(Task* task, const Agent* agent) {
     TaskContext context(this, task, agent);
     outcome = agent->Run(task->assignment, context);
   }  // the context ends the task's tool calls before its result is reported
+  options_.workspaces.Close(task->assignment);
   OnTaskFinished(*task, std::move(outcome));
 }
 

@@ -58,6 +58,7 @@
 #include "taskboard/v1/worker.pb.h"
 #include "worker/agents/agent.h"
 #include "worker/agents/agent_registry.h"
+#include "worker/agents/task_workspace.h"
 #include "worker/session/backoff.h"
 #include "worker/session/task_book.h"
 #include "worker/session/tool_caller.h"
@@ -89,11 +90,11 @@ struct SessionOptions {
   // The tools agents may call; must outlive the Session. Null: none, and no
   // tool socket is served.
   const ToolRegistry* tools = nullptr;
-  // The worker's workspace root (--workspace-root, alias --workdir;
-  // absolute): tasks' cwds are relative to it and may not leave it, and tool
-  // paths are confined to the task's directory. Empty: the worker's own
-  // working directory.
-  std::filesystem::path workdir;
+  // Where tasks work (worker/agents/task_workspace.h): a fresh directory per
+  // task, or the worker's --workspace-root. Tasks' cwds are relative to it and
+  // may not leave it, and tool paths are confined to the task's directory.
+  // Default: shared, the worker's own working directory.
+  TaskWorkspaces workspaces = TaskWorkspaces::Shared({});
   ToolCallerOptions tool_caller;
   ToolSocketOptions tool_socket;
   // Slots, tasks, LLM usage, the connection, and (unless tool_caller names

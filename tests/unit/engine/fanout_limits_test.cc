@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/plans.h"
 #include "tests/unit/engine/engine_harness.h"
 
 namespace taskboard::engine {
@@ -32,13 +33,7 @@ EngineOptions SmallLimits() {
 }
 
 // A JSON plan of `count` independent tasks.
-std::string PlanOf(int count) {
-  std::string tasks;
-  for (int i = 0; i < count; ++i) {
-    absl::StrAppend(&tasks, i == 0 ? "" : ",", R"({"id": "t)", i, R"(", "goal": "G"})");
-  }
-  return absl::StrCat(R"({"tasks": [)", tasks, "]}");
-}
+using ::taskboard::testing::PlanOf;
 
 std::string JsonArrayOf(int count) {
   std::string items;

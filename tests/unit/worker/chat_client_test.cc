@@ -9,6 +9,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/json.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
@@ -144,6 +145,37 @@ TEST(ChatClient, JsonWithoutChoices_Fails) {
   ScriptedLlmServer server({ScriptedReply{.body = "{\"object\": \"list\"}"}});
   EXPECT_THAT(ChatClient(FastOptions(server.base_url())).Complete(Hello(), nullptr),
               StatusIs(absl::StatusCode::kInternal, HasSubstr("no `choices`")));
+}
+
+// A server that answers with more than maxResponseBytes (here a 4 MiB body
+// against a 1 MiB limit) is cut off, not buffered, and not asked again.
+TEST(ChatClient, AnswerOverMaxResponseBytes_CutOffNotRetried) {
+  ScriptedLlmServer server({TextReply(std::string(4 << 20, 'x'))});
+  ChatClientOptions options = FastOptions(server.base_url());
+  options.max_response_bytes = 1 << 20;
+  EXPECT_THAT(ChatClient(options).Complete(Hello(), nullptr),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       AllOf(HasSubstr("the response passed 1048576 bytes and was cut off"),
+                             HasSubstr("maxResponseBytes"))));
+  EXPECT_EQ(server.requests().size(), 1u);
+}
+
+// The same bound holds for a streamed answer: one endless line of SSE.
+TEST(ChatClient, StreamedAnswerOverMaxResponseBytes_CutOff) {
+  ScriptedReply stream;
+  const std::string delta = absl::StrCat(
+      R"({"choices":[{"index":0,"delta":{"content":")", std::string(64 << 10, 'y'), R"("}}]})");
+  stream.sse_chunks.assign(64, delta);  // 4 MiB in all
+  ScriptedLlmServer server({stream});
+  ChatClientOptions options = FastOptions(server.base_url());
+  options.max_response_bytes = 1 << 20;
+  ChatRequest request = Hello();
+  request.stream = true;
+  size_t forwarded = 0;
+  EXPECT_THAT(ChatClient(options).Complete(request, nullptr,
+                                           [&](absl::string_view d) { forwarded += d.size(); }),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("cut off")));
+  EXPECT_LE(forwarded, size_t{1} << 20);
 }
 
 TEST(ChatClient, NoServer_SaysConnectionRefused) {

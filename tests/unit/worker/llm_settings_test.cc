@@ -33,6 +33,7 @@ TEST(LlmSettings, NoFields_TakeTheDefaults) {
   EXPECT_FALSE(def->llm.temperature.has_value());
   EXPECT_FALSE(def->llm.max_tokens.has_value());
   EXPECT_TRUE(def->llm.pricing.empty());
+  EXPECT_EQ(def->llm.max_response_bytes, 16 << 20);
 }
 
 TEST(LlmSettings, CamelCaseFields_AreRead) {
@@ -48,6 +49,7 @@ priorWork: false
 stream: false
 requestTimeoutSeconds: 30
 maxAttempts: 2
+maxResponseBytes: 65536
 pricing:
   gpt-4o: {inputPerMtok: 2.5, outputPerMtok: 10}
 )");
@@ -61,6 +63,7 @@ pricing:
   EXPECT_FALSE(def->llm.stream);
   EXPECT_EQ(def->llm.request_timeout, absl::Seconds(30));
   EXPECT_EQ(def->llm.max_attempts, 2);
+  EXPECT_EQ(def->llm.max_response_bytes, 65536);
   EXPECT_DOUBLE_EQ(def->llm.pricing.at("gpt-4o").input_per_mtok, 2.5);
   EXPECT_DOUBLE_EQ(def->llm.pricing.at("gpt-4o").output_per_mtok, 10);
 }
@@ -92,6 +95,9 @@ TEST(LlmSettings, BadValue_FailsNamingTheFileAndField) {
   EXPECT_THAT(Parse("a.json", R"({"pricing": {"m": {"inputPerMtok": -1}}})"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("field 'pricing.m': field 'inputPerMtok' must be a number >= 0")));
+  EXPECT_THAT(Parse("a.json", R"({"maxResponseBytes": 2000000000})"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("field 'maxResponseBytes' must be at most 1073741824 (1 GiB)")));
   EXPECT_THAT(Parse("a.json", R"({"pricing": {"m": {"input": 1}}})"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown field 'input'")));
 }

@@ -47,7 +47,7 @@ class SessionToolsTest : public SessionHarness {
 
     SessionOptions options;
     options.tools = &tools_;
-    options.workdir = dir_.path();
+    options.workspaces = TaskWorkspaces::Shared(dir_.path());
     options.tool_socket.parent_dir = dir_.path();
     StartSession(options);
   }
