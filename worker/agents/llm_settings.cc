@@ -76,9 +76,11 @@ class Reader {
     });
   }
 
-  absl::Status PositiveInt(const FieldName& field, int64_t* out) {
+  // Values past `max` are refused here; fields with a ceiling of their own
+  // pass a larger `max` and name the ceiling in their own error.
+  absl::Status PositiveInt(const FieldName& field, int64_t* out, int64_t max = 1'000'000'000) {
     return Read(field, [&](const Json& v) {
-      if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > 1'000'000'000) {
+      if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > max) {
         return WrongValue(field, "a whole number > 0", v);
       }
       *out = v.get<int64_t>();
@@ -185,7 +187,7 @@ absl::Status ReadLlmSettings(const Json& doc, bool is_llm, LlmSettings* settings
         reader.Bool(kPriorWork, &settings->prior_work), reader.Bool(kStream, &settings->stream),
         reader.PositiveInt(kRequestTimeout, &timeout_seconds),
         reader.PositiveInt(kMaxAttempts, &max_attempts),
-        reader.PositiveInt(kMaxResponseBytes, &settings->max_response_bytes),
+        reader.PositiveInt(kMaxResponseBytes, &settings->max_response_bytes, INT64_MAX),
         ReadPricing(doc, settings)}) {
     if (!s.ok()) return s;
   }
