@@ -111,6 +111,17 @@ int main(int argc, char** argv) {
                  "A worker silent this long loses its tasks to other workers")
       ->envname("TASKBOARD_LEASE_TIMEOUT_MS")
       ->capture_default_str();
+  app.add_option("--keepalive-time-ms", options.keepalive_time_ms,
+                 "Ping a connection (worker, client) after this much silence; one that does not "
+                 "answer within --keepalive-timeout-ms is closed and its worker unregistered")
+      ->envname("TASKBOARD_KEEPALIVE_TIME_MS")
+      ->check(CLI::Range(int64_t{1'000}, int64_t{INT32_MAX}))
+      ->capture_default_str();
+  app.add_option("--keepalive-timeout-ms", options.keepalive_timeout_ms,
+                 "How long a keepalive ping may go unanswered")
+      ->envname("TASKBOARD_KEEPALIVE_TIMEOUT_MS")
+      ->check(CLI::Range(int64_t{100}, int64_t{INT32_MAX}))
+      ->capture_default_str();
   app.add_option("--heartbeat-interval-ms", options.engine.heartbeat_interval_ms,
                  "How often workers heartbeat (sent to them on connect)")
       ->envname("TASKBOARD_HEARTBEAT_INTERVAL_MS")

@@ -109,6 +109,8 @@ int main(int argc, char** argv) {
   int slots = 4;
   std::string worker_id;
   int drain_grace_seconds = 30;
+  int64_t keepalive_time_ms = 10'000;
+  int64_t keepalive_timeout_ms = 10'000;
   std::string workdir;
   std::string data_dir = DefaultDataDir();
   std::string tools_dir;
@@ -135,6 +137,17 @@ int main(int argc, char** argv) {
                  "cancelled and returned")
       ->envname("TASKBOARD_DRAIN_GRACE_SECONDS")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--keepalive-time-ms", keepalive_time_ms,
+                 "Ping the scheduler after this much silence on the stream; a ping unanswered "
+                 "within --keepalive-timeout-ms ends the stream and the worker reconnects")
+      ->envname("TASKBOARD_KEEPALIVE_TIME_MS")
+      ->check(CLI::Range(int64_t{1'000}, int64_t{INT32_MAX}))
+      ->capture_default_str();
+  app.add_option("--keepalive-timeout-ms", keepalive_timeout_ms,
+                 "How long a keepalive ping may go unanswered")
+      ->envname("TASKBOARD_KEEPALIVE_TIMEOUT_MS")
+      ->check(CLI::Range(int64_t{100}, int64_t{INT32_MAX}))
       ->capture_default_str();
   app.add_option("--workspace-root,--workdir", workdir,
                  "One directory every task works in (a checkout the agents share): a phase's cwd "
@@ -240,6 +253,8 @@ int main(int argc, char** argv) {
   options.slots = slots;
   options.version = kVersion;
   options.drain_grace = absl::Seconds(drain_grace_seconds);
+  options.keepalive_time = absl::Milliseconds(keepalive_time_ms);
+  options.keepalive_timeout = absl::Milliseconds(keepalive_timeout_ms);
   options.tools = tools->get();
   if (workdir.empty()) {
     absl::StatusOr<taskboard::worker::TaskWorkspaces> per_task =

@@ -21,6 +21,9 @@ struct Lease {
   std::string run_id;
   std::string task_id;
   std::string worker_id;
+  // The identity of the stream it was given to (ConnectedWorker::identity);
+  // "" after a scheduler restart, when only the worker id is known.
+  std::string identity;
   uint64_t stream_id = 0;
   int64_t expires_ms = 0;
 };

@@ -11,6 +11,7 @@ ConnectedWorker& WorkerRegistry::Add(uint64_t stream_id, const v1::Hello& hello,
   worker.worker_id = hello.worker_id();
   for (const v1::AgentInfo& agent : hello.agents()) worker.agents.insert(agent.name());
   worker.credits = hello.slots();
+  worker.capacity = static_cast<int64_t>(hello.slots()) + hello.held_tasks_size();
   worker.channel = std::move(channel);
   worker.hello = hello;
   worker.hello.clear_held_tasks();

@@ -22,8 +22,13 @@ namespace taskboard::dispatch {
 struct ConnectedWorker {
   uint64_t stream_id = 0;
   std::string worker_id;
+  // Who the stream authenticated as ("" without authentication).
+  std::string identity;
   std::set<std::string> agents;
   int64_t credits = 0;
+  // The slots it declared in Hello (free ones plus the tasks it held then):
+  // credits are never more than this.
+  int64_t capacity = 0;
   bool draining = false;
   std::shared_ptr<WorkerChannel> channel;
   // The worker's Hello (agents, tools, slots, labels), kept for tool cache

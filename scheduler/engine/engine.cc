@@ -45,6 +45,7 @@ void Engine::Stop() {
 void Engine::Post(std::function<void()> event) {
   absl::MutexLock lock(&mu_);
   queue_.push_back(std::move(event));
+  queued_ms_.push_back(options_.clock->NowMs());
   if (queue_.size() == 1) wake_.Signal();
 }
 
@@ -80,10 +81,9 @@ void Engine::CloseStreams(std::string reason) {
 uint64_t Engine::NewStreamId() { return next_stream_id_++; }
 
 void Engine::WorkerHello(uint64_t stream_id, v1::Hello hello,
-                         std::shared_ptr<dispatch::WorkerChannel> channel) {
-  Post([this, stream_id, hello = std::move(hello), channel = std::move(channel)]() mutable {
-    DoHello(stream_id, hello, channel);
-  });
+                         std::shared_ptr<dispatch::WorkerChannel> channel, std::string identity) {
+  Post([this, stream_id, hello = std::move(hello), channel = std::move(channel),
+        identity = std::move(identity)]() mutable { DoHello(stream_id, hello, channel, identity); });
 }
 
 void Engine::WorkerMessage(uint64_t stream_id, v1::ConnectRequest message) {
@@ -114,6 +114,8 @@ void Engine::Loop() {
       batch.assign(std::make_move_iterator(queue_.begin()),
                    std::make_move_iterator(queue_.begin() + take));
       queue_.erase(queue_.begin(), queue_.begin() + take);
+      queued_ms_.erase(queued_ms_.begin(), queued_ms_.begin() + take);
+      backlog_since_ms_ = queued_ms_.empty() ? INT64_MAX : queued_ms_.front();
     }
     ProcessBatch(batch);
     batch.clear();
@@ -125,6 +127,8 @@ void Engine::RunOnce() {
   {
     absl::MutexLock lock(&mu_);
     batch.swap(queue_);
+    queued_ms_.clear();
+    backlog_since_ms_ = INT64_MAX;
   }
   ProcessBatch(batch);
 }

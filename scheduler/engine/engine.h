@@ -139,8 +139,11 @@ class Engine {
   // Worker streams. A stream id comes from NewStreamId; the stream's first
   // message is its Hello, which registers `channel` for replies.
   uint64_t NewStreamId();
+  // `identity`: who the stream authenticated as (the worker token's name;
+  // "" without authentication). Leases are re-attached only to a Hello with
+  // the worker id and identity they were given to.
   void WorkerHello(uint64_t stream_id, v1::Hello hello,
-                   std::shared_ptr<dispatch::WorkerChannel> channel);
+                   std::shared_ptr<dispatch::WorkerChannel> channel, std::string identity = "");
   void WorkerMessage(uint64_t stream_id, v1::ConnectRequest message);
   void WorkerDisconnected(uint64_t stream_id);
 
@@ -233,7 +236,7 @@ class Engine {
 
   // Worker events and dispatch (engine_workers.cc).
   void DoHello(uint64_t stream_id, v1::Hello& hello,
-               std::shared_ptr<dispatch::WorkerChannel>& channel);
+               std::shared_ptr<dispatch::WorkerChannel>& channel, const std::string& identity);
   void DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
   void DoDisconnect(uint64_t stream_id);
   void OnResult(uint64_t stream_id, v1::TaskResult& result);
@@ -289,6 +292,10 @@ class Engine {
   store::TaskRecord* CurrentTask(absl::string_view lease_id, absl::string_view task_id,
                                  RunState** run);
   void LoseLease(const dispatch::Lease& lease, absl::string_view reason);
+  // On a reconnect: when the worker process `incarnation` was given the
+  // lease's task but never started it (the assignment was lost), ends the
+  // lease and queues the task again without using an attempt; true then.
+  bool NeverDelivered(const dispatch::Lease& lease, absl::string_view incarnation);
   // A task timed out under `lease_id`: the worker's report that follows the
   // cancel is not accepted as a result, but it still carries the attempt's
   // execution record (the conversation so far), which GetTask should show.
@@ -322,6 +329,8 @@ class Engine {
   mutable absl::Mutex mu_;
   absl::CondVar wake_;
   std::vector<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
+  // When each queued event was posted (clock ms), in queue_ order.
+  std::vector<int64_t> queued_ms_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   EngineStats stats_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
@@ -357,6 +366,11 @@ class Engine {
   };
   absl::flat_hash_map<std::string, TimedOutAttempt> timed_out_;  // by lease id
   int64_t last_lease_sweep_ms_ = 0;
+  // When the oldest event still queued after this batch was posted (none:
+  // INT64_MAX). A lease expires only once every event posted before its
+  // expiry was processed: after a stall (a slow store write) a backlog may
+  // hold the heartbeat that keeps it.
+  int64_t backlog_since_ms_ = INT64_MAX;
   EngineStats loop_stats_;
 };
 

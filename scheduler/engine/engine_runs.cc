@@ -290,7 +290,7 @@ absl::Status Engine::RecoverRun(const std::string& run_id) {
         if (AwaitsChildRun(task)) break;  // no worker holds it: its child run does
         // The worker may still be running it: wait for it to reconnect
         // holding the lease, or for the lease to expire.
-        leases_.Add({task.lease_id(), run_id, task_id, task.task().worker_id(), 0,
+        leases_.Add({task.lease_id(), run_id, task_id, task.task().worker_id(), "", 0,
                      now_ms_ + options_.lease_timeout_ms});
         if (task.assignment().timeout_seconds() > 0) {
           AddTimer({task.dispatched_unix_ms() + task.assignment().timeout_seconds() * 1000LL,

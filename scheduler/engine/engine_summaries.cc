@@ -85,8 +85,8 @@ void Engine::DispatchSummaries() {
       continue;
     }
     std::string lease_id = NewLeaseId(rng_);
-    leases_.Add({lease_id, job->second.run_id, "", worker->worker_id, worker->stream_id,
-                 now_ms_ + options_.lease_timeout_ms});
+    leases_.Add({lease_id, job->second.run_id, "", worker->worker_id, worker->identity,
+                 worker->stream_id, now_ms_ + options_.lease_timeout_ms});
     worker->credits--;
     summary_leases_[lease_id] = job->first;
     v1::ConnectResponse message;

@@ -169,8 +169,15 @@ void Engine::SendAnswers(std::vector<cache::Answer> answers) {
 }
 
 void Engine::EndLease(absl::string_view lease_id) {
+  if (auto pending = awaiting_policy_.find(lease_id); pending != awaiting_policy_.end()) {
+    // The assignment waited for a PolicyService and was never sent: the
+    // worker's slot is still free, so its credit comes back.
+    const dispatch::Lease* lease = leases_.Find(lease_id);
+    dispatch::ConnectedWorker* worker = lease == nullptr ? nullptr : workers_.Find(lease->stream_id);
+    if (worker != nullptr) worker->credits++;
+    awaiting_policy_.erase(pending);
+  }
   leases_.Remove(lease_id);
-  awaiting_policy_.erase(lease_id);
   if (std::string job; TakeSummaryLease(lease_id, &job)) {
     FinishSummary(job, std::nullopt, "the summarizer's worker was lost; older calls were left out");
   }
@@ -235,8 +242,13 @@ void Engine::DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse m
   std::string lease_id = assignment.lease_id();
   awaiting_policy_[lease_id] = std::move(message);
   // Asked once the dispatch is committed; the answer comes back as an event.
-  effects_.push_back([this, address = custom.external(), request = std::move(request),
-                      timeout_ms = policy::EffectiveExternalTimeoutMs(custom), lease_id]() mutable {
+  // The worker does not know of the task while the service decides, so
+  // nothing heartbeats the lease: the answer (or the fallback) must come
+  // well within it. Half the lease leaves the worker the other half to start.
+  const int64_t timeout_ms = std::min(policy::EffectiveExternalTimeoutMs(custom),
+                                      std::max<int64_t>(1, options_.lease_timeout_ms / 2));
+  effects_.push_back([this, address = custom.external(), request = std::move(request), timeout_ms,
+                      lease_id]() mutable {
     options_.policy_service->Select(
         address, std::move(request), timeout_ms,
         [this, lease_id](absl::StatusOr<v1::SelectPriorWorkResponse> response) {

@@ -24,18 +24,27 @@ void Engine::SendTo(uint64_t stream_id, v1::ConnectResponse message) {
 }
 
 void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
-                     std::shared_ptr<dispatch::WorkerChannel>& channel) {
+                     std::shared_ptr<dispatch::WorkerChannel>& channel,
+                     const std::string& identity) {
   dispatch::ConnectedWorker& worker = workers_.Add(stream_id, hello, std::move(channel), now_ms_);
+  worker.identity = identity;
   v1::ConnectResponse welcome_message;
   v1::Welcome& welcome = *welcome_message.mutable_welcome();
   welcome.set_scheduler_id(options_.scheduler_id);
   welcome.set_lease_timeout_ms(options_.lease_timeout_ms);
   welcome.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
-  // Tasks the worker still runs keep their lease if it is still current.
+  // Tasks the worker still runs, or finished without an acknowledgement
+  // (their result follows the Welcome), keep their lease if it is still
+  // current: a scheduler restart or a broken stream costs no attempt.
   std::set<std::string> held;
   for (const v1::HeldTask& task : hello.held_tasks()) {
     dispatch::Lease* lease = leases_.FindMutable(task.lease_id());
-    if (lease != nullptr && lease->task_id == task.task_id()) {
+    // Only the worker the lease was given to, authenticated as it was then,
+    // takes it back: a lease id alone proves nothing.
+    if (lease != nullptr && lease->task_id == task.task_id() &&
+        lease->worker_id == worker.worker_id &&
+        (lease->identity.empty() || lease->identity == identity)) {
+      lease->identity = identity;
       lease->stream_id = stream_id;
       lease->worker_id = worker.worker_id;
       lease->expires_ms = now_ms_ + options_.lease_timeout_ms;
@@ -48,9 +57,9 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
   // scheduler restart) that it no longer holds are lost: re-queue them now
   // instead of waiting for their leases to expire.
   for (const dispatch::Lease& lease : leases_.OrphansOf(worker.worker_id)) {
-    if (held.count(lease.lease_id) == 0) {
-      LoseLease(lease, absl::StrCat("worker '", worker.worker_id, "' restarted without it"));
-    }
+    if (held.count(lease.lease_id) > 0) continue;
+    if (NeverDelivered(lease, hello.incarnation())) continue;
+    LoseLease(lease, absl::StrCat("worker '", worker.worker_id, "' restarted without it"));
   }
   log::Info("worker connected")
       .With("worker_id", worker.worker_id)
@@ -59,6 +68,31 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
       .With("held_tasks", held.size())
       .With("revoked_leases", welcome.revoked_lease_ids_size());
   SendTo(stream_id, std::move(welcome_message));
+}
+
+bool Engine::NeverDelivered(const dispatch::Lease& lease, absl::string_view incarnation) {
+  auto it = runs_.find(lease.run_id);
+  if (it == runs_.end()) return false;
+  RunState& run = *it->second.state;
+  const store::TaskRecord* task = run.FindTask(lease.task_id);
+  // The same process reconnects without a task it never reported started:
+  // the assignment was lost with the stream (or with a scheduler that
+  // committed the dispatch and died before sending it). Nothing ran, so the
+  // task is queued again without using an attempt.
+  if (task == nullptr || task->lease_id() != lease.lease_id ||
+      task->task().state() != v1::TASK_STATE_DISPATCHED || incarnation.empty() ||
+      task->worker_incarnation() != incarnation) {
+    return false;
+  }
+  EndLease(lease.lease_id);
+  log::Info("task assignment never reached its worker; queued again without using an attempt")
+      .With("run_id", lease.run_id)
+      .With("task_id", lease.task_id)
+      .With("worker_id", lease.worker_id)
+      .With("lease_id", lease.lease_id);
+  ApplyReturned(run.MutableTask(lease.task_id), now_ms_);
+  Touch(run.run_id());
+  return true;
 }
 
 void Engine::DoDisconnect(uint64_t stream_id) {
@@ -161,9 +195,22 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
   if (worker == nullptr) return;  // no Hello yet, or already gone
   RunState* run = nullptr;
   switch (message.msg_case()) {
-    case v1::ConnectRequest::kCredits:
-      worker->credits += message.credits().slots();
+    case v1::ConnectRequest::kCredits: {
+      // A credit is a slot the worker freed: never more outstanding than the
+      // slots it said it has (free in Hello plus the tasks it held then), so
+      // a confused or hostile worker cannot draw the whole ready queue.
+      const int64_t slots = message.credits().slots();
+      const int64_t capacity = worker->capacity;
+      if (slots <= 0 || worker->credits + slots > capacity) {
+        log::Warn("worker sent slot credits past its capacity; capped")
+            .With("worker_id", worker->worker_id)
+            .With("credits", slots)
+            .With("outstanding", worker->credits)
+            .With("capacity", capacity);
+      }
+      if (slots > 0) worker->credits = std::min(worker->credits + slots, capacity);
       break;
+    }
     case v1::ConnectRequest::kTaskStarted: {
       const v1::TaskStarted& started = message.task_started();
       store::TaskRecord* task = CurrentTask(started.lease_id(), started.task_id(), &run);
@@ -345,7 +392,7 @@ void Engine::ExpireLeases() {
   if (now_ms_ - last_lease_sweep_ms_ < 200) return;
   last_lease_sweep_ms_ = now_ms_;
   cache_.Sweep(now_ms_, &extra_writes_);
-  for (const dispatch::Lease& lease : leases_.ExpireBefore(now_ms_)) {
+  for (const dispatch::Lease& lease : leases_.ExpireBefore(std::min(now_ms_, backlog_since_ms_))) {
     if (lease.stream_id != 0) {
       // The stream is open but silent: make sure the worker stops.
       v1::ConnectResponse message;
@@ -465,6 +512,7 @@ void Engine::Dispatch() {
       std::string lease_id = NewLeaseId(rng_);
       store::TaskRecord& task = run.MutableTask(entry.task_id);
       MarkDispatched(task, lease_id, worker->worker_id, now_ms_);
+      task.set_worker_incarnation(worker->hello.incarnation());
       log::Debug("task dispatched")
           .With("run_id", run.run_id())
           .With("task_id", entry.task_id)
@@ -472,8 +520,8 @@ void Engine::Dispatch() {
           .With("agent", agent)
           .With("attempt", task.task().attempt())
           .With("lease_id", lease_id);
-      leases_.Add({lease_id, run.run_id(), entry.task_id, worker->worker_id, worker->stream_id,
-                   now_ms_ + options_.lease_timeout_ms});
+      leases_.Add({lease_id, run.run_id(), entry.task_id, worker->worker_id, worker->identity,
+                   worker->stream_id, now_ms_ + options_.lease_timeout_ms});
       if (task.assignment().timeout_seconds() > 0) {
         AddTimer({now_ms_ + task.assignment().timeout_seconds() * 1000LL, TimerKind::kTaskTimeout,
                   run.run_id(), entry.task_id, lease_id});

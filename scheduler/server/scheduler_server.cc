@@ -9,6 +9,7 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
+#include "grpc/grpc.h"
 #include "grpcpp/server_builder.h"
 #include "scheduler/store/memory_store.h"
 #include "scheduler/store/rocksdb_store.h"
@@ -72,6 +73,18 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
   // message over gRPC's limit would break the worker's stream instead).
   builder.SetMaxReceiveMessageSize(static_cast<int>(
       std::min<int64_t>(std::max<int64_t>(16 << 20, largest * 2 + (1 << 20)), INT32_MAX)));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS,
+                             static_cast<int>(std::min<int64_t>(options.keepalive_time_ms,
+                                                                INT32_MAX)));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                             static_cast<int>(std::min<int64_t>(options.keepalive_timeout_ms,
+                                                                INT32_MAX)));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  // Workers ping too (their --keepalive-time-ms, at least 1 s): accept
+  // that rather than answering with GOAWAY "too many pings".
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+                             kMinClientPingMs);
   builder.RegisterService(server->scheduler_service_.get());
   builder.RegisterService(server->gateway_service_.get());
   if (server->grpc_metrics_ != nullptr) {

@@ -29,6 +29,9 @@
 
 namespace taskboard::server {
 
+// The most often a client (a worker's --keepalive-time-ms) may ping.
+inline constexpr int kMinClientPingMs = 1'000;
+
 struct SchedulerServerOptions {
   // host:port; port 0 picks a free port (see SchedulerServer::port()).
   std::string listen_address = "127.0.0.1:7233";
@@ -49,6 +52,13 @@ struct SchedulerServerOptions {
   // Client API requests over this many bytes fail with RESOURCE_EXHAUSTED
   // naming --max-request-bytes; 0: only the limits of `limits` and gRPC's.
   int64_t max_request_bytes = 0;
+  // HTTP/2 keepalive (--keepalive-time-ms, --keepalive-timeout-ms): every
+  // connection is pinged after this much silence and closed when the ping
+  // is not answered in time, so a worker whose host vanished (or that is
+  // stopped) leaves the registry in seconds, not at the kernel's TCP
+  // timeout. Clients may ping as often as every kMinClientPingMs.
+  int64_t keepalive_time_ms = 10'000;
+  int64_t keepalive_timeout_ms = 10'000;
 };
 
 class SchedulerServer {

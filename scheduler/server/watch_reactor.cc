@@ -36,14 +36,15 @@ class WatchReactor::Sink final : public engine::WatchSink {
 
 WatchReactor* WatchReactor::Start(engine::Engine* engine, BlockingPool* pool, std::string run_id,
                                   int64_t after_seq, std::optional<std::string> tenant) {
-  auto* reactor = new WatchReactor(engine, std::move(run_id), after_seq, std::move(tenant));
-  pool->Run([reactor] { reactor->Replay(); });
+  auto* reactor = new WatchReactor(engine, pool, std::move(run_id), after_seq, std::move(tenant));
+  pool->Run([reactor] { reactor->ReplayPage(); });
   return reactor;
 }
 
-WatchReactor::WatchReactor(engine::Engine* engine, std::string run_id, int64_t after_seq,
-                           std::optional<std::string> tenant)
+WatchReactor::WatchReactor(engine::Engine* engine, BlockingPool* pool, std::string run_id,
+                           int64_t after_seq, std::optional<std::string> tenant)
     : engine_(engine),
+      pool_(pool),
       run_id_(std::move(run_id)),
       tenant_(std::move(tenant)),
       last_seq_(std::max<int64_t>(after_seq, 0)) {
@@ -51,37 +52,46 @@ WatchReactor::WatchReactor(engine::Engine* engine, std::string run_id, int64_t a
   subscription_ = engine_->watch_hub().Subscribe(run_id_, sink_);
 }
 
-void WatchReactor::Replay() {
+void WatchReactor::ReplayPage() {
   // Live events that arrive meanwhile wait in live_during_replay_ and are
   // dropped if the run is not visible to the caller.
-  absl::Status status = CheckRunVisible(engine_->store(), run_id_, tenant_);
-  if (status.ok() && !tenant_.has_value()) {
-    status = engine::ReadRunRecord(engine_->store(), run_id_).status();
+  absl::Status status;
+  if (!checked_visible_) {
+    checked_visible_ = true;
+    status = CheckRunVisible(engine_->store(), run_id_, tenant_);
+    if (status.ok() && !tenant_.has_value()) {
+      status = engine::ReadRunRecord(engine_->store(), run_id_).status();
+    }
   }
-  std::vector<v1::RunEvent> replay;
+  std::vector<v1::RunEvent> page;
   int64_t after;
-  Next next;
   {
     absl::MutexLock lock(&mu_);
     after = last_seq_;
   }
   if (status.ok()) {
     status = engine::ReadEvents(engine_->store(), run_id_, after, [&](v1::RunEvent& event) {
-      replay.push_back(std::move(event));
-      return true;
+      page.push_back(std::move(event));
+      return page.size() < kReplayPage;
     });
   }
+  Next next;
   {
     absl::MutexLock lock(&mu_);
+    page_pending_ = false;
     if (!status.ok()) {
       finish_requested_ = true;
       finish_status_ = ToGrpcStatus(status);
+      replaying_ = false;
     } else {
-      for (const v1::RunEvent& event : replay) AppendLocked(event);
-      for (const v1::RunEvent& event : live_during_replay_) AppendLocked(event);
-      live_during_replay_.clear();
+      for (const v1::RunEvent& event : page) AppendLocked(event);
+      if (page.size() < kReplayPage) {
+        // Caught up: what was published meanwhile follows, then live.
+        for (const v1::RunEvent& event : live_during_replay_) AppendLocked(event);
+        live_during_replay_.clear();
+        replaying_ = false;
+      }
     }
-    replaying_ = false;
     next = NextLocked();
   }
   Act(next);
@@ -92,7 +102,13 @@ void WatchReactor::Deliver(const std::vector<v1::RunEvent>& events) {
     absl::MutexLock lock(&mu_);
     if (finished_ || finish_requested_) return;
     if (replaying_) {
-      live_during_replay_.insert(live_during_replay_.end(), events.begin(), events.end());
+      // Published events are already stored: a page to come reads what is
+      // dropped here.
+      if (live_during_replay_.size() + events.size() > kMaxQueuedEvents) {
+        live_during_replay_.clear();
+      } else {
+        live_during_replay_.insert(live_during_replay_.end(), events.begin(), events.end());
+      }
       return;
     }
     for (const v1::RunEvent& event : events) AppendLocked(event);
@@ -117,7 +133,8 @@ void WatchReactor::AppendLocked(const v1::RunEvent& event) {
 
 WatchReactor::Next WatchReactor::NextLocked() {
   Next next;
-  if (writing_ || finished_ || replaying_) return next;
+  // A pending page read still uses the reactor: no finish before it is back.
+  if (writing_ || finished_ || page_pending_) return next;
   if (!finish_requested_ && !queue_.empty()) {
     *response_.mutable_event() = std::move(queue_.front());
     queue_.pop_front();
@@ -127,6 +144,10 @@ WatchReactor::Next WatchReactor::NextLocked() {
     finished_ = true;
     next.finish = true;
     next.status = finish_requested_ ? finish_status_ : grpc::Status::OK;
+  } else if (replaying_) {
+    // The page is written: read the next one.
+    page_pending_ = true;
+    next.read_page = true;
   }
   return next;
 }
@@ -134,6 +155,7 @@ WatchReactor::Next WatchReactor::NextLocked() {
 // Outside the lock: a finished reactor may be deleted (OnDone) right after
 // Finish, so nothing touches `this` after acting.
 void WatchReactor::Act(const Next& next) {
+  if (next.read_page) pool_->Run([this] { ReplayPage(); });
   if (next.write) StartWrite(&response_);
   if (next.finish) Finish(next.status);
 }

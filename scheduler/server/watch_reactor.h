@@ -5,7 +5,10 @@
 // then tails live ones, without gaps or repeats, and finishes OK after
 // `run_finished`. It subscribes to the engine's WatchHub before reading the
 // store, so an event committed during the replay is delivered live (events
-// are deduplicated by seq). One write in flight; reactions never block.
+// are deduplicated by seq). The replay is read in pages of kReplayPage, the
+// next one once the last is written, so a run of any length replays in
+// bounded memory and never trips kMaxQueuedEvents. One write in flight;
+// reactions never block (store reads run on the blocking pool).
 
 #include <cstdint>
 #include <deque>
@@ -27,6 +30,8 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
   // A watcher this far behind is dropped with RESOURCE_EXHAUSTED (it can
   // reconnect with after_seq = the last seq it received).
   static constexpr size_t kMaxQueuedEvents = 100'000;
+  // Stored events read per page of the replay.
+  static constexpr size_t kReplayPage = 1'000;
 
   // `tenant`: the only tenant whose runs the caller may watch (a run of
   // another tenant ends the stream with NOT_FOUND); nullopt: any.
@@ -43,9 +48,11 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
 
  private:
   class Sink;
-  WatchReactor(engine::Engine* engine, std::string run_id, int64_t after_seq,
+  WatchReactor(engine::Engine* engine, BlockingPool* pool, std::string run_id, int64_t after_seq,
                std::optional<std::string> tenant);
-  void Replay();
+  // Reads the next page of stored events (the first checks the run is
+  // visible), on the blocking pool.
+  void ReplayPage();
   void Deliver(const std::vector<v1::RunEvent>& events);
   void AppendLocked(const v1::RunEvent& event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // What to do next (a write or the finish), decided under the lock and
@@ -53,6 +60,7 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
   struct Next {
     bool write = false;
     bool finish = false;
+    bool read_page = false;
     grpc::Status status;
   };
   Next NextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -60,6 +68,7 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
   void Pump();
 
   engine::Engine* engine_;
+  BlockingPool* pool_;
   std::string run_id_;
   const std::optional<std::string> tenant_;
   std::shared_ptr<Sink> sink_;
@@ -67,7 +76,14 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
 
   absl::Mutex mu_;
   int64_t last_seq_ ABSL_GUARDED_BY(mu_);
+  // Until a page comes back short: the replay has caught up with the store.
   bool replaying_ ABSL_GUARDED_BY(mu_) = true;
+  // A page read is scheduled or running: the reactor must not finish (the
+  // read uses it) until it is back.
+  bool page_pending_ ABSL_GUARDED_BY(mu_) = true;
+  bool checked_visible_ = false;  // pool thread only
+  // Live events while replaying; past kMaxQueuedEvents they are dropped,
+  // the store still has them for the pages to come.
   std::vector<v1::RunEvent> live_during_replay_ ABSL_GUARDED_BY(mu_);
   std::deque<v1::RunEvent> queue_ ABSL_GUARDED_BY(mu_);
   bool writing_ ABSL_GUARDED_BY(mu_) = false;

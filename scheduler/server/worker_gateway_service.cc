@@ -33,8 +33,8 @@ class StreamChannel final : public dispatch::WorkerChannel {
 
 class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1::ConnectResponse> {
  public:
-  explicit WorkerStream(engine::Engine* engine)
-      : engine_(engine), stream_id_(engine->NewStreamId()) {
+  WorkerStream(engine::Engine* engine, std::string identity)
+      : engine_(engine), identity_(std::move(identity)), stream_id_(engine->NewStreamId()) {
     channel_ = std::make_shared<StreamChannel>(this);
     StartRead(&request_);
   }
@@ -52,7 +52,8 @@ class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1
         return;
       }
       said_hello_ = true;
-      engine_->WorkerHello(stream_id_, std::move(*request_.mutable_hello()), channel_);
+      engine_->WorkerHello(stream_id_, std::move(*request_.mutable_hello()), channel_,
+                           identity_);
     } else {
       engine_->WorkerMessage(stream_id_, std::move(request_));
     }
@@ -118,6 +119,7 @@ class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1
 
  private:
   engine::Engine* engine_;
+  const std::string identity_;  // the token's name; "" without authentication
   const uint64_t stream_id_;
   std::shared_ptr<StreamChannel> channel_;
   v1::ConnectRequest request_;  // owned by the read in flight
@@ -157,7 +159,7 @@ grpc::ServerBidiReactor<v1::ConnectRequest, v1::ConnectResponse>* WorkerGatewayS
   absl::StatusOr<auth::Caller> caller =
       gate_->Admit(*context, "/taskboard.v1.WorkerGateway/Connect", nullptr);
   if (!caller.ok()) return new RefusedStream(caller.status());
-  return new WorkerStream(engine_);
+  return new WorkerStream(engine_, caller->principal ? caller->principal->name : "");
 }
 
 }  // namespace taskboard::server

@@ -1,8 +1,11 @@
 // Crash tests with real processes: kill -9 the scheduler during a 500-task
 // run, several times, and a worker in the middle of its tasks. Runs must
 // complete, each task's result must be committed exactly once, and the
-// event log must have no gaps.
+// event log must have no gaps. Killing the scheduler costs no task an
+// attempt: each runs once, as attempt 1, counted from the agent's own log.
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -11,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace taskboard {
 namespace {
@@ -30,6 +34,30 @@ std::string Board(int count, const std::string& sleep) {
   Json flow = {{"name", "crash-board"}, {"kind", "board"},
                {"board", {{"tasks", tasks}}}};
   return DumpJson(flow);
+}
+
+// The integration agents (echo, helper), each appending "TASK_ID ATTEMPT"
+// to `log` whenever it runs (EXECUTION_LOG in tests/integration/agents/
+// script.sh).
+std::string LoggingAgents(const std::filesystem::path& dir, const std::filesystem::path& log) {
+  const std::filesystem::path shared = testing::SourcePath("tests/integration/agents");
+  std::filesystem::copy_file(shared / "script.sh", dir / "script.sh");
+  for (const char* name : {"echo", "helper"}) {
+    std::ofstream(dir / (std::string(name) + ".yaml"))
+        << "name: " << name << "\ncommand: [\"./script.sh\"]\ntimeoutSeconds: 120\n"
+        << "env: {EXECUTION_LOG: \"" << log.string() << "\"}\n";
+  }
+  return dir.string();
+}
+
+// How many times each task's agent ran, from the log LoggingAgents writes.
+std::map<std::string, int> Executions(const std::filesystem::path& log) {
+  std::map<std::string, int> runs;
+  std::ifstream in(log);
+  std::string task_id;
+  int attempt = 0;
+  while (in >> task_id >> attempt) ++runs[task_id];
+  return runs;
 }
 
 // Every event seq 1..N exactly once, run_finished last, and each task
@@ -52,8 +80,14 @@ void ExpectCleanEventLog(const std::vector<v1::RunEvent>& events, int tasks) {
 }
 
 TEST(CrashTest, SchedulerKilledThreeTimesDuringA500TaskRun_RunCompletesExactlyOnce) {
+  testing::TempDir agents;
+  const std::filesystem::path log = agents.path() / "executions.log";
   ClusterOptions options;
   options.slots = 8;
+  options.agents_dir = LoggingAgents(agents.path(), log);
+  // Longer than a worker's reconnect backoff cap (5 s), as the default 30 s
+  // is: a lease recovered at a restart must outlast its worker's return.
+  options.lease_timeout_ms = 10'000;
   Cluster cluster(options);
   ASSERT_THAT(cluster.Start(), IsOk());
   absl::StatusOr<std::string> run_id = cluster.Submit(Board(500, "0.02"));
@@ -74,10 +108,19 @@ TEST(CrashTest, SchedulerKilledThreeTimesDuringA500TaskRun_RunCompletesExactlyOn
   ASSERT_THAT(run.status(), IsOk());
   EXPECT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster.Logs();
   EXPECT_EQ(run->tasks_done(), 500);
+  // No worker died: results finished while the scheduler was down were
+  // kept and accepted, assignments it never sent cost nothing, so every
+  // task ran once.
+  const std::map<std::string, int> executions = Executions(log);
+  int retried = 0;
   for (const v1::Task& task : run->tasks()) {
     EXPECT_EQ(task.state(), v1::TASK_STATE_COMPLETED) << task.task_id() << ": " << task.error();
     EXPECT_EQ(task.output(), absl::StrCat("done ", task.task_id().substr(1), "\n"));
+    auto ran = executions.find(task.task_id());
+    EXPECT_EQ(ran == executions.end() ? 0 : ran->second, 1) << task.task_id();
+    if (task.attempt() != 1) ++retried;
   }
+  EXPECT_EQ(retried, 0) << "tasks past attempt 1 after scheduler kills\n" << cluster.Logs();
   absl::StatusOr<std::vector<v1::RunEvent>> events = cluster.WatchToEnd(*run_id);
   ASSERT_THAT(events.status(), IsOk());
   ExpectCleanEventLog(*events, 500);

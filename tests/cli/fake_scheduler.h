@@ -99,9 +99,12 @@ class FakeScheduler final : public v1::Scheduler::Service {
     script_.push_back({std::move(event), std::move(run_after)});
   }
   // The first WatchRun stream fails with UNAVAILABLE right after this seq.
-  void BreakFirstStreamAfter(int64_t seq) {
+  void BreakFirstStreamAfter(int64_t seq,
+                             grpc::Status status = grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                                                "scheduler restarting")) {
     std::lock_guard lock(mu_);
     break_after_ = seq;
+    break_status_ = std::move(status);
   }
   // The next unary call returns `status` instead of answering.
   void FailNextCall(grpc::Status status) {
@@ -222,7 +225,7 @@ class FakeScheduler final : public v1::Scheduler::Service {
       if (step.event.seq() <= request->after_seq()) continue;
       if (break_after_ > 0 && step.event.seq() > break_after_) {
         break_after_ = 0;
-        return grpc::Status(grpc::StatusCode::UNAVAILABLE, "scheduler restarting");
+        return break_status_;
       }
       run_ = step.run_after;
       v1::WatchRunResponse response;
@@ -343,6 +346,7 @@ class FakeScheduler final : public v1::Scheduler::Service {
   v1::Run run_;
   std::vector<Step> script_;
   int64_t break_after_ = 0;
+  grpc::Status break_status_;
   grpc::Status next_error_;
   std::vector<std::string> reused_;
   v1::ListRunsResponse runs_;

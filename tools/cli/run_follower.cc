@@ -38,8 +38,19 @@ bool ChangesSnapshot(const v1::RunEvent& event) {
 
 // A break the follower rides out by reconnecting: the scheduler restarting or
 // the network dropping, as opposed to an answer such as NOT_FOUND.
+// A watch that ended this way is resumed from the last event seen: the
+// scheduler went away (UNAVAILABLE), this watcher fell too far behind
+// (RESOURCE_EXHAUSTED), or the stream broke in transit.
 bool Transient(const grpc::Status& status) {
-  return status.error_code() == grpc::StatusCode::UNAVAILABLE;
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+    case grpc::StatusCode::ABORTED:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return true;
+    default:
+      return false;
+  }
 }
 
 class Follower {
@@ -167,9 +178,12 @@ int Follower::Follow() {
     grpc::Status status = Tail(&after_seq);
     if (finished_) break;
     if (!Transient(status)) return ReportRpcError(command_, client_.address(), status, err_);
-    if (after_seq > seen) {  // the stream delivered before it broke
+    if (after_seq > seen) {
+      // The stream delivered before it broke: resume from there at once,
+      // silently (nothing was missed, and the scheduler is answering).
       down_since.reset();
       backoff = kFirstBackoff;
+      continue;
     }
     const absl::Time now = absl::Now();
     if (!down_since) {

@@ -83,6 +83,11 @@ struct SessionOptions {
   // last results may wait for their ResultAck before the stream is closed.
   absl::Duration drain_ack_wait = absl::Seconds(2);
   BackoffOptions backoff;
+  // HTTP/2 keepalive on the stream (--keepalive-time-ms, at least 1 s, and
+  // --keepalive-timeout-ms): a scheduler that vanished without closing the
+  // connection is noticed, and reconnected to, in seconds.
+  absl::Duration keepalive_time = absl::Seconds(10);
+  absl::Duration keepalive_timeout = absl::Seconds(10);
   // Null: plaintext.
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   // Sent as `authorization: Bearer <token>` on every stream; empty: none.

@@ -14,16 +14,19 @@ bool TaskBook::Start(const std::string& task_id, const std::string& lease_id) {
 bool TaskBook::Finish(const std::string& lease_id, v1::ConnectRequest report) {
   auto it = running_.find(lease_id);
   if (it == running_.end()) return false;
-  const bool revoked = it->second.revoked;
+  if (it->second.revoked) {
+    running_.erase(it);
+    return false;
+  }
+  std::string task_id = std::move(it->second.task_id);
   running_.erase(it);
-  if (revoked) return false;
-  unacked_.emplace_back(lease_id, std::move(report));
+  unacked_.push_back({lease_id, std::move(task_id), std::move(report)});
   return true;
 }
 
 bool TaskBook::Ack(const std::string& lease_id) {
   auto it = std::find_if(unacked_.begin(), unacked_.end(),
-                         [&lease_id](const auto& entry) { return entry.first == lease_id; });
+                         [&lease_id](const Unacked& entry) { return entry.lease_id == lease_id; });
   if (it == unacked_.end()) return false;
   unacked_.erase(it);
   return true;
@@ -44,11 +47,20 @@ std::vector<std::string> TaskBook::Revoke(const std::vector<std::string>& lease_
 
 std::vector<v1::HeldTask> TaskBook::Held() const {
   std::vector<v1::HeldTask> held;
-  for (const std::string& lease_id : HeldLeases()) {
-    v1::HeldTask& task = held.emplace_back();
-    task.set_task_id(running_.at(lease_id).task_id);
-    task.set_lease_id(lease_id);
+  for (const auto& [lease_id, task] : running_) {
+    if (task.revoked) continue;
+    v1::HeldTask& entry = held.emplace_back();
+    entry.set_task_id(task.task_id);
+    entry.set_lease_id(lease_id);
   }
+  for (const Unacked& unacked : unacked_) {
+    v1::HeldTask& entry = held.emplace_back();
+    entry.set_task_id(unacked.task_id);
+    entry.set_lease_id(unacked.lease_id);
+  }
+  std::sort(held.begin(), held.end(), [](const v1::HeldTask& a, const v1::HeldTask& b) {
+    return a.lease_id() < b.lease_id();
+  });
   return held;
 }
 
@@ -57,13 +69,14 @@ std::vector<std::string> TaskBook::HeldLeases() const {
   for (const auto& [lease_id, task] : running_) {
     if (!task.revoked) leases.push_back(lease_id);
   }
+  for (const Unacked& unacked : unacked_) leases.push_back(unacked.lease_id);
   std::sort(leases.begin(), leases.end());
   return leases;
 }
 
 std::vector<v1::ConnectRequest> TaskBook::UnackedReports() const {
   std::vector<v1::ConnectRequest> reports;
-  for (const auto& [lease_id, report] : unacked_) reports.push_back(report);
+  for (const Unacked& unacked : unacked_) reports.push_back(unacked.report);
   return reports;
 }
 

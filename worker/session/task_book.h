@@ -5,8 +5,10 @@
 // reports (TaskResult / TaskReturned) the scheduler has not acknowledged yet.
 // The session keeps reports until their ResultAck so that a result finished
 // while the stream was down, or lost with it, is sent again after the next
-// Welcome. Pure bookkeeping (no I/O, no clock); not thread-safe, the session
-// guards it with its mutex.
+// Welcome; until then the worker still holds the lease (Hello.held_tasks,
+// heartbeats), so the scheduler keeps it instead of re-running the task.
+// Pure bookkeeping (no I/O, no clock); not thread-safe, the session guards
+// it with its mutex.
 //
 //   Start(lease) --> running --Finish(lease, report)--> unacked --Ack--> gone
 //                       |                                  |
@@ -48,7 +50,8 @@ class TaskBook {
   // their slot until they finish but are no longer held or heartbeated.
   std::vector<std::string> Revoke(const std::vector<std::string>& lease_ids);
 
-  // Running, non-revoked tasks (Hello.held_tasks), by lease id.
+  // Running, non-revoked tasks and those whose report waits for its ack
+  // (Hello.held_tasks), by lease id.
   std::vector<v1::HeldTask> Held() const;
   // Their lease ids (Heartbeat.lease_ids), sorted.
   std::vector<std::string> HeldLeases() const;
@@ -61,10 +64,17 @@ class TaskBook {
     bool revoked = false;
   };
 
+  struct Unacked {
+    std::string lease_id;
+    std::string task_id;
+    v1::ConnectRequest report;
+  };
+
   const int slots_;
   absl::flat_hash_map<std::string, Running> running_;
-  // In finish order; a handful at most, so linear search is fine.
-  std::vector<std::pair<std::string, v1::ConnectRequest>> unacked_;
+  // In finish order; a handful at most (a slot's worth while connected;
+  // what finished while disconnected otherwise), so linear search is fine.
+  std::vector<Unacked> unacked_;
 };
 
 }  // namespace taskboard::worker

@@ -14,7 +14,12 @@
 #   pwd                print the directory the agent runs in, and what is in it
 #   write FILE TEXT    write TEXT to FILE (in the agent's directory), print the directory
 #   anything else      print the prompt itself
+# With EXECUTION_LOG set (an agent file's env), every execution first appends
+# "TASK_ID ATTEMPT" to that file: chaos tests count what really ran.
 set -eu
+if [ -n "${EXECUTION_LOG:-}" ]; then
+  printf '%s %s\n' "${TASKBOARD_TASK_ID:-}" "${TASKBOARD_ATTEMPT:-1}" >> "$EXECUTION_LOG"
+fi
 prompt=${TASKBOARD_PROMPT:-}
 word=${prompt%% *}
 rest=${prompt#* }

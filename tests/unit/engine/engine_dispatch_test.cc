@@ -251,13 +251,24 @@ TEST(EngineDispatch, Credits_OneSlot_OneAssignmentAtATime) {
 TEST(EngineDispatch, Credits_MoreSlots_AssignsUpToTheGrant) {
   EngineHarness h;
   h.Submit(kThreeIndependent);
-  TestWorker w = h.Connect("w1", {"coder"}, /*slots=*/0);
-  EXPECT_THAT(h.TakeAssignments(w), IsEmpty());
-  h.Credits(w, 2);
+  TestWorker w = h.Connect("w1", {"coder"}, /*slots=*/2);
   std::vector<v1::Assignment> assigned = h.TakeAssignments(w);
   ASSERT_THAT(assigned, SizeIs(2));
   EXPECT_EQ(assigned[0].task_id(), "a");
   EXPECT_EQ(assigned[1].task_id(), "b");
+}
+
+// A worker that declared one slot and then claims five more (a confused or
+// hostile worker) is still given one task at a time.
+TEST(EngineDispatch, Credits_PastTheDeclaredSlots_Capped) {
+  EngineHarness h;
+  h.Submit(kThreeIndependent);
+  TestWorker w = h.Connect("w1", {"coder"}, /*slots=*/1);
+  h.OnlyAssignment(w);
+  h.Credits(w, 5);
+  EXPECT_THAT(h.TakeAssignments(w), SizeIs(1)) << "one slot: one more credit, not five";
+  h.Credits(w, -3);  // ignored
+  EXPECT_THAT(h.TakeAssignments(w), IsEmpty());
 }
 
 TEST(EngineDispatch, Agents_TaskGoesOnlyToWorkerOfferingItsAgent) {

@@ -139,14 +139,15 @@ class EngineHarness {
   // Welcome and whatever was assigned in the same batch.
   TestWorker Connect(std::string worker_id, const std::vector<std::string>& agents, int slots = 1,
                      const std::vector<v1::HeldTask>& held = {},
-                     const std::vector<v1::ToolDeclaration>& tools = {}) {
+                     const std::vector<v1::ToolDeclaration>& tools = {},
+                     const std::string& incarnation = "i-1") {
     TestWorker worker;
     worker.worker_id = std::move(worker_id);
     worker.stream_id = engine_->NewStreamId();
     worker.channel = std::make_shared<RecordingChannel>();
     v1::Hello hello;
     hello.set_worker_id(worker.worker_id);
-    hello.set_incarnation("i-1");
+    hello.set_incarnation(incarnation);
     for (const std::string& agent : agents) hello.add_agents()->set_name(agent);
     hello.set_slots(slots);
     for (const v1::HeldTask& task : held) *hello.add_held_tasks() = task;
@@ -159,6 +160,10 @@ class EngineHarness {
   TestWorker Reconnect(const TestWorker& old, const std::vector<std::string>& agents, int slots,
                        const std::vector<v1::HeldTask>& held) {
     return Connect(old.worker_id, agents, slots, held);
+  }
+  // A new process with the same worker id (a worker restart).
+  TestWorker Restarted(const TestWorker& old, const std::vector<std::string>& agents, int slots) {
+    return Connect(old.worker_id, agents, slots, {}, {}, "i-2");
   }
   void Disconnect(const TestWorker& worker) {
     engine_->WorkerDisconnected(worker.stream_id);

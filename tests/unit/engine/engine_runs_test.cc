@@ -303,10 +303,27 @@ TEST(EngineRuns, Recovery_WorkerReconnectsWithoutLease_RequeuedAtOnce) {
   v1::Assignment a = h.OnlyAssignment(w);
 
   h.Restart();
-  TestWorker restarted = h.Connect("w1", {"coder"}, /*slots=*/1);
+  TestWorker restarted = h.Restarted(w, {"coder"}, /*slots=*/1);
   v1::Assignment again = h.OnlyAssignment(restarted);
   EXPECT_EQ(again.task_id(), "a");
   EXPECT_EQ(again.attempt(), 2);
+}
+
+// The scheduler committed a dispatch and died before the assignment left:
+// the same worker process reconnects without it, and the task runs once,
+// as attempt 1.
+TEST(EngineRuns, Recovery_AssignmentNeverSent_RequeuedWithoutAnAttempt) {
+  EngineHarness h;
+  std::string run_id = h.Submit(kChain);
+  TestWorker w = h.Connect("w1", {"coder"});
+  h.OnlyAssignment(w);
+
+  h.Restart();
+  TestWorker again = h.Reconnect(w, {"coder"}, /*slots=*/1, {});
+  v1::Assignment a = h.OnlyAssignment(again);
+  EXPECT_EQ(a.task_id(), "a");
+  EXPECT_EQ(a.attempt(), 1);
+  EXPECT_EQ(h.ReadTaskView(run_id, "a").attempt(), 1);
 }
 
 TEST(EngineRuns, Recovery_RetryingTaskWaitsOutItsBackoff) {

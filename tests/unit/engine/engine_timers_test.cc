@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/engine/engine.h"
@@ -117,6 +118,39 @@ TEST(EngineTimers, Heartbeat_FromAnotherStream_DoesNotKeepTheLease) {
   EXPECT_EQ(h.OnlyAssignment(other).attempt(), 2);
 }
 
+// The engine stalled (a slow store write, here a clock that moved 2 s past
+// the lease's expiry while events queued up) with the worker's heartbeat
+// behind another event in a backlog bigger than one batch: the lease is
+// measured from the heartbeat, which the engine has yet to process, so the
+// batch before it expires nothing.
+TEST(EngineTimers, EngineStall_HeartbeatInTheBacklog_KeepsTheLease) {
+  EngineOptions options = EngineHarness::DefaultOptions();
+  options.max_batch_events = 1;
+  EngineHarness h(options);
+  std::string run_id = h.Submit(kOneTask);
+  TestWorker w = h.Connect("w1", {"coder"});
+  v1::Assignment a = h.OnlyAssignment(w);
+  h.Started(w, a);
+  h.Advance(29'000);
+
+  v1::ConnectRequest nothing;  // a message the engine ignores, ahead of the heartbeat
+  h.engine().WorkerMessage(w.stream_id, nothing);
+  v1::ConnectRequest heartbeat;
+  heartbeat.mutable_heartbeat()->add_lease_ids(a.lease_id());
+  h.engine().WorkerMessage(w.stream_id, heartbeat);
+  h.clock().Advance(2'000);  // the engine wakes 31 s after the last heartbeat it saw
+  absl::Notification drained;
+  h.engine().Cancel("no-such-run", "", [&](absl::StatusOr<v1::RunStatus>) { drained.Notify(); });
+  h.engine().Start();
+  ASSERT_TRUE(drained.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  h.engine().Stop();
+
+  EXPECT_THAT(EngineHarness::Cancels(w.channel->Take()), IsEmpty());
+  v1::Task task = h.ReadTaskView(run_id, "a");
+  EXPECT_EQ(task.state(), v1::TASK_STATE_RUNNING);
+  EXPECT_EQ(task.attempt(), 1);
+}
+
 // ---------------------------------------------------------------------------
 // Reconnects
 
@@ -156,11 +190,44 @@ TEST(EngineTimers, Reconnect_WithoutTheLease_RequeuedAtOnce) {
   h.Disconnect(w);
 
   // Restarted process: holds nothing, and gets the task again right away.
-  TestWorker restarted = h.Reconnect(w, {"coder"}, /*slots=*/1, {});
+  TestWorker restarted = h.Restarted(w, {"coder"}, /*slots=*/1);
   v1::Assignment again = h.OnlyAssignment(restarted);
   EXPECT_EQ(again.task_id(), "a");
   EXPECT_EQ(again.attempt(), 2);
   EXPECT_NE(again.lease_id(), a.lease_id());
+}
+
+// The same process reconnects without a task it never reported started:
+// the assignment was lost with the stream, nothing ran, and the task is
+// queued again without using an attempt.
+TEST(EngineTimers, Reconnect_SameProcessNeverGotTheAssignment_RequeuedWithoutAnAttempt) {
+  EngineHarness h;
+  std::string run_id = h.Submit(kOneTask);
+  TestWorker w = h.Connect("w1", {"coder"});
+  v1::Assignment a = h.OnlyAssignment(w);
+  h.Disconnect(w);
+
+  TestWorker again = h.Reconnect(w, {"coder"}, /*slots=*/1, {});
+  v1::Assignment second = h.OnlyAssignment(again);
+  EXPECT_EQ(second.task_id(), "a");
+  EXPECT_EQ(second.attempt(), 1);
+  EXPECT_NE(second.lease_id(), a.lease_id());
+  h.Finish(again, second, true, "once");
+  EXPECT_EQ(h.Status(run_id), v1::RUN_STATUS_COMPLETED);
+}
+
+// A started task the same process no longer holds may have run: that is a
+// lost attempt, as for a restarted process.
+TEST(EngineTimers, Reconnect_SameProcessWithoutAStartedTask_CostsAnAttempt) {
+  EngineHarness h;
+  h.Submit(kOneTask);
+  TestWorker w = h.Connect("w1", {"coder"});
+  v1::Assignment a = h.OnlyAssignment(w);
+  h.Started(w, a);
+  h.Disconnect(w);
+
+  TestWorker again = h.Reconnect(w, {"coder"}, /*slots=*/1, {});
+  EXPECT_EQ(h.OnlyAssignment(again).attempt(), 2);
 }
 
 TEST(EngineTimers, Reconnect_HoldingUnknownLease_RevokedInWelcome) {

@@ -328,6 +328,37 @@ TEST_F(ExternalPolicyTest, AssignmentWaitsForTheServiceAndCarriesItsChoice) {
   EXPECT_EQ(h_.ReadTaskResponse(run_, "b").prior_work().meta().policy(), "custom");
 }
 
+// externalTimeoutMs past half the lease is capped there: the worker does
+// not heartbeat a task it has not been sent, so a slower answer would cost
+// the task its lease.
+TEST(ExternalPolicy, DeadlineCappedAtHalfTheLease) {
+  FakePolicyService service;
+  EngineOptions options = EngineHarness::DefaultOptions();
+  options.policy_service = &service;
+  options.lease_timeout_ms = 2'000;
+  EngineHarness h(options);
+  h.Submit(kExternalChain);  // asks for 1500 ms
+  h.Connect("w1", {"coder"});
+  ASSERT_THAT(service.calls, SizeIs(1));
+  EXPECT_EQ(service.calls[0].timeout_ms, 1'000);
+}
+
+// The task was cancelled while its assignment waited for the service: the
+// worker never got it, and its slot credit comes back for the next task.
+TEST_F(ExternalPolicyTest, LeaseEndsWhileWaiting_TheWorkersCreditComesBack) {
+  RunA();
+  ASSERT_TRUE(h_.Cancel(run_).ok());
+  EXPECT_THAT(h_.TakeAssignments(w_), IsEmpty());
+  service_.calls[1].done(v1::SelectPriorWorkResponse());
+  h_.RunOnce();
+  EXPECT_THAT(h_.TakeAssignments(w_), IsEmpty());
+
+  // The one slot w1 has is free again: a new run's task is dispatched to it
+  // (and waits for its own policy call) without w1 sending a credit.
+  h_.Submit(kExternalChain);
+  EXPECT_THAT(service_.calls, SizeIs(3));
+}
+
 TEST_F(ExternalPolicyTest, ServiceFails_DeclaredDepsFallbackWithTheReason) {
   RunA();
   service_.calls[1].done(absl::DeadlineExceededError("Deadline Exceeded"));

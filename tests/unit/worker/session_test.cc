@@ -144,6 +144,11 @@ TEST_F(SessionTest, Reconnect_ResendsUnackedResultsUntilAcked) {
   FakeStream* second = Welcome(1, {}, &hello);
   EXPECT_EQ(hello.incarnation(), session_->incarnation());  // same process
   EXPECT_EQ(hello.slots(), 2);
+  // Finished but not acknowledged: still held, so the scheduler keeps the
+  // lease for the result that follows the Welcome.
+  ASSERT_EQ(hello.held_tasks_size(), 1);
+  EXPECT_EQ(hello.held_tasks(0).lease_id(), "l1");
+  EXPECT_EQ(hello.held_tasks(0).task_id(), "task-l1");
   EXPECT_EQ(Expect(second, v1::ConnectRequest::kTaskResult).task_result().lease_id(), "l1");
   second->Send(Ack("l1"));
   // Once acked it is not sent again: the next connection starts with the

@@ -57,15 +57,25 @@ TEST(TaskBook, Reports_KeptInFinishOrderUntilAcked) {
   EXPECT_THAT(UnackedLeases(book), ElementsAre("l1"));
 }
 
-TEST(TaskBook, Held_ListsRunningTasksOnly) {
+// A finished task whose result waits for its ack is still held: a Hello
+// after a reconnect or a scheduler restart keeps its lease, so the result
+// that follows the Welcome is accepted instead of the task running again.
+TEST(TaskBook, Held_ListsRunningAndUnackedTasks_NotAckedOnes) {
   TaskBook book(3);
   book.Start("t1", "l1");
   book.Start("t2", "l2");
+  book.Start("t3", "l3");
   book.Finish("l1", ResultFor("l1"));
+  book.Finish("l3", ResultFor("l3"));
+  book.Ack("l3");
   const std::vector<v1::HeldTask> held = book.Held();
-  ASSERT_EQ(held.size(), 1u);
-  EXPECT_EQ(held[0].task_id(), "t2");
-  EXPECT_EQ(held[0].lease_id(), "l2");
+  ASSERT_EQ(held.size(), 2u);
+  EXPECT_EQ(held[0].task_id(), "t1");
+  EXPECT_EQ(held[0].lease_id(), "l1");
+  EXPECT_EQ(held[1].task_id(), "t2");
+  EXPECT_EQ(held[1].lease_id(), "l2");
+  EXPECT_THAT(book.HeldLeases(), ElementsAre("l1", "l2"));
+  book.Ack("l1");
   EXPECT_THAT(book.HeldLeases(), ElementsAre("l2"));
 }
 
