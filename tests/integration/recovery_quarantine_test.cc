@@ -5,6 +5,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/child_process.h"
+#include "common/files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/store/keys.h"
@@ -16,6 +18,7 @@ namespace taskboard {
 namespace {
 
 using testing::ClusterOptions;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using testing::IsOk;
 
@@ -92,6 +95,17 @@ TEST_F(RecoveryQuarantineTest, CorruptRecords_QuarantineTheirRunsAndTheOthersCom
   EXPECT_EQ(run->status(), v1::RUN_STATUS_FAILED);
   EXPECT_THAT(run->error(), HasSubstr("unrecoverable: "));
   EXPECT_THAT(run->error(), HasSubstr("task 'a' does not decode"));
+
+  // `taskboard show` tells the run's owner why it failed.
+  const std::string shown = (cluster_.dir() / "show.log").string();
+  absl::StatusOr<std::unique_ptr<ChildProcess>> show = ChildProcess::Spawn(
+      {testing::BinaryPath("taskboard"), "show", *bad_task, "--scheduler", cluster_.address()},
+      shown);
+  ASSERT_THAT(show.status(), IsOk());
+  EXPECT_EQ((*show)->WaitFor(30'000), 0) << ReadFileOrEmpty(shown);
+  EXPECT_THAT(ReadFileOrEmpty(shown),
+              AllOf(HasSubstr("failed"), HasSubstr("unrecoverable: "),
+                    HasSubstr("task 'a' does not decode")));
 
   // The quarantine is in the run's event log after what was already there,
   // numbered without a gap or a repeat.
