@@ -26,6 +26,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "common/duration_text.h"
 #include "common/files.h"
 #include "common/json_depth_flag.h"
 #include "common/log/grpc_log.h"
@@ -80,6 +81,7 @@ void AddRunLimitFlags(CLI::App& app, taskboard::engine::RunLimits& limits) {
 int main(int argc, char** argv) {
   namespace log = taskboard::log;  // here: at file scope it would clash with ::log from <cmath>
   taskboard::server::SchedulerServerOptions options;
+  std::string retention = "30d";
   std::string durability = "sync";
   std::string port_file;
   bool memory = false;
@@ -110,6 +112,15 @@ int main(int argc, char** argv) {
   app.add_option("--lease-timeout-ms", options.engine.lease_timeout_ms,
                  "A worker silent this long loses its tasks to other workers")
       ->envname("TASKBOARD_LEASE_TIMEOUT_MS")
+      ->capture_default_str();
+  app.add_option("--retention", retention,
+                 "Delete finished runs this long after they finished, with their events, tasks, "
+                 "ledger and run-scoped cache entries (30d, 12h, 90m; 0: keep forever)")
+      ->envname("TASKBOARD_RETENTION")
+      ->check([](const std::string& text) {
+        absl::StatusOr<absl::Duration> parsed = taskboard::ParseDurationText(text);
+        return parsed.ok() ? std::string() : std::string(parsed.status().message());
+      })
       ->capture_default_str();
   app.add_option("--keepalive-time-ms", options.keepalive_time_ms,
                  "Ping a connection (worker, client) after this much silence; one that does not "
@@ -206,6 +217,8 @@ int main(int argc, char** argv) {
     options.data_dir = "taskboard-data";
   }
   options.durability = *taskboard::store::ParseDurability(durability);
+  options.engine.retention_ms =
+      absl::ToInt64Milliseconds(*taskboard::ParseDurationText(retention));  // checked above
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
       taskboard::tls::ServerCredentials(tls_flags);
   if (!credentials.ok()) {

@@ -128,6 +128,11 @@ class ToolCacheService {
 
   // Deletes expired entries.
   void Sweep(int64_t now_ms, store::WriteBatch* batch);
+  // Deletes the entries of the scope instances of deleted runs
+  // (ToolCache::RemoveScope).
+  void RemoveScope(const std::string& scope_prefix, store::WriteBatch* batch) {
+    cache_.RemoveScope(scope_prefix, batch);
+  }
 
   ToolCacheCounters counters() const;
 

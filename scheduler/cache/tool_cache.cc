@@ -126,6 +126,14 @@ void ToolCache::Sweep(int64_t now_ms, store::WriteBatch* batch) {
   }
 }
 
+void ToolCache::RemoveScope(const std::string& scope_prefix, store::WriteBatch* batch) {
+  auto lru = lru_.find(scope_prefix);
+  if (lru == lru_.end()) return;
+  // Remove drops the scope's list with its last key: iterate over a copy.
+  const std::list<std::string> keys = lru->second;
+  for (const std::string& key : keys) Remove(key, batch);
+}
+
 void ToolCache::Index(std::string key, Stored stored) {
   std::list<std::string>& lru = lru_[stored.scope_prefix];
   lru.push_front(key);

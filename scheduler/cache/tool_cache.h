@@ -85,6 +85,10 @@ class ToolCache {
   // Deletes every entry expired at `now_ms`.
   void Sweep(int64_t now_ms, store::WriteBatch* batch);
 
+  // Deletes every entry of the scope instance `scope_prefix`
+  // (cache_key.h ScopePrefix), e.g. a request scope whose runs are deleted.
+  void RemoveScope(const std::string& scope_prefix, store::WriteBatch* batch);
+
   // For metrics.
   int64_t entries() const { return static_cast<int64_t>(entries_.size()); }
   // Entries removed to honour max_entries, since construction.

@@ -106,6 +106,8 @@ void Engine::Loop() {
       int64_t wake_at = now + 1000;
       if (!timers_.empty()) wake_at = std::min(wake_at, timers_.top().due_ms);
       if (leases_.size() > 0) wake_at = std::min(wake_at, last_lease_sweep_ms_ + 200);
+      // A deletion goes on a slice at a time, between other work.
+      if (deletion_.has_value()) wake_at = std::min(wake_at, now + 10);
       if (queue_.empty() && !stopping_ && wake_at > now) {
         wake_.WaitWithTimeout(&mu_, absl::Milliseconds(wake_at - now));
       }
@@ -150,6 +152,7 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
     }
   }
   Dispatch();
+  SweepRetention();
   loop_stats_.batches++;
   loop_stats_.events += static_cast<int64_t>(batch.size());
   Commit();
@@ -214,6 +217,11 @@ void Engine::Commit() {
     if (!events.empty()) published.emplace_back(run_id, std::move(events));
     if (IsTerminal(record.run().status())) {
       finished.push_back(run_id);
+      // Root runs, by age, for --retention (children go with their root).
+      if (record.run().parent_run_id().empty()) {
+        batch.Put(store::Column::kMeta,
+                  store::keys::FinishedRun(FinishedMs(record.run()), run_id), "");
+      }
       log::Info("run finished")
           .With("run_id", run_id)
           .With("kind", v1::FlowKind_Name(record.run().kind()))

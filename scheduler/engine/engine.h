@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <set>
 #include <string>
@@ -47,6 +48,7 @@
 #include "scheduler/engine/ledger_book.h"
 #include "scheduler/engine/policy_service_caller.h"
 #include "scheduler/engine/retry_backoff.h"
+#include "scheduler/engine/run_deletion.h"
 #include "scheduler/engine/run_limits.h"
 #include "scheduler/engine/run_state.h"
 #include "scheduler/engine/run_task_graph.h"
@@ -73,6 +75,11 @@ struct EngineOptions {
   // results, child runs, events).
   RunLimits limits;
   size_t max_batch_events = 2048;
+  // Finished root runs older than this are deleted with everything they
+  // left (--retention; run_deletion.h); 0: kept forever.
+  int64_t retention_ms = 0;
+  // Keys deleted per loop iteration while a run is being deleted.
+  size_t retention_keys_per_batch = 2'000;
   // Reaches client-run PolicyServices; null: external policies always use
   // their declared_deps_only fallback. Outlives the engine.
   PolicyServiceCaller* policy_service = nullptr;
@@ -233,6 +240,15 @@ class Engine {
   // Fails a run that cannot be recovered with "unrecoverable: <reason>"
   // (event, log line, metric), committed by Recover.
   void Quarantine(const std::string& run_id, absl::string_view reason);
+  // --retention (engine_retention.cc): once a second, finds the oldest
+  // finished root run past the retention in the index and plans its
+  // deletion; each loop iteration then deletes a slice of its keys, and the
+  // last one drops what memory held of it.
+  void SweepRetention();
+  void FinishDeletion(const RunDeletion& deletion);
+  // Start-up: adds the finished root runs stored before the retention
+  // index existed (once; a marker says it was done).
+  void IndexFinishedRuns(const std::vector<std::pair<std::string, int64_t>>& finished);
 
   // Worker events and dispatch (engine_workers.cc).
   void DoHello(uint64_t stream_id, v1::Hello& hello,
@@ -371,6 +387,9 @@ class Engine {
   // expiry was processed: after a stall (a slow store write) a backlog may
   // hold the heartbeat that keeps it.
   int64_t backlog_since_ms_ = INT64_MAX;
+  // The run --retention is deleting, a slice per loop iteration.
+  std::optional<RunDeletion> deletion_;
+  int64_t next_retention_check_ms_ = 0;
   EngineStats loop_stats_;
 };
 

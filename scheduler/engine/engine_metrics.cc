@@ -61,6 +61,10 @@ EngineMetrics::EngineMetrics(metrics::Registry& registry)
               .Name("taskboard_scheduler_runs_quarantined_total")
               .Help("Runs failed at start-up because their records could not be recovered.")
               .Register(registry)),
+      runs_deleted_(BuildCounter()
+                        .Name("taskboard_scheduler_runs_deleted_total")
+                        .Help("Finished runs deleted with all their records by --retention.")
+                        .Register(registry)),
       tasks_dispatched_(BuildCounter()
                             .Name("taskboard_scheduler_tasks_dispatched_total")
                             .Help("Task assignments sent to workers, by agent.")
@@ -163,6 +167,10 @@ void EngineMetrics::RunSubmitted(v1::FlowKind kind) {
 }
 
 void EngineMetrics::RunQuarantined() { runs_quarantined_.Add({}).Increment(); }
+
+void EngineMetrics::RunsDeleted(int64_t count) {
+  runs_deleted_.Add({}).Increment(static_cast<double>(count));
+}
 
 void EngineMetrics::RunFinished(v1::FlowKind kind, v1::RunStatus status) {
   runs_finished_

@@ -49,6 +49,8 @@ class EngineMetrics {
   // A run that could not be recovered on start and was failed on its own
   // ("unrecoverable: ...") so the others could go on.
   void RunQuarantined();
+  // Runs deleted by --retention (a root run and its child runs count each).
+  void RunsDeleted(int64_t count);
 
   // A task of `agent` was assigned after waiting `waited` in the ready queue.
   void TaskDispatched(absl::string_view agent, absl::Duration waited);
@@ -79,6 +81,7 @@ class EngineMetrics {
   metrics::Family<metrics::Counter>& runs_submitted_;
   metrics::Family<metrics::Counter>& runs_finished_;
   metrics::Family<metrics::Counter>& runs_quarantined_;
+  metrics::Family<metrics::Counter>& runs_deleted_;
   metrics::Family<metrics::Counter>& tasks_dispatched_;
   metrics::Family<metrics::Counter>& tasks_completed_;
   metrics::Family<metrics::Counter>& tasks_failed_;

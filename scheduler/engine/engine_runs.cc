@@ -194,6 +194,10 @@ void Engine::DoResume(const std::string& run_id,
   if (active != runs_.end()) {
     return done(CheckResumable(active->second.state->record()));
   }
+  if (deletion_.has_value() && deletion_->root_run_id() == run_id) {
+    return done(absl::FailedPreconditionError(absl::StrCat(
+        "run ", run_id, " is being deleted: it finished more than --retention ago")));
+  }
   absl::StatusOr<std::unique_ptr<RunState>> state = LoadRun(run_id);
   if (!state.ok()) return done(state.status());
   if (absl::Status resumable = CheckResumable((*state)->record()); !resumable.ok()) {
@@ -226,6 +230,7 @@ absl::Status Engine::Recover() {
   now_ms_ = options_.clock->NowMs();
   std::vector<std::string> active;
   std::vector<std::string> undecodable;
+  std::vector<std::pair<std::string, int64_t>> finished_roots;
   absl::Status scanned = options_.store->Scan(
       store::Column::kRuns, "", "", [&](absl::string_view key, absl::string_view value) {
         std::optional<std::string> run_id = store::keys::ParseRun(key);
@@ -239,10 +244,15 @@ absl::Status Engine::Recover() {
           undecodable.push_back(*std::move(run_id));
         } else if (!IsTerminal(record.run().status())) {
           active.push_back(*std::move(run_id));
+        } else if (record.run().parent_run_id().empty()) {
+          const int64_t finished_ms = FinishedMs(record.run());
+          finished_roots.emplace_back(*std::move(run_id),
+                                      finished_ms > 0 ? finished_ms : record.created_unix_ms());
         }
         return true;
       });
   if (!scanned.ok()) return scanned;
+  IndexFinishedRuns(finished_roots);
   // Each run is recovered on its own: one that cannot be is failed with the
   // reason and every other run goes on (a crash loop over one bad record
   // would stop every team's work).

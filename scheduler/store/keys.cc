@@ -1,6 +1,9 @@
 #include "scheduler/store/keys.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace taskboard::store::keys {
 namespace {
@@ -127,6 +130,32 @@ std::string RunPhase(absl::string_view run_id, uint64_t index) {
 
 std::string PriorWork(absl::string_view run_id, absl::string_view task_id) {
   return absl::StrCat("prior-work/", Task(run_id, task_id));
+}
+
+std::string PriorWorkOfRun(absl::string_view run_id) {
+  return absl::StrCat("prior-work/", Str(run_id));
+}
+
+std::string LedgerKeysOfRequest(absl::string_view request_id) { return Str(request_id); }
+
+std::string FinishedRuns() { return "finished/"; }
+
+std::string FinishedRun(int64_t finished_ms, absl::string_view run_id) {
+  std::string out = FinishedRuns();
+  AppendU64(out, static_cast<uint64_t>(std::max<int64_t>(finished_ms, 0)));
+  AppendStr(out, run_id);
+  return out;
+}
+
+std::string FinishedRunsIndexed() { return "finished-index"; }
+
+std::optional<FinishedKey> ParseFinishedRun(absl::string_view key) {
+  if (!absl::ConsumePrefix(&key, FinishedRuns())) return std::nullopt;
+  uint64_t ms = 0;
+  FinishedKey out;
+  if (!ReadU64(key, &ms) || !ReadStr(key, &out.run_id) || !key.empty()) return std::nullopt;
+  out.finished_ms = static_cast<int64_t>(ms);
+  return out;
 }
 
 std::string Idempotency(absl::string_view idempotency_key) {

@@ -18,7 +18,9 @@
 //           once, kept out of the run record that changes on every event),
 //           "idempotency/<key>" (the run a SubmitRun idempotency key created),
 //           "prior-work/" Str(run_id) Str(task_id) (a task's latest prior work),
-//           "run-phase/" Str(run_id) U64(index) (a run's phase records)
+//           "run-phase/" Str(run_id) U64(index) (a run's phase records),
+//           "finished/" U64(finished ms) Str(run_id) (finished root runs by
+//           age, for --retention; "finished-index" marks it complete)
 
 #include <cstdint>
 #include <optional>
@@ -54,6 +56,21 @@ std::string RunPhase(absl::string_view run_id, uint64_t index);
 std::string RunPhases(absl::string_view run_id);  // prefix
 // The prior work a task was given on its latest dispatch (meta column).
 std::string PriorWork(absl::string_view run_id, absl::string_view task_id);
+std::string PriorWorkOfRun(absl::string_view run_id);  // prefix
+// Every ledger key of a request: its entries and its task index.
+std::string LedgerKeysOfRequest(absl::string_view request_id);  // prefix
+
+// Finished root runs ordered by when they finished (meta column): retention
+// reads the oldest first. FinishedRunsIndexed marks that runs finished
+// before the index existed were added to it.
+std::string FinishedRun(int64_t finished_ms, absl::string_view run_id);
+std::string FinishedRuns();  // prefix
+std::string FinishedRunsIndexed();
+struct FinishedKey {
+  int64_t finished_ms = 0;
+  std::string run_id;
+};
+std::optional<FinishedKey> ParseFinishedRun(absl::string_view key);
 
 // Decoders: nullopt when `key` is not of that shape.
 std::optional<std::string> ParseRun(absl::string_view key);  // the run id
