@@ -303,7 +303,10 @@ int main(int argc, char** argv) {
     }
     absl::StatusOr<size_t> reloaded = authenticator->Reload();
     if (reloaded.ok()) {
-      log::Info("tokens file re-read").With("tokens", static_cast<int64_t>(*reloaded));
+      const int closed = (*server)->CloseRevokedStreams();
+      log::Info("tokens file re-read")
+          .With("tokens", static_cast<int64_t>(*reloaded))
+          .With("closed_streams", closed);
     } else {
       log::Error("tokens file not re-read; the previous tokens stay in force")
           .With("error", reloaded.status().message());

@@ -1,5 +1,7 @@
 #include "scheduler/server/call_gate.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 
 namespace taskboard::server {
@@ -8,18 +10,40 @@ std::string SchedulerMethod(absl::string_view name) {
   return absl::StrCat("/taskboard.v1.Scheduler/", name);
 }
 
+namespace {
+
+// The `authorization` header's value; "" when absent.
+absl::string_view Authorization(const grpc::CallbackServerContext& context) {
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find("authorization");
+  return it == metadata.end() ? absl::string_view()
+                              : absl::string_view(it->second.data(), it->second.size());
+}
+
+}  // namespace
+
+uint64_t CallGate::Track(const grpc::CallbackServerContext& context, absl::string_view method,
+                         OpenStreams::Closer close) const {
+  if (options_.authenticator == nullptr) return 0;
+  return streams_.Add(std::string(Authorization(context)), std::string(method), std::move(close));
+}
+
+void CallGate::Untrack(uint64_t id) const {
+  if (id != 0) streams_.Remove(id);
+}
+
+int CallGate::CloseRevoked() const {
+  if (options_.authenticator == nullptr) return 0;
+  return streams_.CloseRevoked(*options_.authenticator);
+}
+
 absl::StatusOr<auth::Caller> CallGate::Admit(const grpc::CallbackServerContext& context,
                                              absl::string_view method,
                                              const google::protobuf::MessageLite* request) const {
   auth::Caller caller;
   if (options_.authenticator != nullptr) {
-    absl::string_view authorization;
-    const auto& metadata = context.client_metadata();
-    if (auto it = metadata.find("authorization"); it != metadata.end()) {
-      authorization = absl::string_view(it->second.data(), it->second.size());
-    }
     absl::StatusOr<auth::Principal> principal =
-        options_.authenticator->Admit(authorization, method);
+        options_.authenticator->Admit(Authorization(context), method);
     if (!principal.ok()) return principal.status();
     caller.principal = *std::move(principal);
   }

@@ -21,6 +21,7 @@
 #include "grpcpp/server_context.h"
 #include "scheduler/auth/authenticator.h"
 #include "scheduler/auth/principal.h"
+#include "scheduler/server/open_streams.h"
 
 namespace taskboard::server {
 
@@ -46,8 +47,19 @@ class CallGate {
 
   bool authenticating() const { return options_.authenticator != nullptr; }
 
+  // A long-lived stream admitted for `method`: kept with its token so that
+  // CloseRevoked can end it. Returns 0, and keeps nothing, without
+  // authentication. Untrack it when the stream is done.
+  uint64_t Track(const grpc::CallbackServerContext& context, absl::string_view method,
+                 OpenStreams::Closer close) const;
+  void Untrack(uint64_t id) const;
+  // After the tokens file was re-read: ends the streams whose token is no
+  // longer admitted; how many.
+  int CloseRevoked() const;
+
  private:
   CallGateOptions options_;
+  mutable OpenStreams streams_;
 };
 
 // "/taskboard.v1.Scheduler/<name>".

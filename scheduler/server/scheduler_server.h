@@ -74,6 +74,10 @@ class SchedulerServer {
   // For /readyz: OK while the store is open and the engine loop runs;
   // UNAVAILABLE with the reason otherwise (shutting down). Thread-safe.
   absl::Status Readiness() const;
+  // After the tokens file was re-read: ends the worker streams and watches
+  // whose token is no longer admitted (they reconnect and are refused); how
+  // many.
+  int CloseRevokedStreams() { return gate_->CloseRevoked(); }
   // Stops accepting, cancels open streams (workers reconnect to the next
   // scheduler), drains the engine and closes the store.
   void Shutdown();

@@ -117,7 +117,7 @@ grpc::ServerWriteReactor<v1::WatchRunResponse>* SchedulerService::WatchRun(
       gate_->Admit(*context, SchedulerMethod("WatchRun"), request);
   if (!caller.ok()) return new RefusedWatch(caller.status());
   return WatchReactor::Start(engine_, pool_, request->run_id(), request->after_seq(),
-                             caller->visible_tenant());
+                             caller->visible_tenant(), gate_, context);
 }
 
 grpc::ServerUnaryReactor* SchedulerService::CancelRun(grpc::CallbackServerContext* context,

@@ -35,21 +35,30 @@ class WatchReactor::Sink final : public engine::WatchSink {
 };
 
 WatchReactor* WatchReactor::Start(engine::Engine* engine, BlockingPool* pool, std::string run_id,
-                                  int64_t after_seq, std::optional<std::string> tenant) {
-  auto* reactor = new WatchReactor(engine, pool, std::move(run_id), after_seq, std::move(tenant));
+                                  int64_t after_seq, std::optional<std::string> tenant,
+                                  const CallGate* gate,
+                                  const grpc::CallbackServerContext* context) {
+  auto* reactor = new WatchReactor(engine, pool, std::move(run_id), after_seq, std::move(tenant),
+                                   gate, context);
   pool->Run([reactor] { reactor->ReplayPage(); });
   return reactor;
 }
 
 WatchReactor::WatchReactor(engine::Engine* engine, BlockingPool* pool, std::string run_id,
-                           int64_t after_seq, std::optional<std::string> tenant)
+                           int64_t after_seq, std::optional<std::string> tenant,
+                           const CallGate* gate, const grpc::CallbackServerContext* context)
     : engine_(engine),
       pool_(pool),
       run_id_(std::move(run_id)),
       tenant_(std::move(tenant)),
+      gate_(gate),
       last_seq_(std::max<int64_t>(after_seq, 0)) {
   sink_ = std::make_shared<Sink>(this);
   subscription_ = engine_->watch_hub().Subscribe(run_id_, sink_);
+  if (gate_ != nullptr && context != nullptr) {
+    tracked_ = gate_->Track(*context, SchedulerMethod("WatchRun"),
+                            [sink = sink_](const std::string& reason) { sink->OnClose(reason); });
+  }
 }
 
 void WatchReactor::ReplayPage() {
@@ -197,6 +206,7 @@ void WatchReactor::FinishEarly(grpc::Status status) {
 }
 
 void WatchReactor::OnDone() {
+  if (gate_ != nullptr) gate_->Untrack(tracked_);
   engine_->watch_hub().Unsubscribe(run_id_, subscription_);
   sink_->Detach();
   delete this;

@@ -21,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/server/blocking_pool.h"
+#include "scheduler/server/call_gate.h"
 #include "taskboard/v1/scheduler.grpc.pb.h"
 
 namespace taskboard::server {
@@ -35,8 +36,12 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
 
   // `tenant`: the only tenant whose runs the caller may watch (a run of
   // another tenant ends the stream with NOT_FOUND); nullopt: any.
+  // `gate` (optional, outlives the stream) tracks it so that a revoked
+  // token ends it (CallGate::CloseRevoked).
   static WatchReactor* Start(engine::Engine* engine, BlockingPool* pool, std::string run_id,
-                             int64_t after_seq, std::optional<std::string> tenant = {});
+                             int64_t after_seq, std::optional<std::string> tenant = {},
+                             const CallGate* gate = nullptr,
+                             const grpc::CallbackServerContext* context = nullptr);
 
   // Ends the stream with `status` once no write is in flight, dropping
   // what is queued (cancelled, or the scheduler shutting down).
@@ -49,7 +54,8 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
  private:
   class Sink;
   WatchReactor(engine::Engine* engine, BlockingPool* pool, std::string run_id, int64_t after_seq,
-               std::optional<std::string> tenant);
+               std::optional<std::string> tenant, const CallGate* gate,
+               const grpc::CallbackServerContext* context);
   // Reads the next page of stored events (the first checks the run is
   // visible), on the blocking pool.
   void ReplayPage();
@@ -73,6 +79,8 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
   const std::optional<std::string> tenant_;
   std::shared_ptr<Sink> sink_;
   uint64_t subscription_ = 0;
+  const CallGate* gate_;
+  uint64_t tracked_ = 0;
 
   absl::Mutex mu_;
   int64_t last_seq_ ABSL_GUARDED_BY(mu_);

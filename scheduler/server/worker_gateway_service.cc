@@ -12,6 +12,8 @@
 namespace taskboard::server {
 namespace {
 
+constexpr char kConnectMethod[] = "/taskboard.v1.WorkerGateway/Connect";
+
 class WorkerStream;
 
 // What the engine holds: sends go to the stream's outbox until the stream
@@ -33,9 +35,18 @@ class StreamChannel final : public dispatch::WorkerChannel {
 
 class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1::ConnectResponse> {
  public:
-  WorkerStream(engine::Engine* engine, std::string identity)
-      : engine_(engine), identity_(std::move(identity)), stream_id_(engine->NewStreamId()) {
+  WorkerStream(engine::Engine* engine, const CallGate* gate,
+               const grpc::CallbackServerContext& context, std::string identity)
+      : engine_(engine),
+        gate_(gate),
+        identity_(std::move(identity)),
+        stream_id_(engine->NewStreamId()) {
     channel_ = std::make_shared<StreamChannel>(this);
+    // A revoked token ends the stream (call_gate.h, CloseRevoked).
+    tracked_ = gate_->Track(context, kConnectMethod,
+                            [channel = channel_](const std::string& reason) {
+                              channel->Close(reason);
+                            });
     StartRead(&request_);
   }
 
@@ -96,6 +107,7 @@ class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1
   }
 
   void OnDone() override {
+    gate_->Untrack(tracked_);
     channel_->Detach();
     if (said_hello_) engine_->WorkerDisconnected(stream_id_);
     delete this;
@@ -119,6 +131,8 @@ class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1
 
  private:
   engine::Engine* engine_;
+  const CallGate* gate_;
+  uint64_t tracked_ = 0;
   const std::string identity_;  // the token's name; "" without authentication
   const uint64_t stream_id_;
   std::shared_ptr<StreamChannel> channel_;
@@ -156,10 +170,10 @@ class RefusedStream final
 
 grpc::ServerBidiReactor<v1::ConnectRequest, v1::ConnectResponse>* WorkerGatewayService::Connect(
     grpc::CallbackServerContext* context) {
-  absl::StatusOr<auth::Caller> caller =
-      gate_->Admit(*context, "/taskboard.v1.WorkerGateway/Connect", nullptr);
+  absl::StatusOr<auth::Caller> caller = gate_->Admit(*context, kConnectMethod, nullptr);
   if (!caller.ok()) return new RefusedStream(caller.status());
-  return new WorkerStream(engine_, caller->principal ? caller->principal->name : "");
+  return new WorkerStream(engine_, gate_, *context,
+                          caller->principal ? caller->principal->name : "");
 }
 
 }  // namespace taskboard::server

@@ -374,6 +374,68 @@ TEST(AuthReloadTest, Sighup_ReloadsTheTokensFile) {
   EXPECT_TRUE(status.ok()) << status.error_message() << cluster.Logs();
 }
 
+// Taking tokens out of the file ends the streams they opened: the worker's
+// stream (it reconnects and is refused, so no task reaches it) and a client's
+// watch; a stream whose token stays is untouched.
+TEST(AuthReloadTest, Sighup_RevokedTokensLoseTheirOpenStreams) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "tokens.yaml").string();
+  std::ofstream(path) << kTokens;
+  ClusterOptions options = Authenticated();
+  options.workers = 1;
+  options.scheduler_flags = {"--auth-tokens", path};
+  testing::Cluster cluster(options);
+  ASSERT_THAT(cluster.Start(), IsOk());
+  auto admin = v1::Scheduler::NewStub(TestChannel(cluster.address(), kAdmin));
+  const auto workers = [&] {
+    v1::ListWorkersResponse listed;
+    EXPECT_TRUE(admin->ListWorkers(Context().get(), {}, &listed).ok());
+    return listed.workers_size();
+  };
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+       workers() != 1 && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(workers(), 1) << cluster.Logs();  // (admin only: clients may not list workers)
+  // Alice watches a run that waits for an agent nobody offers.
+  absl::StatusOr<std::string> run_id = cluster.Submit(R"({"name": "waits", "phases": [
+      {"id": "a", "agent": "nobody", "task": "x"}]})");
+  ASSERT_THAT(run_id.status(), IsOk());
+  auto alice = v1::Scheduler::NewStub(TestChannel(cluster.address(), kTenantA));
+  auto bob = v1::Scheduler::NewStub(TestChannel(cluster.address(), kTenantB));
+  v1::WatchRunRequest watch;
+  watch.set_run_id(*run_id);
+  grpc::ClientContext alice_context;
+  auto alice_watch = alice->WatchRun(&alice_context, watch);
+  v1::WatchRunResponse event;
+  ASSERT_TRUE(alice_watch->Read(&event));  // the stream is open
+
+  // Alice and the worker pool lose their tokens; bob and ops keep theirs.
+  ASSERT_TRUE(WriteFileAtomically(
+      path, "tokens:\n"
+            "  - {token: tenant-b-token-0123456789, name: bob, role: client, tenant: globex}\n"
+            "  - {token: admin-token-0123456789, name: ops, role: admin}\n"));
+  cluster.scheduler()->Signal(SIGHUP);
+
+  while (alice_watch->Read(&event)) {
+  }
+  const grpc::Status ended = alice_watch->Finish();
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(ended.error_message(), HasSubstr("token of this stream was revoked"));
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+       workers() != 0 && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(workers(), 0) << cluster.Logs();
+  // Still out: the worker's reconnects are refused.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(workers(), 0) << cluster.Logs();
+  v1::ListRunsResponse listed;
+  EXPECT_EQ(alice->ListRuns(Context().get(), {}, &listed).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_TRUE(bob->ListRuns(Context().get(), {}, &listed).ok());
+}
+
 TEST(AuthStartupTest, MalformedTokensFile_SchedulerExitsNamingTheEntry) {
   testing::TempDir dir;
   const std::string tokens = (dir.path() / "tokens.yaml").string();
