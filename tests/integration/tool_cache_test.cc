@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/cluster_test.h"
@@ -26,7 +27,21 @@ using testing::IsOk;
 // One directory of command tools for the whole test binary:
 //   slow_read  cacheable, key `path`; sleeps 1 s so identical calls overlap
 //   flaky      cacheable; fails the first time it ever runs, then succeeds
+//   stall      cacheable; logs the worker that runs it (its parent), sleeps 4 s
 void WriteTools(const std::filesystem::path& path) {
+  std::ofstream(path / "stall.sh") << R"(#!/bin/sh
+here=$(dirname "$0")
+cat > /dev/null
+echo "$PPID" >> "$here/stall.log"
+sleep 4
+printf '{"content":"slow answer"}\n'
+)";
+  std::ofstream(path / "stall.yaml") << R"(name: stall
+command: ["./stall.sh"]
+cacheable: true
+ttl_ms: 600000
+)";
+  std::filesystem::permissions(path / "stall.sh", std::filesystem::perms::owner_all);
   std::ofstream(path / "slow_read.sh") << R"(#!/bin/sh
 here=$(dirname "$0")
 args=$(cat)
@@ -103,6 +118,65 @@ class ToolCacheTest : public testing::ClusterTest {
     return calls.ok() && calls->size() == 1 ? calls->front() : v1::Observation();
   }
 };
+
+// The lines of a tool's execution log.
+std::vector<std::string> ExecutionLines(const std::string& tool) {
+  std::ifstream in(ToolsDir() / (tool + ".log"));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// One slot per worker: two tasks of a board run on two workers.
+ClusterOptions OneSlotWorkersWithTools() {
+  ClusterOptions options = ThreeWorkersWithTools();
+  options.slots = 1;
+  return options;
+}
+
+class CoalescedOwnerLostTest : public testing::ClusterTest {
+ protected:
+  CoalescedOwnerLostTest() : ClusterTest(OneSlotWorkersWithTools()) {}
+};
+
+// Two tasks on two workers make the same cacheable call; the worker running
+// it (the owner) is killed mid-call. The task waiting on that call is not
+// left hanging: it runs the tool itself, and the killed worker's task, run
+// again elsewhere, is served that result. Two real executions, both tasks
+// complete with the answer.
+TEST_F(CoalescedOwnerLostTest, OwnerWorkerKilledMidCall_WaiterRunsTheToolItself) {
+  const size_t before = ExecutionLines("stall").size();
+  absl::StatusOr<std::string> run_id = cluster_.Submit(R"(name: owner-lost
+kind: board
+board:
+  tasks:
+    - {id: a, agent: echo, task: 'tool stall {"q": 1}'}
+    - {id: b, agent: echo, task: 'tool stall {"q": 1}'}
+)");
+  ASSERT_THAT(run_id.status(), IsOk());
+  // The owner has started the tool: find its worker by the tool's parent.
+  std::vector<std::string> lines;
+  for (auto deadline = absl::Now() + absl::Seconds(20);
+       (lines = ExecutionLines("stall")).size() <= before && absl::Now() < deadline;) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_GT(lines.size(), before) << cluster_.Logs();
+  int owner = -1;
+  for (int i = 0; i < 3; ++i) {
+    if (absl::StrCat(cluster_.worker(i)->pid()) == lines[before]) owner = i;
+  }
+  ASSERT_NE(owner, -1) << "no worker has pid " << lines[before];
+  cluster_.KillWorker(owner, SIGKILL);
+
+  absl::StatusOr<v1::Run> run = cluster_.WaitForRun(*run_id);
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_.Logs();
+  for (const v1::Task& task : run->tasks()) {
+    EXPECT_THAT(task.output(), ::testing::HasSubstr("slow answer")) << task.task_id();
+  }
+  EXPECT_EQ(ExecutionLines("stall").size() - before, 2u)
+      << "the killed owner's call and the promoted waiter's, nothing more";
+}
 
 constexpr char kOneRead[] = R"(
 name: one-read

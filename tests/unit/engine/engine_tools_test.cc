@@ -211,6 +211,25 @@ TEST(EngineTools, Lookup_OwnerWorkerDisconnects_WaiterIsPromoted) {
   EXPECT_EQ(promoted[0].outcome(), v1::ToolDecision::OUTCOME_MISS);
 }
 
+// The owner's worker stays connected but goes silent past its lease (a hung
+// tool): its lease ends, and the waiter is promoted instead of waiting on a
+// call that will never be reported.
+TEST(EngineTools, Lookup_OwnersLeaseExpires_WaiterIsPromoted) {
+  TwoWorkers t;
+  auto& [h, w1, w2, a, b] = t;
+  h.Lookup(w1, a, "q1", "read_file", kReadArgs);
+  h.Lookup(w2, b, "q2", "read_file", kReadArgs);
+  w2.channel->Take();
+
+  h.Advance(15'000);
+  h.Heartbeat(w2, {b.lease_id()});
+  h.Advance(15'500);  // w1's lease (30 s) is gone; w2's was renewed
+  std::vector<v1::ToolDecision> promoted = EngineHarness::Decisions(w2.channel->Take());
+  ASSERT_THAT(promoted, SizeIs(1));
+  EXPECT_EQ(promoted[0].request_id(), "q2");
+  EXPECT_EQ(promoted[0].outcome(), v1::ToolDecision::OUTCOME_MISS);
+}
+
 TEST(EngineTools, Observation_FromASupersededLease_IsNotRecorded) {
   EngineHarness h;
   std::string run = h.Submit(kChain);
