@@ -81,6 +81,7 @@ void AddRunLimitFlags(CLI::App& app, taskboard::engine::RunLimits& limits) {
 int main(int argc, char** argv) {
   namespace log = taskboard::log;  // here: at file scope it would clash with ::log from <cmath>
   taskboard::server::SchedulerServerOptions options;
+  std::string cache_max_ttl = "7d";
   std::string retention = "30d";
   std::string durability = "sync";
   std::string port_file;
@@ -121,6 +122,22 @@ int main(int argc, char** argv) {
         absl::StatusOr<absl::Duration> parsed = taskboard::ParseDurationText(text);
         return parsed.ok() ? std::string() : std::string(parsed.status().message());
       })
+      ->capture_default_str();
+  app.add_option("--cache-max-ttl", cache_max_ttl,
+                 "No tool-cache entry lives longer, whatever its tool or flow declares (7d, 12h)")
+      ->envname("TASKBOARD_CACHE_MAX_TTL")
+      ->check([](const std::string& text) {
+        absl::StatusOr<absl::Duration> parsed = taskboard::ParseDurationText(text);
+        if (!parsed.ok()) return std::string(parsed.status().message());
+        return *parsed > absl::ZeroDuration() ? std::string() : std::string("must be above 0");
+      })
+      ->capture_default_str();
+  app.add_option("--cache-max-entries-per-tenant",
+                 options.engine.cache_limits.max_entries_per_tenant,
+                 "Tool-cache entries one tenant may hold in all its scopes; past it the oldest "
+                 "are evicted")
+      ->envname("TASKBOARD_CACHE_MAX_ENTRIES_PER_TENANT")
+      ->check(CLI::Range(int64_t{1}, int64_t{100'000'000}))
       ->capture_default_str();
   app.add_option("--keepalive-time-ms", options.keepalive_time_ms,
                  "Ping a connection (worker, client) after this much silence; one that does not "
@@ -217,8 +234,10 @@ int main(int argc, char** argv) {
     options.data_dir = "taskboard-data";
   }
   options.durability = *taskboard::store::ParseDurability(durability);
-  options.engine.retention_ms =
-      absl::ToInt64Milliseconds(*taskboard::ParseDurationText(retention));  // checked above
+  // Both checked above.
+  options.engine.retention_ms = absl::ToInt64Milliseconds(*taskboard::ParseDurationText(retention));
+  options.engine.cache_limits.max_ttl_ms =
+      absl::ToInt64Milliseconds(*taskboard::ParseDurationText(cache_max_ttl));
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
       taskboard::tls::ServerCredentials(tls_flags);
   if (!credentials.ok()) {

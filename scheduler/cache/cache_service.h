@@ -100,6 +100,9 @@ class ToolCacheService {
   ToolCacheService(const ToolCacheService&) = delete;
   ToolCacheService& operator=(const ToolCacheService&) = delete;
 
+  // The bounds on every entry (ToolCache::set_limits); before Load.
+  void set_limits(CacheLimits limits) { cache_.set_limits(limits); }
+
   // Rebuilds the entries after a restart (ToolCache::Load; same errors).
   absl::Status Load(store::Store& store, int64_t now_ms, store::WriteBatch* batch);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -19,6 +21,15 @@ std::optional<std::string> CacheKeyOf(absl::string_view store_key) {
   for (int i = 0; i < 4; ++i) length = (length << 8) | static_cast<unsigned char>(store_key[i]);
   if (length != store_key.size() - 4) return std::nullopt;
   return std::string(store_key.substr(4));
+}
+
+// The tenant component (length prefix included) that starts every scope
+// prefix (cache_key.h ScopePrefix): entries are counted per tenant by it.
+std::string TenantOf(absl::string_view scope_prefix) {
+  if (scope_prefix.size() < 4) return std::string(scope_prefix);
+  uint32_t length = 0;
+  for (int i = 0; i < 4; ++i) length = (length << 8) | static_cast<unsigned char>(scope_prefix[i]);
+  return std::string(scope_prefix.substr(0, std::min<size_t>(scope_prefix.size(), 4 + length)));
 }
 
 int64_t SaturatingAdd(int64_t a, int64_t b) {
@@ -71,7 +82,13 @@ absl::Status ToolCache::Load(store::Store& store, int64_t now_ms, store::WriteBa
   std::stable_sort(loaded.begin(), loaded.end(), [](const Loaded& a, const Loaded& b) {
     return a.stored.created_ms < b.stored.created_ms;
   });
-  for (Loaded& entry : loaded) Index(std::move(entry.key), std::move(entry.stored));
+  std::set<std::string> tenants;
+  for (Loaded& entry : loaded) {
+    tenants.insert(TenantOf(entry.stored.scope_prefix));
+    Index(std::move(entry.key), std::move(entry.stored));
+  }
+  // A lower limit than the one the entries were written under applies now.
+  for (const std::string& tenant : tenants) EvictOverTenantLimit(tenant, batch);
   return absl::OkStatus();
 }
 
@@ -88,6 +105,7 @@ std::optional<ToolCache::Hit> ToolCache::Lookup(absl::string_view key, int64_t n
 void ToolCache::Put(const CacheKey& key, Entry entry, int64_t max_entries, int64_t now_ms,
                     store::WriteBatch* batch) {
   if (entry.ttl_ms <= 0) return;
+  entry.ttl_ms = std::min(entry.ttl_ms, std::max<int64_t>(1, limits_.max_ttl_ms));
   if (entries_.contains(key.key)) Remove(key.key, batch);
 
   Stored stored;
@@ -116,6 +134,18 @@ void ToolCache::Put(const CacheKey& key, Entry entry, int64_t max_entries, int64
     Remove(victim, batch);
     ++evictions_;
   }
+  EvictOverTenantLimit(TenantOf(key.scope_prefix), batch);
+}
+
+void ToolCache::EvictOverTenantLimit(const std::string& tenant, store::WriteBatch* batch) {
+  const size_t limit = static_cast<size_t>(std::max<int64_t>(1, limits_.max_entries_per_tenant));
+  auto entries = by_tenant_.find(tenant);
+  while (entries != by_tenant_.end() && entries->second.size() > limit) {
+    const std::string victim = entries->second.begin()->second;  // the oldest
+    Remove(victim, batch);  // may erase the tenant's set: look it up again
+    ++evictions_;
+    entries = by_tenant_.find(tenant);
+  }
 }
 
 void ToolCache::Sweep(int64_t now_ms, store::WriteBatch* batch) {
@@ -139,6 +169,7 @@ void ToolCache::Index(std::string key, Stored stored) {
   lru.push_front(key);
   stored.lru_position = lru.begin();
   by_expiry_.emplace(stored.expires_ms, key);
+  by_tenant_[TenantOf(stored.scope_prefix)].emplace(stored.created_ms, key);
   entries_.insert_or_assign(std::move(key), std::move(stored));
 }
 
@@ -147,6 +178,10 @@ void ToolCache::Remove(const std::string& key, store::WriteBatch* batch) {
   if (it == entries_.end()) return;
   const Stored& stored = it->second;
   by_expiry_.erase({stored.expires_ms, key});
+  if (auto tenant = by_tenant_.find(TenantOf(stored.scope_prefix)); tenant != by_tenant_.end()) {
+    tenant->second.erase({stored.created_ms, key});
+    if (tenant->second.empty()) by_tenant_.erase(tenant);
+  }
   auto lru = lru_.find(stored.scope_prefix);
   lru->second.erase(stored.lru_position);
   if (lru->second.empty()) lru_.erase(lru);

@@ -42,6 +42,16 @@
 
 namespace taskboard::cache {
 
+// Bounds that hold whatever flows and tools declare (scheduler flags).
+struct CacheLimits {
+  // No entry lives longer (--cache-max-ttl).
+  int64_t max_ttl_ms = int64_t{7} * 24 * 3600 * 1000;
+  // Entries per tenant across all its scopes (--cache-max-entries-per-tenant):
+  // past it the oldest are evicted on write. Request scopes are new for every
+  // run, so per-scope limits alone would let a busy tenant fill memory.
+  int64_t max_entries_per_tenant = 100'000;
+};
+
 class ToolCache {
  public:
   // A tool result to store.
@@ -76,9 +86,10 @@ class ToolCache {
   std::optional<Hit> Lookup(absl::string_view key, int64_t now_ms);
 
   // Stores `entry` at `key` (replacing any entry there) unless its ttl is 0,
-  // then evicts the least recently used entries of the key's scope instance
-  // beyond `max_entries` (values below 1 count as 1). Other scope instances
-  // are never touched.
+  // its ttl capped at limits().max_ttl_ms, then evicts the least recently
+  // used entries of the key's scope instance beyond `max_entries` (values
+  // below 1 count as 1), and the oldest entries of the key's tenant beyond
+  // limits().max_entries_per_tenant.
   void Put(const CacheKey& key, Entry entry, int64_t max_entries, int64_t now_ms,
            store::WriteBatch* batch);
 
@@ -88,6 +99,10 @@ class ToolCache {
   // Deletes every entry of the scope instance `scope_prefix`
   // (cache_key.h ScopePrefix), e.g. a request scope whose runs are deleted.
   void RemoveScope(const std::string& scope_prefix, store::WriteBatch* batch);
+
+  // Set before Load and the first Put.
+  void set_limits(CacheLimits limits) { limits_ = limits; }
+  const CacheLimits& limits() const { return limits_; }
 
   // For metrics.
   int64_t entries() const { return static_cast<int64_t>(entries_.size()); }
@@ -110,6 +125,8 @@ class ToolCache {
 
   // Adds a stored entry to memory as the most recently used of its scope.
   void Index(std::string key, Stored stored);
+  // Evicts the oldest entries of `tenant` (TenantOf) past the tenant limit.
+  void EvictOverTenantLimit(const std::string& tenant, store::WriteBatch* batch);
   // Removes `key` from memory and appends its delete to `batch`.
   void Remove(const std::string& key, store::WriteBatch* batch);
 
@@ -118,6 +135,9 @@ class ToolCache {
   absl::flat_hash_map<std::string, std::list<std::string>> lru_;
   // (expires_ms, key) for Sweep.
   std::set<std::pair<int64_t, std::string>> by_expiry_;
+  // Per tenant (the first component of the scope prefix): (created_ms, key).
+  absl::flat_hash_map<std::string, std::set<std::pair<int64_t, std::string>>> by_tenant_;
+  CacheLimits limits_;
   int64_t evictions_ = 0;
   int64_t expirations_ = 0;
 };

@@ -22,6 +22,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
 
 Engine::Engine(EngineOptions options) : options_(std::move(options)), ledgers_(options_.store) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
+  cache_.set_limits(options_.cache_limits);
 }
 
 Engine::~Engine() { Stop(); }

@@ -80,6 +80,9 @@ struct EngineOptions {
   int64_t retention_ms = 0;
   // Keys deleted per loop iteration while a run is being deleted.
   size_t retention_keys_per_batch = 2'000;
+  // Bounds on the shared tool cache (--cache-max-ttl,
+  // --cache-max-entries-per-tenant).
+  cache::CacheLimits cache_limits;
   // Reaches client-run PolicyServices; null: external policies always use
   // their declared_deps_only fallback. Outlives the engine.
   PolicyServiceCaller* policy_service = nullptr;

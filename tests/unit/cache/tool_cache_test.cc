@@ -271,3 +271,58 @@ TEST(ToolCachePersistence, RocksDb_ReopenAndLoad_ServesUntilExpiryAndDeletesExpi
 
 }  // namespace
 }  // namespace taskboard::cache
+
+namespace taskboard::cache {
+namespace {
+
+// A ttl past --cache-max-ttl is cut to it, whatever the tool declared.
+TEST_F(ToolCacheTest, Put_TtlPastTheMaximum_CappedAtIt) {
+  cache_.set_limits({.max_ttl_ms = 500, .max_entries_per_tenant = 100});
+  Put(KeyOf("a"), Result("1", /*ttl_ms=*/1'000'000), 10, 1000);
+  EXPECT_TRUE(cache_.Lookup(KeyOf("a").key, 1499).has_value());
+  EXPECT_FALSE(cache_.Lookup(KeyOf("a").key, 1500).has_value());
+}
+
+// Every run has its own run (and request) scope, so per-scope limits do not
+// bound a tenant: the tenant limit does, evicting its oldest entries across
+// scopes and never another tenant's.
+TEST_F(ToolCacheTest, Put_PastTheTenantLimit_OldestOfThatTenantEvicted) {
+  cache_.set_limits({.max_ttl_ms = 1'000'000, .max_entries_per_tenant = 3});
+  Put(KeyOf("other", "run-0", "globex"), Result("g"), 10, 900);
+  for (int run = 1; run <= 5; ++run) {
+    Put(KeyOf("a", absl::StrCat("run-", run)), Result("1"), 10, 1000 + run);
+  }
+  EXPECT_EQ(cache_.entries(), 4);  // acme's newest 3, and globex's 1
+  EXPECT_EQ(cache_.evictions(), 2);
+  EXPECT_FALSE(cache_.Lookup(KeyOf("a", "run-1").key, 1100).has_value());
+  EXPECT_FALSE(cache_.Lookup(KeyOf("a", "run-2").key, 1100).has_value());
+  for (int run = 3; run <= 5; ++run) {
+    EXPECT_TRUE(cache_.Lookup(KeyOf("a", absl::StrCat("run-", run)).key, 1100).has_value());
+  }
+  EXPECT_TRUE(cache_.Lookup(KeyOf("other", "run-0", "globex").key, 1100).has_value());
+  EXPECT_THAT(StoredKeys(), SizeIs(4)) << "evictions are deleted from the store too";
+
+  // A lower limit after a restart applies at Load.
+  ToolCache reloaded;
+  reloaded.set_limits({.max_ttl_ms = 1'000'000, .max_entries_per_tenant = 1});
+  store::WriteBatch batch;
+  ASSERT_THAT(reloaded.Load(store_, 1100, &batch), IsOk());
+  EXPECT_EQ(reloaded.entries(), 2);
+  EXPECT_TRUE(reloaded.Lookup(KeyOf("a", "run-5").key, 1100).has_value());
+}
+
+// The entries of one scope instance go at once (a deleted run's).
+TEST_F(ToolCacheTest, RemoveScope_DeletesThatScopeOnly) {
+  Put(KeyOf("a", "run-1"), Result("1"), 10, 1000);
+  Put(KeyOf("b", "run-1"), Result("2"), 10, 1000);
+  Put(KeyOf("a", "run-2"), Result("3"), 10, 1000);
+  store::WriteBatch batch;
+  cache_.RemoveScope(KeyOf("a", "run-1").scope_prefix, &batch);
+  Commit(batch);
+  EXPECT_EQ(cache_.entries(), 1);
+  EXPECT_TRUE(cache_.Lookup(KeyOf("a", "run-2").key, 1100).has_value());
+  EXPECT_THAT(StoredKeys(), SizeIs(1));
+}
+
+}  // namespace
+}  // namespace taskboard::cache
