@@ -118,6 +118,10 @@ absl::StatusOr<std::unique_ptr<Store>> OpenRocksDbStore(const RocksDbStoreOption
   db_options.create_missing_column_families = true;
   db_options.IncreaseParallelism(2);
   db_options.write_buffer_size = options.write_buffer_bytes;
+  // Without a WAL, column families are flushed one by one, so a crash could
+  // leave a run record that counts events its events family never got (and
+  // the next event would reuse a seq). Atomic flush keeps them at one point.
+  db_options.atomic_flush = options.durability == Durability::kNone;
 
   rocksdb::ColumnFamilyOptions cf_options;
   cf_options.write_buffer_size = options.write_buffer_bytes;
