@@ -249,9 +249,11 @@ class Engine {
   // last one drops what memory held of it.
   void SweepRetention();
   void FinishDeletion(const RunDeletion& deletion);
-  // Start-up: adds the finished root runs stored before the retention
-  // index existed (once; a marker says it was done).
-  void IndexFinishedRuns(const std::vector<std::pair<std::string, int64_t>>& finished);
+  // Start-up: adds the runs stored before the run indexes existed
+  // (finished root runs by age, runs by tenant) to them, once: a marker
+  // says it was done.
+  void BackfillRunIndexes(const std::vector<std::pair<std::string, int64_t>>& finished_roots,
+                          const std::vector<std::pair<std::string, std::string>>& tenant_runs);
 
   // Worker events and dispatch (engine_workers.cc).
   void DoHello(uint64_t stream_id, v1::Hello& hello,

@@ -99,14 +99,4 @@ void Engine::FinishDeletion(const RunDeletion& deletion) {
   }
 }
 
-void Engine::IndexFinishedRuns(const std::vector<std::pair<std::string, int64_t>>& finished) {
-  absl::StatusOr<std::optional<std::string>> marker =
-      options_.store->Get(store::Column::kMeta, store::keys::FinishedRunsIndexed());
-  if (!marker.ok() || marker->has_value()) return;
-  for (const auto& [run_id, finished_ms] : finished) {
-    extra_writes_.Put(store::Column::kMeta, store::keys::FinishedRun(finished_ms, run_id), "");
-  }
-  extra_writes_.Put(store::Column::kMeta, store::keys::FinishedRunsIndexed(), "");
-}
-
 }  // namespace taskboard::engine

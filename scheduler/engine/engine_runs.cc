@@ -72,6 +72,9 @@ absl::StatusOr<std::string> Engine::CreateRun(SubmitRequest& request, const v1::
   record.set_idempotency_key(request.idempotency_key);
   record.set_tenant(request.tenant);
   record.set_next_seq(1);
+  if (!request.tenant.empty()) {
+    extra_writes_.Put(store::Column::kMeta, store::keys::TenantRun(request.tenant, run_id), "");
+  }
 
   extra_writes_.Put(store::Column::kMeta, store::keys::RunSpec(run_id),
                     request.spec.SerializeAsString());
@@ -231,6 +234,7 @@ absl::Status Engine::Recover() {
   std::vector<std::string> active;
   std::vector<std::string> undecodable;
   std::vector<std::pair<std::string, int64_t>> finished_roots;
+  std::vector<std::pair<std::string, std::string>> tenant_runs;
   absl::Status scanned = options_.store->Scan(
       store::Column::kRuns, "", "", [&](absl::string_view key, absl::string_view value) {
         std::optional<std::string> run_id = store::keys::ParseRun(key);
@@ -240,7 +244,9 @@ absl::Status Engine::Recover() {
           return true;
         }
         store::RunRecord record;
-        if (!record.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+        const bool decoded = record.ParseFromArray(value.data(), static_cast<int>(value.size()));
+        if (decoded && !record.tenant().empty()) tenant_runs.emplace_back(record.tenant(), *run_id);
+        if (!decoded) {
           undecodable.push_back(*std::move(run_id));
         } else if (!IsTerminal(record.run().status())) {
           active.push_back(*std::move(run_id));
@@ -252,7 +258,7 @@ absl::Status Engine::Recover() {
         return true;
       });
   if (!scanned.ok()) return scanned;
-  IndexFinishedRuns(finished_roots);
+  BackfillRunIndexes(finished_roots, tenant_runs);
   // Each run is recovered on its own: one that cannot be is failed with the
   // reason and every other run goes on (a crash loop over one bad record
   // would stop every team's work).
@@ -277,6 +283,21 @@ absl::Status Engine::Recover() {
   }
   // Otherwise recovery writes nothing; the first batch advances these runs.
   return absl::OkStatus();
+}
+
+void Engine::BackfillRunIndexes(
+    const std::vector<std::pair<std::string, int64_t>>& finished_roots,
+    const std::vector<std::pair<std::string, std::string>>& tenant_runs) {
+  absl::StatusOr<std::optional<std::string>> marker =
+      options_.store->Get(store::Column::kMeta, store::keys::RunIndexesBuilt());
+  if (!marker.ok() || marker->has_value()) return;
+  for (const auto& [run_id, finished_ms] : finished_roots) {
+    extra_writes_.Put(store::Column::kMeta, store::keys::FinishedRun(finished_ms, run_id), "");
+  }
+  for (const auto& [tenant, run_id] : tenant_runs) {
+    extra_writes_.Put(store::Column::kMeta, store::keys::TenantRun(tenant, run_id), "");
+  }
+  extra_writes_.Put(store::Column::kMeta, store::keys::RunIndexesBuilt(), "");
 }
 
 absl::Status Engine::RecoverRun(const std::string& run_id) {

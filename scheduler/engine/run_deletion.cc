@@ -59,6 +59,12 @@ absl::StatusOr<RunDeletion> RunDeletion::Plan(store::Store& store, const std::st
   for (const std::string& run_id : deletion.run_ids_) {
     deletion.last_keys_.emplace_back(store::Column::kMeta, store::keys::RunSpec(run_id));
   }
+  if (!deletion.tenant_.empty()) {
+    for (const std::string& run_id : deletion.run_ids_) {
+      deletion.last_keys_.emplace_back(store::Column::kMeta,
+                                       store::keys::TenantRun(deletion.tenant_, run_id));
+    }
+  }
   for (const std::string& key : deletion.idempotency_keys_) {
     deletion.last_keys_.emplace_back(store::Column::kMeta, store::keys::Idempotency(key));
   }

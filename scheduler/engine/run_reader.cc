@@ -111,23 +111,51 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store& store,
   }
   int limit = request.page_size() == 0 ? 50 : request.page_size();
   v1::ListRunsResponse response;
-  std::string end = request.page_token().empty() ? "" : store::keys::Run(request.page_token());
   std::string last;
   std::vector<store::RunRecord> listed;
-  absl::Status scanned = store.ScanReverse(
-      store::Column::kRuns, "", end, [&](absl::string_view, absl::string_view value) {
-        store::RunRecord record;
-        if (!record.ParseFromArray(value.data(), static_cast<int>(value.size()))) return true;
-        if (!Matches(record.run(), request)) return true;
-        if (tenant.has_value() && record.tenant() != *tenant) return true;
-        if (static_cast<int>(listed.size()) == limit) {
-          response.set_next_page_token(last);
-          return false;
-        }
-        last = record.run().run_id();
-        listed.push_back(std::move(record));
-        return true;
-      });
+  // Newest first; true to go on.
+  const auto consider = [&](store::RunRecord record) {
+    if (!Matches(record.run(), request)) return true;
+    if (tenant.has_value() && record.tenant() != *tenant) return true;
+    if (static_cast<int>(listed.size()) == limit) {
+      response.set_next_page_token(last);
+      return false;
+    }
+    last = record.run().run_id();
+    listed.push_back(std::move(record));
+    return true;
+  };
+  absl::Status scanned;
+  if (tenant.has_value()) {
+    // One tenant's runs through its index: other tenants' are never read.
+    const std::string prefix = store::keys::TenantRuns(*tenant);
+    const std::string end = request.page_token().empty()
+                                ? store::PrefixEnd(prefix)
+                                : store::keys::TenantRun(*tenant, request.page_token());
+    absl::Status read;
+    scanned = store.ScanReverse(
+        store::Column::kMeta, prefix, end, [&](absl::string_view key, absl::string_view) {
+          std::optional<std::string> run_id = store::keys::ParseTenantRun(*tenant, key);
+          if (!run_id.has_value()) return true;
+          absl::StatusOr<store::RunRecord> record = ReadRunRecord(store, *run_id);
+          if (absl::IsNotFound(record.status()) || absl::IsDataLoss(record.status())) return true;
+          if (!record.ok()) {
+            read = record.status();
+            return false;
+          }
+          return consider(*std::move(record));
+        });
+    if (scanned.ok()) scanned = read;
+  } else {
+    const std::string end =
+        request.page_token().empty() ? "" : store::keys::Run(request.page_token());
+    scanned = store.ScanReverse(
+        store::Column::kRuns, "", end, [&](absl::string_view, absl::string_view value) {
+          store::RunRecord record;
+          if (!record.ParseFromArray(value.data(), static_cast<int>(value.size()))) return true;
+          return consider(std::move(record));
+        });
+  }
   if (!scanned.ok()) return scanned;
   for (store::RunRecord& record : listed) {
     if (absl::Status phases = ReadRunPhases(store, record); !phases.ok()) return phases;

@@ -147,7 +147,26 @@ std::string FinishedRun(int64_t finished_ms, absl::string_view run_id) {
   return out;
 }
 
-std::string FinishedRunsIndexed() { return "finished-index"; }
+std::string TenantRuns(absl::string_view tenant) {
+  std::string out = "tenant-runs/";
+  AppendStr(out, tenant);
+  return out;
+}
+
+std::string TenantRun(absl::string_view tenant, absl::string_view run_id) {
+  std::string out = TenantRuns(tenant);
+  AppendStr(out, run_id);
+  return out;
+}
+
+std::optional<std::string> ParseTenantRun(absl::string_view tenant, absl::string_view key) {
+  if (!absl::ConsumePrefix(&key, TenantRuns(tenant))) return std::nullopt;
+  std::string run_id;
+  if (!ReadStr(key, &run_id) || !key.empty()) return std::nullopt;
+  return run_id;
+}
+
+std::string RunIndexesBuilt() { return "run-indexes"; }
 
 std::optional<FinishedKey> ParseFinishedRun(absl::string_view key) {
   if (!absl::ConsumePrefix(&key, FinishedRuns())) return std::nullopt;

@@ -20,7 +20,9 @@
 //           "prior-work/" Str(run_id) Str(task_id) (a task's latest prior work),
 //           "run-phase/" Str(run_id) U64(index) (a run's phase records),
 //           "finished/" U64(finished ms) Str(run_id) (finished root runs by
-//           age, for --retention; "finished-index" marks it complete)
+//           age, for --retention), "tenant-runs/" Str(tenant) Str(run_id)
+//           (a tenant's runs, for ListRuns); "run-indexes" marks both
+//           complete
 
 #include <cstdint>
 #include <optional>
@@ -61,11 +63,17 @@ std::string PriorWorkOfRun(absl::string_view run_id);  // prefix
 std::string LedgerKeysOfRequest(absl::string_view request_id);  // prefix
 
 // Finished root runs ordered by when they finished (meta column): retention
-// reads the oldest first. FinishedRunsIndexed marks that runs finished
-// before the index existed were added to it.
+// reads the oldest first.
 std::string FinishedRun(int64_t finished_ms, absl::string_view run_id);
 std::string FinishedRuns();  // prefix
-std::string FinishedRunsIndexed();
+// A tenant's runs, in run id (creation) order (meta column): ListRuns of one
+// tenant reads only its own.
+std::string TenantRun(absl::string_view tenant, absl::string_view run_id);
+std::string TenantRuns(absl::string_view tenant);  // prefix
+// The run id of a TenantRun key of `tenant`; nullopt for another shape.
+std::optional<std::string> ParseTenantRun(absl::string_view tenant, absl::string_view key);
+// Marks that runs stored before these indexes existed were added to them.
+std::string RunIndexesBuilt();
 struct FinishedKey {
   int64_t finished_ms = 0;
   std::string run_id;

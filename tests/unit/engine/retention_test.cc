@@ -199,7 +199,7 @@ TEST(Retention, RunsFinishedBeforeTheIndex_AreFoundAfterARestart) {
                                 return true;
                               })
                   .ok());
-  older.Delete(store::Column::kMeta, store::keys::FinishedRunsIndexed());
+  older.Delete(store::Column::kMeta, store::keys::RunIndexesBuilt());
   ASSERT_TRUE(h.store().Write(older).ok());
 
   h.Restart();

@@ -64,5 +64,61 @@ TEST(RunTenantTest, SubmittedRun_RecordsItsTenant_ChildRunInheritsIt) {
   EXPECT_EQ(all->runs_size(), 2);
 }
 
+// The store a listing reads, counting the run records it touches.
+class CountingStore final : public store::Store {
+ public:
+  explicit CountingStore(store::Store& inner) : inner_(inner) {}
+  absl::Status Write(const store::WriteBatch& batch) override { return inner_.Write(batch); }
+  absl::StatusOr<std::optional<std::string>> Get(store::Column column,
+                                                 absl::string_view key) override {
+    if (column == store::Column::kRuns) ++run_reads;
+    return inner_.Get(column, key);
+  }
+  absl::Status Scan(store::Column column, absl::string_view start, absl::string_view end,
+                    const Visitor& visit) override {
+    return inner_.Scan(column, start, end, Counted(column, visit));
+  }
+  absl::Status ScanReverse(store::Column column, absl::string_view start, absl::string_view end,
+                           const Visitor& visit) override {
+    return inner_.ScanReverse(column, start, end, Counted(column, visit));
+  }
+  int run_reads = 0;
+
+ private:
+  Visitor Counted(store::Column column, const Visitor& visit) {
+    return [this, column, &visit](absl::string_view key, absl::string_view value) {
+      if (column == store::Column::kRuns) ++run_reads;
+      return visit(key, value);
+    };
+  }
+  store::Store& inner_;
+};
+
+// A tenant's listing goes through its own index: with 100 runs of another
+// tenant stored, listing acme's 3 (in pages of 2) reads acme's records only.
+TEST(RunTenantTest, TenantListing_ReadsOnlyThatTenantsRuns) {
+  EngineHarness h;
+  std::vector<std::string> acme;
+  for (int i = 0; i < 100; ++i) {
+    if (i % 40 == 0) acme.push_back(SubmitFor(h, "acme"));
+    SubmitFor(h, "globex");
+    h.clock().Advance(1);
+  }
+  ASSERT_EQ(acme.size(), 3u);
+  CountingStore counting(h.store());
+  v1::ListRunsRequest request;
+  request.set_page_size(2);
+  std::vector<std::string> listed;
+  for (int page = 0; page < 3; ++page) {
+    absl::StatusOr<v1::ListRunsResponse> runs = ListRuns(counting, request, std::string("acme"));
+    ASSERT_TRUE(runs.ok()) << runs.status();
+    for (const v1::Run& run : runs->runs()) listed.push_back(run.run_id());
+    if (runs->next_page_token().empty()) break;
+    request.set_page_token(runs->next_page_token());
+  }
+  EXPECT_THAT(listed, ::testing::ElementsAre(acme[2], acme[1], acme[0]));  // newest first
+  EXPECT_LE(counting.run_reads, 6) << "other tenants' runs were read";
+}
+
 }  // namespace
 }  // namespace taskboard::engine
