@@ -118,6 +118,12 @@ absl::StatusOr<std::unique_ptr<Store>> OpenRocksDbStore(const RocksDbStoreOption
   db_options.create_missing_column_families = true;
   db_options.IncreaseParallelism(2);
   db_options.write_buffer_size = options.write_buffer_bytes;
+  // Memtables of all families together, and the WAL behind them, are
+  // bounded: otherwise a family written rarely (run records, meta) keeps
+  // every WAL file alive and a long-running scheduler's disk only grows
+  // although retention deletes runs (docs/performance.md#retention).
+  db_options.db_write_buffer_size = 2 * options.write_buffer_bytes;
+  db_options.max_total_wal_size = 8 * options.write_buffer_bytes;
   // Without a WAL, column families are flushed one by one, so a crash could
   // leave a run record that counts events its events family never got (and
   // the next event would reuse a seq). Atomic flush keeps them at one point.

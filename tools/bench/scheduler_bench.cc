@@ -21,9 +21,22 @@
 //   build/bin/scheduler_bench --benchmark_filter=Paced
 //
 // Args: {rate R tasks/s, board size B, workers K, durability, seconds S}.
+//
+// BM_RetentionSoak runs R runs of T no-op tasks each (8 in flight) on a
+// scheduler with --retention of 2 s, and samples the process's RSS and the
+// data directory's size: at the start, at each quarter of the runs, the
+// peak, and the end (once retention has deleted every run). Retention is
+// working when RSS and disk stop growing once runs are being deleted.
+//
+//   build/bin/scheduler_bench --benchmark_filter=Retention
+//
+// Args: {runs R, tasks per run T, workers K, durability}.
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <fstream>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -135,7 +148,8 @@ struct BenchCluster {
   std::vector<std::unique_ptr<NoopWorker>> workers;
   std::unique_ptr<v1::Scheduler::Stub> client;
 
-  absl::Status Start(store::Durability durability, int max_tasks_per_run, int worker_count) {
+  absl::Status Start(store::Durability durability, int max_tasks_per_run, int worker_count,
+                     int64_t retention_ms = 0) {
     dir = std::filesystem::temp_directory_path() / absl::StrCat("taskboard-bench-", ::getpid());
     std::filesystem::remove_all(dir);
     server::SchedulerServerOptions options;
@@ -144,6 +158,7 @@ struct BenchCluster {
     options.durability = durability;
     options.limits.max_tasks_per_run = max_tasks_per_run;
     options.limits.max_spec_bytes = 64 << 20;
+    options.engine.retention_ms = retention_ms;
     auto created = server::SchedulerServer::Create(options);
     if (!created.ok()) return created.status();
     server = std::move(*created);
@@ -329,6 +344,126 @@ BENCHMARK(BM_PacedBoards)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
+
+// Resident set size of this process (the scheduler, its no-op workers and
+// the client), in MiB.
+double RssMiB() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return static_cast<double>(resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) /
+         (1 << 20);
+}
+
+double DiskMiB(const std::filesystem::path& dir) {
+  std::error_code ec;
+  uintmax_t bytes = 0;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec)) bytes += it->file_size(ec);
+  }
+  return static_cast<double>(bytes) / (1 << 20);
+}
+
+// Waits for the run to finish: its run_finished event, or NOT_FOUND once
+// retention has already deleted it.
+void WaitForRunEnd(v1::Scheduler::Stub& client, const std::string& run_id) {
+  v1::WatchRunRequest watch;
+  watch.set_run_id(run_id);
+  grpc::ClientContext context;
+  auto reader = client.WatchRun(&context, watch);
+  v1::WatchRunResponse event;
+  while (reader->Read(&event)) {
+    if (event.event().has_run_finished()) break;
+  }
+  context.TryCancel();
+  reader->Finish();
+}
+
+int ListedRuns(v1::Scheduler::Stub& client) {
+  v1::ListRunsRequest request;
+  request.set_page_size(500);
+  v1::ListRunsResponse response;
+  grpc::ClientContext context;
+  if (!client.ListRuns(&context, request, &response).ok()) return -1;
+  return response.runs_size();
+}
+
+void BM_RetentionSoak(benchmark::State& state) {
+  const int runs = static_cast<int>(state.range(0));
+  const int tasks = static_cast<int>(state.range(1));
+  const int workers = static_cast<int>(state.range(2));
+  const auto durability = static_cast<store::Durability>(state.range(3));
+  constexpr int kInFlight = 8;
+  constexpr int64_t kRetentionMs = 2'000;
+  const std::string flow = BoardFlow(tasks);
+  for (auto _ : state) {
+    BenchCluster cluster;
+    if (absl::Status started = cluster.Start(durability, tasks, workers, kRetentionMs);
+        !started.ok()) {
+      state.SkipWithError(std::string(started.message()).c_str());
+      return;
+    }
+    const double rss_start = RssMiB();
+    const double disk_start = DiskMiB(cluster.dir);
+    double rss_peak = rss_start;
+    double disk_peak = disk_start;
+    std::vector<double> rss_quarters;
+    std::vector<std::string> in_flight;
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < runs; ++i) {
+      if (static_cast<int>(in_flight.size()) == kInFlight) {
+        WaitForRunEnd(*cluster.client, in_flight.front());
+        in_flight.erase(in_flight.begin());
+      }
+      v1::SubmitRunRequest request;
+      request.mutable_source()->set_text(flow);
+      v1::SubmitRunResponse response;
+      grpc::ClientContext context;
+      if (grpc::Status status = cluster.client->SubmitRun(&context, request, &response);
+          !status.ok()) {
+        state.SkipWithError(status.error_message().c_str());
+        return;
+      }
+      in_flight.push_back(response.run_id());
+      if ((i + 1) % std::max(1, runs / 20) == 0) {
+        rss_peak = std::max(rss_peak, RssMiB());
+        disk_peak = std::max(disk_peak, DiskMiB(cluster.dir));
+      }
+      if ((i + 1) % std::max(1, runs / 4) == 0) rss_quarters.push_back(RssMiB());
+    }
+    for (const std::string& run_id : in_flight) WaitForRunEnd(*cluster.client, run_id);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // Retention deletes the last runs 2 s after they finish.
+    int left = ListedRuns(*cluster.client);
+    for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+         left != 0 && std::chrono::steady_clock::now() < deadline;
+         left = ListedRuns(*cluster.client)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    state.SetIterationTime(seconds);
+    state.counters["tasks_per_s"] = static_cast<double>(runs) * tasks / seconds;
+    state.counters["runs_left"] = left;
+    state.counters["rss_start_mib"] = rss_start;
+    for (size_t q = 0; q < rss_quarters.size(); ++q) {
+      state.counters[absl::StrCat("rss_q", q + 1, "_mib")] = rss_quarters[q];
+    }
+    state.counters["rss_peak_mib"] = rss_peak;
+    state.counters["rss_end_mib"] = RssMiB();
+    state.counters["disk_start_mib"] = disk_start;
+    state.counters["disk_peak_mib"] = disk_peak;
+    state.counters["disk_end_mib"] = DiskMiB(cluster.dir);
+  }
+}
+
+BENCHMARK(BM_RetentionSoak)
+    ->ArgNames({"runs", "tasks", "workers", "durability"})
+    ->Args({50, 200, 4, 1})  // a quick check of the soak itself
+    ->Args({1'000, 1'000, 4, 1})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);
 
 }  // namespace
 }  // namespace taskboard
