@@ -27,6 +27,15 @@ const v1::ToolDeclaration* FindDeclaration(const dispatch::ConnectedWorker& work
 constexpr int kMaxPolicyTasks = 1000;
 constexpr int kMaxPolicyCandidates = 500;
 
+// Whether the ledger's `seen` records the call `reported` describes.
+bool SameCall(const v1::Observation& seen, const v1::ToolObservation& reported) {
+  return seen.tool_name() == reported.tool_name() && seen.args_json() == reported.args_json() &&
+         seen.duration_ms() == reported.duration_ms() && seen.cached() == reported.cached() &&
+         (reported.error().empty() ? seen.error().empty() && seen.result_json() ==
+                                                                reported.result_json()
+                                   : seen.error() == reported.error());
+}
+
 const std::string& RequestId(const RunState& run) {
   const v1::Run& record = run.record().run();
   return record.root_run_id().empty() ? record.run_id() : record.root_run_id();
@@ -108,6 +117,17 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
     run.Emit(std::move(event));
     Touch(run.run_id());
     return;
+  }
+  // A worker sends the observations of the calls it ran for the cache (a
+  // call id) again after a reconnect until their task's result is
+  // acknowledged: one lost with a scheduler that died before committing it
+  // still reaches the ledger and the cache. One already recorded (the same
+  // call of the same task, to the millisecond) is dropped; its cache entry
+  // was committed with it.
+  if (!reported.call_id().empty()) {
+    for (int64_t seq : (*ledger)->SeqsOfTask({run.run_id(), reported.task_id()})) {
+      if (SameCall((*ledger)->At(seq), reported)) return;
+    }
   }
   // An oversized result is refused: recorded as an error (never cached), so
   // waiting callers are told to run the call themselves and the ledger,

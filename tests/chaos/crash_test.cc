@@ -4,14 +4,16 @@
 // event log must have no gaps. Killing the scheduler costs no task an
 // attempt: each runs once, as attempt 1, counted from the agent's own log.
 
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/chaos_helpers.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
@@ -21,7 +23,10 @@ namespace {
 
 using testing::Cluster;
 using testing::ClusterOptions;
+using testing::Executions;
+using testing::ExpectCleanEventLog;
 using testing::IsOk;
+using testing::LoggingAgents;
 
 // A board of `count` independent tasks, each a short sleep on a command agent.
 std::string Board(int count, const std::string& sleep) {
@@ -31,52 +36,8 @@ std::string Board(int count, const std::string& sleep) {
                      {"agent", i % 2 == 0 ? "echo" : "helper"},
                      {"task", absl::StrCat("sleep ", sleep, " done ", i)}});
   }
-  Json flow = {{"name", "crash-board"}, {"kind", "board"},
-               {"board", {{"tasks", tasks}}}};
+  Json flow = {{"name", "crash-board"}, {"kind", "board"}, {"board", {{"tasks", tasks}}}};
   return DumpJson(flow);
-}
-
-// The integration agents (echo, helper), each appending "TASK_ID ATTEMPT"
-// to `log` whenever it runs (EXECUTION_LOG in tests/integration/agents/
-// script.sh).
-std::string LoggingAgents(const std::filesystem::path& dir, const std::filesystem::path& log) {
-  const std::filesystem::path shared = testing::SourcePath("tests/integration/agents");
-  std::filesystem::copy_file(shared / "script.sh", dir / "script.sh");
-  for (const char* name : {"echo", "helper"}) {
-    std::ofstream(dir / (std::string(name) + ".yaml"))
-        << "name: " << name << "\ncommand: [\"./script.sh\"]\ntimeoutSeconds: 120\n"
-        << "env: {EXECUTION_LOG: \"" << log.string() << "\"}\n";
-  }
-  return dir.string();
-}
-
-// How many times each task's agent ran, from the log LoggingAgents writes.
-std::map<std::string, int> Executions(const std::filesystem::path& log) {
-  std::map<std::string, int> runs;
-  std::ifstream in(log);
-  std::string task_id;
-  int attempt = 0;
-  while (in >> task_id >> attempt) ++runs[task_id];
-  return runs;
-}
-
-// Every event seq 1..N exactly once, run_finished last, and each task
-// committed COMPLETED exactly once.
-void ExpectCleanEventLog(const std::vector<v1::RunEvent>& events, int tasks) {
-  ASSERT_FALSE(events.empty());
-  for (size_t i = 0; i < events.size(); ++i) {
-    ASSERT_EQ(events[i].seq(), static_cast<int64_t>(i + 1)) << "gap or repeat at index " << i;
-  }
-  EXPECT_TRUE(events.back().has_run_finished());
-  std::map<std::string, int> completions;
-  for (const v1::RunEvent& event : events) {
-    if (event.has_task_change() &&
-        event.task_change().task().state() == v1::TASK_STATE_COMPLETED) {
-      ++completions[event.task_change().task().task_id()];
-    }
-  }
-  EXPECT_EQ(completions.size(), static_cast<size_t>(tasks));
-  for (const auto& [task, count] : completions) EXPECT_EQ(count, 1) << task;
 }
 
 TEST(CrashTest, SchedulerKilledThreeTimesDuringA500TaskRun_RunCompletesExactlyOnce) {
@@ -84,7 +45,7 @@ TEST(CrashTest, SchedulerKilledThreeTimesDuringA500TaskRun_RunCompletesExactlyOn
   const std::filesystem::path log = agents.path() / "executions.log";
   ClusterOptions options;
   options.slots = 8;
-  options.agents_dir = LoggingAgents(agents.path(), log);
+  options.agents_dir = LoggingAgents(agents.path(), {{"echo", log}, {"helper", log}});
   // Longer than a worker's reconnect backoff cap (5 s), as the default 30 s
   // is: a lease recovered at a restart must outlast its worker's return.
   options.lease_timeout_ms = 10'000;
@@ -94,9 +55,8 @@ TEST(CrashTest, SchedulerKilledThreeTimesDuringA500TaskRun_RunCompletesExactlyOn
   ASSERT_THAT(run_id.status(), IsOk());
 
   for (int done_before_kill : {60, 200, 340}) {
-    absl::StatusOr<v1::Run> progress = cluster.WaitUntil(*run_id, [&](const v1::Run& run) {
-      return run.tasks_done() >= done_before_kill;
-    });
+    absl::StatusOr<v1::Run> progress = cluster.WaitUntil(
+        *run_id, [&](const v1::Run& run) { return run.tasks_done() >= done_before_kill; });
     ASSERT_THAT(progress.status(), IsOk());
     ASSERT_NE(progress->status(), v1::RUN_STATUS_COMPLETED)
         << "the run finished before the kill at " << done_before_kill;

@@ -32,6 +32,16 @@ constexpr char kRevokedReason[] = "lease revoked by the scheduler";
 // first): a worker cut off that long has lost its leases anyway.
 constexpr size_t kMaxKeptObservations = 10'000;
 
+// Drops the observations of `lease_id` from `observations`.
+void ForgetObservationsOf(const std::string& lease_id,
+                          std::deque<v1::ConnectRequest>& observations) {
+  observations.erase(std::remove_if(observations.begin(), observations.end(),
+                                    [&](const v1::ConnectRequest& message) {
+                                      return message.observation().lease_id() == lease_id;
+                                    }),
+                     observations.end());
+}
+
 ToolCallerOptions ToolCallerOptionsFor(const SessionOptions& options) {
   ToolCallerOptions tool_caller = options.tool_caller;
   if (tool_caller.metrics == nullptr) tool_caller.metrics = options.metrics;
@@ -211,10 +221,11 @@ absl::Status Session::Run() {
   }
   grpc::ChannelArguments args;
   // gRPC's own reconnect backoff (up to 2 minutes by default) would otherwise
-  // hold back the attempts our backoff makes.
+  // hold back the attempts our backoff makes. Not GRPC_ARG_MIN_RECONNECT_
+  // BACKOFF_MS: gRPC takes it as the minimum connect timeout, and at 100 ms
+  // a handshake with a busy, just restarted scheduler was cut off attempt
+  // after attempt (a worker took 8 s to come back and lost its leases).
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
-              static_cast<int>(absl::ToInt64Milliseconds(options_.backoff.base)));
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
               static_cast<int>(absl::ToInt64Milliseconds(options_.backoff.base)));
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
               static_cast<int>(absl::ToInt64Milliseconds(options_.backoff.cap)));
@@ -241,6 +252,11 @@ absl::Status Session::Run() {
     if (!options_.token.empty()) {
       connection->context.AddMetadata("authorization", absl::StrCat("Bearer ", options_.token));
     }
+    // Wait for the channel to connect rather than fail at once while the
+    // scheduler restarts: gRPC's own reconnect attempts (100 ms, growing)
+    // then find it within moments of its return, where failing fast would
+    // stack our backoff on top (workers took up to 8 s, past their leases).
+    connection->context.set_wait_for_ready(true);
     connection->stream = stub->Connect(&connection->context);
     StartHandshake(connection.get());
     v1::ConnectResponse response;
@@ -384,11 +400,21 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
   for (const std::string& lease_id : book_.Revoke(revoked)) {
     tasks_.at(lease_id)->cancel.Cancel(kRevokedReason);
   }
+  for (const std::string& lease_id : revoked) {
+    ForgetObservationsOf(lease_id, unconfirmed_misses_);
+    ForgetObservationsOf(lease_id, kept_observations_);
+  }
   // Observations first: a result must not reach the scheduler before the
   // tool calls that led to it.
-  const size_t kept = kept_observations_.size();
-  for (v1::ConnectRequest& observation : kept_observations_) SendLocked(std::move(observation));
+  const size_t kept = unconfirmed_misses_.size() + kept_observations_.size();
+  for (const v1::ConnectRequest& observation : unconfirmed_misses_) SendLocked(observation);
+  for (v1::ConnectRequest& observation : kept_observations_) SendObservationLocked(observation);
   kept_observations_.clear();
+  // Calls this worker runs for the cache: a restarted scheduler learns they
+  // are in flight before other workers ask for the same ones.
+  for (v1::ConnectRequest& lookup : tool_caller_->ReannounceExecutingCalls()) {
+    SendLocked(std::move(lookup));
+  }
   const std::vector<v1::ConnectRequest> unacked = book_.UnackedReports();
   for (const v1::ConnectRequest& report : unacked) SendLocked(report);
 
@@ -398,7 +424,7 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
       .With("held_tasks", book_.running())
       .With("revoked", revoked.size())
       .With("resent_results", unacked.size())
-      .With("kept_observations", kept);
+      .With("resent_observations", kept);
   ticker_cv_.Signal();
 }
 
@@ -466,6 +492,8 @@ void Session::OnCancel(const v1::Cancel& cancel) {
 void Session::OnResultAck(const v1::ResultAck& ack) {
   absl::MutexLock lock(&mu_);
   book_.Ack(ack.lease_id());
+  // The result came after its observations on the same stream: they are in.
+  ForgetObservationsOf(ack.lease_id(), unconfirmed_misses_);
   if (!ack.accepted()) {
     log::Warn("scheduler rejected a task result")
         .Fields(LogFields())
@@ -514,7 +542,7 @@ bool Session::SendToolLookup(v1::ConnectRequest lookup) {
 void Session::SendToolObservation(v1::ConnectRequest observation) {
   absl::MutexLock lock(&mu_);
   if (state_ == State::kHandshaking || state_ == State::kReady) {
-    SendLocked(std::move(observation));
+    SendObservationLocked(observation);
     return;
   }
   if (kept_observations_.size() == kMaxKeptObservations) {
@@ -524,6 +552,14 @@ void Session::SendToolObservation(v1::ConnectRequest observation) {
         .With("limit", kMaxKeptObservations);
   }
   kept_observations_.push_back(std::move(observation));
+}
+
+void Session::SendObservationLocked(const v1::ConnectRequest& observation) {
+  if (!observation.observation().call_id().empty()) {
+    if (unconfirmed_misses_.size() == kMaxKeptObservations) unconfirmed_misses_.pop_front();
+    unconfirmed_misses_.push_back(observation);
+  }
+  SendLocked(observation);
 }
 
 void Session::OnOutput(Task& task, absl::string_view delta) {

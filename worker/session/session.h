@@ -161,6 +161,10 @@ class Session {
   // The ToolCaller's way out (Link).
   bool SendToolLookup(v1::ConnectRequest lookup);
   void SendToolObservation(v1::ConnectRequest observation);
+  // Sends it, keeping it until its task's result is acknowledged when it is
+  // a call run for the cache (unconfirmed_misses_).
+  void SendObservationLocked(const v1::ConnectRequest& observation)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Task threads.
   void RunTask(Task* task, const Agent* agent);
@@ -213,7 +217,13 @@ class Session {
   absl::Time close_deadline_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   bool stop_ticker_ ABSL_GUARDED_BY(mu_) = false;
   // Observations made while no stream was up, for the next one.
+  // Observations made while no stream was up, sent after the next Welcome.
   std::deque<v1::ConnectRequest> kept_observations_ ABSL_GUARDED_BY(mu_);
+  // Observations of calls this worker ran for the cache (a call id), sent
+  // but not yet confirmed by the ack of their task's result: sent again
+  // after each Welcome (the scheduler drops those it recorded), so a result
+  // lost with a dying scheduler still reaches the cache.
+  std::deque<v1::ConnectRequest> unconfirmed_misses_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace taskboard::worker

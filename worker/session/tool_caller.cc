@@ -92,13 +92,25 @@ absl::StatusOr<ToolCallResult> ToolCaller::Call(const ToolTask& task, absl::stri
         break;
       }
       case v1::ToolDecision::OUTCOME_MISS:
-        observation.set_call_id(decision->call_id());
-        [[fallthrough]];
       default: {
+        // A MISS makes this worker the call's owner: known, so that it can
+        // be announced again to a restarted scheduler.
+        std::optional<uint64_t> owned;
+        if (decision->outcome() == v1::ToolDecision::OUTCOME_MISS) {
+          absl::MutexLock lock(&mu_);
+          owned = next_executing_++;
+          executing_[*owned] = {task.task_id, task.lease_id, std::string(tool_name), canonical,
+                                decision->call_id()};
+        }
         const absl::Time execution_start = absl::Now();
         absl::StatusOr<std::string> executed =
             (*tool)->Execute(canonical, ToolContext{task.workdir, task.cancel});
         execution = absl::Now() - execution_start;
+        if (owned.has_value()) {
+          absl::MutexLock lock(&mu_);
+          observation.set_call_id(executing_[*owned].call_id);
+          executing_.erase(*owned);
+        }
         if (executed.ok()) {
           ToolCallResult fresh;
           fresh.result_json = *std::move(executed);
@@ -130,6 +142,34 @@ absl::StatusOr<v1::ToolDecision> ToolCaller::Decide(const ToolTask& task,
       it != task.cache_overrides.end() && !it->second) {
     return NotCacheable();
   }
+  auto uncached = [&](absl::string_view why) {
+    log::Warn("running a tool without the shared cache")
+        .With("task_id", task.task_id)
+        .With("tool", tool_name)
+        .With("reason", why);
+    return NotCacheable();
+  };
+  // Without a stream (none yet, or it ended before the decision) the call
+  // asks again on the next one, until reconnect_wait has passed.
+  absl::Time give_up = absl::Now() + options_.reconnect_wait;
+  std::string why_uncached;
+  while (true) {
+    absl::StatusOr<std::optional<v1::ToolDecision>> decision =
+        AskOnce(task, tool_name, args_json, &why_uncached);
+    if (!decision.ok()) return decision.status();
+    if (decision->has_value()) return **decision;
+    if (why_uncached.rfind("no decision", 0) == 0 || absl::Now() >= give_up) {
+      return uncached(why_uncached);
+    }
+    if (task.cancel->cancelled()) return Cancelled(*task.cancel);
+    absl::SleepFor(std::min(options_.cancel_poll * 5, give_up - absl::Now()));
+  }
+}
+
+absl::StatusOr<std::optional<v1::ToolDecision>> ToolCaller::AskOnce(const ToolTask& task,
+                                                                    absl::string_view tool_name,
+                                                                    const std::string& args_json,
+                                                                    std::string* why_not) {
   const std::string request_id = NextRequestId();
   auto pending = std::make_shared<Pending>();
   {
@@ -142,17 +182,12 @@ absl::StatusOr<v1::ToolDecision> ToolCaller::Decide(const ToolTask& task,
   lookup.mutable_tool_lookup()->set_lease_id(task.lease_id);
   lookup.mutable_tool_lookup()->set_tool_name(std::string(tool_name));
   lookup.mutable_tool_lookup()->set_args_json(args_json);
-  auto uncached = [&](absl::string_view why) {
-    log::Warn("running a tool without the shared cache")
-        .With("task_id", task.task_id)
-        .With("tool", tool_name)
-        .With("reason", why);
-    return NotCacheable();
-  };
   if (!link_.SendLookup(std::move(lookup))) {
     absl::MutexLock lock(&mu_);
     pending_.erase(request_id);
-    return uncached("not connected to the scheduler");
+    *why_not = absl::StrCat("not connected to the scheduler for ",
+                            absl::FormatDuration(options_.reconnect_wait));
+    return std::nullopt;
   }
 
   absl::MutexLock lock(&mu_);
@@ -165,23 +200,56 @@ absl::StatusOr<v1::ToolDecision> ToolCaller::Decide(const ToolTask& task,
     const absl::Time now = absl::Now();
     if (now >= deadline) {
       pending_.erase(request_id);
-      return uncached(absl::StrCat("no decision from the scheduler within ",
-                                   absl::FormatDuration(options_.decision_timeout)));
+      *why_not = absl::StrCat("no decision from the scheduler within ",
+                              absl::FormatDuration(options_.decision_timeout));
+      return std::nullopt;
     }
     mu_.AwaitWithDeadline(absl::Condition(&pending->done),
                           std::min(deadline, now + options_.cancel_poll));
   }
-  if (pending->lost) return uncached("the stream to the scheduler ended before its decision");
-  return pending->decision;
+  if (pending->lost) {
+    *why_not = absl::StrCat("the stream to the scheduler ended before its decision and none came "
+                            "back within ",
+                            absl::FormatDuration(options_.reconnect_wait));
+    return std::nullopt;
+  }
+  return std::optional<v1::ToolDecision>(pending->decision);
 }
 
 void ToolCaller::OnDecision(const v1::ToolDecision& decision) {
   absl::MutexLock lock(&mu_);
+  if (auto again = reannounced_.find(decision.request_id()); again != reannounced_.end()) {
+    auto executing = executing_.find(again->second);
+    if (executing != executing_.end() &&
+        decision.outcome() == v1::ToolDecision::OUTCOME_MISS) {
+      executing->second.call_id = decision.call_id();
+    }
+    reannounced_.erase(again);
+    return;
+  }
   auto it = pending_.find(decision.request_id());
   if (it == pending_.end()) return;
   it->second->decision = decision;
   it->second->done = true;
   pending_.erase(it);
+}
+
+std::vector<v1::ConnectRequest> ToolCaller::ReannounceExecutingCalls() {
+  absl::MutexLock lock(&mu_);
+  reannounced_.clear();  // answers for an earlier stream will not come
+  std::vector<v1::ConnectRequest> lookups;
+  for (const auto& [id, call] : executing_) {
+    const std::string request_id = absl::StrCat(request_prefix_, "-again-", ++next_request_);
+    reannounced_[request_id] = id;
+    v1::ConnectRequest& message = lookups.emplace_back();
+    v1::ToolLookup& lookup = *message.mutable_tool_lookup();
+    lookup.set_request_id(request_id);
+    lookup.set_task_id(call.task_id);
+    lookup.set_lease_id(call.lease_id);
+    lookup.set_tool_name(call.tool_name);
+    lookup.set_args_json(call.args_json);
+  }
+  return lookups;
 }
 
 void ToolCaller::OnStreamLost() {

@@ -15,10 +15,14 @@
 // Decisions this file makes (docs/agents-command.md):
 // - A task whose Assignment.tool_cache_overrides maps the tool to false does
 //   not ask the cache: the call executes as NOT_CACHEABLE, and is observed.
-// - The scheduler being unreachable never fails a call: with no stream, or
-//   when the stream drops (or decision_timeout passes) before the decision,
-//   the tool executes uncached (as NOT_CACHEABLE) and the observation is sent
-//   on the next stream (ToolLink::SendObservation keeps it).
+// - A call asks the cache again on the next stream when there is none, or
+//   when the stream drops before the decision (a scheduler restart, a
+//   reconnect): running the tool uncached meanwhile would run a call the
+//   cache holds, or one another worker is running. Only after
+//   reconnect_wait without a stream (or decision_timeout without a
+//   decision) does it execute uncached (as NOT_CACHEABLE): the scheduler
+//   being unreachable never fails a call. The observation is sent on the
+//   next stream (ToolLink::SendObservation keeps it).
 // - Cancellation while waiting for the decision ends the call with CANCELLED
 //   (observed with that error); during execution the tool sees the token.
 // - Calls that name no tool of the registry, a tool the task may not call
@@ -34,7 +38,9 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -82,6 +88,9 @@ struct ToolCallerOptions {
   // COALESCED decision comes only when the identical call lands, so this is
   // long.
   absl::Duration decision_timeout = absl::Minutes(10);
+  // How long a call waits for a stream to the scheduler (one to come up, or
+  // the next after one ended) before it executes uncached.
+  absl::Duration reconnect_wait = absl::Seconds(60);
   // How often a waiting call re-checks its cancel token.
   absl::Duration cancel_poll = absl::Milliseconds(20);
   // Counts every observed call (tool, cached, outcome) and times executions;
@@ -109,8 +118,16 @@ class ToolCaller {
   // call gave up waiting).
   void OnDecision(const v1::ToolDecision& decision);
 
-  // The stream ended: calls waiting for a decision execute uncached.
+  // The stream ended: calls waiting for a decision ask again on the next
+  // stream (or execute uncached after reconnect_wait).
   void OnStreamLost();
+
+  // After a Welcome: a lookup for each call this worker is executing for the
+  // cache (it got MISS), so that a restarted scheduler, which forgot the call
+  // was in flight, makes identical calls wait for it instead of running
+  // them again. A MISS answer gives the call its new call id (reported with
+  // its result); other answers change nothing.
+  std::vector<v1::ConnectRequest> ReannounceExecutingCalls();
 
   const ToolRegistry& registry() const { return registry_; }
 
@@ -120,12 +137,27 @@ class ToolCaller {
     bool lost = false;
     v1::ToolDecision decision;
   };
+  // A call executing under a MISS decision.
+  struct Executing {
+    std::string task_id;
+    std::string lease_id;
+    std::string tool_name;
+    std::string args_json;
+    std::string call_id;  // the latest the scheduler gave it
+  };
 
   // The decision for one call: the scheduler's, or NOT_CACHEABLE when the
   // cache is not asked or cannot answer. CANCELLED when the task's token
   // fires first.
   absl::StatusOr<v1::ToolDecision> Decide(const ToolTask& task, absl::string_view tool_name,
                                           const std::string& args_json);
+  // One lookup on the current stream: the decision, or nullopt (with the
+  // reason in `why_not`) when there is no stream, it ended first, or no
+  // decision came within decision_timeout. CANCELLED as Decide.
+  absl::StatusOr<std::optional<v1::ToolDecision>> AskOnce(const ToolTask& task,
+                                                          absl::string_view tool_name,
+                                                          const std::string& args_json,
+                                                          std::string* why_not);
   std::string NextRequestId();
 
   const ToolRegistry& registry_;
@@ -136,6 +168,10 @@ class ToolCaller {
   absl::Mutex mu_;
   uint64_t next_request_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, std::shared_ptr<Pending>> pending_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_executing_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_map<uint64_t, Executing> executing_ ABSL_GUARDED_BY(mu_);
+  // Re-announce request id -> the executing call it is for.
+  absl::flat_hash_map<std::string, uint64_t> reannounced_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace taskboard::worker

@@ -230,6 +230,26 @@ TEST(EngineTools, Lookup_OwnersLeaseExpires_WaiterIsPromoted) {
   EXPECT_EQ(promoted[0].outcome(), v1::ToolDecision::OUTCOME_MISS);
 }
 
+// After a reconnect a worker sends the observations of unacknowledged tasks
+// again: one already recorded is dropped, a new one (another call, or the
+// same arguments with another result) is recorded.
+TEST(EngineTools, Observation_SentAgainAfterAReconnect_RecordedOnce) {
+  EngineHarness h;
+  std::string run = h.Submit(kChain);
+  TestWorker w = h.Connect("w1", {"coder"});
+  v1::Assignment a = h.OnlyAssignment(w);
+  h.Observe(w, a, "read_file", kReadArgs, kReadResult, "c1");
+  h.Observe(w, a, "read_file", kReadArgs, kReadResult, "c1");  // the same call, again
+  h.Observe(w, a, "read_file", kReadArgs, R"({"content":"changed"})", "c2");
+  // Calls not run for the cache are never sent twice: each is recorded.
+  h.Observe(w, a, "list_files", R"({"path":"."})", "[]");
+  h.Observe(w, a, "list_files", R"({"path":"."})", "[]");
+  std::vector<v1::Observation> events = ObservationEvents(h.Events(run));
+  ASSERT_THAT(events, SizeIs(4));
+  EXPECT_EQ(events[1].result_json(), R"({"content":"changed"})");
+  EXPECT_THAT(h.ReadTaskResponse(run, "a").tool_calls(), SizeIs(4));
+}
+
 TEST(EngineTools, Observation_FromASupersededLease_IsNotRecorded) {
   EngineHarness h;
   std::string run = h.Submit(kChain);

@@ -41,6 +41,11 @@ class FakeToolLink : public ToolLink {
     absl::MutexLock lock(&mu_);
     connected_ = false;
   }
+  // A stream again.
+  void Reconnect() {
+    absl::MutexLock lock(&mu_);
+    connected_ = true;
+  }
 
   bool SendLookup(v1::ConnectRequest lookup) override {
     std::optional<v1::ToolDecision> decision;

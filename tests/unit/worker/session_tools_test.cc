@@ -180,7 +180,10 @@ TEST_F(SessionToolsTest, CwdOutsideTheWorkspaceRoot_TaskFailsBeforeTheAgentRuns)
   EXPECT_FALSE(std::filesystem::exists(dir_.path() / "tool-env.txt"));
 }
 
-TEST_F(SessionToolsTest, StreamDropsBeforeTheDecision_RunsUncachedAndObservesOnTheNextStream) {
+// The stream drops (a scheduler restart) before the decision: the call
+// waits for the next stream and asks the cache there, rather than run a call
+// the cache may hold.
+TEST_F(SessionToolsTest, StreamDropsBeforeTheDecision_AsksAgainOnTheNextStream) {
   FakeStream* first = Welcome(0);
   first->Send(Assign("tooler", "l1", /*prompt=*/""));
   Expect(first, v1::ConnectRequest::kTaskStarted, /*skip_deltas=*/true);
@@ -189,17 +192,25 @@ TEST_F(SessionToolsTest, StreamDropsBeforeTheDecision_RunsUncachedAndObservesOnT
   std::thread client([&] { response = CallOverSocket(env, {{"n", 1}}); });
   Expect(first, v1::ConnectRequest::kToolLookup, /*skip_deltas=*/true);
   first->End(grpc::Status(grpc::StatusCode::UNAVAILABLE, "scheduler restarting"));
-  client.join();
-  EXPECT_EQ(response["ok"], true) << response.dump();
-  EXPECT_EQ(response["cached"], false);
-  EXPECT_EQ(tool_->executions(), 1);
 
   FakeStream* second = Welcome(1);
+  const v1::ToolLookup again =
+      Expect(second, v1::ConnectRequest::kToolLookup, /*skip_deltas=*/true).tool_lookup();
+  EXPECT_EQ(again.lease_id(), "l1");
+  v1::ConnectResponse hit;
+  hit.mutable_tool_decision()->set_request_id(again.request_id());
+  hit.mutable_tool_decision()->set_outcome(v1::ToolDecision::OUTCOME_HIT);
+  hit.mutable_tool_decision()->set_result_json(R"({"from":"cache"})");
+  second->Send(hit);
+  client.join();
+  EXPECT_EQ(response["ok"], true) << response.dump();
+  EXPECT_EQ(response["cached"], true);
+  EXPECT_EQ(tool_->executions(), 0);
+
   const v1::ToolObservation observation =
       Expect(second, v1::ConnectRequest::kObservation, /*skip_deltas=*/true).observation();
   EXPECT_EQ(observation.lease_id(), "l1");
-  EXPECT_EQ(observation.result_json(), R"({"echo":{"n":1}})");
-  EXPECT_TRUE(observation.call_id().empty());
+  EXPECT_TRUE(observation.cached());
   std::ofstream(dir_.path() / "go") << "";
   EXPECT_TRUE(Expect(second, v1::ConnectRequest::kTaskResult, /*skip_deltas=*/true)
                   .task_result()

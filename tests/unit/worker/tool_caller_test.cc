@@ -185,7 +185,10 @@ TEST_F(ToolCallerTest, CacheOverrideTrue_AsksTheCache) {
   EXPECT_EQ(tool_->executions(), 0);
 }
 
-TEST_F(ToolCallerTest, NoStream_ExecutesUncachedAndObserves) {
+// No stream for longer than reconnect_wait: the call runs uncached rather
+// than fail.
+TEST_F(ToolCallerTest, NoStreamPastTheReconnectWait_ExecutesUncachedAndObserves) {
+  Recreate({.reconnect_wait = absl::Milliseconds(100)});
   link_.Disconnect();
   absl::StatusOr<ToolCallResult> result = Call();
   ASSERT_THAT(result, IsOk());
@@ -194,11 +197,49 @@ TEST_F(ToolCallerTest, NoStream_ExecutesUncachedAndObserves) {
   EXPECT_TRUE(OnlyObservation().call_id().empty());
 }
 
-TEST_F(ToolCallerTest, StreamLostWhileWaiting_ExecutesUncachedAndObserves) {
+// A call made while the worker reconnects (a scheduler restart) waits for
+// the stream and asks the cache then, instead of running a call the cache
+// may hold.
+TEST_F(ToolCallerTest, NoStream_AsksTheCacheOnceTheStreamIsBack) {
+  link_.Disconnect();
+  absl::StatusOr<ToolCallResult> result;
+  std::thread call([&] { result = Call(); });
+  ASSERT_TRUE(link_.WaitForLookup(0).has_value());  // tried, no stream
+  link_.AnswerWith(Cached(v1::ToolDecision::OUTCOME_HIT));
+  link_.Reconnect();
+  call.join();
+  ASSERT_THAT(result, IsOk());
+  EXPECT_TRUE(result->cached);
+  EXPECT_EQ(tool_->executions(), 0);
+  EXPECT_TRUE(OnlyObservation().cached());
+}
+
+// The stream ended before the decision came: the call asks again on the
+// next stream.
+TEST_F(ToolCallerTest, StreamLostWhileWaiting_AsksAgainOnTheNextStream) {
   link_.Hold();
   absl::StatusOr<ToolCallResult> result;
   std::thread call([&] { result = Call(); });
   ASSERT_TRUE(link_.WaitForLookup(0).has_value());
+  caller_->OnStreamLost();
+  std::optional<v1::ToolLookup> again = link_.WaitForLookup(1);
+  ASSERT_TRUE(again.has_value());
+  v1::ToolDecision hit = Cached(v1::ToolDecision::OUTCOME_HIT);
+  hit.set_request_id(again->request_id());
+  caller_->OnDecision(hit);
+  call.join();
+  ASSERT_THAT(result, IsOk());
+  EXPECT_TRUE(result->cached);
+  EXPECT_EQ(tool_->executions(), 0);
+}
+
+TEST_F(ToolCallerTest, StreamLostAndNoneBackInTime_ExecutesUncachedAndObserves) {
+  Recreate({.reconnect_wait = absl::Milliseconds(100)});
+  link_.Hold();
+  absl::StatusOr<ToolCallResult> result;
+  std::thread call([&] { result = Call(); });
+  ASSERT_TRUE(link_.WaitForLookup(0).has_value());
+  link_.Disconnect();
   caller_->OnStreamLost();
   call.join();
   ASSERT_THAT(result, IsOk());
@@ -308,6 +349,46 @@ TEST_F(ToolCallerTest, DecisionForAnUnknownRequest_Ignored) {
   caller_->OnDecision(stray);
   link_.AnswerWith(v1::ToolDecision::OUTCOME_NOT_CACHEABLE);
   EXPECT_THAT(Call(), IsOk());
+}
+
+}  // namespace
+}  // namespace taskboard::worker
+
+namespace taskboard::worker {
+namespace {
+
+// A call this worker is running for the cache is announced again after a
+// reconnect (a restarted scheduler forgot it was in flight); the new call id
+// it gets is the one its result is reported under.
+TEST_F(ToolCallerTest, ExecutingCall_ReannouncedAndReportedUnderTheNewCallId) {
+  tool_->block_until_cancelled = true;
+  v1::ToolDecision miss;
+  miss.set_outcome(v1::ToolDecision::OUTCOME_MISS);
+  miss.set_call_id("c1");
+  link_.AnswerWith(miss);
+  std::thread call([&] { (void)Call(); });
+  for (auto deadline = absl::Now() + absl::Seconds(10);
+       tool_->executions() == 0 && absl::Now() < deadline;) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  ASSERT_EQ(tool_->executions(), 1);
+
+  std::vector<v1::ConnectRequest> again = caller_->ReannounceExecutingCalls();
+  ASSERT_THAT(again, SizeIs(1));
+  const v1::ToolLookup& lookup = again[0].tool_lookup();
+  EXPECT_EQ(lookup.task_id(), "scan");
+  EXPECT_EQ(lookup.lease_id(), "l1");
+  EXPECT_EQ(lookup.tool_name(), "echo");
+  EXPECT_EQ(lookup.args_json(), R"({"path":"a.txt"})");
+  v1::ToolDecision renewed = miss;
+  renewed.set_request_id(lookup.request_id());
+  renewed.set_call_id("c2");
+  caller_->OnDecision(renewed);
+
+  cancel_.Cancel("done waiting");
+  call.join();
+  EXPECT_EQ(OnlyObservation().call_id(), "c2");
+  EXPECT_THAT(caller_->ReannounceExecutingCalls(), IsEmpty()) << "it finished";
 }
 
 }  // namespace

@@ -1,0 +1,70 @@
+#ifndef TASKBOARD_TESTS_TESTING_CHAOS_HELPERS_H_
+#define TASKBOARD_TESTS_TESTING_CHAOS_HELPERS_H_
+
+// What the chaos tests (tests/chaos) count and check with: command agents
+// that log every execution themselves, so a test counts what really ran
+// rather than what the scheduler believes ran, and the checks every run's
+// event log must pass however often its processes were killed.
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "taskboard/v1/scheduler.pb.h"
+#include "tests/testing/cluster.h"
+
+namespace taskboard::testing {
+
+// Writes into `dir` one command agent per entry of `logs` (agent name ->
+// execution log), each running the integration agents' script.sh (the
+// prompt is a tiny script) with EXECUTION_LOG set, so that every execution
+// first appends "TASK_ID ATTEMPT" to its log. Several agents may share a
+// log. Returns `dir` as a worker's --agents value.
+inline std::string LoggingAgents(const std::filesystem::path& dir,
+                                 const std::map<std::string, std::filesystem::path>& logs) {
+  const std::filesystem::path shared = SourcePath("tests/integration/agents");
+  std::filesystem::copy_file(shared / "script.sh", dir / "script.sh",
+                             std::filesystem::copy_options::overwrite_existing);
+  for (const auto& [name, log] : logs) {
+    std::ofstream(dir / (name + ".yaml"))
+        << "name: " << name << "\ncommand: [\"./script.sh\"]\ntimeoutSeconds: 120\n"
+        << "env: {EXECUTION_LOG: \"" << log.string() << "\"}\n";
+  }
+  return dir.string();
+}
+
+// How many times each task's agent ran, from a log LoggingAgents' agents
+// write.
+inline std::map<std::string, int> Executions(const std::filesystem::path& log) {
+  std::map<std::string, int> runs;
+  std::ifstream in(log);
+  std::string task_id;
+  int attempt = 0;
+  while (in >> task_id >> attempt) ++runs[task_id];
+  return runs;
+}
+
+// Every event seq 1..N exactly once, run_finished last, and each of the
+// run's `tasks` tasks committed COMPLETED exactly once.
+inline void ExpectCleanEventLog(const std::vector<v1::RunEvent>& events, int tasks) {
+  ASSERT_FALSE(events.empty());
+  for (size_t i = 0; i < events.size(); ++i) {
+    ASSERT_EQ(events[i].seq(), static_cast<int64_t>(i + 1)) << "gap or repeat at index " << i;
+  }
+  EXPECT_TRUE(events.back().has_run_finished());
+  std::map<std::string, int> completions;
+  for (const v1::RunEvent& event : events) {
+    if (event.has_task_change() && event.task_change().task().state() == v1::TASK_STATE_COMPLETED) {
+      ++completions[event.task_change().task().task_id()];
+    }
+  }
+  EXPECT_EQ(completions.size(), static_cast<size_t>(tasks));
+  for (const auto& [task, count] : completions) EXPECT_EQ(count, 1) << task;
+}
+
+}  // namespace taskboard::testing
+
+#endif  // TASKBOARD_TESTS_TESTING_CHAOS_HELPERS_H_
