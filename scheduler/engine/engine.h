@@ -59,6 +59,11 @@
 
 namespace taskboard::engine {
 
+// How far the event numbers of an unfinished run skip ahead when the store
+// may have lost its last writes: more than any run publishes between two
+// commits that could be lost.
+inline constexpr int64_t kSeqGapAfterLostWrites = 1'000'000;
+
 struct EngineOptions {
   store::Store* store = nullptr;  // required; outlives the engine
   const Clock* clock = nullptr;   // default: the system clock

@@ -258,6 +258,13 @@ absl::Status Engine::Recover() {
         return true;
       });
   if (!scanned.ok()) return scanned;
+  if (options_.store->MayHaveLostWrites()) {
+    log::Warn("the store may have lost its last writes (no clean stop, and --durability wal "
+              "with a machine restart, or none): event numbers of unfinished runs skip ahead so "
+              "none is issued twice; their last results may run again")
+        .With("runs", active.size())
+        .With("skipped_seqs", kSeqGapAfterLostWrites);
+  }
   BackfillRunIndexes(finished_roots, tenant_runs);
   // Each run is recovered on its own: one that cannot be is failed with the
   // reason and every other run goes on (a crash loop over one bad record
@@ -331,6 +338,14 @@ absl::Status Engine::RecoverRun(const std::string& run_id) {
       default:
         break;
     }
+  }
+  // Events the previous process published may be gone from the store (a
+  // power loss with --durability wal, any crash with none): their numbers
+  // are skipped, never issued again to other events (decision 76).
+  if (options_.store->MayHaveLostWrites()) {
+    store::RunRecord& record = run.MutableRecord();
+    record.set_next_seq(std::max<int64_t>(record.next_seq(), 1) + kSeqGapAfterLostWrites);
+    Touch(run_id);
   }
   Activate(*std::move(state), *std::move(driver), *std::move(spec));
   QueueReadyTasks(*runs_[run_id].state, nullptr);

@@ -10,6 +10,7 @@
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/options_util.h"
 #include "rocksdb/write_batch.h"
+#include "scheduler/store/stop_marker.h"
 
 namespace taskboard::store {
 namespace {
@@ -33,8 +34,11 @@ absl::Status FromRocks(const rocksdb::Status& status, absl::string_view what) {
 class RocksDbStore : public Store {
  public:
   RocksDbStore(std::unique_ptr<rocksdb::DB> db, std::vector<rocksdb::ColumnFamilyHandle*> handles,
-               Durability durability)
-      : db_(std::move(db)), handles_(std::move(handles)) {
+               Durability durability, std::string path, bool may_have_lost_writes)
+      : db_(std::move(db)),
+        handles_(std::move(handles)),
+        path_(std::move(path)),
+        may_have_lost_writes_(may_have_lost_writes) {
     write_options_.sync = durability == Durability::kSync;
     write_options_.disableWAL = durability == Durability::kNone;
   }
@@ -45,8 +49,10 @@ class RocksDbStore : public Store {
     for (rocksdb::ColumnFamilyHandle* handle : handles_) {
       db_->DestroyColumnFamilyHandle(handle);
     }
-    db_->Close();
+    if (db_->Close().ok()) RecordCleanStop(path_);
   }
+
+  bool MayHaveLostWrites() const override { return may_have_lost_writes_; }
 
   absl::Status Write(const WriteBatch& batch) override {
     rocksdb::WriteBatch rocks_batch;
@@ -107,12 +113,18 @@ class RocksDbStore : public Store {
 
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // indexed by Column
+  const std::string path_;
+  const bool may_have_lost_writes_;
   rocksdb::WriteOptions write_options_;
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Store>> OpenRocksDbStore(const RocksDbStoreOptions& options) {
+  absl::StatusOr<bool> lost = BeginOpen(
+      options.path, options.boot_id.empty() ? CurrentBootId() : options.boot_id,
+      options.durability);
+  if (!lost.ok()) return lost.status();
   rocksdb::Options db_options;
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
@@ -151,7 +163,8 @@ absl::StatusOr<std::unique_ptr<Store>> OpenRocksDbStore(const RocksDbStoreOption
   db->DestroyColumnFamilyHandle(handles.front());  // the unused default family
   handles.erase(handles.begin());
   return std::unique_ptr<Store>(
-      std::make_unique<RocksDbStore>(std::move(db), std::move(handles), options.durability));
+      std::make_unique<RocksDbStore>(std::move(db), std::move(handles), options.durability,
+                                     options.path, *lost));
 }
 
 }  // namespace taskboard::store

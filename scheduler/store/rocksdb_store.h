@@ -19,6 +19,8 @@ struct RocksDbStoreOptions {
   // Block cache and write buffer budget hints (bytes).
   size_t block_cache_bytes = 64 << 20;
   size_t write_buffer_bytes = 32 << 20;
+  // This machine's boot id (stop_marker.h); empty: read it from /proc.
+  std::string boot_id;
 };
 
 // Opens (or creates) the database with every column family.

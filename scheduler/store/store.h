@@ -98,6 +98,11 @@ class Store {
 
   // Every key that starts with `prefix`, in order.
   absl::Status ScanPrefix(Column column, absl::string_view prefix, const Visitor& visit);
+
+  // True when the process that used this store before stopped without a
+  // clean shutdown in a way that may have lost writes it had acknowledged
+  // (stop_marker.h): recovery then keeps event numbers from being reused.
+  virtual bool MayHaveLostWrites() const { return false; }
 };
 
 // The smallest key greater than every key that starts with `prefix` ("" when

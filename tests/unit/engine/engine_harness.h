@@ -78,12 +78,15 @@ class EngineHarness {
   void Restart() {
     engine_.reset();
     EngineOptions options = options_;
-    options.store = &store_;
+    options.store = store_override != nullptr ? store_override : &store_;
     options.clock = &clock_;
     absl::StatusOr<std::unique_ptr<Engine>> created = Engine::Create(options);
     EXPECT_TRUE(created.ok()) << created.status();
     if (created.ok()) engine_ = *std::move(created);
   }
+
+  // Set before Restart: the engine uses this store (wrapping store()).
+  store::Store* store_override = nullptr;
 
   Engine& engine() { return *engine_; }
   store::MemoryStore& store() { return store_; }

@@ -474,5 +474,53 @@ TEST(EngineRuns, Events_WatchersGetCommittedEventsInOrder) {
   EXPECT_EQ(sink->seqs, expected);
 }
 
+// A store whose previous process may have lost writes (stop_marker.h).
+class LossyStore final : public store::Store {
+ public:
+  explicit LossyStore(store::Store& inner) : inner_(inner) {}
+  absl::Status Write(const store::WriteBatch& batch) override { return inner_.Write(batch); }
+  absl::StatusOr<std::optional<std::string>> Get(store::Column column,
+                                                 absl::string_view key) override {
+    return inner_.Get(column, key);
+  }
+  absl::Status Scan(store::Column column, absl::string_view start, absl::string_view end,
+                    const Visitor& visit) override {
+    return inner_.Scan(column, start, end, visit);
+  }
+  absl::Status ScanReverse(store::Column column, absl::string_view start, absl::string_view end,
+                           const Visitor& visit) override {
+    return inner_.ScanReverse(column, start, end, visit);
+  }
+  bool MayHaveLostWrites() const override { return true; }
+
+ private:
+  store::Store& inner_;
+};
+
+// After a restart on a store that may have lost its last writes, an
+// unfinished run's events skip ahead: a number a watcher may have seen
+// before the loss is never given to another event.
+TEST(EngineRuns, Recovery_AfterLostWrites_EventNumbersSkipAheadNeverRepeat) {
+  EngineHarness h;
+  std::string run_id = h.Submit(kChain);
+  TestWorker w = h.Connect("w1", {"coder"});
+  v1::Assignment a = h.OnlyAssignment(w);
+  h.Started(w, a);
+  const int64_t last_before = h.Events(run_id).back().seq();
+
+  LossyStore lossy(h.store());
+  h.store_override = &lossy;
+  h.Restart();
+  v1::HeldTask held;
+  held.set_task_id(a.task_id());
+  held.set_lease_id(a.lease_id());
+  TestWorker again = h.Reconnect(w, {"coder"}, /*slots=*/0, {held});
+  h.Result(again, a, true, "done");
+  std::vector<v1::RunEvent> events = h.Events(run_id, last_before);
+  ASSERT_FALSE(events.empty());
+  EXPECT_GE(events.front().seq(), last_before + kSeqGapAfterLostWrites);
+  for (size_t i = 1; i < events.size(); ++i) EXPECT_EQ(events[i].seq(), events[i - 1].seq() + 1);
+}
+
 }  // namespace
 }  // namespace taskboard::engine

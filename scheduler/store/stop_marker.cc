@@ -1,0 +1,93 @@
+#include "scheduler/store/stop_marker.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace taskboard::store {
+namespace {
+
+constexpr char kOpenFile[] = "taskboard-open";
+constexpr char kCleanStopFile[] = "taskboard-clean-stop";
+
+std::string DurabilityName(Durability durability) {
+  switch (durability) {
+    case Durability::kSync:
+      return "sync";
+    case Durability::kWal:
+      return "wal";
+    case Durability::kNone:
+      return "none";
+  }
+  return "sync";
+}
+
+// Writes `text` to `path` and fsyncs the file and its directory, so that it
+// survives the machine stopping right after.
+bool WriteDurably(const std::filesystem::path& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ok = ::fsync(fd) == 0 && ok;
+  ::close(fd);
+  const int dir = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+  return ok;
+}
+
+}  // namespace
+
+std::string CurrentBootId() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(in, id);
+  return std::string(absl::StripAsciiWhitespace(id));
+}
+
+absl::StatusOr<bool> BeginOpen(const std::string& dir, const std::string& boot_id,
+                               Durability durability) {
+  const std::filesystem::path root(dir);
+  std::error_code ec;
+  // A directory RocksDB never wrote holds nothing to lose.
+  const bool had_data = std::filesystem::exists(root / "CURRENT", ec);
+  const bool clean = std::filesystem::exists(root / kCleanStopFile, ec);
+  std::string last_boot, last_durability;
+  {
+    std::ifstream in(root / kOpenFile);
+    in >> last_boot >> last_durability;
+  }
+  bool may_have_lost = false;
+  if (had_data && !clean) {
+    if (last_durability == "none") {
+      may_have_lost = true;
+    } else if (last_durability == "wal") {
+      may_have_lost = last_boot.empty() || boot_id.empty() || last_boot != boot_id;
+    }
+    // "sync", or written by a version before this file (it ran sync by
+    // default): nothing acknowledged was lost.
+  }
+  std::filesystem::create_directories(root, ec);
+  std::filesystem::remove(root / kCleanStopFile, ec);
+  if (!WriteDurably(root / kOpenFile,
+                    absl::StrCat(boot_id.empty() ? "-" : boot_id, " ", DurabilityName(durability),
+                                 "\n"))) {
+    return absl::InternalError(absl::StrCat("cannot write ", (root / kOpenFile).string(),
+                                            ": check that the data directory is writable"));
+  }
+  return may_have_lost;
+}
+
+void RecordCleanStop(const std::string& dir) {
+  WriteDurably(std::filesystem::path(dir) / kCleanStopFile, "clean\n");
+}
+
+}  // namespace taskboard::store
