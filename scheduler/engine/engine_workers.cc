@@ -58,6 +58,9 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
   // instead of waiting for their leases to expire.
   for (const dispatch::Lease& lease : leases_.OrphansOf(worker.worker_id)) {
     if (held.count(lease.lease_id) > 0) continue;
+    // Another token using this worker id says nothing about the holder's
+    // tasks: they wait for their holder or their lease's end.
+    if (!lease.identity.empty() && lease.identity != identity) continue;
     if (NeverDelivered(lease, hello.incarnation())) continue;
     LoseLease(lease, absl::StrCat("worker '", worker.worker_id, "' restarted without it"));
   }
