@@ -80,7 +80,8 @@ absl::StatusOr<bool> BeginOpen(const std::string& dir, const std::string& boot_i
   if (!WriteDurably(root / kOpenFile,
                     absl::StrCat(boot_id.empty() ? "-" : boot_id, " ", DurabilityName(durability),
                                  "\n"))) {
-    return absl::InternalError(absl::StrCat("cannot write ", (root / kOpenFile).string(),
+    return absl::InternalError(absl::StrCat("cannot open the store at ", dir, ": cannot write ",
+                                            (root / kOpenFile).string(),
                                             ": check that the data directory is writable"));
   }
   return may_have_lost;

@@ -789,10 +789,13 @@ std::map<std::string, std::vector<ToolExecution>> ToolExecutions(const std::file
 // 0.2 s) may have lost its result with the worker, and calls blocked in a
 // stopped worker go ahead, under leases it no longer holds (so uncached),
 // as soon as it resumes.
+// A tool whose parent was gone by the time it logged (its parent pid is 1:
+// it was reparented to init) was started by a worker killed just before.
 bool ExecutedByDisturbedWorker(const ToolExecution& execution,
                                const std::vector<Disturbance>& chaos) {
   return std::any_of(chaos.begin(), chaos.end(), [&](const Disturbance& d) {
-    return execution.pid == d.pid && execution.ms >= d.from_ms - 1'000 &&
+    const bool orphaned = execution.pid == 1;
+    return (execution.pid == d.pid || orphaned) && execution.ms >= d.from_ms - 1'000 &&
            execution.ms <= d.to_ms + 1'000;
   });
 }
