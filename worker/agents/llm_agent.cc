@@ -13,6 +13,10 @@
 namespace taskboard::worker {
 namespace {
 
+// How long past a task's timeoutSeconds the agent waits for the scheduler's
+// cancel before it stops on its own.
+constexpr absl::Duration kSchedulerTimeoutGrace = absl::Seconds(2);
+
 constexpr absl::string_view kDefaultBaseUrl = "https://api.openai.com/v1";
 
 std::string Getenv(const std::string& name) {
@@ -150,10 +154,16 @@ AgentOutcome LlmAgent::Run(const v1::Assignment& assignment, AgentContext& conte
   const ChatClient client(std::move(client_options));
 
   absl::Duration timeout = definition_.timeout;
-  if (assignment.timeout_seconds() > 0) {
-    timeout = std::min(timeout, absl::Seconds(assignment.timeout_seconds()));
+  absl::Duration stop_after = timeout;
+  if (assignment.timeout_seconds() > 0 && absl::Seconds(assignment.timeout_seconds()) < timeout) {
+    // The task's own timeout is the scheduler's to enforce: it fails the
+    // attempt with its own error and cancels the agent. The agent stops by
+    // itself a little later, for a scheduler it cannot reach; stopping at
+    // the same instant raced the scheduler's timer for which error stands.
+    timeout = absl::Seconds(assignment.timeout_seconds());
+    stop_after = timeout + kSchedulerTimeoutGrace;
   }
-  const absl::Time deadline = absl::Now() + timeout;
+  const absl::Time deadline = absl::Now() + stop_after;
   auto emit = [&context](absl::string_view delta) { context.EmitOutput(delta); };
 
   for (int turn = 1; turn <= settings.max_turns; ++turn) {
