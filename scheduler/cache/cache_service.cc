@@ -131,22 +131,26 @@ std::vector<Answer> ToolCacheService::Record(const CallContext& ctx,
     ++counters_.stored;
   }
 
-  // Only the owner of a live call may complete or fail it.
-  const Caller* owner = inflight_.Owner(observation.call_id());
+  // Only the owner of a live call may complete or fail it. A call reported
+  // under an id this scheduler never gave (a restarted one: the worker
+  // announced the call again and got a new id it had not seen yet) still
+  // completes the live call of its key when that call is this task's.
+  std::string call_id = observation.call_id();
+  if (inflight_.Owner(call_id) == nullptr && call.ok()) call_id = inflight_.CallOfKey(call->key.key);
+  const Caller* owner = inflight_.Owner(call_id);
   if (owner == nullptr || owner->task_id != observation.task_id() ||
       owner->lease_id != observation.lease_id()) {
     return {};
   }
   if (!reusable) {
     std::vector<InflightCalls::Promotion> promotions;
-    if (std::optional<InflightCalls::Promotion> promotion =
-            inflight_.Failed(observation.call_id())) {
+    if (std::optional<InflightCalls::Promotion> promotion = inflight_.Failed(call_id)) {
       promotions.push_back(*std::move(promotion));
     }
     return Promoted(std::move(promotions));
   }
   std::vector<Answer> answers;
-  for (Caller& waiter : inflight_.Completed(observation.call_id())) {
+  for (Caller& waiter : inflight_.Completed(call_id)) {
     Answer answer;
     answer.decision.set_request_id(waiter.request_id);
     answer.decision.set_outcome(v1::ToolDecision::OUTCOME_COALESCED);

@@ -138,6 +138,10 @@ class ToolCacheService {
   }
 
   ToolCacheCounters counters() const;
+  // Whether `call_id` is a call this scheduler is waiting on.
+  bool CallInFlight(absl::string_view call_id) const {
+    return inflight_.Owner(call_id) != nullptr;
+  }
 
  private:
   std::vector<Answer> Promoted(std::vector<InflightCalls::Promotion> promotions);

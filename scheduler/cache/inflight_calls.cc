@@ -104,6 +104,11 @@ bool InflightCalls::ForgetWaiter(absl::string_view worker_id, absl::string_view 
   return false;
 }
 
+std::string InflightCalls::CallOfKey(absl::string_view key) const {
+  auto it = by_key_.find(key);
+  return it == by_key_.end() ? "" : it->second;
+}
+
 const Caller* InflightCalls::Owner(absl::string_view call_id) const {
   auto it = calls_.find(call_id);
   return it == calls_.end() ? nullptr : &it->second.owner;

@@ -103,6 +103,8 @@ class InflightCalls {
   // The caller executing `call_id`, nullptr when unknown; for checking that
   // a report comes from the owner.
   const Caller* Owner(absl::string_view call_id) const;
+  // The id of the live call of `key`; "" when none.
+  std::string CallOfKey(absl::string_view key) const;
 
   // For metrics.
   int64_t calls() const { return static_cast<int64_t>(calls_.size()); }

@@ -397,6 +397,8 @@ class Engine {
   // expiry was processed: after a stall (a slow store write) a backlog may
   // hold the heartbeat that keeps it.
   int64_t backlog_since_ms_ = INT64_MAX;
+  // The most slots each worker process (Hello.incarnation) declared.
+  absl::flat_hash_map<std::string, int64_t> capacity_by_incarnation_;
   // The run --retention is deleting, a slice per loop iteration.
   std::optional<RunDeletion> deletion_;
   int64_t next_retention_check_ms_ = 0;

@@ -280,6 +280,14 @@ absl::Status Engine::Recover() {
     Quarantine(run_id, "its run record does not decode");
     quarantined = true;
   }
+  if (options_.store->MayHaveLostWrites()) {
+    // The skipped event numbers must be on disk before any is issued: a
+    // second crash would otherwise skip to the same numbers again.
+    Commit();
+    if (absl::Status synced = options_.store->SyncAndConfirmRecovery(); !synced.ok()) {
+      return synced;
+    }
+  }
   // Written now, before any worker is heard from; a crash before this commit
   // quarantines the same runs again on the next start.
   if (quarantined) Commit();

@@ -124,7 +124,8 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
   // still reaches the ledger and the cache. One already recorded (the same
   // call of the same task, to the millisecond) is dropped; its cache entry
   // was committed with it.
-  if (!reported.call_id().empty()) {
+  // A call still in flight is the report it waits for, never a copy.
+  if (!reported.call_id().empty() && !cache_.CallInFlight(reported.call_id())) {
     for (int64_t seq : (*ledger)->SeqsOfTask({run.run_id(), reported.task_id()})) {
       if (SameCall((*ledger)->At(seq), reported)) return;
     }

@@ -28,6 +28,13 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
                      const std::string& identity) {
   dispatch::ConnectedWorker& worker = workers_.Add(stream_id, hello, std::move(channel), now_ms_);
   worker.identity = identity;
+  // Free slots plus held tasks undercount a worker that still runs tasks
+  // whose leases were revoked; its first Hello (a fresh process, all slots
+  // free) said how many it has, and that stands for its later streams.
+  if (capacity_by_incarnation_.size() > 10'000) capacity_by_incarnation_.clear();
+  int64_t& capacity = capacity_by_incarnation_[hello.incarnation()];
+  capacity = std::max(capacity, worker.capacity);
+  worker.capacity = capacity;
   v1::ConnectResponse welcome_message;
   v1::Welcome& welcome = *welcome_message.mutable_welcome();
   welcome.set_scheduler_id(options_.scheduler_id);

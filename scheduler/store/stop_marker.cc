@@ -67,7 +67,9 @@ absl::StatusOr<bool> BeginOpen(const std::string& dir, const std::string& boot_i
   }
   bool may_have_lost = false;
   if (had_data && !clean) {
-    if (last_durability == "none") {
+    if (last_boot == "lost") {
+      may_have_lost = true;  // the last recovery did not finish making up for it
+    } else if (last_durability == "none") {
       may_have_lost = true;
     } else if (last_durability == "wal") {
       may_have_lost = last_boot.empty() || boot_id.empty() || last_boot != boot_id;
@@ -77,14 +79,24 @@ absl::StatusOr<bool> BeginOpen(const std::string& dir, const std::string& boot_i
   }
   std::filesystem::create_directories(root, ec);
   std::filesystem::remove(root / kCleanStopFile, ec);
+  const std::string recorded = may_have_lost ? "lost" : (boot_id.empty() ? "-" : boot_id);
   if (!WriteDurably(root / kOpenFile,
-                    absl::StrCat(boot_id.empty() ? "-" : boot_id, " ", DurabilityName(durability),
-                                 "\n"))) {
+                    absl::StrCat(recorded, " ", DurabilityName(durability), "\n"))) {
     return absl::InternalError(absl::StrCat("cannot open the store at ", dir, ": cannot write ",
                                             (root / kOpenFile).string(),
                                             ": check that the data directory is writable"));
   }
   return may_have_lost;
+}
+
+absl::Status ConfirmRecovered(const std::string& dir, const std::string& boot_id,
+                              Durability durability) {
+  const std::filesystem::path file = std::filesystem::path(dir) / kOpenFile;
+  if (!WriteDurably(file, absl::StrCat(boot_id.empty() ? "-" : boot_id, " ",
+                                       DurabilityName(durability), "\n"))) {
+    return absl::InternalError(absl::StrCat("cannot write ", file.string()));
+  }
+  return absl::OkStatus();
 }
 
 void RecordCleanStop(const std::string& dir) {

@@ -34,6 +34,12 @@ absl::StatusOr<bool> BeginOpen(const std::string& dir, const std::string& boot_i
 // After RocksDB closed cleanly: writes the clean-stop file (fsynced).
 void RecordCleanStop(const std::string& dir);
 
+// After recovery made up for writes BeginOpen said may be lost (and synced
+// the store): records this process normally. Until then the open file says
+// "lost", so a crash in between is judged as lossy again.
+absl::Status ConfirmRecovered(const std::string& dir, const std::string& boot_id,
+                              Durability durability);
+
 }  // namespace taskboard::store
 
 #endif  // TASKBOARD_SCHEDULER_STORE_STOP_MARKER_H_

@@ -103,6 +103,11 @@ class Store {
   // clean shutdown in a way that may have lost writes it had acknowledged
   // (stop_marker.h): recovery then keeps event numbers from being reused.
   virtual bool MayHaveLostWrites() const { return false; }
+  // Makes every write so far survive a power loss (whatever the
+  // durability), then records that recovery is done: a later unclean stop
+  // is judged on its own. Recovery calls it after it has made up for lost
+  // writes; until then a crash keeps MayHaveLostWrites true.
+  virtual absl::Status SyncAndConfirmRecovery() { return absl::OkStatus(); }
 };
 
 // The smallest key greater than every key that starts with `prefix` ("" when

@@ -155,7 +155,7 @@ AgentOutcome LlmAgent::Run(const v1::Assignment& assignment, AgentContext& conte
 
   absl::Duration timeout = definition_.timeout;
   absl::Duration stop_after = timeout;
-  if (assignment.timeout_seconds() > 0 && absl::Seconds(assignment.timeout_seconds()) < timeout) {
+  if (assignment.timeout_seconds() > 0 && absl::Seconds(assignment.timeout_seconds()) <= timeout) {
     // The task's own timeout is the scheduler's to enforce: it fails the
     // attempt with its own error and cancels the agent. The agent stops by
     // itself a little later, for a scheduler it cannot reach; stopping at

@@ -312,6 +312,20 @@ TEST_F(ToolCacheServiceTest, SupersededOwnerReport_StoredButAnswersNobody) {
   EXPECT_EQ(service_.counters().waiters, 1);  // r3 still waits for r2's call
 }
 
+// A restarted scheduler gave a running call a new id (the worker announced
+// it again), and the worker reported under the id it had before: the live
+// call of that key, owned by the same task and lease, is completed all the
+// same, so its waiters are answered.
+TEST_F(ToolCacheServiceTest, ReportUnderAnEarlierCallId_CompletesTheLiveCallOfItsLease) {
+  const v1::ToolLookup owner = Lookup("owner");
+  Decide(Ctx("w0"), owner);
+  Decide(Ctx("w1"), Lookup("r1"));
+  std::vector<Answer> answers =
+      Report(Ctx("w0"), owner, "c-given-before-the-restart", R"({"n":1})");
+  EXPECT_THAT(Requests(answers), ElementsAre("r1"));
+  EXPECT_EQ(service_.counters().waiters, 0);
+}
+
 TEST_F(ToolCacheServiceTest, ReportWithAnotherTasksCallId_AnswersNobody) {
   Decision miss = Decide(Ctx("w1"), Lookup("r1"));
   Decide(Ctx("w2"), Lookup("r2"));

@@ -21,6 +21,7 @@ using ::taskboard::engine::testing::TestWorker;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
 
@@ -256,6 +257,21 @@ TEST(EngineDispatch, Credits_MoreSlots_AssignsUpToTheGrant) {
   ASSERT_THAT(assigned, SizeIs(2));
   EXPECT_EQ(assigned[0].task_id(), "a");
   EXPECT_EQ(assigned[1].task_id(), "b");
+}
+
+// A worker that reconnects while tasks whose leases were revoked still run
+// declares fewer free slots than it has; its credits as they finish are
+// still honoured up to what the process declared first.
+TEST(EngineDispatch, Credits_AfterAReconnectWithBusySlots_UpToWhatTheProcessDeclaredFirst) {
+  EngineHarness h;
+  h.Submit(kThreeIndependent);
+  TestWorker w = h.Connect("w1", {"coder"}, /*slots=*/2);
+  ASSERT_THAT(h.TakeAssignments(w), SizeIs(2));
+  h.Disconnect(w);
+  TestWorker again = h.Reconnect(w, {"coder"}, /*slots=*/0, {});  // both slots still busy
+  h.TakeAssignments(again);
+  h.Credits(again, 2);
+  EXPECT_THAT(h.TakeAssignments(again), Not(IsEmpty())) << "its credits were capped at 0";
 }
 
 // A worker that declared one slot and then claims five more (a confused or

@@ -71,5 +71,26 @@ TEST_F(StopMarkerTest, Crash_WithNone_Lost) {
   EXPECT_TRUE(OpenWriteClose(Durability::kSync, "boot-a"));
 }
 
+// A recovery that did not get to make up for lost writes (a second crash)
+// leaves the store judged lossy again, whatever the mode; once recovery
+// confirms, the next stop is judged on its own.
+TEST_F(StopMarkerTest, CrashDuringRecovery_StillLost_UntilConfirmed) {
+  OpenWriteClose(Durability::kNone, "boot-a");
+  ForgetCleanStop();
+  EXPECT_TRUE(OpenWriteClose(Durability::kSync, "boot-a"));
+  ForgetCleanStop();  // crashed before confirming
+  EXPECT_TRUE(OpenWriteClose(Durability::kSync, "boot-a"));
+  ForgetCleanStop();
+  {
+    absl::StatusOr<std::unique_ptr<Store>> store =
+        OpenRocksDbStore({.path = path(), .durability = Durability::kSync, .boot_id = "boot-a"});
+    ASSERT_THAT(store.status(), IsOk());
+    EXPECT_TRUE((*store)->MayHaveLostWrites());
+    ASSERT_THAT((*store)->SyncAndConfirmRecovery(), IsOk());
+  }
+  ForgetCleanStop();  // a crash after recovery, with sync
+  EXPECT_FALSE(OpenWriteClose(Durability::kSync, "boot-a"));
+}
+
 }  // namespace
 }  // namespace taskboard::store
