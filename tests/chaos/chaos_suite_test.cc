@@ -776,6 +776,9 @@ std::map<std::string, std::vector<ToolExecution>> ToolExecutions(const std::file
     ToolExecution execution;
     std::string args;
     fields >> execution.pid >> execution.ms >> args;
+    // A tool started by a worker killed before it could hand over the
+    // arguments (reparented to init, stdin closed empty) did no call.
+    if (args.empty() && execution.pid == 1) continue;
     absl::StatusOr<Json> parsed = ParseJson(args);
     const std::string key =
         parsed.ok() && parsed->is_object() ? parsed->value("topic", args) : args;
