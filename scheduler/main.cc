@@ -21,6 +21,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -41,6 +42,17 @@
 #include "scheduler/server/scheduler_server.h"
 
 namespace {
+
+// Checks a duration flag's text (common/duration_text.h); with
+// `positive`, 0 is refused too.
+std::function<std::string(const std::string&)> DurationCheck(bool positive) {
+  return [positive](const std::string& text) {
+    absl::StatusOr<absl::Duration> parsed = taskboard::ParseDurationText(text);
+    if (!parsed.ok()) return std::string(parsed.status().message());
+    return !positive || *parsed > absl::ZeroDuration() ? std::string()
+                                                        : std::string("must be above 0");
+  };
+}
 
 // The fan-out limits (scheduler/engine/run_limits.h, docs/security.md#limits).
 void AddRunLimitFlags(CLI::App& app, taskboard::engine::RunLimits& limits) {
@@ -118,19 +130,12 @@ int main(int argc, char** argv) {
                  "Delete finished runs this long after they finished, with their events, tasks, "
                  "ledger and run-scoped cache entries (30d, 12h, 90m; 0: keep forever)")
       ->envname("TASKBOARD_RETENTION")
-      ->check([](const std::string& text) {
-        absl::StatusOr<absl::Duration> parsed = taskboard::ParseDurationText(text);
-        return parsed.ok() ? std::string() : std::string(parsed.status().message());
-      })
+      ->check(DurationCheck(/*positive=*/false))
       ->capture_default_str();
   app.add_option("--cache-max-ttl", cache_max_ttl,
                  "No tool-cache entry lives longer, whatever its tool or flow declares (7d, 12h)")
       ->envname("TASKBOARD_CACHE_MAX_TTL")
-      ->check([](const std::string& text) {
-        absl::StatusOr<absl::Duration> parsed = taskboard::ParseDurationText(text);
-        if (!parsed.ok()) return std::string(parsed.status().message());
-        return *parsed > absl::ZeroDuration() ? std::string() : std::string("must be above 0");
-      })
+      ->check(DurationCheck(/*positive=*/true))
       ->capture_default_str();
   app.add_option("--cache-max-entries-per-tenant",
                  options.engine.cache_limits.max_entries_per_tenant,

@@ -254,9 +254,9 @@ class Engine {
   // last one drops what memory held of it.
   void SweepRetention();
   void FinishDeletion(const RunDeletion& deletion);
-  // Start-up: adds the runs stored before the run indexes existed
-  // (finished root runs by age, runs by tenant) to them, once: a marker
-  // says it was done.
+  // Start-up, when the marker says it was never done: adds the runs stored
+  // before the run indexes existed (finished root runs by age, runs by
+  // tenant) to them, and the marker.
   void BackfillRunIndexes(const std::vector<std::pair<std::string, int64_t>>& finished_roots,
                           const std::vector<std::pair<std::string, std::string>>& tenant_runs);
 

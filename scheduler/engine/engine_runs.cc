@@ -233,6 +233,11 @@ absl::Status Engine::Recover() {
   now_ms_ = options_.clock->NowMs();
   std::vector<std::string> active;
   std::vector<std::string> undecodable;
+  // Runs stored before the run indexes existed are indexed once; otherwise
+  // the scan collects nothing for them.
+  absl::StatusOr<std::optional<std::string>> indexed =
+      options_.store->Get(store::Column::kMeta, store::keys::RunIndexesBuilt());
+  const bool backfill = indexed.ok() && !indexed->has_value();
   std::vector<std::pair<std::string, int64_t>> finished_roots;
   std::vector<std::pair<std::string, std::string>> tenant_runs;
   absl::Status scanned = options_.store->Scan(
@@ -245,12 +250,14 @@ absl::Status Engine::Recover() {
         }
         store::RunRecord record;
         const bool decoded = record.ParseFromArray(value.data(), static_cast<int>(value.size()));
-        if (decoded && !record.tenant().empty()) tenant_runs.emplace_back(record.tenant(), *run_id);
+        if (backfill && decoded && !record.tenant().empty()) {
+          tenant_runs.emplace_back(record.tenant(), *run_id);
+        }
         if (!decoded) {
           undecodable.push_back(*std::move(run_id));
         } else if (!IsTerminal(record.run().status())) {
           active.push_back(*std::move(run_id));
-        } else if (record.run().parent_run_id().empty()) {
+        } else if (backfill && record.run().parent_run_id().empty()) {
           const int64_t finished_ms = FinishedMs(record.run());
           finished_roots.emplace_back(*std::move(run_id),
                                       finished_ms > 0 ? finished_ms : record.created_unix_ms());
@@ -265,7 +272,7 @@ absl::Status Engine::Recover() {
         .With("runs", active.size())
         .With("skipped_seqs", kSeqGapAfterLostWrites);
   }
-  BackfillRunIndexes(finished_roots, tenant_runs);
+  if (backfill) BackfillRunIndexes(finished_roots, tenant_runs);
   // Each run is recovered on its own: one that cannot be is failed with the
   // reason and every other run goes on (a crash loop over one bad record
   // would stop every team's work).
@@ -303,9 +310,6 @@ absl::Status Engine::Recover() {
 void Engine::BackfillRunIndexes(
     const std::vector<std::pair<std::string, int64_t>>& finished_roots,
     const std::vector<std::pair<std::string, std::string>>& tenant_runs) {
-  absl::StatusOr<std::optional<std::string>> marker =
-      options_.store->Get(store::Column::kMeta, store::keys::RunIndexesBuilt());
-  if (!marker.ok() || marker->has_value()) return;
   for (const auto& [run_id, finished_ms] : finished_roots) {
     extra_writes_.Put(store::Column::kMeta, store::keys::FinishedRun(finished_ms, run_id), "");
   }
