@@ -6,12 +6,11 @@
 // drops the stream and reconnects once it is back.
 
 #include <csignal>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "absl/time/clock.h"
+#include "common/files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/cluster_test.h"
@@ -45,12 +44,6 @@ bool Lists(const v1::ListWorkersResponse& workers, const std::string& worker_id)
   return false;
 }
 
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 class KeepaliveTest : public testing::ClusterTest {
  protected:
@@ -107,10 +100,10 @@ TEST_F(KeepaliveTest, StoppedScheduler_WorkersDropTheStreamAndReconnectWhenItIsB
   const absl::Time deadline = absl::Now() + absl::Seconds(15);
   bool noticed = false;
   while (!noticed && absl::Now() < deadline) {
-    noticed = absl::StrContains(ReadFile(log), "reconnecting");
+    noticed = absl::StrContains(ReadFileOrEmpty(log.string()), "reconnecting");
     if (!noticed) absl::SleepFor(absl::Milliseconds(100));
   }
-  EXPECT_TRUE(noticed) << "worker-0 did not notice the stopped scheduler:\n" << ReadFile(log);
+  EXPECT_TRUE(noticed) << "worker-0 did not notice the stopped scheduler:\n" << ReadFileOrEmpty(log.string());
   cluster_.scheduler()->Signal(SIGCONT);
 
   const v1::Run run = Run(R"({"name": "after-stop", "phases": [

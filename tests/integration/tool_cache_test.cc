@@ -79,14 +79,16 @@ const std::filesystem::path& ToolsDir() {
   return dir.path();
 }
 
-// Lines in a tool's execution log: how many times it really ran. Each test
-// reads it relative to the count when the test began.
-int Executions(const std::string& tool) {
+// The lines of a tool's execution log, one per real run (stall logs the
+// worker that ran it). Each test reads it relative to the count when the
+// test began.
+std::vector<std::string> ExecutionLines(const std::string& tool) {
   std::ifstream in(ToolsDir() / (tool + ".log"));
-  int lines = 0;
-  for (std::string line; std::getline(in, line);) ++lines;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
 }
+int Executions(const std::string& tool) { return static_cast<int>(ExecutionLines(tool).size()); }
 
 ClusterOptions ThreeWorkersWithTools() {
   ClusterOptions options;
@@ -118,14 +120,6 @@ class ToolCacheTest : public testing::ClusterTest {
     return calls.ok() && calls->size() == 1 ? calls->front() : v1::Observation();
   }
 };
-
-// The lines of a tool's execution log.
-std::vector<std::string> ExecutionLines(const std::string& tool) {
-  std::ifstream in(ToolsDir() / (tool + ".log"));
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 // One slot per worker: two tasks of a board run on two workers.
 ClusterOptions OneSlotWorkersWithTools() {

@@ -1,8 +1,8 @@
 // WatchRun never fails for size: a run with more than 100,000 events (a
 // 40,000-task board) replays in pages from the store, every seq exactly
-// once, both for a watcher that follows it live from the start and for one
-// that arrives after it finished (which once ended with RESOURCE_EXHAUSTED:
-// the whole replay was queued at once).
+// once and each task completed once, both for a watcher that follows it
+// live from the start and for one that arrives after it finished (which
+// once ended with RESOURCE_EXHAUSTED: the whole replay was queued at once).
 
 #include <future>
 #include <string>
@@ -12,6 +12,7 @@
 #include "common/json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/chaos_helpers.h"
 #include "tests/testing/cluster_test.h"
 #include "tests/testing/status_matchers.h"
 
@@ -40,15 +41,6 @@ std::string Board(int count) {
   return DumpJson({{"name", "many-events"}, {"kind", "board"}, {"board", {{"tasks", tasks}}}});
 }
 
-// Seqs 1..N, each once, ending with run_finished.
-void ExpectEverySeqOnce(const std::vector<v1::RunEvent>& events) {
-  ASSERT_FALSE(events.empty());
-  for (size_t i = 0; i < events.size(); ++i) {
-    ASSERT_EQ(events[i].seq(), static_cast<int64_t>(i + 1)) << "gap or repeat at index " << i;
-  }
-  EXPECT_TRUE(events.back().has_run_finished());
-}
-
 class WatchPagingTest : public testing::ClusterTest {
  protected:
   WatchPagingTest() : ClusterTest(BigBoards()) {}
@@ -65,14 +57,14 @@ TEST_F(WatchPagingTest, RunWithOver100000Events_ReplaysWholeLiveAndAfterTheEnd) 
   absl::StatusOr<std::vector<v1::RunEvent>> followed = live.get();
   ASSERT_THAT(followed.status(), IsOk());
   ASSERT_GT(followed->size(), 100'000u) << "the run must have more events than a watcher may queue";
-  ExpectEverySeqOnce(*followed);
+  testing::ExpectCleanEventLog(*followed, kTasks);
   EXPECT_EQ(followed->back().run_finished().status(), v1::RUN_STATUS_COMPLETED)
       << followed->back().DebugString();
 
   absl::StatusOr<std::vector<v1::RunEvent>> replayed = cluster_.WatchToEnd(*run_id, 240'000);
   ASSERT_THAT(replayed.status(), IsOk());
   ASSERT_EQ(replayed->size(), followed->size());
-  ExpectEverySeqOnce(*replayed);
+  testing::ExpectCleanEventLog(*replayed, kTasks);
 }
 
 }  // namespace

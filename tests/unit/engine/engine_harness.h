@@ -143,7 +143,8 @@ class EngineHarness {
   TestWorker Connect(std::string worker_id, const std::vector<std::string>& agents, int slots = 1,
                      const std::vector<v1::HeldTask>& held = {},
                      const std::vector<v1::ToolDeclaration>& tools = {},
-                     const std::string& incarnation = "i-1") {
+                     const std::string& incarnation = "i-1",
+                     const std::string& identity = "") {
     TestWorker worker;
     worker.worker_id = std::move(worker_id);
     worker.stream_id = engine_->NewStreamId();
@@ -155,7 +156,7 @@ class EngineHarness {
     hello.set_slots(slots);
     for (const v1::HeldTask& task : held) *hello.add_held_tasks() = task;
     for (const v1::ToolDeclaration& tool : tools) *hello.add_tools() = tool;
-    engine_->WorkerHello(worker.stream_id, std::move(hello), worker.channel);
+    engine_->WorkerHello(worker.stream_id, std::move(hello), worker.channel, identity);
     engine_->RunOnce();
     return worker;
   }

@@ -12,6 +12,7 @@
 #include "scheduler/engine/engine.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/unit/engine/engine_harness.h"
+#include "tests/unit/engine/forwarding_store.h"
 
 namespace taskboard::engine {
 namespace {
@@ -475,26 +476,10 @@ TEST(EngineRuns, Events_WatchersGetCommittedEventsInOrder) {
 }
 
 // A store whose previous process may have lost writes (stop_marker.h).
-class LossyStore final : public store::Store {
+class LossyStore final : public testing::ForwardingStore {
  public:
-  explicit LossyStore(store::Store& inner) : inner_(inner) {}
-  absl::Status Write(const store::WriteBatch& batch) override { return inner_.Write(batch); }
-  absl::StatusOr<std::optional<std::string>> Get(store::Column column,
-                                                 absl::string_view key) override {
-    return inner_.Get(column, key);
-  }
-  absl::Status Scan(store::Column column, absl::string_view start, absl::string_view end,
-                    const Visitor& visit) override {
-    return inner_.Scan(column, start, end, visit);
-  }
-  absl::Status ScanReverse(store::Column column, absl::string_view start, absl::string_view end,
-                           const Visitor& visit) override {
-    return inner_.ScanReverse(column, start, end, visit);
-  }
+  using ForwardingStore::ForwardingStore;
   bool MayHaveLostWrites() const override { return true; }
-
- private:
-  store::Store& inner_;
 };
 
 // After a restart on a store that may have lost its last writes, an

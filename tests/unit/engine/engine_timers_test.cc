@@ -235,48 +235,27 @@ TEST(EngineTimers, Reconnect_SameProcessWithoutAStartedTask_CostsAnAttempt) {
 TEST(EngineTimers, Reconnect_LeaseClaimedByAnotherWorkerOrToken_Revoked) {
   EngineHarness h;
   h.Submit(kOneTask);
-  const uint64_t first = h.engine().NewStreamId();
-  auto channel = std::make_shared<testing::RecordingChannel>();
-  v1::Hello hello;
-  hello.set_worker_id("w1");
-  hello.set_incarnation("i-1");
-  hello.add_agents()->set_name("coder");
-  hello.set_slots(1);
-  h.engine().WorkerHello(first, hello, channel, "pool-a");
-  h.RunOnce();
-  std::vector<v1::Assignment> assigned = EngineHarness::Assignments(channel->Take());
-  ASSERT_THAT(assigned, SizeIs(1));
-  const v1::Assignment a = assigned[0];
-  v1::ConnectRequest started;
-  started.mutable_task_started()->set_task_id(a.task_id());
-  started.mutable_task_started()->set_lease_id(a.lease_id());
-  h.engine().WorkerMessage(first, started);
-  h.engine().WorkerDisconnected(first);
-  h.RunOnce();
+  TestWorker w = h.Connect("w1", {"coder"}, 1, {}, {}, "i-1", "pool-a");
+  v1::Assignment a = h.OnlyAssignment(w);
+  h.Started(w, a);
+  h.Disconnect(w);
+  const auto revoked = [](const TestWorker& worker) {
+    std::vector<v1::ConnectResponse> messages = worker.channel->Take();
+    EXPECT_FALSE(messages.empty());
+    return messages.empty() ? std::vector<std::string>()
+                            : std::vector<std::string>(
+                                  messages[0].welcome().revoked_lease_ids().begin(),
+                                  messages[0].welcome().revoked_lease_ids().end());
+  };
 
   // Another worker id with the lease id: revoked.
-  TestWorker thief = h.Connect("w2", {"coder"}, 0, {Held(a)});
-  std::vector<v1::ConnectResponse> messages = thief.channel->Take();
-  ASSERT_FALSE(messages.empty());
-  EXPECT_THAT(messages[0].welcome().revoked_lease_ids(), ElementsAre(a.lease_id()));
+  EXPECT_THAT(revoked(h.Connect("w2", {"coder"}, 0, {Held(a)}, {}, "i-9", "pool-a")),
+              ElementsAre(a.lease_id()));
   // The same worker id behind another token: revoked too.
-  const uint64_t other = h.engine().NewStreamId();
-  auto other_channel = std::make_shared<testing::RecordingChannel>();
-  *hello.add_held_tasks() = Held(a);
-  hello.set_slots(0);
-  h.engine().WorkerHello(other, hello, other_channel, "pool-b");
-  h.RunOnce();
-  messages = other_channel->Take();
-  ASSERT_FALSE(messages.empty());
-  EXPECT_THAT(messages[0].welcome().revoked_lease_ids(), ElementsAre(a.lease_id()));
+  EXPECT_THAT(revoked(h.Connect("w1", {"coder"}, 0, {Held(a)}, {}, "i-1", "pool-b")),
+              ElementsAre(a.lease_id()));
   // The holder itself takes it back.
-  const uint64_t holder = h.engine().NewStreamId();
-  auto holder_channel = std::make_shared<testing::RecordingChannel>();
-  h.engine().WorkerHello(holder, hello, holder_channel, "pool-a");
-  h.RunOnce();
-  messages = holder_channel->Take();
-  ASSERT_FALSE(messages.empty());
-  EXPECT_THAT(messages[0].welcome().revoked_lease_ids(), IsEmpty());
+  EXPECT_THAT(revoked(h.Connect("w1", {"coder"}, 0, {Held(a)}, {}, "i-1", "pool-a")), IsEmpty());
 }
 
 TEST(EngineTimers, Reconnect_HoldingUnknownLease_RevokedInWelcome) {

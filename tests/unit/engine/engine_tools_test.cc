@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/engine/policy_service_caller.h"
 #include "tests/unit/engine/engine_harness.h"
+#include "tests/unit/engine/read_file_calls.h"
 
 namespace taskboard::engine {
 namespace {
@@ -27,16 +28,9 @@ constexpr char kTwoIndependent[] = R"({"name": "two", "phases": [
     {"id": "a", "agent": "coder", "task": "A"},
     {"id": "b", "agent": "coder", "task": "B"}]})";
 
-constexpr char kReadArgs[] = R"({"path":"README.md"})";
-constexpr char kReadResult[] = R"({"content":"# Taskboard"})";
-
-v1::ToolDeclaration CacheableReadFile() {
-  v1::ToolDeclaration tool;
-  tool.set_name("read_file");
-  tool.set_cacheable(true);
-  tool.set_default_ttl_ms(60'000);
-  return tool;
-}
+using ::taskboard::engine::testing::CacheableReadFile;
+using ::taskboard::engine::testing::kReadArgs;
+using ::taskboard::engine::testing::kReadResult;
 
 std::vector<v1::Observation> ObservationEvents(const std::vector<v1::RunEvent>& events) {
   std::vector<v1::Observation> observations;

@@ -13,6 +13,7 @@
 #include "scheduler/engine/engine.h"
 #include "scheduler/store/keys.h"
 #include "tests/unit/engine/engine_harness.h"
+#include "tests/unit/engine/read_file_calls.h"
 
 namespace taskboard::engine {
 namespace {
@@ -21,17 +22,14 @@ using ::taskboard::engine::testing::EngineHarness;
 using ::taskboard::engine::testing::TestWorker;
 using ::testing::SizeIs;
 
-constexpr int64_t kRetentionMs = 60'000;
-constexpr char kReadArgs[] = R"({"path":"README.md"})";
-constexpr char kReadResult[] = R"({"content":"# Taskboard"})";
+using ::taskboard::engine::testing::kReadArgs;
+using ::taskboard::engine::testing::kReadResult;
 
+constexpr int64_t kRetentionMs = 60'000;
+
+// Cached in the run's request scope, for longer than the retention.
 v1::ToolDeclaration CacheableReadFile() {
-  v1::ToolDeclaration tool;
-  tool.set_name("read_file");
-  tool.set_cacheable(true);
-  tool.set_default_ttl_ms(24 * 3600 * 1000);  // outlives the retention
-  tool.set_default_scope(v1::CACHE_SCOPE_REQUEST);
-  return tool;
+  return testing::CacheableReadFile(24 * 3600 * 1000, v1::CACHE_SCOPE_REQUEST);
 }
 
 EngineOptions WithRetention(size_t keys_per_batch = 2'000) {

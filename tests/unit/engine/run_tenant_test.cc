@@ -10,6 +10,7 @@
 #include "scheduler/engine/run_reader.h"
 #include "tests/testing/flow_error_lines.h"
 #include "tests/unit/engine/engine_harness.h"
+#include "tests/unit/engine/forwarding_store.h"
 
 namespace taskboard::engine {
 namespace {
@@ -65,10 +66,9 @@ TEST(RunTenantTest, SubmittedRun_RecordsItsTenant_ChildRunInheritsIt) {
 }
 
 // The store a listing reads, counting the run records it touches.
-class CountingStore final : public store::Store {
+class CountingStore final : public testing::ForwardingStore {
  public:
-  explicit CountingStore(store::Store& inner) : inner_(inner) {}
-  absl::Status Write(const store::WriteBatch& batch) override { return inner_.Write(batch); }
+  using ForwardingStore::ForwardingStore;
   absl::StatusOr<std::optional<std::string>> Get(store::Column column,
                                                  absl::string_view key) override {
     if (column == store::Column::kRuns) ++run_reads;
@@ -91,7 +91,6 @@ class CountingStore final : public store::Store {
       return visit(key, value);
     };
   }
-  store::Store& inner_;
 };
 
 // A tenant's listing goes through its own index: with 100 runs of another
