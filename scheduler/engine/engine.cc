@@ -221,7 +221,7 @@ void Engine::Commit() {
       // Root runs, by age, for --retention (children go with their root).
       if (record.run().parent_run_id().empty()) {
         batch.Put(store::Column::kMeta,
-                  store::keys::FinishedRun(FinishedMs(record.run()), run_id), "");
+                  store::keys::FinishedRun(ToUnixMs(record.run().finished_at()), run_id), "");
       }
       log::Info("run finished")
           .With("run_id", run_id)

@@ -258,7 +258,7 @@ absl::Status Engine::Recover() {
         } else if (!IsTerminal(record.run().status())) {
           active.push_back(*std::move(run_id));
         } else if (backfill && record.run().parent_run_id().empty()) {
-          const int64_t finished_ms = FinishedMs(record.run());
+          const int64_t finished_ms = ToUnixMs(record.run().finished_at());
           finished_roots.emplace_back(*std::move(run_id),
                                       finished_ms > 0 ? finished_ms : record.created_unix_ms());
         }

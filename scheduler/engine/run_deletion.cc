@@ -9,10 +9,6 @@
 
 namespace taskboard::engine {
 
-int64_t FinishedMs(const v1::Run& run) {
-  return run.finished_at().seconds() * 1000 + run.finished_at().nanos() / 1'000'000;
-}
-
 absl::StatusOr<RunDeletion> RunDeletion::Plan(store::Store& store, const std::string& root_run_id,
                                               int64_t indexed_finished_ms, std::string index_key) {
   absl::StatusOr<store::RunRecord> root = ReadRunRecord(store, root_run_id);
@@ -21,7 +17,7 @@ absl::StatusOr<RunDeletion> RunDeletion::Plan(store::Store& store, const std::st
     return absl::FailedPreconditionError(
         absl::StrCat("run ", root_run_id, " is not a finished root run"));
   }
-  if (FinishedMs(root->run()) > indexed_finished_ms) {
+  if (ToUnixMs(root->run().finished_at()) > indexed_finished_ms) {
     return absl::FailedPreconditionError(
         absl::StrCat("run ", root_run_id, " finished again after it was indexed"));
   }

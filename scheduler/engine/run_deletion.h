@@ -23,12 +23,8 @@
 
 #include "absl/status/statusor.h"
 #include "scheduler/store/store.h"
-#include "taskboard/v1/scheduler.pb.h"
 
 namespace taskboard::engine {
-
-// When `run` finished, in Unix ms (0 if it has not).
-int64_t FinishedMs(const v1::Run& run);
 
 class RunDeletion {
  public:

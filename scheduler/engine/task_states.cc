@@ -44,6 +44,10 @@ std::string RunStatusWord(v1::RunStatus status) {
   return absl::AsciiStrToLower(v1::RunStatus_Name(status).substr(sizeof("RUN_STATUS_") - 1));
 }
 
+int64_t ToUnixMs(const google::protobuf::Timestamp& ts) {
+  return ts.seconds() * 1000 + ts.nanos() / 1'000'000;
+}
+
 google::protobuf::Timestamp ToTimestamp(int64_t unix_ms) {
   google::protobuf::Timestamp ts;
   ts.set_seconds(unix_ms / 1000);

@@ -22,6 +22,8 @@ bool IsTerminal(v1::RunStatus status);
 std::string RunStatusWord(v1::RunStatus status);
 
 google::protobuf::Timestamp ToTimestamp(int64_t unix_ms);
+// The inverse: Unix milliseconds (0 for an unset timestamp).
+int64_t ToUnixMs(const google::protobuf::Timestamp& ts);
 
 // Adds `usage`'s counters to `total` (phase and run totals; the model is
 // not summed).

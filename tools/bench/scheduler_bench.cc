@@ -63,9 +63,6 @@ int64_t NowUs() {
       .count();
 }
 
-int64_t TimestampMs(const google::protobuf::Timestamp& at) {
-  return at.seconds() * 1000 + at.nanos() / 1'000'000;
-}
 
 // A worker that completes every assignment at once, recording how long each
 // waited between becoming ready and arriving here.
@@ -237,7 +234,7 @@ void BM_NoopBoard(benchmark::State& state) {
     client->GetRun(&context, get, &run);
     std::vector<int64_t> e2e_ms;
     for (const v1::Task& task : run.run().tasks()) {
-      e2e_ms.push_back(TimestampMs(task.finished_at()) - submit_ms);
+      e2e_ms.push_back(engine::ToUnixMs(task.finished_at()) - submit_ms);
     }
     std::vector<int64_t> dispatch_us = cluster.TakeDispatchLatencies();
     state.counters["tasks_per_s"] = tasks / seconds;
@@ -318,7 +315,7 @@ void BM_PacedBoards(benchmark::State& state) {
       for (const v1::Task& task : run.run().tasks()) {
         if (task.state() != v1::TASK_STATE_COMPLETED) continue;
         ++completed;
-        e2e_ms.push_back(TimestampMs(task.finished_at()) - submit_ms);
+        e2e_ms.push_back(engine::ToUnixMs(task.finished_at()) - submit_ms);
       }
     }
     double elapsed =
