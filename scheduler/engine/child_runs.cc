@@ -5,27 +5,74 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
+#include "scheduler/flow/phase_pattern.h"
+#include "scheduler/flow/run_args.h"
 #include "scheduler/policy/effective_policy.h"
 
 namespace taskboard::engine {
 
-v1::FlowSpec NestedSupervisorFlow(const v1::FlowSpec& parent, absl::string_view step_id,
-                                  std::string goal) {
+namespace {
+
+// What every child inherits from its parent: one flow policy for the whole
+// request (the child selects prior work the way the parent's author chose,
+// not by its own kind's default), the tool cache rules, attempts and
+// timeouts.
+v1::FlowSpec ChildOf(const v1::FlowSpec& parent, v1::FlowKind parent_kind,
+                     absl::string_view task_id) {
   v1::FlowSpec child;
-  child.set_name(absl::StrCat(parent.name(), "/", step_id));
-  child.set_description(absl::StrCat("step '", step_id, "' of ", parent.name()));
-  // One flow policy for the whole request: the child selects prior work the
-  // way the flow's author chose for the plan (or the plan's default), not
-  // the supervisor kind's default.
-  *child.mutable_flow_policy() =
-      policy::EffectivePolicy(parent.flow_policy(), v1::FLOW_KIND_PLAN_AND_EXECUTE);
+  child.set_name(absl::StrCat(parent.name(), "/", task_id));
+  child.set_description(absl::StrCat("task '", task_id, "' of ", parent.name()));
+  *child.mutable_flow_policy() = policy::EffectivePolicy(parent.flow_policy(), parent_kind);
   if (parent.has_tool_cache()) *child.mutable_tool_cache() = parent.tool_cache();
   child.set_max_attempts_per_task(parent.max_attempts_per_task());
   child.set_timeout_seconds(parent.timeout_seconds());
+  return child;
+}
+
+}  // namespace
+
+v1::FlowSpec NestedSupervisorFlow(const v1::FlowSpec& parent, absl::string_view step_id,
+                                  std::string goal) {
+  v1::FlowSpec child = ChildOf(parent, v1::FLOW_KIND_PLAN_AND_EXECUTE, step_id);
+  child.set_description(absl::StrCat("step '", step_id, "' of ", parent.name()));
   v1::SupervisorSpec& supervisor = *child.mutable_supervisor();
   supervisor = parent.plan_and_execute().step_executor();
   supervisor.set_goal(std::move(goal));
   return child;
+}
+
+v1::FlowSpec PhasePatternFlow(const v1::FlowSpec& parent, const v1::Phase& phase,
+                              absl::string_view task_id, std::string goal) {
+  v1::FlowSpec child = ChildOf(parent, v1::FLOW_KIND_TASKFLOW, task_id);
+  if (phase.has_plan()) {
+    *child.mutable_plan_and_execute() = flow::PhasePlan(phase);
+    child.mutable_plan_and_execute()->set_goal(std::move(goal));
+  } else {
+    *child.mutable_supervisor() = flow::PhaseSupervise(phase);
+    child.mutable_supervisor()->set_goal(std::move(goal));
+  }
+  return child;
+}
+
+v1::FlowSpec SavedStepFlow(const v1::FlowSpec& parent, absl::string_view step_id) {
+  v1::FlowSpec child = parent.plan_and_execute().step_flow_spec();
+  child.set_description(absl::StrCat("step '", step_id, "' of ", parent.name(), ": ",
+                                     child.description()));
+  return child;
+}
+
+absl::StatusOr<Json> ChildRunArgs(const store::TaskRecord& task, const Json& parent_args) {
+  const v1::FlowSpec& child = task.child_spec();
+  if (child.args().empty()) return parent_args;
+  Json args = Json::object();
+  for (const v1::ArgSpec& arg : child.args()) {
+    if (arg.name() == "goal") {
+      args["goal"] = task.task().title();
+    } else if (parent_args.is_object() && parent_args.contains(arg.name())) {
+      args[arg.name()] = parent_args[arg.name()];
+    }
+  }
+  return flow::BindRunArgs(child, args);
 }
 
 void AwaitChildRun(store::TaskRecord& task, v1::FlowSpec child_flow, int64_t now_ms) {

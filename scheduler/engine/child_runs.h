@@ -17,7 +17,9 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/json.h"
 #include "scheduler/store/records.pb.h"
 #include "taskboard/v1/flow.pb.h"
 
@@ -30,6 +32,24 @@ namespace taskboard::engine {
 // and timeouts.
 v1::FlowSpec NestedSupervisorFlow(const v1::FlowSpec& parent, absl::string_view step_id,
                                   std::string goal);
+
+// The flow of the child run that carries out task `task_id` of the pattern
+// phase `phase` (flow/phase_pattern.h) of the taskflow `parent`: the phase's
+// pattern with `goal` (the task's interpolated text) as its goal, and the
+// parent's flow policy, tool cache rules, attempts and timeouts.
+v1::FlowSpec PhasePatternFlow(const v1::FlowSpec& parent, const v1::Phase& phase,
+                              absl::string_view task_id, std::string goal);
+
+// The flow of the child run that carries out plan step `step_id` with the
+// saved flow the plan names as its step executor (resolved at submit): that
+// flow, with the step's goal bound to its arg `goal` by the engine.
+v1::FlowSpec SavedStepFlow(const v1::FlowSpec& parent, absl::string_view step_id);
+
+// The args of the child run that carries out `task`: a pattern child shares
+// its parent's `parent_args`; a saved flow (it declares args) gets those of
+// its args the parent has, with `goal` the task's goal. INVALID_ARGUMENT
+// when they do not bind (a required arg the parent does not have).
+absl::StatusOr<Json> ChildRunArgs(const store::TaskRecord& task, const Json& parent_args);
 
 // Marks `task` RUNNING on behalf of a child run with `child_flow`; the
 // engine starts the child (StartsChildRun is then true) and fills in

@@ -16,6 +16,10 @@
 // - Advance makes newly possible tasks READY, skips what can no longer run,
 //   and sets the run's terminal status (plus a `run_finished` event) when
 //   nothing is left to do.
+// - Resume continues a run ResumeRun put back to `running` (run_control.h):
+//   what completed is kept, what did not is done again. Taskflows and boards
+//   re-run their phases through Start (a done phase with an unchanged input
+//   hash is reused); the patterns rewind their own tasks (pattern_resume.h).
 
 #include <cstdint>
 #include <memory>
@@ -32,6 +36,7 @@ class Driver {
   virtual ~Driver() = default;
   virtual void Start(RunState& run, int64_t now_ms) = 0;
   virtual void Advance(RunState& run, int64_t now_ms) = 0;
+  virtual void Resume(RunState& run, int64_t now_ms) { Start(run, now_ms); }
 };
 
 // The driver for `spec`'s kind, enforcing `limits` (run_limits.h).

@@ -226,6 +226,9 @@ class Engine {
                 std::function<void(absl::StatusOr<v1::RunStatus>)>& done);
   void DoResume(const std::string& run_id, std::function<void(absl::StatusOr<ResumeResult>)>& done);
   absl::StatusOr<std::unique_ptr<RunState>> LoadRun(const std::string& run_id);
+  // Puts a loaded, resumable run back to running under its driver's Resume
+  // and activates it (ResumeRun, and a parent's resume reaching its children).
+  absl::StatusOr<ResumeResult> ResumeLoaded(std::unique_ptr<RunState> state);
   void Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver, v1::FlowSpec spec);
 
   // Nested runs (engine_children.cc, child_runs.h). After the drivers
@@ -236,6 +239,11 @@ class Engine {
   // Starts the child run that carries out `task_id` of `parent`; returns its
   // id, or "" when it could not start (the task then fails).
   std::string StartChildRun(RunState& parent, const std::string& task_id);
+  // A resumed parent's task whose child run did not complete: resumes that
+  // child under its own id, so its completed work is kept (a child that
+  // cannot be resumed is replaced by a new one). Returns the child's id, or
+  // "" when none runs (the task then fails).
+  std::string ResumeChildRun(RunState& parent, const std::string& task_id);
   // Settles the parent's task of the ended child `child`; false when the
   // parent is not active or the task was already settled.
   bool SettleParentTask(const RunState& child);

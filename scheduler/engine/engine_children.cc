@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/child_runs.h"
 #include "scheduler/engine/engine.h"
+#include "common/log/log.h"
+#include "scheduler/engine/run_control.h"
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
@@ -44,11 +46,25 @@ void Engine::AdvanceNested() {
       continue;
     }
     std::vector<std::string> starts;
+    std::vector<std::string> resumes;
     for (const std::string& task_id : run->changed_tasks()) {
       const store::TaskRecord* task = run->FindTask(task_id);
-      if (task != nullptr && StartsChildRun(*task)) starts.push_back(task_id);
+      if (task == nullptr) continue;
+      if (StartsChildRun(*task)) {
+        starts.push_back(task_id);
+      } else if (AwaitsChildRun(*task) && !runs_.contains(task->task().child_run_id())) {
+        resumes.push_back(task_id);  // the parent was resumed (pattern_resume.h)
+      }
     }
     bool failed_to_start = false;
+    for (const std::string& task_id : resumes) {
+      std::string child_id = ResumeChildRun(*run, task_id);
+      if (child_id.empty()) {
+        failed_to_start = true;
+      } else {
+        pending.push_back(std::move(child_id));
+      }
+    }
     for (const std::string& task_id : starts) {
       std::string child_id = StartChildRun(*run, task_id);
       if (child_id.empty()) {
@@ -78,7 +94,13 @@ std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) 
   }
   SubmitRequest request;
   request.spec = task.child_spec();
-  request.args = flow::ProtoStructToJson(parent.record().run().args());
+  absl::StatusOr<Json> args =
+      ChildRunArgs(task, flow::ProtoStructToJson(parent.record().run().args()));
+  if (!args.ok()) {
+    FailTask(task, absl::StrCat("cannot start its child run: ", args.status().message()), now_ms_);
+    return "";
+  }
+  request.args = *std::move(args);
   request.session_id = parent.record().run().session_id();
   request.tenant = parent.record().tenant();
   for (const auto& [key, value] : parent.record().run().labels()) request.labels[key] = value;
@@ -90,6 +112,27 @@ std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) 
   task.mutable_task()->set_child_run_id(*child);
   parent.MutableRecord().mutable_run()->add_child_run_ids(*child);
   return *std::move(child);
+}
+
+std::string Engine::ResumeChildRun(RunState& parent, const std::string& task_id) {
+  const std::string child_id = parent.FindTask(task_id)->task().child_run_id();
+  Touch(parent.run_id());
+  absl::StatusOr<std::unique_ptr<RunState>> child = LoadRun(child_id);
+  absl::Status resumable = child.ok() ? CheckResumable((*child)->record()) : child.status();
+  if (resumable.ok()) {
+    absl::StatusOr<ResumeResult> resumed = ResumeLoaded(*std::move(child));
+    if (resumed.ok()) return child_id;
+    resumable = resumed.status();
+  }
+  // Completed (its output said the step failed) or unreadable: a new child
+  // carries the task out.
+  log::Info("starting a new child run instead of resuming one")
+      .With("run_id", parent.run_id())
+      .With("task_id", task_id)
+      .With("child_run_id", child_id)
+      .With("reason", resumable.message());
+  parent.MutableTask(task_id).mutable_task()->clear_child_run_id();
+  return StartChildRun(parent, task_id);
 }
 
 bool Engine::SettleParentTask(const RunState& child) {

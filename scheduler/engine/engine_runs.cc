@@ -211,22 +211,28 @@ void Engine::DoResume(const std::string& run_id,
         absl::StrCat("run ", run_id, " is a child run of ", parent,
                      "; child runs end with their parent: resume or re-run ", parent, " instead")));
   }
-  absl::StatusOr<v1::FlowSpec> spec = LoadSpec(*options_.store, run_id);
-  if (!spec.ok()) return done(spec.status());
-  absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(*spec, options_.limits);
-  if (!driver.ok()) return done(driver.status());
+  absl::StatusOr<ResumeResult> result = ResumeLoaded(*std::move(state));
+  if (!result.ok()) return done(result.status());
+  effects_.push_back([done, result = *std::move(result)] { done(result); });
+}
 
-  RunState& run = **state;
+absl::StatusOr<ResumeResult> Engine::ResumeLoaded(std::unique_ptr<RunState> state) {
+  const std::string run_id = state->run_id();
+  absl::StatusOr<v1::FlowSpec> spec = LoadSpec(*options_.store, run_id);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(*spec, options_.limits);
+  if (!driver.ok()) return driver.status();
+  RunState& run = *state;
   PrepareResume(run);
-  (*driver)->Start(run, now_ms_);
+  (*driver)->Resume(run, now_ms_);
   ResumeResult result;
   result.run_id = run_id;
   for (const store::PhaseRecord& phase : run.record().phases()) {
     if (phase.reused()) result.reused_phases.push_back(phase.status().phase_id());
   }
   run.EmitFirst(RunStartedEvent(result.reused_phases));
-  Activate(*std::move(state), *std::move(driver), *std::move(spec));
-  effects_.push_back([done, result = std::move(result)] { done(result); });
+  Activate(std::move(state), *std::move(driver), *std::move(spec));
+  return result;
 }
 
 absl::Status Engine::Recover() {

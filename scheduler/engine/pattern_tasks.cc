@@ -76,11 +76,16 @@ std::optional<std::vector<flow::PlannedTask>> TakePlan(RunState& run, const std:
     FailAndMaybeRetry(run.MutableTask(planner_id),
                       absl::StrCat("the plan is invalid: ", plan.status().message()), now_ms);
   }
-  if (planner->task().state() == v1::TASK_STATE_FAILED) {
-    FinishRun(run, v1::RUN_STATUS_FAILED, "",
-              absl::StrCat("planner failed: ", planner->task().error()), now_ms);
-  }
+  if (planner->task().state() == v1::TASK_STATE_FAILED) FailPatternRun(run, *planner, "", now_ms);
   return std::nullopt;
+}
+
+void FailPatternRun(RunState& run, const store::TaskRecord& task, std::string output,
+                    int64_t now_ms) {
+  FinishRun(run, v1::RUN_STATUS_FAILED, std::move(output),
+            absl::StrCat(task.task().role(), " failed: ", task.task().error(),
+                         " (taskboard resume runs it again and keeps the completed work)"),
+            now_ms);
 }
 
 void SetPatternPhase(RunState& run, const std::string& phase, int iteration, std::string detail) {

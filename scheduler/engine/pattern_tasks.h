@@ -64,6 +64,13 @@ std::optional<std::vector<flow::PlannedTask>> TakePlan(RunState& run, const std:
 // a replan adds) has more than `limits.max_plan_tasks` tasks.
 absl::Status CheckPlanSize(size_t tasks, const RunLimits& limits);
 
+// Fails the run because the driver's own task `task` (an evaluator,
+// reviewer, replanner or synthesizer) failed for good, keeping `output` (the
+// results so far). The completed work stays: ResumeRun runs that task again
+// (pattern_resume.h).
+void FailPatternRun(RunState& run, const store::TaskRecord& task, std::string output,
+                    int64_t now_ms);
+
 // Records where the run is and tells watchers (a board_meta event).
 void SetPatternPhase(RunState& run, const std::string& phase, int iteration, std::string detail);
 

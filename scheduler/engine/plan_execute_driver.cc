@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
 #include "scheduler/engine/child_runs.h"
+#include "scheduler/engine/pattern_resume.h"
 #include "scheduler/engine/pattern_tasks.h"
 #include "scheduler/engine/run_finish.h"
 #include "scheduler/engine/task_lifecycle.h"
@@ -97,6 +98,12 @@ void PlanExecuteDriver::Start(RunState& run, int64_t now_ms) {
   SetPhase(run, kPlanning, "");
 }
 
+void PlanExecuteDriver::Resume(RunState& run, int64_t now_ms) {
+  if (run.FindTask(kPlannerId) == nullptr) return Start(run, now_ms);
+  RewindPatternRun(run, {{"step"}, kSynthesizerId}, now_ms);
+  Advance(run, now_ms);
+}
+
 void PlanExecuteDriver::Advance(RunState& run, int64_t now_ms) {
   if (IsTerminal(run.record().run().status())) return;
   const std::string phase = run.record().pattern_phase();
@@ -111,8 +118,9 @@ void PlanExecuteDriver::Advance(RunState& run, int64_t now_ms) {
     const store::TaskRecord* evaluator = run.FindTask(EvaluatorId(Iterations(run)));
     if (evaluator == nullptr) return;
     if (evaluator->task().state() == v1::TASK_STATE_FAILED) {
-      // A broken evaluator does not throw the plan's results away.
-      Conclude(run, now_ms);
+      // The plan's results stay in the run's output and its tasks: a resume
+      // asks the evaluator again.
+      return FailPatternRun(run, *evaluator, PlanJson(run, "failed"), now_ms);
     } else if (evaluator->task().state() == v1::TASK_STATE_COMPLETED) {
       ApplyDecision(run, *evaluator, now_ms);
     }
@@ -121,7 +129,7 @@ void PlanExecuteDriver::Advance(RunState& run, int64_t now_ms) {
     const store::TaskRecord* replanner = run.FindTask(ReplannerId(Iterations(run)));
     if (replanner == nullptr) return;
     if (replanner->task().state() == v1::TASK_STATE_FAILED) {
-      Conclude(run, now_ms);
+      return FailPatternRun(run, *replanner, PlanJson(run, "failed"), now_ms);
     } else if (replanner->task().state() == v1::TASK_STATE_COMPLETED) {
       ApplyReplan(run, *replanner, now_ms);
     }
@@ -135,8 +143,7 @@ void PlanExecuteDriver::Advance(RunState& run, int64_t now_ms) {
     const store::TaskRecord* synthesizer = run.FindTask(kSynthesizerId);
     if (synthesizer == nullptr) return;
     if (synthesizer->task().state() == v1::TASK_STATE_FAILED) {
-      return FinishRun(run, v1::RUN_STATUS_FAILED, "",
-                       absl::StrCat("synthesizer failed: ", synthesizer->task().error()), now_ms);
+      return FailPatternRun(run, *synthesizer, PlanJson(run, "failed"), now_ms);
     }
     if (synthesizer->task().state() == v1::TASK_STATE_COMPLETED) Finish(run, now_ms);
   }
@@ -267,6 +274,9 @@ bool PlanExecuteDriver::DrainSteps(RunState& run, int64_t now_ms) {
                                               " of a plan for: ", Goal(run), builds_on,
                                               instructions.empty() ? "" : "\n\n", instructions)),
             now_ms);
+      } else if (!plan_.step_flow().empty()) {
+        // A saved flow does the step; it gets the goal as its arg `goal`.
+        AwaitChildRun(task, SavedStepFlow(spec_, id), now_ms);
       } else {
         assignment.set_prompt(absl::StrCat(
             instructions, "Overall goal: ", Goal(run), "\n\nYour step (", id,
@@ -321,7 +331,7 @@ void PlanExecuteDriver::ApplyDecision(RunState& run, const store::TaskRecord& ev
     if (FailAndMaybeRetry(run.MutableTask(id),
                           absl::StrCat("the decision is invalid: ", decision.status().message()),
                           now_ms)) {
-      Conclude(run, now_ms);
+      FailPatternRun(run, *run.FindTask(id), PlanJson(run, "failed"), now_ms);
     }
     return;
   }
@@ -332,7 +342,7 @@ void PlanExecuteDriver::ApplyDecision(RunState& run, const store::TaskRecord& ev
   if (decision->tasks.has_value()) {
     if (absl::Status added = AddSteps(run, *decision->tasks, iteration, now_ms); !added.ok()) {
       if (FailAndMaybeRetry(run.MutableTask(id), std::string(added.message()), now_ms)) {
-        Conclude(run, now_ms);
+        FailPatternRun(run, *run.FindTask(id), PlanJson(run, "failed"), now_ms);
       }
       return;
     }
@@ -367,7 +377,7 @@ void PlanExecuteDriver::ApplyReplan(RunState& run, const store::TaskRecord& repl
   if (!added.ok()) {
     if (FailAndMaybeRetry(run.MutableTask(id),
                           absl::StrCat("the replan is invalid: ", added.message()), now_ms)) {
-      Conclude(run, now_ms);
+      FailPatternRun(run, *run.FindTask(id), PlanJson(run, "failed"), now_ms);
     }
     return;
   }

@@ -11,7 +11,8 @@
 //           a failed step skips every pending step that depends on it
 //      │ nothing left to run: iteration += 1
 //      │   deterministic evaluator: done
-//      │   llm evaluator: an `evaluator-N` task decides
+//      │   llm evaluator: an `evaluator-N` task decides (failed for good:
+//      │   the run fails, keeping the plan; a resume asks it again)
 //      │     complete / continue: done
 //      │     replan with inline tasks: they join the plan ──> active
 //      │     replan: a `replanner-N` task returns tasks    ──> active
@@ -46,6 +47,7 @@ class PlanExecuteDriver final : public Driver {
 
   void Start(RunState& run, int64_t now_ms) override;
   void Advance(RunState& run, int64_t now_ms) override;
+  void Resume(RunState& run, int64_t now_ms) override;
 
   static constexpr char kPlannerId[] = "planner";
   static constexpr char kSynthesizerId[] = "synthesizer";

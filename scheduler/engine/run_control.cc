@@ -49,6 +49,11 @@ absl::Status CheckResumable(const store::RunRecord& record) {
     case v1::RUN_STATUS_CANCELLED:
     case v1::RUN_STATUS_PAUSED:
       return absl::OkStatus();
+    case v1::RUN_STATUS_COMPLETED:
+      return absl::FailedPreconditionError(
+          absl::StrCat("run ", record.run().run_id(),
+                       " already completed: there is nothing to resume (submit the flow again "
+                       "to run it anew)"));
     default:
       return absl::FailedPreconditionError(
           absl::StrCat("run ", record.run().run_id(), " is ", RunStatusWord(record.run().status()),

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/json.h"
+#include "scheduler/engine/pattern_resume.h"
 #include "scheduler/engine/pattern_tasks.h"
 #include "scheduler/engine/run_finish.h"
 #include "scheduler/engine/task_lifecycle.h"
@@ -47,6 +48,21 @@ SupervisorDriver::SupervisorDriver(const v1::FlowSpec& spec, const RunLimits& li
                         ? supervisor_.max_iterations()
                         : std::min(3, std::max(1, limits.max_iterations));
   max_attempts_ = spec_.max_attempts_per_task() > 0 ? spec_.max_attempts_per_task() : 1;
+  max_replans_ = supervisor_.has_max_replans() ? supervisor_.max_replans() : 1;
+}
+
+int SupervisorDriver::Replans(const RunState& run) const {
+  int replans = 0;
+  for (int round = 2; round <= Iterations(run) + 1; ++round) {
+    const store::TaskRecord* planner = run.FindTask(RevisionId(round));
+    replans += planner != nullptr && IsReplan(*planner);
+  }
+  return replans;
+}
+
+bool SupervisorDriver::IsReplan(const store::TaskRecord& planner) {
+  absl::StatusOr<Json> input = ParseJson(planner.assignment().input_json());
+  return input.ok() && input->is_object() && input->value("replan", false);
 }
 
 int SupervisorDriver::Iterations(const RunState& run) const {
@@ -127,6 +143,23 @@ void SupervisorDriver::Start(RunState& run, int64_t now_ms) {
   SetPatternPhase(run, kPlanning, 1, "");
 }
 
+void SupervisorDriver::Resume(RunState& run, int64_t now_ms) {
+  if (run.FindTask(kPlannerId) == nullptr) return Start(run, now_ms);
+  if (run.record().pattern_phase() == kCompleted) {
+    // The run ended without them: what the reviewer sent back or escalated
+    // runs again, with its last feedback.
+    for (const store::TaskRecord* worker : Workers(run)) {
+      const std::string status = Status(*worker);
+      if (status != "needs-revision" && status != "escalated") continue;
+      const store::TaskRecord previous = *worker;
+      run.PutTask(NewWorker(run, previous.task().task_id(), previous.task().title(), &previous, 0,
+                            now_ms));
+    }
+  }
+  RewindPatternRun(run, {{"worker"}, kSynthesizerId}, now_ms);
+  Advance(run, now_ms);
+}
+
 void SupervisorDriver::Advance(RunState& run, int64_t now_ms) {
   if (IsTerminal(run.record().run().status())) return;
   const std::string phase = run.record().pattern_phase();
@@ -134,26 +167,27 @@ void SupervisorDriver::Advance(RunState& run, int64_t now_ms) {
     std::optional<std::vector<flow::PlannedTask>> plan = TakePlan(run, kPlannerId, limits_, now_ms);
     if (!plan.has_value()) return;
     StartWorkers(run, *std::move(plan), now_ms);
-  } else if (phase == kRevising) {
+  } else if (phase == kRevising || phase == pattern_phase::kReplanning) {
     const store::TaskRecord* planner = run.FindTask(RevisionId(Iterations(run) + 1));
     if (planner == nullptr) return;
     if (planner->task().state() == v1::TASK_STATE_FAILED) {
-      return Conclude(run, now_ms);
+      return FailPatternRun(run, *planner, Report(run), now_ms);
     }
     if (planner->task().state() != v1::TASK_STATE_COMPLETED) return;
     ApplyRevision(run, *planner, now_ms);
   } else if (phase == kReviewing) {
     const store::TaskRecord* reviewer = run.FindTask(ReviewerId(Iterations(run)));
     if (reviewer == nullptr) return;
-    if (reviewer->task().state() == v1::TASK_STATE_FAILED) return Conclude(run, now_ms);
+    if (reviewer->task().state() == v1::TASK_STATE_FAILED) {
+      return FailPatternRun(run, *reviewer, Report(run), now_ms);
+    }
     if (reviewer->task().state() == v1::TASK_STATE_COMPLETED) ApplyReview(run, *reviewer, now_ms);
     return;
   } else if (phase == kSynthesizing) {
     const store::TaskRecord* synthesizer = run.FindTask(kSynthesizerId);
     if (synthesizer == nullptr) return;
     if (synthesizer->task().state() == v1::TASK_STATE_FAILED) {
-      return FinishRun(run, v1::RUN_STATUS_FAILED, "",
-                       absl::StrCat("synthesizer failed: ", synthesizer->task().error()), now_ms);
+      return FailPatternRun(run, *synthesizer, Report(run), now_ms);
     }
     if (synthesizer->task().state() == v1::TASK_STATE_COMPLETED) Finish(run, now_ms);
     return;
@@ -240,7 +274,7 @@ void SupervisorDriver::ApplyReview(RunState& run, const store::TaskRecord& revie
     if (FailAndMaybeRetry(run.MutableTask(reviewer_id),
                           absl::StrCat("the review is invalid: ", review.status().message()),
                           now_ms)) {
-      Conclude(run, now_ms);
+      FailPatternRun(run, *run.FindTask(reviewer_id), Report(run), now_ms);
     }
     return;
   }
@@ -268,8 +302,11 @@ void SupervisorDriver::ApplyReview(RunState& run, const store::TaskRecord& revie
     }
     if (entry.verdict() == "needs-revision") revise.push_back(id);
   }
-  if (revise.empty() || iteration >= max_iterations_) return Conclude(run, now_ms);
-  // The planner revises the goals of what needs work, from the feedback.
+  // `needs_replanning` sends the remaining work back to be planned again
+  // (new tasks may join), at most max_replans times; verdicts alone only
+  // revise the goals of the tasks sent back.
+  const bool replan = review->needs_replanning && Replans(run) < max_replans_;
+  if ((revise.empty() && !replan) || iteration >= max_iterations_) return Conclude(run, now_ms);
   Json items = Json::array();
   for (const std::string& id : revise) {
     const v1::Task& task = run.FindTask(id)->task();
@@ -277,18 +314,42 @@ void SupervisorDriver::ApplyReview(RunState& run, const store::TaskRecord& revie
                      {"goal", task.title()},
                      {"feedback", task.reviews(task.reviews_size() - 1).feedback()}});
   }
-  store::TaskRecord planner = NewPatternTask(
-      run, RevisionId(iteration + 1), "planner", supervisor_.planner_agent(),
-      absl::StrCat("Goal: ", PatternGoal(run, supervisor_.goal()),
-                   "\n\nA reviewer sent these tasks back with feedback:\n", items.dump(2),
-                   "\n\nRewrite their goals so the next attempt addresses the feedback. Answer "
-                   "with JSON {\"tasks\": [{\"id\", \"goal\"}]} using the same ids."),
-      {spec_.timeout_seconds(), max_attempts_}, now_ms);
-  planner.mutable_task()->set_title(absl::StrCat("revise ", revise.size(), " tasks"));
+  std::string prompt;
+  if (replan) {
+    Json accepted = Json::array();
+    for (const store::TaskRecord* worker : Workers(run)) {
+      if (Status(*worker) != "completed") continue;
+      accepted.push_back({{"id", worker->task().task_id()}, {"goal", worker->task().title()}});
+    }
+    prompt = absl::StrCat(
+        "Goal: ", PatternGoal(run, supervisor_.goal()),
+        "\n\nThe reviewer says the plan needs rework: ",
+        review->overall_assessment.empty() ? "(no overall assessment given)"
+                                           : review->overall_assessment,
+        "\n\nAccepted so far (keep them out of your answer):\n", accepted.dump(2),
+        "\n\nSent back with feedback:\n", items.dump(2),
+        "\n\nPlan the work that remains: the tasks sent back under their ids with revised "
+        "goals, and new tasks under new ids for what the plan missed. Answer with JSON "
+        "{\"tasks\": [{\"id\", \"goal\"}]}.");
+  } else {
+    prompt = absl::StrCat("Goal: ", PatternGoal(run, supervisor_.goal()),
+                          "\n\nA reviewer sent these tasks back with feedback:\n", items.dump(2),
+                          "\n\nRewrite their goals so the next attempt addresses the feedback. "
+                          "Answer with JSON {\"tasks\": [{\"id\", \"goal\"}]} using the same ids.");
+  }
+  store::TaskRecord planner =
+      NewPatternTask(run, RevisionId(iteration + 1), "planner", supervisor_.planner_agent(),
+                     std::move(prompt), {spec_.timeout_seconds(), max_attempts_}, now_ms);
+  planner.mutable_task()->set_title(replan ? "replan the remaining work"
+                                           : absl::StrCat("revise ", revise.size(), " tasks"));
   planner.mutable_assignment()->set_output_schema_json(std::string(flow::PlanOutputSchema()));
+  Json input = {{"goal", PatternGoal(run, supervisor_.goal())}, {"revise", items}};
+  if (replan) input["replan"] = true;
+  planner.mutable_assignment()->set_input_json(DumpJson(input));
   MarkReady(planner, now_ms);
   run.PutTask(std::move(planner));
-  SetPatternPhase(run, kRevising, iteration + 1, absl::StrJoin(revise, ", "));
+  SetPatternPhase(run, replan ? pattern_phase::kReplanning : kRevising, iteration + 1,
+                  replan ? review->overall_assessment : absl::StrJoin(revise, ", "));
 }
 
 void SupervisorDriver::ApplyRevision(RunState& run, const store::TaskRecord& planner,
@@ -302,16 +363,37 @@ void SupervisorDriver::ApplyRevision(RunState& run, const store::TaskRecord& pla
   // A revision that does not parse still re-runs the tasks, with the
   // reviewer's feedback and their old goals.
   int rerun = 0;
-  for (const store::TaskRecord* worker : Workers(run)) {
-    if (Status(*worker) != "needs-revision") continue;
+  std::vector<const store::TaskRecord*> workers = Workers(run);
+  for (const store::TaskRecord* worker : workers) {
     const std::string id = worker->task().task_id();
+    if (Status(*worker) != "needs-revision") continue;
     auto goal = goals.find(id);
     const store::TaskRecord previous = *worker;
     run.PutTask(NewWorker(run, id, goal != goals.end() ? goal->second : previous.task().title(),
                           &previous, 0, now_ms));
     ++rerun;
   }
-  SetPatternPhase(run, kActive, Iterations(run) + 1, absl::StrCat(rerun, " tasks revised"));
+  int added = 0;
+  if (IsReplan(planner) && revised.ok()) {
+    // New work the replan found; tasks already in the plan keep their ids.
+    std::vector<flow::PlannedTask> fresh;
+    for (flow::PlannedTask& task : *revised) {
+      if (IsReservedId(task.id)) task.id += "-task";
+      if (run.FindTask(task.id) == nullptr) fresh.push_back(std::move(task));
+    }
+    if (CheckPlanSize(workers.size() + fresh.size(), limits_).ok()) {
+      int position = static_cast<int>(workers.size());
+      for (const flow::PlannedTask& task : fresh) {
+        store::TaskRecord worker = NewWorker(run, task.id, task.goal, nullptr, position++, now_ms);
+        worker.set_review_round(Iterations(run) + 1);
+        run.PutTask(std::move(worker));
+        ++added;
+      }
+    }
+  }
+  SetPatternPhase(run, kActive, Iterations(run) + 1,
+                  added > 0 ? absl::StrCat(rerun, " tasks revised, ", added, " added")
+                            : absl::StrCat(rerun, " tasks revised"));
   if (!DrainWorkers(run, now_ms)) StartReview(run, now_ms);
 }
 
@@ -342,8 +424,20 @@ std::string SupervisorDriver::Report(const RunState& run) const {
                        {"total", workers.size()}});
 }
 
+std::vector<std::string> SupervisorDriver::Escalated(const RunState& run) const {
+  std::vector<std::string> escalated;
+  for (const store::TaskRecord* worker : Workers(run)) {
+    if (Status(*worker) == "escalated") escalated.push_back(worker->task().task_id());
+  }
+  return escalated;
+}
+
 void SupervisorDriver::Conclude(RunState& run, int64_t now_ms) {
-  if (supervisor_.synthesizer_agent().empty()) return Finish(run, now_ms);
+  // Escalated work waits for a person; the synthesizer runs once it is
+  // settled (on resume).
+  if (supervisor_.synthesizer_agent().empty() || !Escalated(run).empty()) {
+    return Finish(run, now_ms);
+  }
   Json accepted = Json::array();
   for (const store::TaskRecord* worker : Workers(run)) {
     if (Status(*worker) != "completed") continue;
@@ -374,6 +468,16 @@ void SupervisorDriver::Finish(RunState& run, int64_t now_ms) {
   const bool ok = workers.empty() || accepted > 0;
   SetPatternPhase(run, kCompleted, std::max(1, Iterations(run)),
                   absl::StrCat(accepted, " of ", workers.size(), " tasks accepted"));
+  if (std::vector<std::string> escalated = Escalated(run); !escalated.empty()) {
+    // Escalation asks for a person (decision 77): the run stops blocked with
+    // what it has; resuming it re-runs the escalated tasks with the feedback.
+    std::string reason =
+        absl::StrCat("the reviewer escalated ", absl::StrJoin(escalated, ", "), ": ",
+                     run.FindTask(escalated.front())->task().reviews().rbegin()->feedback());
+    run.MutableRecord().set_blocked_reason(reason);
+    return FinishRun(run, v1::RUN_STATUS_BLOCKED, std::move(output),
+                     absl::StrCat(reason, " (taskboard resume runs them again)"), now_ms);
+  }
   FinishRun(run, ok ? v1::RUN_STATUS_COMPLETED : v1::RUN_STATUS_FAILED, std::move(output),
             ok ? "" : "no task was accepted", now_ms);
 }

@@ -8,14 +8,20 @@
 //      │ all done
 //      v
 //   reviewing: `reviewer-N` judges this round's results:
-//      accepted -> done; escalate -> stopped and reported;
-//      needs-revision -> (below max_iterations) revised
+//      accepted -> done; escalate -> stopped, reported, and the run ends
+//      `blocked` (resume re-runs it); needs-revision -> (below max_iterations)
+//      revised
 //      │
 //      ├─ any needs-revision left, N < max_iterations:
 //      │    `planner-(N+1)` revises their goals from the feedback, then those
 //      │    workers run again with the feedback ──> working
+//      ├─ `needs_replanning` (at most max_replans times): `planner-(N+1)`
+//      │    plans the remaining work again; new tasks join ──> working
 //      v
 //   synthesizing (with a synthesizer, over the accepted results) ──> completed
+//
+// A planner, reviewer or synthesizer that fails for good fails the run,
+// keeping the report; ResumeRun rewinds it (pattern_resume.h).
 //
 // Worker failures follow on_sub_task_error: skip (left out of the review and
 // reported), fail (the run fails), retry (re-dispatched within
@@ -40,6 +46,7 @@ class SupervisorDriver final : public Driver {
 
   void Start(RunState& run, int64_t now_ms) override;
   void Advance(RunState& run, int64_t now_ms) override;
+  void Resume(RunState& run, int64_t now_ms) override;
 
  private:
   void StartWorkers(RunState& run, std::vector<flow::PlannedTask> plan, int64_t now_ms);
@@ -52,6 +59,10 @@ class SupervisorDriver final : public Driver {
   void Finish(RunState& run, int64_t now_ms);
 
   int Iterations(const RunState& run) const;
+  // Revision rounds that were replans (the reviewer's needs_replanning).
+  int Replans(const RunState& run) const;
+  static bool IsReplan(const store::TaskRecord& planner);
+  std::vector<std::string> Escalated(const RunState& run) const;
   std::vector<const store::TaskRecord*> Workers(const RunState& run) const;
   // accepted | needs-revision | escalated | failed | in_progress
   static std::string Status(const store::TaskRecord& worker);
@@ -68,6 +79,7 @@ class SupervisorDriver final : public Driver {
   int max_concurrency_ = 3;
   int max_iterations_ = 3;
   int max_attempts_ = 1;
+  int max_replans_ = 1;
 };
 
 }  // namespace taskboard::engine

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/board_flow.h"
+#include "scheduler/engine/child_runs.h"
 #include "scheduler/engine/plan_execute_driver.h"
 #include "scheduler/engine/run_finish.h"
 #include "scheduler/engine/supervisor_driver.h"
@@ -19,6 +20,7 @@
 #include "scheduler/flow/json_extract.h"
 #include "scheduler/flow/map_items.h"
 #include "scheduler/flow/phase_graph.h"
+#include "scheduler/flow/phase_pattern.h"
 #include "scheduler/flow/proto_value.h"
 
 namespace taskboard::engine {
@@ -38,7 +40,9 @@ bool PhaseTerminal(const store::PhaseRecord& phase) { return IsTerminal(phase.st
 }  // namespace
 
 TaskflowDriver::TaskflowDriver(const v1::FlowSpec& spec, const RunLimits& limits)
-    : limits_(limits) {
+    : limits_(limits), parent_(spec) {
+  // Child runs of pattern phases inherit the flow's settings, not its phases.
+  parent_.clear_kind();
   board_ = spec.has_board();
   flow_ = board_ ? BoardAsTaskflow(spec.board()) : spec.taskflow();
   concurrency_ = flow_.concurrency();
@@ -424,11 +428,27 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
     return;
   }
   for (size_t i = 0; i < items.size(); ++i) {
-    run.PutTask(NewTask(run, phase, ids[i], static_cast<int>(i), std::move(items[i].agent),
-                        std::move(items[i].prompt), now_ms));
+    store::TaskRecord task = NewTask(run, phase, ids[i], static_cast<int>(i),
+                                     std::move(items[i].agent), std::move(items[i].prompt), now_ms);
+    if (const store::TaskRecord* before = run.FindTask(ids[i]);
+        before != nullptr && SameWork(*before, task)) {
+      // ResumeRun: this item already completed with the same inputs, so it
+      // is kept; an unfinished child run is resumed rather than replaced.
+      if (before->task().state() == v1::TASK_STATE_COMPLETED) continue;
+      task.mutable_task()->set_child_run_id(before->task().child_run_id());
+    }
+    run.PutTask(std::move(task));
   }
   EmitPhaseEvent(run, index);
   PromoteItems(run, index, now_ms);
+}
+
+bool TaskflowDriver::SameWork(const store::TaskRecord& before, const store::TaskRecord& now) {
+  const v1::Assignment& a = before.assignment();
+  const v1::Assignment& b = now.assignment();
+  return before.task().phase_id() == now.task().phase_id() && a.agent() == b.agent() &&
+         a.prompt() == b.prompt() && a.model() == b.model() && a.thinking() == b.thinking() &&
+         std::equal(a.tools().begin(), a.tools().end(), b.tools().begin(), b.tools().end());
 }
 
 void TaskflowDriver::PromoteItems(RunState& run, int index, int64_t now_ms) {
@@ -446,8 +466,14 @@ void TaskflowDriver::PromoteItems(RunState& run, int index, int64_t now_ms) {
     const store::TaskRecord* task = run.FindTask(id);
     if (task == nullptr || task->task().state() != v1::TASK_STATE_PENDING) continue;
     store::TaskRecord& ready = run.MutableTask(id);
-    ready.mutable_task()->set_state(v1::TASK_STATE_READY);
-    ready.set_ready_unix_ms(now_ms);
+    if (flow::IsPatternPhase(phase)) {
+      // Composition: a child run of the phase's pattern does the task.
+      AwaitChildRun(ready, PhasePatternFlow(parent_, phase, id, ready.assignment().prompt()),
+                    now_ms);
+    } else {
+      ready.mutable_task()->set_state(v1::TASK_STATE_READY);
+      ready.set_ready_unix_ms(now_ms);
+    }
     ++in_flight;
   }
 }

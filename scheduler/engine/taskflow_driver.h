@@ -47,6 +47,8 @@ class TaskflowDriver final : public Driver {
   bool StartReadyPhases(RunState& run, int64_t now_ms);
   void StartPhase(RunState& run, int index, int64_t now_ms);
   void PromoteItems(RunState& run, int index, int64_t now_ms);
+  // Whether a task from before a resume was asked to do what `now` is.
+  static bool SameWork(const store::TaskRecord& before, const store::TaskRecord& now);
   // Completes or fails a running phase whose tasks are all terminal.
   bool MaybeFinishPhase(RunState& run, int index, int64_t now_ms);
   void ApplyGate(RunState& run, int index);
@@ -65,6 +67,7 @@ class TaskflowDriver final : public Driver {
 
   bool board_ = false;
   RunLimits limits_;
+  v1::FlowSpec parent_;  // the flow's settings without its phases
   v1::TaskflowSpec flow_;
   int concurrency_ = 0;  // phases in flight; 0 = no limit
   int default_max_attempts_ = 1;

@@ -43,7 +43,7 @@ v1::PhaseType DecodePhaseType(const std::string& type, const std::string& path,
                               FlowErrorList* errors) {
   if (auto known = PhaseTypeFromName(type)) return *known;
   errors->Add(path, absl::StrCat("unknown phase type '", type,
-                                 "'; use one of agent, parallel, map, gate, reduce"));
+                                 "'; use one of agent, parallel, map, gate, reduce, plan, supervise"));
   return v1::PHASE_TYPE_UNSPECIFIED;
 }
 
@@ -99,15 +99,57 @@ void DecodeCacheable(const Json& value, const std::string& path, v1::Phase* phas
   }
 }
 
+void DecodeSupervisor(const Json& value, const std::string& path, v1::SupervisorSpec* spec,
+                      FlowErrorList* errors);
+void DecodePlanExecute(const Json& value, const std::string& path, v1::PlanExecuteSpec* spec,
+                       FlowErrorList* errors);
+
+// Composition: `type: plan` / `type: supervise` (an agent phase carried out by
+// that pattern), or a `plan` / `supervise` block on an agent or map phase.
+// The pattern's goal is the phase's `task`.
+void DecodePhasePattern(JsonReader& reader, const std::string& type, v1::Phase* phase,
+                        FlowErrorList* errors) {
+  const Json* plan = reader.Raw("plan");
+  const Json* supervise = reader.Raw("supervise");
+  const bool has_plan = type == "plan" || (plan != nullptr && !plan->is_null());
+  const bool has_supervise = type == "supervise" || (supervise != nullptr && !supervise->is_null());
+  if (has_plan && has_supervise) {
+    errors->Add(reader.FieldPath(type.empty() ? "plan" : "type"),
+                "a phase is carried out by one pattern: use `plan` or `supervise`, not both");
+    return;
+  }
+  if (has_plan) {
+    v1::PlanExecuteSpec* spec = phase->mutable_plan();
+    if (plan != nullptr && !plan->is_null()) {
+      DecodePlanExecute(*plan, reader.FieldPath("plan"), spec, errors);
+    }
+    if (!spec->goal().empty()) {
+      errors->Add(JoinPath(reader.FieldPath("plan"), "goal"),
+                  "a plan phase's goal is its `task`; move the text there");
+    }
+  } else if (has_supervise) {
+    v1::SupervisorSpec* spec = phase->mutable_supervise();
+    if (supervise != nullptr && !supervise->is_null()) {
+      DecodeSupervisor(*supervise, reader.FieldPath("supervise"), spec, errors);
+    }
+    if (!spec->goal().empty()) {
+      errors->Add(JoinPath(reader.FieldPath("supervise"), "goal"),
+                  "a supervise phase's goal is its `task`; move the text there");
+    }
+  }
+}
+
 void DecodePhase(const Json& value, const std::string& path, v1::Phase* phase,
                  FlowErrorList* errors) {
   JsonReader reader(value, path, errors);
   if (!reader.valid()) return;
   phase->set_id(reader.String("id").value_or(""));
   phase->set_type(v1::PHASE_TYPE_AGENT);
-  if (auto type = reader.String("type")) {
-    phase->set_type(DecodePhaseType(*type, reader.FieldPath("type"), errors));
+  std::string type = reader.String("type").value_or("");
+  if (!type.empty() && type != "plan" && type != "supervise") {
+    phase->set_type(DecodePhaseType(type, reader.FieldPath("type"), errors));
   }
+  DecodePhasePattern(reader, type, phase, errors);
   phase->set_agent(reader.String("agent").value_or(""));
   phase->set_task(reader.String("task").value_or(""));
   for (std::string& dep : reader.StringList("dependsOn")) phase->add_depends_on(std::move(dep));
@@ -217,6 +259,9 @@ void DecodeSupervisor(const Json& value, const std::string& path, v1::Supervisor
   spec->set_max_concurrency(
       static_cast<int32_t>(reader.Int("maxConcurrency", 1, 10000).value_or(0)));
   spec->set_synthesizer_agent(reader.String("synthesizerAgent").value_or(""));
+  if (auto replans = reader.Int("maxReplans", 0, 100)) {
+    spec->set_max_replans(static_cast<int32_t>(*replans));
+  }
   if (auto mode = reader.String("onSubTaskError")) {
     if (auto known = SubTaskErrorModeFromName(*mode)) {
       spec->set_on_sub_task_error(*known);
@@ -235,8 +280,15 @@ void DecodePlanExecute(const Json& value, const std::string& path, v1::PlanExecu
   spec->set_planner_agent(reader.String("plannerAgent").value_or(""));
   spec->set_executor_agent(reader.String("executorAgent").value_or(""));
   if (const Json* nested = reader.Raw("stepExecutor"); nested != nullptr && !nested->is_null()) {
-    DecodeSupervisor(*nested, reader.FieldPath("stepExecutor"), spec->mutable_step_executor(),
-                     errors);
+    // {flow: NAME} runs a saved flow per step; anything else is a supervisor.
+    if (nested->is_object() && nested->contains("flow")) {
+      JsonReader executor(*nested, reader.FieldPath("stepExecutor"), errors);
+      spec->set_step_flow(executor.String("flow").value_or(""));
+      executor.RejectUnknownFields();
+    } else {
+      DecodeSupervisor(*nested, reader.FieldPath("stepExecutor"), spec->mutable_step_executor(),
+                       errors);
+    }
   }
   if (auto evaluator = reader.String("evaluator")) {
     if (auto known = EvaluatorKindFromName(*evaluator)) {

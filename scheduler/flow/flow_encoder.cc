@@ -86,10 +86,26 @@ Json EncodeToolCache(const v1::ToolCacheConfig& config) {
   return out;
 }
 
+Json EncodeSupervisor(const v1::SupervisorSpec& spec);
+Json EncodePlanExecute(const v1::PlanExecuteSpec& spec);
+
 Json EncodePhase(const v1::Phase& phase) {
   Json out = Json::object();
   out["id"] = phase.id();
   out["type"] = std::string(PhaseTypeName(phase.type()));
+  // `type: plan` / `type: supervise` is an agent phase carried out by a
+  // pattern; a map phase keeps its type and carries the block.
+  const bool pattern = phase.has_plan() || phase.has_supervise();
+  if (pattern && phase.type() == v1::PHASE_TYPE_AGENT) {
+    out["type"] = phase.has_plan() ? "plan" : "supervise";
+  }
+  if (phase.has_plan()) {
+    Json block = EncodePlanExecute(phase.plan());
+    if (!block.empty()) out["plan"] = std::move(block);
+  } else if (phase.has_supervise()) {
+    Json block = EncodeSupervisor(phase.supervise());
+    if (!block.empty()) out["supervise"] = std::move(block);
+  }
   SetString(out, "agent", phase.agent());
   SetString(out, "task", phase.task());
   if (!phase.depends_on().empty()) out["dependsOn"] = Strings(phase.depends_on());
@@ -142,6 +158,7 @@ Json EncodeSupervisor(const v1::SupervisorSpec& spec) {
   SetInt(out, "maxConcurrency", spec.max_concurrency());
   SetString(out, "synthesizerAgent", spec.synthesizer_agent());
   SetString(out, "onSubTaskError", std::string(SubTaskErrorModeName(spec.on_sub_task_error())));
+  if (spec.has_max_replans()) out["maxReplans"] = spec.max_replans();
   return out;
 }
 
@@ -151,6 +168,7 @@ Json EncodePlanExecute(const v1::PlanExecuteSpec& spec) {
   SetString(out, "plannerAgent", spec.planner_agent());
   SetString(out, "executorAgent", spec.executor_agent());
   if (spec.has_step_executor()) out["stepExecutor"] = EncodeSupervisor(spec.step_executor());
+  if (!spec.step_flow().empty()) out["stepExecutor"] = Json{{"flow", spec.step_flow()}};
   SetString(out, "evaluator", std::string(EvaluatorKindName(spec.evaluator())));
   SetString(out, "evaluatorAgent", spec.evaluator_agent());
   if (spec.enable_replanning()) out["enableReplanning"] = true;

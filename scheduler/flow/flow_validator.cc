@@ -15,6 +15,7 @@
 #include "scheduler/flow/interpolation.h"
 #include "scheduler/flow/json_reader.h"
 #include "scheduler/flow/phase_graph.h"
+#include "scheduler/flow/phase_pattern.h"
 
 namespace taskboard::flow {
 namespace {
@@ -165,6 +166,9 @@ void CheckCycle(const std::vector<DagNode>& nodes, const std::string& list_path,
               absl::StrCat("dependency cycle: ", FormatCycle(*cycle)));
 }
 
+void ValidatePhasePattern(const v1::Phase& phase, const std::string& path,
+                          const absl::flat_hash_set<std::string>& args, FlowErrorList* errors);
+
 void ValidateTaskflow(const v1::FlowSpec& spec, const absl::flat_hash_set<std::string>& args,
                       FlowErrorList* errors) {
   const v1::TaskflowSpec& flow = spec.taskflow();
@@ -197,6 +201,7 @@ void ValidateTaskflow(const v1::FlowSpec& spec, const absl::flat_hash_set<std::s
       errors->Add(JoinPath(path, "task"),
                   "parallel phases take their tasks from `branches`, not `task`");
     }
+    if (IsPatternPhase(phase)) ValidatePhasePattern(phase, path, args, errors);
     if (type == v1::PHASE_TYPE_MAP) {
       if (phase.over().empty()) {
         errors->Add(JoinPath(path, "over"),
@@ -350,10 +355,11 @@ void ValidateSupervisor(const v1::SupervisorSpec& spec, const std::string& path,
   RequireAgent(spec.reviewer_agent(), JoinPath(path, "reviewerAgent"), "reviewer", errors);
 }
 
-void ValidatePlanExecute(const v1::PlanExecuteSpec& spec,
+// `in_phase`: the block of a `type: plan` phase (phase_pattern.h), whose
+// goal is the phase's task.
+void ValidatePlanExecute(const v1::PlanExecuteSpec& spec, const std::string& path, bool in_phase,
                          const absl::flat_hash_set<std::string>& args, FlowErrorList* errors) {
-  const std::string path = "planAndExecute";
-  if (spec.goal().empty())
+  if (!in_phase && spec.goal().empty())
     errors->Add(JoinPath(path, "goal"), "a plan-and-execute flow needs a goal");
   CheckGoal(spec.goal(), JoinPath(path, "goal"), args, errors);
   RequireAgent(spec.planner_agent(), JoinPath(path, "plannerAgent"), "planner", errors);
@@ -364,12 +370,34 @@ void ValidatePlanExecute(const v1::PlanExecuteSpec& spec,
     }
     ValidateSupervisor(spec.step_executor(), JoinPath(path, "stepExecutor"), /*nested=*/true, args,
                        errors);
+  } else if (!spec.step_flow().empty()) {
+    if (!spec.executor_agent().empty()) {
+      errors->Add(JoinPath(path, "executorAgent"),
+                  "use either executorAgent or stepExecutor, not both");
+    }
   } else if (spec.executor_agent().empty()) {
     errors->Add(JoinPath(path, "executorAgent"),
                 "the executor agent is required (or a nested `stepExecutor` supervisor)");
   }
   if (spec.evaluator() == v1::EVALUATOR_KIND_LLM && spec.evaluator_agent().empty()) {
     errors->Add(JoinPath(path, "evaluatorAgent"), "evaluator: llm needs an evaluatorAgent");
+  }
+}
+
+void ValidatePhasePattern(const v1::Phase& phase, const std::string& path,
+                          const absl::flat_hash_set<std::string>& args, FlowErrorList* errors) {
+  if (phase.type() != v1::PHASE_TYPE_AGENT && phase.type() != v1::PHASE_TYPE_MAP) {
+    errors->Add(JoinPath(path, phase.has_plan() ? "plan" : "supervise"),
+                absl::StrCat("a ", PhaseTypeName(phase.type()),
+                             " phase cannot be carried out by a pattern; use `type: plan` / "
+                             "`type: supervise`, or a `plan` / `supervise` block on a map phase"));
+    return;
+  }
+  if (phase.has_plan()) {
+    ValidatePlanExecute(PhasePlan(phase), JoinPath(path, "plan"), /*in_phase=*/true, args, errors);
+  } else {
+    ValidateSupervisor(PhaseSupervise(phase), JoinPath(path, "supervise"), /*nested=*/true, args,
+                       errors);
   }
 }
 
@@ -393,7 +421,8 @@ void ValidateFlow(const v1::FlowSpec& spec, FlowErrorList* errors) {
       ValidateBoard(spec.board(), args, errors);
       break;
     case v1::FlowSpec::kPlanAndExecute:
-      ValidatePlanExecute(spec.plan_and_execute(), args, errors);
+      ValidatePlanExecute(spec.plan_and_execute(), "planAndExecute", /*in_phase=*/false, args,
+                          errors);
       break;
     case v1::FlowSpec::kSupervisor:
       ValidateSupervisor(spec.supervisor(), "supervisor", /*nested=*/false, args, errors);

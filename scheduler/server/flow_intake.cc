@@ -1,6 +1,8 @@
 #include "scheduler/server/flow_intake.h"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/flow/dsl_text.h"
@@ -130,6 +132,57 @@ absl::StatusOr<v1::FlowSpec> LoadRequestFlow(bool has_spec, const v1::FlowSpec& 
   return loaded;
 }
 
+namespace {
+
+// Saved flows a run's plans name as step executors nest at most this deep (a
+// flow whose steps run itself would otherwise never end).
+constexpr int kMaxStepFlowDepth = 4;
+
+// A plan's `stepExecutor: {flow: NAME}` names a saved flow; the run carries
+// that flow as it is at submit, so a later save does not change running work.
+absl::Status ResolveStepFlows(v1::FlowSpec& spec, const std::string& tenant,
+                              engine::SavedFlows& saved, int depth) {
+  std::vector<std::pair<std::string, v1::PlanExecuteSpec*>> plans;
+  if (spec.has_plan_and_execute()) plans.emplace_back("planAndExecute", spec.mutable_plan_and_execute());
+  if (spec.has_taskflow()) {
+    for (int i = 0; i < spec.taskflow().phases_size(); ++i) {
+      v1::Phase& phase = *spec.mutable_taskflow()->mutable_phases(i);
+      if (phase.has_plan()) {
+        plans.emplace_back(absl::StrCat("phases[", i, "].plan"), phase.mutable_plan());
+      }
+    }
+  }
+  for (auto& [path, plan] : plans) {
+    if (plan->step_flow().empty()) continue;
+    const std::string where = absl::StrCat(path, ".stepExecutor.flow");
+    if (depth >= kMaxStepFlowDepth) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": saved flows used as step executors nest more than ", kMaxStepFlowDepth,
+          " deep; does '", plan->step_flow(), "' run itself?"));
+    }
+    absl::StatusOr<v1::SavedFlow> flow = saved.Get(tenant, plan->step_flow(), 0);
+    if (!flow.ok()) {
+      return absl::Status(flow.status().code(), absl::StrCat(where, ": ", flow.status().message()));
+    }
+    v1::FlowSpec step = std::move(*flow->mutable_spec());
+    const bool takes_goal = std::any_of(step.args().begin(), step.args().end(),
+                                        [](const v1::ArgSpec& arg) { return arg.name() == "goal"; });
+    if (!takes_goal) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": saved flow '", plan->step_flow(),
+          "' has no arg `goal`; a step executor flow receives each step's goal as its arg "
+          "`goal`: declare it (args: {goal: {required: true}}) and use {args.goal}"));
+    }
+    if (absl::Status nested = ResolveStepFlows(step, tenant, saved, depth + 1); !nested.ok()) {
+      return nested;
+    }
+    *plan->mutable_step_flow_spec() = std::move(step);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<engine::SubmitRequest> PrepareSubmit(const v1::SubmitRunRequest& request,
                                                     const std::string& tenant,
                                                     engine::SavedFlows& saved,
@@ -158,6 +211,9 @@ absl::StatusOr<engine::SubmitRequest> PrepareSubmit(const v1::SubmitRunRequest& 
           "no flow given: set spec, source.text (JSON or YAML), or saved.name");
   }
   if (!spec.ok()) return spec.status();
+  if (absl::Status resolved = ResolveStepFlows(*spec, tenant, saved, 0); !resolved.ok()) {
+    return resolved;
+  }
   // Saved flows are checked again: the limits may have changed since.
   if (absl::Status limited = CheckFlowLimits(*spec, limits); !limited.ok()) return limited;
 

@@ -24,6 +24,13 @@ int RunResume(const ResumeOptions& options, std::ostream& out, std::ostream& err
       code != 0) {
     return code;
   }
+  if (before.run().status() == v1::RUN_STATUS_COMPLETED) {
+    // Nothing to do is not an error: the run is where the user wants it.
+    err << "run " << options.run_id
+        << " already completed; nothing to resume (taskboard show " << options.run_id
+        << " prints its result)\n";
+    return 0;
+  }
   v1::ResumeRunRequest request;
   request.set_run_id(options.run_id);
   v1::ResumeRunResponse response;

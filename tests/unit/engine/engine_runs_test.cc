@@ -233,7 +233,7 @@ TEST(EngineRuns, Resume_CompletedRun_FailedPrecondition) {
   TestWorker w = h.Connect("w1", {"coder"});
   h.Finish(w, h.OnlyAssignment(w), true, "done");
   EXPECT_THAT(h.Resume(run_id),
-              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("is completed")));
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("already completed: there is nothing to resume")));
 }
 
 TEST(EngineRuns, Resume_UnknownRun_NotFound) {

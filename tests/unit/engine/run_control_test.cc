@@ -157,7 +157,7 @@ TEST(RunControl, CheckResumable_RunningOrCompleted_FailedPrecondition) {
                                  "paused runs can be resumed")));
   record.mutable_run()->set_status(v1::RUN_STATUS_COMPLETED);
   EXPECT_THAT(CheckResumable(record),
-              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("is completed")));
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("already completed: there is nothing to resume")));
   for (v1::RunStatus status : {v1::RUN_STATUS_FAILED, v1::RUN_STATUS_BLOCKED,
                                v1::RUN_STATUS_CANCELLED, v1::RUN_STATUS_PAUSED}) {
     record.mutable_run()->set_status(status);

@@ -117,14 +117,16 @@ TEST_F(SupervisorTest, NeedsRevision_RevisedWithFeedbackThenAccepted) {
   EXPECT_EQ(stored.reviews(1).iteration(), 2);
 }
 
-TEST_F(SupervisorTest, Escalated_StopsAndIsReported) {
+TEST_F(SupervisorTest, Escalated_StopsBlockedAndIsReported) {
   Plan(kTwoTasks);
   FinishRoundOne();
   h_.Finish(w_, Task("reviewer-1"), true,
             R"({"assessments": [{"task_id": "intro", "verdict": "accepted"},
                 {"task_id": "api", "verdict": "escalate", "feedback": "needs a human"}]})");
   EXPECT_THAT(Sent(), IsEmpty());
-  EXPECT_EQ(h_.Status(run_), v1::RUN_STATUS_COMPLETED);
+  EXPECT_EQ(h_.Status(run_), v1::RUN_STATUS_BLOCKED);
+  EXPECT_THAT(h_.ReadRunView(run_).error(),
+              HasSubstr("the reviewer escalated api: needs a human"));
   EXPECT_EQ(Output()["tasks"][1]["id"], "api");
   EXPECT_EQ(Output()["tasks"][1]["status"], "escalated");
   EXPECT_EQ(Output()["tasks"][1]["feedback"], "needs a human");

@@ -1,0 +1,25 @@
+#ifndef TASKBOARD_SCHEDULER_FLOW_PHASE_PATTERN_H_
+#define TASKBOARD_SCHEDULER_FLOW_PHASE_PATTERN_H_
+
+// Composition (docs/flow-dsl.md "Pattern phases"): a taskflow phase of
+// `type: plan` or `type: supervise`, or a map phase with a `plan` /
+// `supervise` block, has each of its tasks carried out by a child run of
+// that pattern. The block may leave out the agent that does the work: the
+// phase's `agent` is the plan's executor or the supervisor's worker. Its
+// goal is each task's interpolated text, filled in when the task starts.
+
+#include "taskboard/v1/flow.pb.h"
+
+namespace taskboard::flow {
+
+// True when the phase's tasks are child pattern runs.
+bool IsPatternPhase(const v1::Phase& phase);
+
+// The phase's pattern with the phase's agent filled in where the block left
+// the working agent out (no goal yet). Only for IsPatternPhase phases.
+v1::PlanExecuteSpec PhasePlan(const v1::Phase& phase);
+v1::SupervisorSpec PhaseSupervise(const v1::Phase& phase);
+
+}  // namespace taskboard::flow
+
+#endif  // TASKBOARD_SCHEDULER_FLOW_PHASE_PATTERN_H_
