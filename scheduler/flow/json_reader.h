@@ -33,6 +33,21 @@ std::string DescribeJsonType(const Json& value);
 // True for `{key: null}`: what YAML makes of an unquoted placeholder such as
 // `over: {steps.d.json}`. Errors about such values tell the user to quote it.
 bool LooksLikeUnquotedPlaceholder(const Json& value);
+
+// How a reader matches keys. Flow documents are written by people against a
+// documented spelling, so kExact treats `depends_on` as an unknown field (with
+// a did-you-mean). Pattern outputs are written by models, which use camelCase
+// and snake_case interchangeably (`taskId`, `task_id`), so kAnySpelling also
+// matches a key that differs only in case, `_` and `-`.
+enum class KeySpelling { kExact, kAnySpelling };
+
+// The value of `key` in `object` (an object), or of the first key that
+// matches it as kAnySpelling does when there is no exact one; null if none.
+const Json* FindAnySpelling(const Json& object, absl::string_view key);
+
+// A boolean, or the string "true"/"false" in any case (models quote them);
+// nullopt for anything else.
+std::optional<bool> BoolOrQuotedBool(const Json& value);
 inline constexpr char kQuotePlaceholderHint[] =
     "; YAML reads an unquoted {...} as a mapping, so quote placeholders: \"{steps.d.json}\"";
 
@@ -40,7 +55,8 @@ class JsonReader {
  public:
   // `object` must outlive the reader. A non-object records one error and
   // makes every getter return nothing.
-  JsonReader(const Json& object, std::string path, FlowErrorList* errors);
+  JsonReader(const Json& object, std::string path, FlowErrorList* errors,
+             KeySpelling spelling = KeySpelling::kExact);
 
   bool valid() const { return object_ != nullptr; }
   const std::string& path() const { return path_; }
@@ -66,6 +82,7 @@ class JsonReader {
   const Json* object_;
   std::string path_;
   FlowErrorList* errors_;
+  KeySpelling spelling_;
   absl::flat_hash_set<std::string> known_;
 };
 
