@@ -299,5 +299,51 @@ TEST(LlmAgent, CancelledMidRequest_ReturnsPromptly) {
   EXPECT_EQ(outcome.execution.stop_reason(), "cancelled");
 }
 
+// `thinking` (docs/agents-llm.md#thinking): the agent file's level, or the
+// phase's from the assignment, reaches the model as reasoning_effort.
+TEST(LlmAgent, AgentFileThinking_IsSentAsReasoningEffort) {
+  ScriptedLlmServer server({TextReply("ok")});
+  ToolContext context;
+  AgentDefinition def = Definition(server);
+  def.thinking = "medium";
+  ASSERT_TRUE(Agent(def).Run(Task(), context).success);
+  EXPECT_EQ(server.requests().at(0)["reasoning_effort"], "medium");
+}
+
+TEST(LlmAgent, PhaseThinking_OverridesTheAgentFileAndXhighIsHigh) {
+  ScriptedLlmServer server({TextReply("ok")});
+  ToolContext context;
+  AgentDefinition def = Definition(server);
+  def.thinking = "low";
+  v1::Assignment task = Task();
+  task.set_thinking("xhigh");
+  ASSERT_TRUE(Agent(def).Run(task, context).success);
+  EXPECT_EQ(server.requests().at(0)["reasoning_effort"], "high");
+}
+
+TEST(LlmAgent, ThinkingOffOrUnset_SendsNoReasoningEffort) {
+  for (const char* level : {"off", ""}) {
+    SCOPED_TRACE(level);
+    ScriptedLlmServer server({TextReply("ok")});
+    ToolContext context;
+    AgentDefinition def = Definition(server);
+    def.thinking = level;
+    ASSERT_TRUE(Agent(def).Run(Task(), context).success);
+    EXPECT_FALSE(server.requests().at(0).contains("reasoning_effort"));
+  }
+}
+
+TEST(LlmAgent, ReasoningField_NamesWhereTheLevelGoes) {
+  ScriptedLlmServer server({TextReply("ok")});
+  ToolContext context;
+  AgentDefinition def = Definition(server);
+  def.thinking = "minimal";
+  def.llm.reasoning_field = "reasoning.effort";
+  ASSERT_TRUE(Agent(def).Run(Task(), context).success);
+  const Json sent = server.requests().at(0);
+  EXPECT_EQ(sent["reasoning"]["effort"], "minimal");
+  EXPECT_FALSE(sent.contains("reasoning_effort"));
+}
+
 }  // namespace
 }  // namespace taskboard::worker
