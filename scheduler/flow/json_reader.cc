@@ -34,7 +34,18 @@ size_t EditDistance(absl::string_view a, absl::string_view b) {
   return row[b.size()];
 }
 
+thread_local FieldRecorder* current_recorder = nullptr;
+
 }  // namespace
+
+FieldRecorder::FieldRecorder() : outer_(current_recorder) { current_recorder = this; }
+
+FieldRecorder::~FieldRecorder() { current_recorder = outer_; }
+
+void FieldRecorder::Record(absl::string_view path, absl::string_view key) {
+  if (current_recorder == nullptr) return;
+  current_recorder->fields_[std::string(path)].insert(std::string(key));
+}
 
 std::string JoinPath(absl::string_view parent, absl::string_view key) {
   return parent.empty() ? std::string(key) : absl::StrCat(parent, ".", key);
@@ -99,8 +110,14 @@ JsonReader::JsonReader(const Json& object, std::string path, FlowErrorList* erro
   }
 }
 
+void JsonReader::Ignore(absl::string_view key) {
+  known_.insert(std::string(key));
+  FieldRecorder::Record(path_, key);
+}
+
 const Json* JsonReader::Raw(absl::string_view key) {
   known_.insert(std::string(key));
+  FieldRecorder::Record(path_, key);
   if (object_ == nullptr) return nullptr;
   if (spelling_ == KeySpelling::kAnySpelling) return FindAnySpelling(*object_, key);
   auto it = object_->find(std::string(key));

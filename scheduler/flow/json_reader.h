@@ -12,7 +12,9 @@
 //   phase.RejectUnknownFields();
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,30 @@ std::optional<bool> BoolOrQuotedBool(const Json& value);
 inline constexpr char kQuotePlaceholderHint[] =
     "; YAML reads an unquoted {...} as a mapping, so quote placeholders: \"{steps.d.json}\"";
 
+// Collects, while it lives, the field names every JsonReader on this thread
+// is asked for (read or ignored), under the reader's path. The fields a
+// decoder accepts are then its own getter calls, not a second list kept by
+// hand: AcceptedFlowFields (flow_fields.h) decodes sample documents under a
+// recorder, and a test compares the result with docs/flow-dsl.md. Recorders
+// nest; the innermost one records.
+class FieldRecorder {
+ public:
+  FieldRecorder();
+  ~FieldRecorder();
+  FieldRecorder(const FieldRecorder&) = delete;
+  FieldRecorder& operator=(const FieldRecorder&) = delete;
+
+  // Reader path (`phases[0]`, `""` for the root) -> field names.
+  const std::map<std::string, std::set<std::string>>& fields() const { return fields_; }
+
+ private:
+  friend class JsonReader;
+  static void Record(absl::string_view path, absl::string_view key);
+
+  FieldRecorder* outer_;
+  std::map<std::string, std::set<std::string>> fields_;
+};
+
 class JsonReader {
  public:
   // `object` must outlive the reader. A non-object records one error and
@@ -72,7 +98,7 @@ class JsonReader {
   // An array of strings; a bad element records an error and is dropped.
   std::vector<std::string> StringList(absl::string_view key);
   // Marks a key as known without reading it (fields kept for compatibility).
-  void Ignore(absl::string_view key) { known_.insert(std::string(key)); }
+  void Ignore(absl::string_view key);
 
   void RejectUnknownFields();
 
