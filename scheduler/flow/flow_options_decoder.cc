@@ -35,6 +35,8 @@ std::string CanonicalPolicyName(const std::string& name) {
 
 }  // namespace
 
+absl::Span<const char* const> FlowPolicyNames() { return kPolicyNames; }
+
 v1::CacheScope DecodeCacheScope(const Json& value, const std::string& path, FlowErrorList* errors) {
   if (value.is_string()) {
     if (auto scope = CacheScopeFromName(value.get_ref<const std::string&>())) return *scope;

@@ -12,12 +12,16 @@
 
 #include <string>
 
+#include "absl/types/span.h"
 #include "common/json.h"
 #include "scheduler/flow/flow_errors.h"
 #include "taskboard/v1/flow.pb.h"
 #include "taskboard/v1/policy.pb.h"
 
 namespace taskboard::flow {
+
+// The policy names DecodeFlowPolicy knows, in snake_case.
+absl::Span<const char* const> FlowPolicyNames();
 
 v1::FlowPolicy DecodeFlowPolicy(const Json& value, const std::string& path, FlowErrorList* errors);
 v1::ToolCacheConfig DecodeToolCache(const Json& value, const std::string& path,

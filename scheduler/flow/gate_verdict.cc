@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "common/json.h"
 #include "scheduler/flow/json_extract.h"
+#include "scheduler/flow/json_reader.h"
 
 namespace taskboard::flow {
 namespace {
@@ -45,17 +46,18 @@ std::optional<GateVerdict> FromJson(absl::string_view output) {
   if (!json.has_value() || !json->is_object()) return std::nullopt;
   GateVerdict verdict;
   verdict.found = true;
-  auto reason = json->find("reason");
-  if (reason != json->end() && reason->is_string()) verdict.reason = reason->get<std::string>();
+  // Keys in any case: models write `Verdict` and `Reason` as often as not.
+  const Json* reason = FindAnySpelling(*json, "reason");
+  if (reason != nullptr && reason->is_string()) verdict.reason = reason->get<std::string>();
   for (const char* key : {"continue", "pass"}) {
-    auto decision = json->find(key);
-    if (decision != json->end() && decision->is_boolean()) {
+    const Json* decision = FindAnySpelling(*json, key);
+    if (decision != nullptr && decision->is_boolean()) {
       verdict.pass = decision->get<bool>();
       return verdict;
     }
   }
-  auto word = json->find("verdict");
-  if (word != json->end() && word->is_string()) {
+  const Json* word = FindAnySpelling(*json, "verdict");
+  if (word != nullptr && word->is_string()) {
     verdict.pass = !VerdictWordBlocks(word->get<std::string>());
     return verdict;
   }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/json_depth.h"
 
@@ -126,10 +127,43 @@ std::optional<Json> FromBalancedSpan(absl::string_view text) {
 
 }  // namespace
 
+std::optional<Json> WholeTextJson(absl::string_view text) {
+  if (std::optional<Json> json = TryParse(text)) return json;
+  text = absl::StripAsciiWhitespace(text);
+  std::vector<FencedBlock> blocks = FencedBlocks(text);
+  if (blocks.size() != 1 || !absl::StartsWith(text, kFence) || !absl::EndsWith(text, kFence) ||
+      text.size() != blocks[0].body.size() + blocks[0].tag.size() + 2 * kFence.size()) {
+    return std::nullopt;
+  }
+  return TryParse(blocks[0].body);
+}
+
 std::string NoJsonInOutput(absl::string_view text) {
   absl::Status depth = CheckJsonTextDepth(text, MaxJsonDepth());
-  if (depth.ok()) return "output holds no JSON";
-  return absl::StrCat("output holds no JSON within the nesting limit (", depth.message(), ")");
+  if (!depth.ok()) {
+    return absl::StrCat("output holds no JSON within the nesting limit (", depth.message(), ")");
+  }
+  std::string candidate;
+  for (const FencedBlock& block : FencedBlocks(text)) {
+    if (block.tag == "json") {
+      candidate = "the ```json block";
+      text = block.body;
+      break;
+    }
+  }
+  const size_t start = text.find_first_of("[{");
+  if (start == absl::string_view::npos) return "output holds no JSON";
+  size_t budget = std::max(kMinScanBytes, kScanBytesPerInputByte * text.size());
+  const size_t end = MatchingCloseEnd(text, start, budget);
+  const absl::string_view span =
+      end == absl::string_view::npos ? text.substr(start) : text.substr(start, end - start);
+  absl::StatusOr<Json> parsed = ParseJson(span);
+  if (parsed.ok()) return "output holds no JSON";
+  if (candidate.empty())
+    candidate = absl::StrCat("the JSON starting with '", text.substr(start, 1), "'");
+  return absl::StrCat("output holds no JSON that parses (", candidate,
+                      " is not valid: ", parsed.status().message(),
+                      "; write strict JSON: double quotes, no trailing commas, no comments)");
 }
 
 std::optional<Json> ExtractJson(absl::string_view text) {

@@ -23,10 +23,18 @@ namespace taskboard::flow {
 // nullopt when none parses. Never throws.
 std::optional<Json> ExtractJson(absl::string_view text);
 
-// For errors after ExtractJson found nothing: "output holds no JSON", or,
-// when brackets in the text nest past --max-json-depth (so any JSON in it
-// was refused for its depth), that plus the depth error naming the limit,
-// the path and the flag.
+// The JSON value the text is as a whole: the text trimmed, or the body of a
+// fenced block that is all of the text (```json ... ```). nullopt when the
+// text is anything more, e.g. prose with JSON inside it; unlike ExtractJson,
+// this never takes part of a text for the whole.
+std::optional<Json> WholeTextJson(absl::string_view text);
+
+// For errors after ExtractJson found nothing: "output holds no JSON", plus
+// why the likeliest candidate did not parse when there is one (the first
+// ```json block, else the first bracketed span: a trailing comma, a comment,
+// single quotes), so the agent can correct it. When brackets in the text
+// nest past --max-json-depth (so any JSON in it was refused for its depth),
+// the depth error naming the limit, the path and the flag instead.
 std::string NoJsonInOutput(absl::string_view text);
 
 }  // namespace taskboard::flow

@@ -34,7 +34,18 @@ size_t EditDistance(absl::string_view a, absl::string_view b) {
   return row[b.size()];
 }
 
+thread_local FieldRecorder* current_recorder = nullptr;
+
 }  // namespace
+
+FieldRecorder::FieldRecorder() : outer_(current_recorder) { current_recorder = this; }
+
+FieldRecorder::~FieldRecorder() { current_recorder = outer_; }
+
+void FieldRecorder::Record(absl::string_view path, absl::string_view key) {
+  if (current_recorder == nullptr) return;
+  current_recorder->fields_[std::string(path)].insert(std::string(key));
+}
 
 std::string JoinPath(absl::string_view parent, absl::string_view key) {
   return parent.empty() ? std::string(key) : absl::StrCat(parent, ".", key);
@@ -69,8 +80,29 @@ bool LooksLikeUnquotedPlaceholder(const Json& value) {
   return value.is_object() && value.size() == 1 && value.begin().value().is_null();
 }
 
-JsonReader::JsonReader(const Json& object, std::string path, FlowErrorList* errors)
-    : object_(&object), path_(std::move(path)), errors_(errors) {
+const Json* FindAnySpelling(const Json& object, absl::string_view key) {
+  if (!object.is_object()) return nullptr;
+  if (auto it = object.find(std::string(key)); it != object.end()) return &*it;
+  const std::string normalized = NormalizeKey(key);
+  for (const auto& [name, value] : object.items()) {
+    if (NormalizeKey(name) == normalized) return &value;
+  }
+  return nullptr;
+}
+
+std::optional<bool> BoolOrQuotedBool(const Json& value) {
+  if (value.is_boolean()) return value.get<bool>();
+  if (!value.is_string()) return std::nullopt;
+  const std::string text =
+      absl::AsciiStrToLower(absl::StripAsciiWhitespace(value.get_ref<const std::string&>()));
+  if (text == "true") return true;
+  if (text == "false") return false;
+  return std::nullopt;
+}
+
+JsonReader::JsonReader(const Json& object, std::string path, FlowErrorList* errors,
+                       KeySpelling spelling)
+    : object_(&object), path_(std::move(path)), errors_(errors), spelling_(spelling) {
   if (!object.is_object()) {
     errors_->Add(path_, absl::StrCat("must be an object (got ", DescribeJsonType(object), ")"));
     errors_->MarkBroken(path_);
@@ -78,9 +110,16 @@ JsonReader::JsonReader(const Json& object, std::string path, FlowErrorList* erro
   }
 }
 
+void JsonReader::Ignore(absl::string_view key) {
+  known_.insert(std::string(key));
+  FieldRecorder::Record(path_, key);
+}
+
 const Json* JsonReader::Raw(absl::string_view key) {
   known_.insert(std::string(key));
+  FieldRecorder::Record(path_, key);
   if (object_ == nullptr) return nullptr;
+  if (spelling_ == KeySpelling::kAnySpelling) return FindAnySpelling(*object_, key);
   auto it = object_->find(std::string(key));
   return it == object_->end() ? nullptr : &*it;
 }

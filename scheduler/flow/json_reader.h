@@ -12,7 +12,9 @@
 //   phase.RejectUnknownFields();
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,14 +35,54 @@ std::string DescribeJsonType(const Json& value);
 // True for `{key: null}`: what YAML makes of an unquoted placeholder such as
 // `over: {steps.d.json}`. Errors about such values tell the user to quote it.
 bool LooksLikeUnquotedPlaceholder(const Json& value);
+
+// How a reader matches keys. Flow documents are written by people against a
+// documented spelling, so kExact treats `depends_on` as an unknown field (with
+// a did-you-mean). Pattern outputs are written by models, which use camelCase
+// and snake_case interchangeably (`taskId`, `task_id`), so kAnySpelling also
+// matches a key that differs only in case, `_` and `-`.
+enum class KeySpelling { kExact, kAnySpelling };
+
+// The value of `key` in `object` (an object), or of the first key that
+// matches it as kAnySpelling does when there is no exact one; null if none.
+const Json* FindAnySpelling(const Json& object, absl::string_view key);
+
+// A boolean, or the string "true"/"false" in any case (models quote them);
+// nullopt for anything else.
+std::optional<bool> BoolOrQuotedBool(const Json& value);
 inline constexpr char kQuotePlaceholderHint[] =
     "; YAML reads an unquoted {...} as a mapping, so quote placeholders: \"{steps.d.json}\"";
+
+// Collects, while it lives, the field names every JsonReader on this thread
+// is asked for (read or ignored), under the reader's path. The fields a
+// decoder accepts are then its own getter calls, not a second list kept by
+// hand: AcceptedFlowFields (flow_fields.h) decodes sample documents under a
+// recorder, and a test compares the result with docs/flow-dsl.md. Recorders
+// nest; the innermost one records.
+class FieldRecorder {
+ public:
+  FieldRecorder();
+  ~FieldRecorder();
+  FieldRecorder(const FieldRecorder&) = delete;
+  FieldRecorder& operator=(const FieldRecorder&) = delete;
+
+  // Reader path (`phases[0]`, `""` for the root) -> field names.
+  const std::map<std::string, std::set<std::string>>& fields() const { return fields_; }
+
+ private:
+  friend class JsonReader;
+  static void Record(absl::string_view path, absl::string_view key);
+
+  FieldRecorder* outer_;
+  std::map<std::string, std::set<std::string>> fields_;
+};
 
 class JsonReader {
  public:
   // `object` must outlive the reader. A non-object records one error and
   // makes every getter return nothing.
-  JsonReader(const Json& object, std::string path, FlowErrorList* errors);
+  JsonReader(const Json& object, std::string path, FlowErrorList* errors,
+             KeySpelling spelling = KeySpelling::kExact);
 
   bool valid() const { return object_ != nullptr; }
   const std::string& path() const { return path_; }
@@ -56,7 +98,7 @@ class JsonReader {
   // An array of strings; a bad element records an error and is dropped.
   std::vector<std::string> StringList(absl::string_view key);
   // Marks a key as known without reading it (fields kept for compatibility).
-  void Ignore(absl::string_view key) { known_.insert(std::string(key)); }
+  void Ignore(absl::string_view key);
 
   void RejectUnknownFields();
 
@@ -66,6 +108,7 @@ class JsonReader {
   const Json* object_;
   std::string path_;
   FlowErrorList* errors_;
+  KeySpelling spelling_;
   absl::flat_hash_set<std::string> known_;
 };
 

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/json.h"
@@ -35,6 +36,40 @@ std::optional<std::string> RequiredString(JsonReader& reader, absl::string_view 
   return std::nullopt;
 }
 
+// Planners used to other frameworks name a task's deps `dependsOn` or
+// `dependencies` (in either case style); `deps` wins when there are several.
+absl::string_view DepsKey(const Json& task) {
+  for (absl::string_view key : {"deps", "dependsOn", "dependencies"}) {
+    if (FindAnySpelling(task, key) != nullptr) return key;
+  }
+  return "deps";
+}
+
+// An integer, or what models write instead: an integer in a string, or a
+// level (the supervisor seed's planner declares `priority?: string`).
+std::optional<int64_t> ReadPriority(JsonReader& reader, FlowErrorList* errors) {
+  constexpr int64_t kMin = std::numeric_limits<int>::min();
+  constexpr int64_t kMax = std::numeric_limits<int>::max();
+  const Json* raw = reader.Raw("priority");
+  if (raw == nullptr || !raw->is_string()) return reader.Int("priority", kMin, kMax);
+  const std::string text =
+      absl::AsciiStrToLower(absl::StripAsciiWhitespace(raw->get_ref<const std::string&>()));
+  if (int64_t number = 0; absl::SimpleAtoi(text, &number) && number >= kMin && number <= kMax) {
+    return number;
+  }
+  static constexpr std::pair<absl::string_view, int64_t> kLevels[] = {
+      {"critical", 2}, {"urgent", 2}, {"high", 1}, {"medium", 0},
+      {"normal", 0},   {"low", -1},   {"", 0}};
+  for (const auto& [level, value] : kLevels) {
+    if (text == level) return value;
+  }
+  errors->Add(reader.FieldPath("priority"),
+              absl::StrCat("must be an integer (higher runs earlier) or one of high, medium, low "
+                           "(got \"",
+                           raw->get_ref<const std::string&>(), "\")"));
+  return std::nullopt;
+}
+
 // Reads a task list, recording every problem in `errors` under
 // `tasks[i]...`. With `closed`, the list is a whole plan: deps must name its
 // tasks and must not form a cycle.
@@ -47,7 +82,7 @@ std::vector<PlannedTask> ReadTasks(const Json& list, bool closed, FlowErrorList*
   }
   absl::flat_hash_map<std::string, size_t> index_of_id;
   for (size_t i = 0; i < list.size(); ++i) {
-    JsonReader reader(list[i], IndexPath("tasks", i), errors);
+    JsonReader reader(list[i], IndexPath("tasks", i), errors, KeySpelling::kAnySpelling);
     if (!reader.valid()) continue;
     std::optional<std::string> id =
         RequiredString(reader, "id", "every task needs a non-empty string id", errors);
@@ -57,11 +92,10 @@ std::vector<PlannedTask> ReadTasks(const Json& list, bool closed, FlowErrorList*
                        : "every task needs a non-empty string goal",
         errors);
     std::vector<std::string> deps;
-    for (std::string& dep : reader.StringList("deps")) {
+    for (std::string& dep : reader.StringList(DepsKey(list[i]))) {
       if (std::find(deps.begin(), deps.end(), dep) == deps.end()) deps.push_back(std::move(dep));
     }
-    std::optional<int64_t> priority =
-        reader.Int("priority", std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+    std::optional<int64_t> priority = ReadPriority(reader, errors);
     if (!id.has_value()) continue;
     auto [first, inserted] = index_of_id.emplace(*id, i);
     if (!inserted) {
@@ -105,8 +139,8 @@ absl::StatusOr<std::vector<PlannedTask>> ParseTaskOutput(absl::string_view outpu
     errors.Add("", absl::StrCat(NoJsonInOutput(output), "; expected ", kPlanShape));
   } else if (json->is_array()) {
     tasks = ReadTasks(*json, closed, &errors);
-  } else if (json->is_object() && json->contains("tasks")) {
-    tasks = ReadTasks((*json)["tasks"], closed, &errors);
+  } else if (const Json* list = FindAnySpelling(*json, "tasks"); list != nullptr) {
+    tasks = ReadTasks(*list, closed, &errors);
   } else {
     errors.Add("", absl::StrCat("expected ", kPlanShape, " or an array of tasks (got ",
                                 DescribeJsonType(*json),
@@ -116,36 +150,52 @@ absl::StatusOr<std::vector<PlannedTask>> ParseTaskOutput(absl::string_view outpu
   return tasks;
 }
 
-// "true"/"false" as a boolean or a string (some agents quote it).
+// `success` as a boolean or a quoted one ("false"); nullopt otherwise.
 std::optional<bool> ReadSuccess(const Json& object) {
-  auto it = object.find("success");
-  if (it == object.end()) return std::nullopt;
-  if (it->is_boolean()) return it->get<bool>();
-  if (!it->is_string()) return std::nullopt;
-  const std::string text =
-      absl::AsciiStrToLower(absl::StripAsciiWhitespace(it->get_ref<const std::string&>()));
-  if (text == "true") return true;
-  if (text == "false") return false;
-  return std::nullopt;
+  const Json* success = FindAnySpelling(object, "success");
+  return success == nullptr ? std::nullopt : BoolOrQuotedBool(*success);
+}
+
+// A string field of a model's object under any spelling of `key`.
+std::optional<std::string> StringField(const Json& object, absl::string_view key) {
+  const Json* value = FindAnySpelling(object, key);
+  if (value == nullptr || !value->is_string()) return std::nullopt;
+  return value->get<std::string>();
 }
 
 std::vector<StepSource> ReadSources(const Json& object) {
   std::vector<StepSource> sources;
-  auto list = object.find("sources");
-  if (list == object.end() || !list->is_array()) return sources;
+  const Json* list = FindAnySpelling(object, "sources");
+  if (list == nullptr || !list->is_array()) return sources;
   for (const Json& entry : *list) {
     if (entry.is_string()) {
       sources.push_back({"", entry.get<std::string>()});
       continue;
     }
-    if (!entry.is_object()) continue;
-    auto url = entry.find("url");
-    if (url == entry.end() || !url->is_string()) continue;
-    auto title = entry.find("title");
-    sources.push_back({title != entry.end() && title->is_string() ? title->get<std::string>() : "",
-                       url->get<std::string>()});
+    std::optional<std::string> url = StringField(entry, "url");
+    if (!url.has_value()) continue;
+    sources.push_back({StringField(entry, "title").value_or(""), *std::move(url)});
   }
   return sources;
+}
+
+// The step envelope `{summary, success, ...}` in a step's output: an object
+// with a string `summary` or a boolean `success`; nullopt for anything else.
+std::optional<Json> StepEnvelope(absl::string_view output) {
+  std::optional<Json> json = ExtractJson(output);
+  if (!json.has_value() || !json->is_object()) return std::nullopt;
+  if (!StringField(*json, "summary").has_value() && !ReadSuccess(*json).has_value()) {
+    return std::nullopt;
+  }
+  return json;
+}
+
+// `text` as a JSON value when all of it is a JSON object or array (fences
+// allowed), else as a string: a summary of "42" or "true" stays text.
+Json JsonOrText(absl::string_view text) {
+  std::optional<Json> json = WholeTextJson(text);
+  if (json.has_value() && (json->is_object() || json->is_array())) return *std::move(json);
+  return Json(std::string(text));
 }
 
 constexpr absl::string_view kTaskSchema = R"({
@@ -205,24 +255,24 @@ std::vector<PlannedTask> RenameReplannedTasks(const absl::flat_hash_set<std::str
 
 StepOutcome ParseStepOutput(absl::string_view output) {
   StepOutcome outcome;
-  std::optional<Json> json = ExtractJson(output);
-  std::optional<bool> success;
-  bool has_summary = false;
-  if (json.has_value() && json->is_object()) {
-    auto summary = json->find("summary");
-    has_summary = summary != json->end() && summary->is_string();
-    success = ReadSuccess(*json);
-  }
-  if (!has_summary && !success.has_value()) {
+  std::optional<Json> envelope = StepEnvelope(output);
+  if (!envelope.has_value()) {
     outcome.summary = std::string(output);
     return outcome;
   }
-  outcome.summary = has_summary ? (*json)["summary"].get<std::string>() : std::string(output);
-  outcome.success = success.value_or(true);
-  auto reason = json->find("reason");
-  if (reason != json->end() && reason->is_string()) outcome.reason = reason->get<std::string>();
-  outcome.sources = ReadSources(*json);
+  outcome.summary = StringField(*envelope, "summary").value_or(std::string(output));
+  outcome.success = ReadSuccess(*envelope).value_or(true);
+  outcome.reason = StringField(*envelope, "reason").value_or("");
+  outcome.sources = ReadSources(*envelope);
   return outcome;
+}
+
+Json StepResultJson(absl::string_view output) {
+  std::optional<Json> envelope = StepEnvelope(output);
+  if (!envelope.has_value()) return JsonOrText(output);
+  const Json* summary = FindAnySpelling(*envelope, "summary");
+  if (summary != nullptr && (summary->is_object() || summary->is_array())) return *summary;
+  return JsonOrText(ParseStepOutput(output).summary);
 }
 
 absl::StatusOr<EvaluatorDecision> ParseEvaluatorDecision(absl::string_view output) {
@@ -241,7 +291,7 @@ absl::StatusOr<EvaluatorDecision> ParseEvaluatorDecision(absl::string_view outpu
                                 DescribeJsonType(*json), ")"));
     return errors.ToStatus("evaluator decision is invalid");
   }
-  JsonReader reader(*json, "", &errors);
+  JsonReader reader(*json, "", &errors, KeySpelling::kAnySpelling);
   EvaluatorDecision result;
   std::optional<std::string> decision = reader.String("decision");
   if (decision.has_value()) {

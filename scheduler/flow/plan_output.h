@@ -6,7 +6,10 @@
 // evaluator's decision. Agents write prose around their JSON, so every parser
 // first pulls the JSON out of the text (ExtractJson) and then checks its
 // shape; the messages of the errors are written to be shown to the agent on
-// its next attempt, so they name the task and say what was expected.
+// its next attempt, so they name the task and say what was expected. Models
+// spell keys in camelCase and snake_case alike, so every key is matched
+// ignoring case, `_` and `-` (KeySpelling::kAnySpelling): `dependsOn`,
+// `depends_on` and `Deps` all work.
 //
 // The *Schema() functions give JSON Schemas of the same shapes, for a worker
 // to send as an LLM's `response_format`. They are written for strict
@@ -21,6 +24,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/json.h"
 
 namespace taskboard::flow {
 
@@ -36,12 +40,14 @@ struct PlannedTask {
 
 // Parses planner output: `{"tasks": [{id, goal, deps?, priority?}]}`, or a
 // bare array of such tasks. An empty list is a valid plan. Fields other than
-// these are ignored (agents add notes).
+// these are ignored (agents add notes). `deps` may also be called
+// `dependsOn` or `dependencies`; `priority` may be an integer, an integer in
+// a string, or critical/urgent (2), high (1), medium/normal (0), low (-1).
 //
 // Errors:
 //   INVALID_ARGUMENT  no JSON in the output; not that shape; a task without a
 //                     non-empty string `id` or `goal`; `deps` not an array of
-//                     strings; `priority` not an integer; duplicate ids; a dep
+//                     strings; `priority` none of the above; duplicate ids; a dep
 //                     that is not a task of the plan; a dependency cycle
 //                     (reported as `a -> b -> a`). Every problem is listed,
 //                     each under the path of its task (`tasks[2].deps`), as
@@ -88,6 +94,17 @@ struct StepOutcome {
 // else is `{summary: output, success: true}`. Sources without a string `url`
 // are dropped; a bare string source is taken as a url.
 StepOutcome ParseStepOutput(absl::string_view output);
+
+// A step's result as JSON, so that a step that produced JSON hands JSON on
+// (to the plan's output and to the steps that depend on it):
+//   - a step envelope (as ParseStepOutput reads it) whose `summary` is an
+//     object or array, or a string that is one as a whole (```json fences
+//     allowed): that value;
+//   - output that is as a whole a JSON object or array without the envelope:
+//     that value;
+//   - anything else: the summary (ParseStepOutput) as a JSON string.
+// Scalars stay strings: a summary of "42" is the text "42". Never fails.
+Json StepResultJson(absl::string_view output);
 
 enum class EvaluatorDecisionKind { kContinue, kReplan, kComplete };
 

@@ -1,11 +1,13 @@
 #include "scheduler/flow/review_output.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
 #include "scheduler/flow/flow_errors.h"
@@ -33,7 +35,7 @@ std::optional<ReviewVerdict> VerdictFromName(absl::string_view name) {
 
 // One assessment, or nullopt after recording why it cannot be read.
 std::optional<Assessment> ReadAssessment(const Json& entry, size_t index, FlowErrorList* errors) {
-  JsonReader reader(entry, IndexPath("assessments", index), errors);
+  JsonReader reader(entry, IndexPath("assessments", index), errors, KeySpelling::kAnySpelling);
   if (!reader.valid()) return std::nullopt;
   const int errors_before = errors->size();
   Assessment assessment;
@@ -44,7 +46,8 @@ std::optional<Assessment> ReadAssessment(const Json& entry, size_t index, FlowEr
     if (raw == nullptr || raw->is_null() || raw->is_string()) {
       errors->Add(reader.FieldPath("task_id"),
                   absl::StrCat(raw != nullptr && raw->is_string() ? "is empty" : "is missing",
-                               "; every assessment names the task it reviews"));
+                               "; every assessment names the task it reviews in `task_id` (or "
+                               "`taskId`)"));
     }
   } else {
     assessment.task_id = *std::move(task_id);
@@ -64,8 +67,12 @@ std::optional<Assessment> ReadAssessment(const Json& entry, size_t index, FlowEr
 
   assessment.feedback = reader.String("feedback").value_or("");
   if (const Json* score = reader.Raw("score"); score != nullptr && !score->is_null()) {
+    double number = 0;
     if (score->is_number()) {
       assessment.score = std::clamp(score->get<double>(), 0.0, 1.0);
+    } else if (score->is_string() && absl::SimpleAtod(score->get<std::string>(), &number) &&
+               std::isfinite(number)) {
+      assessment.score = std::clamp(number, 0.0, 1.0);  // models quote numbers too
     } else {
       errors->Add(reader.FieldPath("score"), absl::StrCat("must be a number from 0 to 1 (got ",
                                                           DescribeJsonType(*score), ")"));
@@ -87,7 +94,7 @@ absl::StatusOr<Review> ParseReview(absl::string_view output) {
   } else if (json->is_array()) {
     assessments = &*json;
   } else if (json->is_object()) {
-    JsonReader reader(*json, "", &errors);
+    JsonReader reader(*json, "", &errors, KeySpelling::kAnySpelling);
     assessments = reader.Raw("assessments");
     if (assessments == nullptr || assessments->is_null()) {
       errors.Add("assessments", absl::StrCat("is missing; expected ", kReviewShape));
@@ -97,7 +104,16 @@ absl::StatusOr<Review> ParseReview(absl::string_view output) {
                  absl::StrCat("must be an array (got ", DescribeJsonType(*assessments), ")"));
       assessments = nullptr;
     }
-    review.needs_replanning = reader.Bool("needs_replanning").value_or(false);
+    if (const Json* replan = reader.Raw("needs_replanning");
+        replan != nullptr && !replan->is_null()) {
+      std::optional<bool> value = BoolOrQuotedBool(*replan);
+      if (value.has_value()) {
+        review.needs_replanning = *value;
+      } else {
+        errors.Add("needs_replanning",
+                   absl::StrCat("must be true or false (got ", DescribeJsonType(*replan), ")"));
+      }
+    }
     review.overall_assessment = reader.String("overall_assessment").value_or("");
   } else {
     errors.Add("", absl::StrCat("expected ", kReviewShape, " (got ", DescribeJsonType(*json), ")"));

@@ -68,6 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   (void)flow::ParseStepOutput(text);
+  (void)flow::StepResultJson(text);
 
   absl::StatusOr<flow::EvaluatorDecision> decision = flow::ParseEvaluatorDecision(text);
   if (decision.ok() && decision->tasks.has_value()) {

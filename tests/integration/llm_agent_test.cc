@@ -48,6 +48,7 @@ phases:
     agent: researcher
     task: What do the notes say?
     dependsOn: [scout]
+    thinking: xhigh
 )";
 
 class LlmAgentTest : public ::testing::Test {
@@ -66,9 +67,9 @@ class LlmAgentTest : public ::testing::Test {
                                  agents / file);
     }
     std::filesystem::permissions(agents / "script.sh", std::filesystem::perms::owner_all);
-    std::ofstream(agents / "researcher.md")
-        << testing::LlmAgentFileText("researcher", llm_->base_url(), "tools: [read_file]\n",
-                                     "You read files before you answer.");
+    std::ofstream(agents / "researcher.md") << testing::LlmAgentFileText(
+        "researcher", llm_->base_url(), "tools: [read_file]\nthinking: low\n",
+        "You read files before you answer.");
 
     testing::ClusterOptions options;
     options.workers = 1;
@@ -101,6 +102,9 @@ TEST_F(LlmAgentTest, ToolCallServedFromCacheAndPriorWorkInThePrompt) {
   EXPECT_THAT(user, HasSubstr("## Prior work"));
   EXPECT_THAT(user, HasSubstr(R"(- [scout] read_file({"path":"notes.md"}))"));
   EXPECT_EQ(requests[0]["tools"][0]["function"]["name"], "read_file");
+  // The phase's `thinking: xhigh` beat the agent file's `low` and reached the
+  // model as OpenAI's highest reasoning_effort (docs/agents-llm.md#thinking).
+  EXPECT_EQ(requests[0]["reasoning_effort"], "high");
 
   // Its own read_file call was served from the cache filled by `scout`.
   absl::StatusOr<std::vector<v1::Observation>> calls = cluster_->ToolCalls(*run_id, "answer");

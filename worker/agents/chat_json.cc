@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "common/utf8.h"
 
 namespace taskboard::worker {
@@ -85,6 +86,13 @@ absl::StatusOr<std::string> ChatRequestBody(const ChatRequest& request) {
   }
   if (request.temperature.has_value()) body["temperature"] = *request.temperature;
   if (request.max_tokens.has_value()) body["max_tokens"] = *request.max_tokens;
+  if (!request.reasoning_effort.empty()) {
+    Json* field = &body;
+    for (absl::string_view key : absl::StrSplit(request.reasoning_field, '.')) {
+      field = &(*field)[std::string(key)];
+    }
+    *field = request.reasoning_effort;
+  }
   if (request.stream) {
     body["stream"] = true;
     // Without this, streamed responses carry no token counts.

@@ -27,6 +27,11 @@ struct ChatRequest {
   std::string response_schema_json;
   std::optional<double> temperature;
   std::optional<int64_t> max_tokens;
+  // How hard a reasoning model thinks ("" sends nothing), sent under
+  // `reasoning_field`: a top-level key, or a dotted path for providers that
+  // nest it (`reasoning.effort` becomes {"reasoning": {"effort": ...}}).
+  std::string reasoning_effort;
+  std::string reasoning_field = "reasoning_effort";
   // Ask for server-sent events and forward content deltas as they arrive.
   bool stream = false;
 };

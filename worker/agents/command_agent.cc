@@ -14,6 +14,7 @@
 #include "worker/agents/subprocess.h"
 #include "worker/agents/task_directory.h"
 #include "worker/agents/task_envelope.h"
+#include "worker/agents/thinking_level.h"
 
 namespace taskboard::worker {
 namespace {
@@ -67,6 +68,11 @@ std::vector<std::string> CommandAgent::Environment(const v1::Assignment& assignm
   std::map<std::string, std::string> vars = ChildEnvironment(definition_.pass_env);
   for (const auto& [name, value] : definition_.env) vars[name] = value;
   for (auto& [name, value] : TaskEnvironment(assignment)) vars[name] = std::move(value);
+  // The level as the flow or agent file wrote it (pi's off ... xhigh): the
+  // program maps it onto whatever model it calls.
+  if (std::string thinking = TaskThinking(assignment, definition_); !thinking.empty()) {
+    vars["TASKBOARD_THINKING"] = std::move(thinking);
+  }
   vars["TASKBOARD_AGENT_DIR"] =
       std::filesystem::absolute(definition_.source.parent_path()).lexically_normal().string();
   // Tools resolve relative paths where the agent runs (the process's own

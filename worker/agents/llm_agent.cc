@@ -9,6 +9,7 @@
 #include "worker/agents/chat_client.h"
 #include "worker/agents/llm_prompt.h"
 #include "worker/agents/secret_environment.h"
+#include "worker/agents/thinking_level.h"
 
 namespace taskboard::worker {
 namespace {
@@ -140,6 +141,8 @@ AgentOutcome LlmAgent::Run(const v1::Assignment& assignment, AgentContext& conte
   request.response_schema_json = assignment.output_schema_json();
   request.temperature = settings.temperature;
   request.max_tokens = settings.max_tokens;
+  request.reasoning_effort = ReasoningEffort(TaskThinking(assignment, definition_)).value_or("");
+  request.reasoning_field = settings.reasoning_field;
   request.stream = settings.stream;
 
   ChatClientOptions client_options;

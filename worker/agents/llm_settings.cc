@@ -22,13 +22,14 @@ constexpr FieldName kStream{"stream", "stream"};
 constexpr FieldName kRequestTimeout{"requestTimeoutSeconds", "request_timeout_seconds"};
 constexpr FieldName kMaxAttempts{"maxAttempts", "max_attempts"};
 constexpr FieldName kMaxResponseBytes{"maxResponseBytes", "max_response_bytes"};
+constexpr FieldName kReasoningField{"reasoningField", "reasoning_field"};
 constexpr FieldName kPricing{"pricing", "pricing"};
 constexpr FieldName kInputPrice{"inputPerMtok", "input_per_mtok"};
 constexpr FieldName kOutputPrice{"outputPerMtok", "output_per_mtok"};
 
-constexpr FieldName kFields[] = {kBaseUrl,     kApiKeyEnv,       kMaxTurns, kTemperature,
-                                 kMaxTokens,   kPriorWork,       kStream,   kRequestTimeout,
-                                 kMaxAttempts, kMaxResponseBytes, kPricing};
+constexpr FieldName kFields[] = {kBaseUrl,     kApiKeyEnv,        kMaxTurns,       kTemperature,
+                                 kMaxTokens,   kPriorWork,        kStream,         kRequestTimeout,
+                                 kMaxAttempts, kMaxResponseBytes, kReasoningField, kPricing};
 
 // A model answer past 1 GiB is not an answer; the bound keeps a typo from
 // turning the limit off.
@@ -188,7 +189,7 @@ absl::Status ReadLlmSettings(const Json& doc, bool is_llm, LlmSettings* settings
         reader.PositiveInt(kRequestTimeout, &timeout_seconds),
         reader.PositiveInt(kMaxAttempts, &max_attempts),
         reader.PositiveInt(kMaxResponseBytes, &settings->max_response_bytes, INT64_MAX),
-        ReadPricing(doc, settings)}) {
+        reader.String(kReasoningField, &settings->reasoning_field), ReadPricing(doc, settings)}) {
     if (!s.ok()) return s;
   }
   if (max_turns > 10'000 || max_attempts > 100) {

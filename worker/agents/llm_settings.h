@@ -46,6 +46,9 @@ struct LlmSettings {
   // The most bytes one model answer may have, streamed or not; a longer one
   // fails the task (the worker never holds an unbounded answer).
   int64_t max_response_bytes = 16 << 20;
+  // Where the request carries the task's thinking level (thinking_level.h):
+  // OpenAI's `reasoning_effort`, or a dotted path for providers that nest it.
+  std::string reasoning_field = "reasoning_effort";
   // Model name -> price, for Usage.cost_usd (models not listed cost 0).
   absl::flat_hash_map<std::string, ModelPrice> pricing;
 };

@@ -117,4 +117,26 @@ TEST(ExtractJson, DeepProseBeforeRealJson_StillFindsTheJson) {
   EXPECT_THAT(ExtractJson(text), Optional(Eq(Json::parse(R"({"ok":true})"))));
 }
 
+TEST(WholeTextJson, WholeTextOrOneFenceAroundIt_IsJson) {
+  EXPECT_THAT(WholeTextJson(" {\"a\": 1} "), Optional(Eq(Json::parse(R"({"a":1})"))));
+  EXPECT_THAT(WholeTextJson("```json\n[1]\n```\n"), Optional(Eq(Json::parse("[1]"))));
+  EXPECT_THAT(WholeTextJson("```\n[1]\n```"), Optional(Eq(Json::parse("[1]"))));
+}
+
+TEST(WholeTextJson, JsonInsideMoreText_IsNot) {
+  EXPECT_EQ(WholeTextJson("Result: {\"a\": 1}"), std::nullopt);
+  EXPECT_EQ(WholeTextJson("Result:\n```json\n[1]\n```"), std::nullopt);
+  EXPECT_EQ(WholeTextJson("```json\n[1]\n```\n```json\n[2]\n```"), std::nullopt);
+}
+
+TEST(NoJsonInOutput, NoBrackets_SaysNoJson) {
+  EXPECT_EQ(NoJsonInOutput("just prose"), "output holds no JSON");
+}
+
+TEST(NoJsonInOutput, BrokenFencedBlock_SaysWhyItDoesNotParse) {
+  const std::string message = NoJsonInOutput("Here:\n```json\n{\"a\": 1,}\n```");
+  EXPECT_THAT(message, ::testing::HasSubstr("the ```json block is not valid: invalid JSON"));
+  EXPECT_THAT(message, ::testing::HasSubstr("no trailing commas"));
+}
+
 }  // namespace taskboard::flow

@@ -131,7 +131,7 @@ TEST(ParsePlan, NonStringDeps_Fails) {
 }
 
 TEST(ParsePlan, NonIntegerPriority_Fails) {
-  EXPECT_THAT(ParsePlan(R"({"tasks": [{"id": "a", "goal": "A", "priority": "high"}]})"),
+  EXPECT_THAT(ParsePlan(R"({"tasks": [{"id": "a", "goal": "A", "priority": 1.5}]})"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("tasks[0].priority: must be an integer")));
 }

@@ -129,6 +129,29 @@ TEST_F(CommandAgentTest, Success_TaskboardVariablesAndAgentEnvAreSet) {
                                          dir_.path().string()));
 }
 
+// docs/agents-command.md: the level as written, the phase's over the file's.
+TEST_F(CommandAgentTest, Thinking_IsInTaskboardThinking) {
+  AgentDefinition def;
+  def.name = "x";
+  def.argv = {"/bin/sh", "-c", R"(printf '%s|%s' "${TASKBOARD_THINKING-unset}" "$0")"};
+  def.source = dir_.path() / "x.yaml";
+  def.thinking = "low";
+  AgentOutcome from_file = CommandAgent(def, {}).Run(Task(), context_);
+  ASSERT_TRUE(from_file.success) << from_file.error;
+  EXPECT_THAT(from_file.output, StartsWith("low|"));
+
+  v1::Assignment task = Task();
+  task.set_thinking("xhigh");
+  AgentOutcome from_phase = CommandAgent(def, {}).Run(task, context_);
+  ASSERT_TRUE(from_phase.success) << from_phase.error;
+  EXPECT_THAT(from_phase.output, StartsWith("xhigh|"));
+
+  def.thinking.clear();
+  AgentOutcome unset = CommandAgent(def, {}).Run(Task(), context_);
+  ASSERT_TRUE(unset.success) << unset.error;
+  EXPECT_THAT(unset.output, StartsWith("unset|"));
+}
+
 TEST_F(CommandAgentTest, Tools_SocketVariablesForTheAgentsDirectoryAndBinDirFirstOnPath) {
   std::filesystem::create_directory(dir_.path() / "repo");
   context_.set_tool_environment(

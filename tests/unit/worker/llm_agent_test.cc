@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
@@ -297,6 +298,52 @@ TEST(LlmAgent, CancelledMidRequest_ReturnsPromptly) {
   EXPECT_FALSE(outcome.success);
   EXPECT_EQ(outcome.error, "cancelled: user asked");
   EXPECT_EQ(outcome.execution.stop_reason(), "cancelled");
+}
+
+// The request the model received for `task`, run by the test agent with
+// `configure` applied to its definition.
+Json RequestSent(absl::FunctionRef<void(AgentDefinition&)> configure,
+                 const v1::Assignment& task = Task()) {
+  ScriptedLlmServer server({TextReply("ok")});
+  ToolContext context;
+  AgentDefinition def = Definition(server);
+  configure(def);
+  AgentOutcome outcome = Agent(def).Run(task, context);
+  EXPECT_TRUE(outcome.success) << outcome.error;
+  return server.requests().at(0);
+}
+
+// `thinking` (docs/agents-llm.md#thinking): the agent file's level, or the
+// phase's from the assignment, reaches the model as reasoning_effort.
+TEST(LlmAgent, AgentFileThinking_IsSentAsReasoningEffort) {
+  EXPECT_EQ(RequestSent([](AgentDefinition& def) { def.thinking = "medium"; })["reasoning_effort"],
+            "medium");
+}
+
+TEST(LlmAgent, PhaseThinking_OverridesTheAgentFileAndXhighIsHigh) {
+  v1::Assignment task = Task();
+  task.set_thinking("xhigh");
+  EXPECT_EQ(
+      RequestSent([](AgentDefinition& def) { def.thinking = "low"; }, task)["reasoning_effort"],
+      "high");
+}
+
+TEST(LlmAgent, ThinkingOffOrUnset_SendsNoReasoningEffort) {
+  for (const char* level : {"off", ""}) {
+    SCOPED_TRACE(level);
+    EXPECT_FALSE(RequestSent([&](AgentDefinition& def) {
+                   def.thinking = level;
+                 }).contains("reasoning_effort"));
+  }
+}
+
+TEST(LlmAgent, ReasoningField_NamesWhereTheLevelGoes) {
+  const Json sent = RequestSent([](AgentDefinition& def) {
+    def.thinking = "minimal";
+    def.llm.reasoning_field = "reasoning.effort";
+  });
+  EXPECT_EQ(sent["reasoning"]["effort"], "minimal");
+  EXPECT_FALSE(sent.contains("reasoning_effort"));
 }
 
 }  // namespace

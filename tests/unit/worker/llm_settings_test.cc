@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
@@ -113,6 +114,20 @@ TEST(LlmSettings, CostUsd_UsesThePriceTable) {
   settings.pricing["m"] = {.input_per_mtok = 3, .output_per_mtok = 15};
   EXPECT_DOUBLE_EQ(CostUsd(settings, "m", 1'000'000, 100'000), 3 + 1.5);
   EXPECT_EQ(CostUsd(settings, "unpriced", 1'000'000, 1'000'000), 0);
+}
+
+TEST(LlmSettings, ReasoningField_DefaultsToOpenAisAndIsRead) {
+  absl::StatusOr<AgentDefinition> plain = Parse("a.md", "---\nmodel: m\n---\nHi.\n");
+  ASSERT_THAT(plain, IsOk());
+  EXPECT_EQ(plain->llm.reasoning_field, "reasoning_effort");
+  for (const char* spelling : {"reasoningField", "reasoning_field"}) {
+    absl::StatusOr<AgentDefinition> def =
+        Parse("a.md", absl::StrCat("---\nmodel: m\nthinking: high\n", spelling,
+                                   ": reasoning.effort\n---\nHi.\n"));
+    ASSERT_THAT(def, IsOk());
+    EXPECT_EQ(def->thinking, "high");
+    EXPECT_EQ(def->llm.reasoning_field, "reasoning.effort");
+  }
 }
 
 }  // namespace
