@@ -246,9 +246,11 @@ bool PlanExecuteDriver::DrainSteps(RunState& run, int64_t now_ms) {
       Json dependency_results = Json::object();
       std::string dep_lines;
       for (const std::string& dep : task.task().deps()) {
+        // Keyed by the step it came from; a JSON result stays JSON.
+        Json value = flow::StepResultJson(run.FindTask(dep)->task().output());
         const std::string summary =
-            flow::ParseStepOutput(run.FindTask(dep)->task().output()).summary;
-        dependency_results[dep] = summary;
+            value.is_string() ? value.get<std::string>() : DumpJson(value);
+        dependency_results[dep] = std::move(value);
         v1::DependencyResult& result = *assignment.add_dependency_results();
         result.set_id(dep);
         result.set_output(summary);
@@ -459,7 +461,7 @@ std::string PlanExecuteDriver::PlanJson(const RunState& run, const std::string& 
         {"id", task.task_id()}, {"goal", task.title()}, {"status", StepStatus(task.state())}};
     if (task.state() == v1::TASK_STATE_COMPLETED) {
       ++completed;
-      entry["result"] = flow::ParseStepOutput(task.output()).summary;
+      entry["result"] = flow::StepResultJson(task.output());
     } else if (!task.error().empty()) {
       entry["error"] = task.error();
     } else if (!task.skip_reason().empty()) {

@@ -19,6 +19,9 @@ std::vector<Json> SampleDocuments() {
       Json::parse(R"({"args": {"*": {}}, "toolCache": {"tools": {"*": {}}},
                       "phases": [{"branches": [{}]}]})"),
       Json::parse(R"({"planAndExecute": {"stepExecutor": {}}})"),
+      Json::parse(R"({"planAndExecute": {"stepExecutor": {"flow": ""}}})"),
+      Json::parse(R"({"phases": [{"type": "plan", "plan": {"stepExecutor": {}}},
+                                 {"type": "supervise", "supervise": {}}]})"),
       Json::parse(R"({"supervisor": {}})"),
       Json::parse(R"({"board": {"tasks": [{}]}})"),
   };

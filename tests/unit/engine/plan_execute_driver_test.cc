@@ -99,6 +99,23 @@ TEST_F(PlanExecuteTest, LinearDeps_RunInOrderWithDependencyResults) {
   EXPECT_EQ(output["tasks"][1]["result"], "all green");
 }
 
+TEST_F(PlanExecuteTest, JsonStepResults_StayJsonInDependencyResultsAndThePlan) {
+  Plan(R"({"tasks": [{"id": "scan", "goal": "scan"}, {"id": "fix", "goal": "fix",
+      "deps": ["scan"]}]})");
+  ASSERT_THAT(Sent(), ElementsAre("scan"));
+  h_.Finish(w_, Step("scan"), true,
+            R"({"summary": {"files": ["a.cc", "b.cc"]}, "success": true})");
+  ASSERT_THAT(Sent(), ElementsAre("fix"));
+  const Json input = *ParseJson(Step("fix").input_json());
+  // Keyed by the step it came from, and still an object.
+  EXPECT_EQ(input["dependency_results"]["scan"]["files"][1], "b.cc");
+  EXPECT_EQ(Step("fix").dependency_results(0).id(), "scan");
+  h_.Finish(w_, Step("fix"), true, R"({"summary": "fixed", "success": true})");
+  ASSERT_EQ(h_.Status(run_), v1::RUN_STATUS_COMPLETED);
+  EXPECT_EQ(Output()["tasks"][0]["result"]["files"][0], "a.cc");
+  EXPECT_EQ(Output()["tasks"][1]["result"], "fixed");
+}
+
 TEST_F(PlanExecuteTest, FailedStep_CascadeSkipsItsDependentsOnly) {
   Plan(R"({"tasks": [{"id": "a", "goal": "A"}, {"id": "b", "goal": "B", "deps": ["a"]},
                      {"id": "c", "goal": "C", "deps": ["b"]}, {"id": "d", "goal": "D"}]})",
