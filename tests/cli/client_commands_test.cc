@@ -513,13 +513,13 @@ TEST(FlowsCommand, Bare_ListsFlowsWithTheirArgs) {
   scheduler.SetFlows(flows);
   testing::CliResult result = Cli({"flows", "--scheduler", scheduler.address()});
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_THAT(result.out, AllOf(HasSubstr("\naudit "), HasSubstr("Audit a repo"),
-                                HasSubstr("\ntriage "),
-                                HasSubstr("\nargs of audit (`taskboard run audit key=value ...`):\n"
-                                          "ARG    REQUIRED  DEFAULT  DESCRIPTION\n"
-                                          "dir    yes       -        repo to audit\n"
-                                          "depth  no        2\n"),
-                                Not(HasSubstr("args of triage"))));
+  EXPECT_THAT(result.out,
+              AllOf(HasSubstr("\naudit "), HasSubstr("Audit a repo"), HasSubstr("\ntriage "),
+                    HasSubstr("\nargs of audit (`taskboard run audit key=value ...`):\n"
+                              "ARG    REQUIRED  DEFAULT  DESCRIPTION\n"
+                              "dir    yes       -        repo to audit\n"
+                              "depth  no        2\n"),
+                    Not(HasSubstr("args of triage"))));
 }
 
 TEST(FlowsCommand, Bare_NoSavedFlows_SaysHowToSaveOne) {

@@ -310,7 +310,8 @@ TEST(RunCommand, SavedFlowName_SubmitsTheSavedRefWithKeyValueArgs) {
 TEST(RunCommand, SavedFlowName_MissingRequiredArg_Exits2WithoutSubmitting) {
   FakeScheduler scheduler;
   scheduler.SetFlows({SavedDigest()});
-  testing::CliResult result = Cli({"run", "digest", "--no-watch", "--scheduler", scheduler.address()});
+  testing::CliResult result =
+      Cli({"run", "digest", "--no-watch", "--scheduler", scheduler.address()});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_THAT(result.err, HasSubstr("dir"));
   EXPECT_FALSE(scheduler.submitted().has_saved()) << "nothing was submitted";

@@ -79,9 +79,9 @@ TEST(ValidateCommand, PlanAndExecute_PrintsRoles) {
 TEST(ValidateCommand, OmittedAgents_ShownAsTheDefaultAgent) {
   Result result = Validate((kExamples / "quick-supervisor.yaml").string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_THAT(result.out, AllOf(HasSubstr("planner      (default agent)"),
-                                HasSubstr("worker       writer"),
-                                HasSubstr("reviewer     (default agent)")));
+  EXPECT_THAT(result.out,
+              AllOf(HasSubstr("planner      (default agent)"), HasSubstr("worker       writer"),
+                    HasSubstr("reviewer     (default agent)")));
   EXPECT_THAT(result.out, ::testing::Not(HasSubstr(R"("plannerAgent")")))
       << "the desugared flow is what the file says";
 }

@@ -16,9 +16,9 @@ namespace taskboard {
 namespace {
 
 using ::testing::AllOf;
-using ::testing::HasSubstr;
 using testing::Cluster;
 using testing::ClusterOptions;
+using ::testing::HasSubstr;
 using testing::IsOk;
 using testing::StatusIs;
 
@@ -53,6 +53,22 @@ absl::Status SubmitExpectingQuickRefusal(Cluster& cluster, const std::string& fl
   return run.status();
 }
 
+// Starts a one-worker cluster with `scheduler_flags`, waits for the worker,
+// runs kNoAgent to its end.
+v1::Run RunWithoutAgent(std::vector<std::string> scheduler_flags) {
+  Cluster cluster(Options(1, std::move(scheduler_flags)));
+  EXPECT_THAT(cluster.Start(), IsOk());
+  WaitForOneWorker(cluster);
+  absl::StatusOr<std::string> run_id = cluster.Submit(kNoAgent);
+  EXPECT_THAT(run_id.status(), IsOk());
+  if (!run_id.ok()) return {};
+  absl::StatusOr<v1::Run> run = cluster.WaitForRun(*run_id, 30'000);
+  EXPECT_THAT(run.status(), IsOk());
+  if (!run.ok()) return {};
+  EXPECT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster.Logs();
+  return *run;
+}
+
 TEST(DefaultAgentTest, NoWorkerAtAll_SubmitFailsAtOnceSayingWhatToDo) {
   Cluster cluster(Options(0));
   ASSERT_THAT(cluster.Start(), IsOk());
@@ -67,40 +83,28 @@ TEST(DefaultAgentTest, DefaultAgentNoWorkerOffers_SubmitFailsAtOnceNamingIt) {
   Cluster cluster(Options(1, {"--default-agent", "ghost"}));
   ASSERT_THAT(cluster.Start(), IsOk());
   WaitForOneWorker(cluster);
-  EXPECT_THAT(SubmitExpectingQuickRefusal(cluster, kNoAgent),
-              StatusIs(absl::StatusCode::kFailedPrecondition,
-                       AllOf(HasSubstr("default agent 'ghost'"),
-                             HasSubstr("no connected worker offers it"),
-                             HasSubstr("start a worker with agent 'ghost'"))));
+  EXPECT_THAT(
+      SubmitExpectingQuickRefusal(cluster, kNoAgent),
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               AllOf(HasSubstr("default agent 'ghost'"), HasSubstr("no connected worker offers it"),
+                     HasSubstr("start a worker with agent 'ghost'"))));
 }
 
 TEST(DefaultAgentTest, PhaseWithoutAgent_RunsOnTheFirstRegisteredAgent) {
-  Cluster cluster(Options(1));
-  ASSERT_THAT(cluster.Start(), IsOk());
-  WaitForOneWorker(cluster);
-  absl::StatusOr<std::string> run_id = cluster.Submit(kNoAgent);
-  ASSERT_THAT(run_id.status(), IsOk());
-  absl::StatusOr<v1::Run> run = cluster.WaitForRun(*run_id, 30'000);
-  ASSERT_THAT(run.status(), IsOk());
-  EXPECT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster.Logs();
-  EXPECT_EQ(run->output(), "from the default agent\n");
+  const v1::Run run = RunWithoutAgent({});
+  EXPECT_EQ(run.output(), "from the default agent\n");
   // tests/integration/agents offers echo, helper and the built-in noop:
   // by name, echo comes first.
-  EXPECT_EQ(run->spec().taskflow().phases(0).agent(), "echo") << "stored in the run's spec";
+  ASSERT_EQ(run.spec().taskflow().phases_size(), 1);
+  EXPECT_EQ(run.spec().taskflow().phases(0).agent(), "echo") << "stored in the run's spec";
 }
 
 TEST(DefaultAgentTest, PhaseWithoutAgent_RunsOnTheDefaultAgentFlag) {
-  Cluster cluster(Options(1, {"--default-agent", "helper"}));
-  ASSERT_THAT(cluster.Start(), IsOk());
-  WaitForOneWorker(cluster);
-  absl::StatusOr<std::string> run_id = cluster.Submit(kNoAgent);
-  ASSERT_THAT(run_id.status(), IsOk());
-  absl::StatusOr<v1::Run> run = cluster.WaitForRun(*run_id, 30'000);
-  ASSERT_THAT(run.status(), IsOk());
-  EXPECT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster.Logs();
-  EXPECT_EQ(run->spec().taskflow().phases(0).agent(), "helper");
-  ASSERT_EQ(run->tasks_size(), 1);
-  EXPECT_EQ(run->tasks(0).agent(), "helper");
+  const v1::Run run = RunWithoutAgent({"--default-agent", "helper"});
+  ASSERT_EQ(run.spec().taskflow().phases_size(), 1);
+  EXPECT_EQ(run.spec().taskflow().phases(0).agent(), "helper");
+  ASSERT_EQ(run.tasks_size(), 1);
+  EXPECT_EQ(run.tasks(0).agent(), "helper");
 }
 
 }  // namespace

@@ -98,9 +98,8 @@ class FakeLlmCluster {
     // A flow that leaves agents out gets the default agent among the
     // workers connected when it is submitted.
     return cluster_
-        ->WaitForWorkers([](const v1::ListWorkersResponse& workers) {
-          return workers.workers_size() == 1;
-        })
+        ->WaitForWorkers(
+            [](const v1::ListWorkersResponse& workers) { return workers.workers_size() == 1; })
         .status();
   }
 

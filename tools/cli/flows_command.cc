@@ -64,7 +64,8 @@ void PrintFlowArgs(const v1::ListFlowsResponse& flows, int width, std::ostream& 
         << " key=value ...`):\n";
     TextTable table({"ARG", "REQUIRED", "DEFAULT", "DESCRIPTION"});
     for (const v1::ArgSpec& arg : flow.spec().args()) {
-      table.AddRow({arg.name(), arg.required() ? "yes" : "no", DefaultText(arg), arg.description()});
+      table.AddRow(
+          {arg.name(), arg.required() ? "yes" : "no", DefaultText(arg), arg.description()});
     }
     table.Print(out, width);
   }
@@ -125,8 +126,9 @@ int RunFlowsDelete(const FlowsOptions& options, std::ostream& out, std::ostream&
 
 void AddFlowsCommand(CLI::App& app, CommandSet& commands) {
   CLI::App* flows = app.add_subcommand(
-      "flows", "List the scheduler's saved flows with their args (or manage them: save, list, "
-               "show, delete)");
+      "flows",
+      "List the scheduler's saved flows with their args (or manage them: save, list, "
+      "show, delete)");
   flows->require_subcommand(0, 1);
   // One options struct per subcommand, so a parse fills only the chosen one.
   const auto add = [&](const char* name, const char* description, auto run, const auto& declare) {

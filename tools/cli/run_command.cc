@@ -104,8 +104,9 @@ void AddRunCommand(CLI::App& app, CommandSet& commands) {
   auto options = std::make_shared<RunFlowOptions>();
   options->follow.terminal = commands.err_terminal();
   CLI::App* command =
-      app.add_subcommand("run", "Submit a flow (a file or a saved flow's name) and follow the run "
-                                "live until it finishes");
+      app.add_subcommand("run",
+                         "Submit a flow (a file or a saved flow's name) and follow the run "
+                         "live until it finishes");
   command
       ->add_option("flow", options->flow,
                    "Flow file (JSON or YAML; a path that exists or ends in .yaml, .yml or .json), "

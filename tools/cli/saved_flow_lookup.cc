@@ -55,8 +55,8 @@ int FetchSavedFlow(SchedulerClient& client, absl::string_view command, const std
   if (ListAllFlows(client, command, &saved, list_err) == 0) {
     for (const v1::SavedFlow& each : saved.flows()) names.push_back(each.name());
   }
-  err << command << ": no saved flow '" << name << "' on " << client.address() << " (saved: "
-      << (names.empty() ? "none" : absl::StrJoin(names, ", "))
+  err << command << ": no saved flow '" << name << "' on " << client.address()
+      << " (saved: " << (names.empty() ? "none" : absl::StrJoin(names, ", "))
       << "); to run a file, give its path (.yaml, .yml or .json); save a flow with "
          "`taskboard flows save FILE`\n";
   return 1;

@@ -2,10 +2,9 @@
 // registered agent or --default-agent, decided at submit, refused at submit
 // when no connected worker offers it.
 
-#include "scheduler/engine/default_agent_choice.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/engine/default_agent_choice.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/unit/engine/engine_harness.h"
 
