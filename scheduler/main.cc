@@ -163,6 +163,11 @@ int main(int argc, char** argv) {
                  "A ready task whose agent no connected worker offers fails after this")
       ->envname("TASKBOARD_SCHEDULING_TIMEOUT_MS")
       ->capture_default_str();
+  app.add_option("--default-agent", options.engine.default_agent,
+                 "Agent for whatever a flow leaves without one (phases, branches, board tasks, "
+                 "pattern roles); empty: the first registered agent of the connected workers. "
+                 "Submit fails at once when no connected worker offers it")
+      ->envname("TASKBOARD_DEFAULT_AGENT");
   app.add_option("--retry-base-ms", options.engine.retry_backoff.base_ms,
                  "First retry delay; doubles per failure, with jitter")
       ->envname("TASKBOARD_RETRY_BASE_MS")

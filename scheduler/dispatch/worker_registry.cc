@@ -72,4 +72,19 @@ int64_t WorkerRegistry::FreeSlots() const {
   return total;
 }
 
+std::string WorkerRegistry::FirstRegisteredAgent() const {
+  // Every worker offers `noop`; as a default it would run nothing.
+  constexpr absl::string_view kBuiltInNoop = "noop";
+  bool noop_offered = false;
+  // Stream ids grow with each connection, so the map's order is theirs.
+  for (const auto& [stream_id, worker] : workers_) {
+    if (worker.draining) continue;
+    for (const v1::AgentInfo& agent : worker.hello.agents()) {
+      if (agent.name() != kBuiltInNoop) return agent.name();
+      noop_offered = true;
+    }
+  }
+  return noop_offered ? std::string(kBuiltInNoop) : "";
+}
+
 }  // namespace taskboard::dispatch

@@ -54,6 +54,12 @@ class WorkerRegistry {
   bool AnyOffers(absl::string_view agent) const;
   // Every agent offered by a connected worker, sorted.
   std::vector<std::string> OfferedAgents() const;
+  // The "first registered agent", the default agent of a scheduler without
+  // --default-agent (docs/decisions.md 77): among workers not draining, in
+  // the order their current streams connected, the first agent (in the
+  // order the worker lists them, by name) other than the built-in `noop`;
+  // `noop` when no worker offers anything else; "" without workers.
+  std::string FirstRegisteredAgent() const;
 
   size_t size() const { return workers_.size(); }
   int64_t FreeSlots() const;

@@ -73,6 +73,10 @@ struct EngineOptions {
   int64_t heartbeat_interval_ms = 5'000;
   // A ready task whose agent no connected worker offers fails after this.
   int64_t scheduling_timeout_ms = 60'000;
+  // The agent of whatever a submitted flow leaves without one
+  // (--default-agent); "": the first registered agent of the connected
+  // workers (default_agent_choice.h).
+  std::string default_agent;
   int max_infra_attempts = 3;
   RetryBackoff retry_backoff;
   int64_t max_output_bytes = 1 << 20;
@@ -141,7 +145,9 @@ class Engine {
   void Stop();
 
   // Creates a run. Calls `done` with its id once it is durable.
-  // UNIMPLEMENTED for flow kinds this version cannot run.
+  // UNIMPLEMENTED for flow kinds this version cannot run; FAILED_PRECONDITION
+  // when the flow leaves an agent out and no connected worker offers the
+  // default agent.
   void Submit(SubmitRequest request, std::function<void(absl::StatusOr<SubmitResult>)> done);
   // Cancels a run: NOT_FOUND for an unknown run; a finished run reports its
   // status unchanged.

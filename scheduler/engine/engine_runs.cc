@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
 #include "scheduler/engine/child_runs.h"
+#include "scheduler/engine/default_agent_choice.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/ids.h"
 #include "scheduler/engine/run_control.h"
@@ -116,6 +117,11 @@ void Engine::DoSubmit(SubmitRequest& request,
       effects_.push_back([done, existing] { done(SubmitResult{existing, true}); });
       return;
     }
+  }
+  // Here, on the loop, because only the loop knows the connected workers.
+  if (absl::Status defaulted = ApplyDefaultAgent(options_.default_agent, workers_, &request.spec);
+      !defaulted.ok()) {
+    return done(defaulted);
   }
   absl::StatusOr<std::string> run_id = CreateRun(request, nullptr, "");
   if (!run_id.ok()) return done(run_id.status());

@@ -3,7 +3,7 @@
 
 // ResumeRun for the pattern drivers (plan-and-execute, supervisor): the run
 // is rewound to the first thing that did not complete, keeping every
-// completed task, so only the unfinished work runs again (decision 77).
+// completed task, so only the unfinished work runs again (decision 79).
 //
 // - A work task (a plan step, a supervisor worker) that did not complete
 //   (failed, cancelled, skipped, or cut off mid-flight) goes back to PENDING

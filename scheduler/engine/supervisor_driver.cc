@@ -469,7 +469,7 @@ void SupervisorDriver::Finish(RunState& run, int64_t now_ms) {
   SetPatternPhase(run, kCompleted, std::max(1, Iterations(run)),
                   absl::StrCat(accepted, " of ", workers.size(), " tasks accepted"));
   if (std::vector<std::string> escalated = Escalated(run); !escalated.empty()) {
-    // Escalation asks for a person (decision 77): the run stops blocked with
+    // Escalation asks for a person (decision 79): the run stops blocked with
     // what it has; resuming it re-runs the escalated tasks with the feedback.
     std::string reason =
         absl::StrCat("the reviewer escalated ", absl::StrJoin(escalated, ", "), ": ",

@@ -310,6 +310,17 @@ void DecodePlanExecute(const Json& value, const std::string& path, v1::PlanExecu
   reader.RejectUnknownFields();
 }
 
+// pi-taskflow's `version` (a number, "informational only" there too): checked
+// so a typo'd value is reported, then dropped; saved flows have their own
+// versions (SaveFlow numbers them).
+void DecodeVersion(JsonReader& root, FlowErrorList* errors) {
+  const Json* version = root.Raw("version");
+  if (version == nullptr || version->is_null() || version->is_number()) return;
+  errors->Add("version", absl::StrCat("must be a number, like pi-taskflow's `version: 1` (got ",
+                                      DescribeJsonType(*version),
+                                      "); it is informational: remove it or write a number"));
+}
+
 // The kind named by `kind`, or implied by the block present.
 std::string ResolveKind(JsonReader& root, const Json& doc, FlowErrorList* errors) {
   std::string implied = "taskflow";
@@ -367,6 +378,7 @@ v1::FlowSpec DecodeFlow(const Json& doc, FlowErrorList* errors) {
       static_cast<int32_t>(root.Int("timeoutSeconds", 1, kMaxTimeoutSeconds).value_or(0)));
   // pi-taskflow's agent discovery scope; Taskboard's agents live on workers.
   root.Ignore("agentScope");
+  DecodeVersion(root, errors);
 
   const std::string kind = ResolveKind(root, doc, errors);
   if (kind == "taskflow") {

@@ -339,20 +339,14 @@ void CheckGoal(const std::string& goal, const std::string& path,
   CheckTemplate(goal, path, scope, errors);
 }
 
-void RequireAgent(const std::string& agent, const std::string& path, const char* role,
-                  FlowErrorList* errors) {
-  if (agent.empty()) errors->Add(path, absl::StrCat("the ", role, " agent is required"));
-}
-
+// Omitted agents are the scheduler's default agent (default_agent.h), so
+// only contradictions are errors here.
 void ValidateSupervisor(const v1::SupervisorSpec& spec, const std::string& path, bool nested,
                         const absl::flat_hash_set<std::string>& args, FlowErrorList* errors) {
   if (!nested && spec.goal().empty()) {
     errors->Add(JoinPath(path, "goal"), "a supervisor flow needs a goal");
   }
   CheckGoal(spec.goal(), JoinPath(path, "goal"), args, errors);
-  RequireAgent(spec.planner_agent(), JoinPath(path, "plannerAgent"), "planner", errors);
-  RequireAgent(spec.worker_agent(), JoinPath(path, "workerAgent"), "worker", errors);
-  RequireAgent(spec.reviewer_agent(), JoinPath(path, "reviewerAgent"), "reviewer", errors);
 }
 
 // `in_phase`: the block of a `type: plan` phase (phase_pattern.h), whose
@@ -362,7 +356,6 @@ void ValidatePlanExecute(const v1::PlanExecuteSpec& spec, const std::string& pat
   if (!in_phase && spec.goal().empty())
     errors->Add(JoinPath(path, "goal"), "a plan-and-execute flow needs a goal");
   CheckGoal(spec.goal(), JoinPath(path, "goal"), args, errors);
-  RequireAgent(spec.planner_agent(), JoinPath(path, "plannerAgent"), "planner", errors);
   if (spec.has_step_executor()) {
     if (!spec.executor_agent().empty()) {
       errors->Add(JoinPath(path, "executorAgent"),
@@ -370,17 +363,17 @@ void ValidatePlanExecute(const v1::PlanExecuteSpec& spec, const std::string& pat
     }
     ValidateSupervisor(spec.step_executor(), JoinPath(path, "stepExecutor"), /*nested=*/true, args,
                        errors);
-  } else if (!spec.step_flow().empty()) {
-    if (!spec.executor_agent().empty()) {
-      errors->Add(JoinPath(path, "executorAgent"),
-                  "use either executorAgent or stepExecutor, not both");
-    }
-  } else if (spec.executor_agent().empty()) {
+  } else if (!spec.step_flow().empty() && !spec.executor_agent().empty()) {
     errors->Add(JoinPath(path, "executorAgent"),
-                "the executor agent is required (or a nested `stepExecutor` supervisor)");
+                "use either executorAgent or stepExecutor, not both");
   }
-  if (spec.evaluator() == v1::EVALUATOR_KIND_LLM && spec.evaluator_agent().empty()) {
-    errors->Add(JoinPath(path, "evaluatorAgent"), "evaluator: llm needs an evaluatorAgent");
+  // The deterministic evaluator only counts iterations: with it a flow that
+  // asks for replanning would silently never replan.
+  if (spec.enable_replanning() && spec.evaluator() == v1::EVALUATOR_KIND_DETERMINISTIC) {
+    errors->Add(JoinPath(path, "evaluator"),
+                "enableReplanning needs the llm evaluator (the deterministic one never replans): "
+                "set `evaluator: llm`, or remove `evaluator` (it then defaults to llm), or drop "
+                "enableReplanning");
   }
 }
 

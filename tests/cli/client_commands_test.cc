@@ -500,10 +500,33 @@ TEST(FlowsCommand, Delete_PrintsHowManyVersionsWent) {
   EXPECT_EQ(result.out, "deleted audit (2 versions)\n");
 }
 
-TEST(FlowsCommand, NeedsASubcommand) {
-  testing::CliResult result = Cli({"flows"});
-  EXPECT_EQ(result.exit_code, 2);
-  EXPECT_THAT(result.err, HasSubstr("subcommand"));
+TEST(FlowsCommand, Bare_ListsFlowsWithTheirArgs) {
+  std::vector<v1::SavedFlow> flows = SavedFlows();
+  v1::ArgSpec* dir = flows[0].mutable_spec()->add_args();
+  dir->set_name("dir");
+  dir->set_required(true);
+  dir->set_description("repo to audit");
+  v1::ArgSpec* depth = flows[0].mutable_spec()->add_args();
+  depth->set_name("depth");
+  depth->mutable_default_value()->set_number_value(2);
+  FakeScheduler scheduler;
+  scheduler.SetFlows(flows);
+  testing::CliResult result = Cli({"flows", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out,
+              AllOf(HasSubstr("\naudit "), HasSubstr("Audit a repo"), HasSubstr("\ntriage "),
+                    HasSubstr("\nargs of audit (`taskboard run audit key=value ...`):\n"
+                              "ARG    REQUIRED  DEFAULT  DESCRIPTION\n"
+                              "dir    yes       -        repo to audit\n"
+                              "depth  no        2\n"),
+                    Not(HasSubstr("args of triage"))));
+}
+
+TEST(FlowsCommand, Bare_NoSavedFlows_SaysHowToSaveOne) {
+  FakeScheduler scheduler;
+  testing::CliResult result = Cli({"flows", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_THAT(result.err, HasSubstr("no saved flows (save one with `taskboard flows save FILE`)"));
 }
 
 // --- the command line as a whole ------------------------------------------------

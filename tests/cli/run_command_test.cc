@@ -142,10 +142,10 @@ TEST(RunCommand, MalformedLabel_Exits2) {
   EXPECT_THAT(result.err, HasSubstr("--label takes key=value (got 'team')"));
 }
 
-TEST(RunCommand, NoFileGiven_IsAUsageError) {
+TEST(RunCommand, NoFlowGiven_IsAUsageError) {
   testing::CliResult result = Cli({"run"});
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_THAT(result.err, HasSubstr("file is required"));
+  EXPECT_THAT(result.err, HasSubstr("flow is required"));
 }
 
 // --- Talking to a scheduler ------------------------------------------------------
@@ -278,6 +278,58 @@ TEST(RunCommand, NoWatch_PrintsRunIdAndReturns) {
   EXPECT_EQ(result.exit_code, 0);
   EXPECT_EQ(result.out, "r-1\n");
   EXPECT_THAT(scheduler.watch_after_seqs(), IsEmpty());
+}
+
+// A saved flow run by name, as pi-taskflow's `/tf:<name> args`.
+v1::SavedFlow SavedDigest() {
+  v1::SavedFlow flow;
+  flow.set_name("digest");
+  flow.set_version(4);
+  flow.mutable_spec()->set_name("digest");
+  v1::ArgSpec* dir = flow.mutable_spec()->add_args();
+  dir->set_name("dir");
+  dir->set_required(true);
+  flow.mutable_spec()->mutable_taskflow()->add_phases()->set_id("a");
+  return flow;
+}
+
+TEST(RunCommand, SavedFlowName_SubmitsTheSavedRefWithKeyValueArgs) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "COMPLETED", "done");
+  scheduler.SetFlows({SavedDigest()});
+  testing::CliResult result =
+      Cli({"run", "digest", "dir=src", "--no-watch", "--scheduler", scheduler.address()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const v1::SubmitRunRequest submitted = scheduler.submitted();
+  ASSERT_TRUE(submitted.has_saved());
+  EXPECT_EQ(submitted.saved().name(), "digest");
+  EXPECT_EQ(submitted.saved().version(), 4) << "pinned to the version its args were checked on";
+  EXPECT_EQ(flow::ProtoStructToJson(submitted.args()), Json({{"dir", "src"}}));
+}
+
+TEST(RunCommand, SavedFlowName_MissingRequiredArg_Exits2WithoutSubmitting) {
+  FakeScheduler scheduler;
+  scheduler.SetFlows({SavedDigest()});
+  testing::CliResult result =
+      Cli({"run", "digest", "--no-watch", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("dir"));
+  EXPECT_FALSE(scheduler.submitted().has_saved()) << "nothing was submitted";
+}
+
+TEST(RunCommand, UnknownSavedFlowName_Exits1ListingTheSavedFlows) {
+  FakeScheduler scheduler;
+  scheduler.SetFlows({SavedDigest()});
+  testing::CliResult result = Cli({"run", "digset", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, AllOf(HasSubstr("taskboard run: no saved flow 'digset'"),
+                                HasSubstr("(saved: digest)"), HasSubstr(".yaml, .yml or .json")));
+}
+
+TEST(RunCommand, FileExtensionOrExistingPath_IsAFileNotAName) {
+  EXPECT_EQ(Cli({"run", "missing.yml", "--scheduler", NowhereAddress()}).exit_code, 2)
+      << "an unreadable file, not a saved flow lookup";
+  EXPECT_EQ(Cli({"run", "missing.JSON", "--scheduler", NowhereAddress()}).exit_code, 2);
 }
 
 TEST(RunCommand, LabelsBeforeTheFile_EachTakeOneValue) {

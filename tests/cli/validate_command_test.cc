@@ -76,6 +76,16 @@ TEST(ValidateCommand, PlanAndExecute_PrintsRoles) {
                                 HasSubstr("child supervisor run"), HasSubstr("reviewer")));
 }
 
+TEST(ValidateCommand, OmittedAgents_ShownAsTheDefaultAgent) {
+  Result result = Validate((kExamples / "quick-supervisor.yaml").string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out,
+              AllOf(HasSubstr("planner      (default agent)"), HasSubstr("worker       writer"),
+                    HasSubstr("reviewer     (default agent)")));
+  EXPECT_THAT(result.out, ::testing::Not(HasSubstr(R"("plannerAgent")")))
+      << "the desugared flow is what the file says";
+}
+
 TEST(ValidateCommand, Quiet_OmitsDesugaredFlow) {
   Result result = Validate((kExamples / "repo-digest.yaml").string(), /*quiet=*/true);
   ASSERT_EQ(result.exit_code, 0);

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +35,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::IsOk;
 using ::testing::Not;
+using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 
 // A worker command tool that is not cacheable on its own (the flows'
@@ -78,7 +80,8 @@ class FakeLlmCluster {
   }
 
   absl::Status StartCluster(const std::string& agents_dir, const std::string& tools_dir,
-                            const std::vector<std::pair<std::string, std::string>>& env = {}) {
+                            const std::vector<std::pair<std::string, std::string>>& env = {},
+                            std::vector<std::string> scheduler_flags = {}) {
     for (const auto& [name, value] : env) {
       const char* previous = std::getenv(name.c_str());
       env_set_.emplace_back(
@@ -89,8 +92,15 @@ class FakeLlmCluster {
     options.workers = 1;
     options.agents_dir = agents_dir;
     options.worker_flags = {"--tools", tools_dir};
+    options.scheduler_flags = std::move(scheduler_flags);
     cluster_ = std::make_unique<testing::Cluster>(options);
-    return cluster_->Start();
+    if (absl::Status started = cluster_->Start(); !started.ok()) return started;
+    // A flow that leaves agents out gets the default agent among the
+    // workers connected when it is submitted.
+    return cluster_
+        ->WaitForWorkers(
+            [](const v1::ListWorkersResponse& workers) { return workers.workers_size() == 1; })
+        .status();
   }
 
   testing::Cluster& cluster() { return *cluster_; }
@@ -467,7 +477,8 @@ class PatternLlmExamplesTest : public ::testing::Test {
  protected:
   // Runs examples/flows/FLOW.yaml with `args` on a worker with the example
   // llm agents and tools, against examples/fake-llm/FLOW.yaml.
-  absl::StatusOr<v1::Run> RunExample(const std::string& flow, const Json& args) {
+  absl::StatusOr<v1::Run> RunExample(const std::string& flow, const Json& args,
+                                     std::vector<std::string> scheduler_flags = {}) {
     absl::StatusOr<int> port =
         llm_.StartFake(testing::SourcePath(absl::StrCat("examples/fake-llm/", flow, ".yaml")));
     if (!port.ok()) return port.status();
@@ -475,7 +486,8 @@ class PatternLlmExamplesTest : public ::testing::Test {
         testing::SourcePath("examples/agents/llm"), testing::SourcePath("examples/tools"),
         {{"OPENAI_BASE_URL", absl::StrCat("http://127.0.0.1:", *port, "/v1")},
          {"OPENAI_MODEL", "fake-model"},
-         {"OPENAI_API_KEY", "sk-fake"}});
+         {"OPENAI_API_KEY", "sk-fake"}},
+        std::move(scheduler_flags));
     if (!started.ok()) return started;
     const std::string text =
         ReadText(testing::SourcePath(absl::StrCat("examples/flows/", flow, ".yaml")));
@@ -522,6 +534,43 @@ TEST_F(PatternLlmExamplesTest, DocsSupervisor_CompletesAgainstTheFake) {
   ASSERT_EQ(task->task().reviews_size(), 2);
   EXPECT_EQ(task->task().reviews(0).verdict(), "needs-revision");
   EXPECT_EQ(task->task().reviews(1).verdict(), "accepted");
+}
+
+// The agent each of the run's tasks ran on, by task id.
+std::map<std::string, std::string> AgentsByTask(const v1::Run& run) {
+  std::map<std::string, std::string> agents;
+  for (const v1::Task& task : run.tasks()) agents[task.task_id()] = task.agent();
+  return agents;
+}
+
+TEST_F(PatternLlmExamplesTest, QuickPlan_NamingOnlyItsExecutor_RunsOnTheFirstRegisteredAgent) {
+  absl::StatusOr<v1::Run> run = RunExample("quick-plan", {{"question", "Why is the sky blue?"}});
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << llm_.cluster().Logs();
+  EXPECT_THAT(run->output(), HasSubstr("The quick-plan answer"));
+  absl::StatusOr<v1::Run> full = llm_.GetRun(run_id_);
+  ASSERT_THAT(full.status(), IsOk());
+  // examples/agents/llm by name: critic is the first registered agent. The
+  // llm evaluator ran because enableReplanning asked for one.
+  EXPECT_THAT(AgentsByTask(*full),
+              UnorderedElementsAre(Pair("planner", "critic"), Pair("facts", "researcher"),
+                                   Pair("answer", "researcher"), Pair("evaluator-1", "critic")));
+  EXPECT_EQ(full->spec().plan_and_execute().evaluator(), v1::EVALUATOR_KIND_LLM);
+}
+
+TEST_F(PatternLlmExamplesTest, QuickSupervisor_NamingOnlyItsWorker_RunsOnTheDefaultAgentFlag) {
+  absl::StatusOr<v1::Run> run = RunExample("quick-supervisor", {{"topic", "consistent hashing"}},
+                                           {"--default-agent", "reviewer"});
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << llm_.cluster().Logs();
+  EXPECT_THAT(run->output(), HasSubstr("The quick-supervisor worked example"));
+  absl::StatusOr<v1::Run> full = llm_.GetRun(run_id_);
+  ASSERT_THAT(full.status(), IsOk());
+  const std::map<std::string, std::string> agents = AgentsByTask(*full);
+  EXPECT_EQ(agents.at("planner"), "reviewer");
+  EXPECT_EQ(agents.at("definition"), "writer");
+  EXPECT_EQ(agents.at("example"), "writer");
+  EXPECT_EQ(full->spec().supervisor().reviewer_agent(), "reviewer");
 }
 
 }  // namespace

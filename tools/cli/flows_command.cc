@@ -7,29 +7,22 @@
 #include "common/json.h"
 #include "scheduler/flow/flow_encoder.h"
 #include "scheduler/flow/flow_names.h"
+#include "scheduler/flow/proto_value.h"
 #include "tools/cli/display_format.h"
 #include "tools/cli/flow_file.h"
 #include "tools/cli/proto_json.h"
 #include "tools/cli/rpc_call.h"
+#include "tools/cli/saved_flow_lookup.h"
 #include "tools/cli/text_table.h"
 
 namespace taskboard::cli {
 namespace {
 
-// Every saved flow: ListFlows pages until the scheduler has no more.
-int ListAllFlows(SchedulerClient& client, v1::ListFlowsResponse* all, std::ostream& err) {
-  v1::ListFlowsRequest request;
-  do {
-    v1::ListFlowsResponse page;
-    if (int code = CallScheduler(client, "taskboard flows list", &v1::Scheduler::Stub::ListFlows,
-                                 request, &page, err);
-        code != 0) {
-      return code;
-    }
-    all->mutable_flows()->MergeFrom(page.flows());
-    request.set_page_token(page.next_page_token());
-  } while (!request.page_token().empty());
-  return 0;
+// An arg's default as a person reads it: strings bare, the rest as JSON.
+std::string DefaultText(const v1::ArgSpec& arg) {
+  if (!arg.has_default_value()) return "-";
+  const Json value = flow::ProtoValueToJson(arg.default_value());
+  return value.is_string() ? value.get<std::string>() : DumpJson(value);
 }
 
 }  // namespace
@@ -64,16 +57,31 @@ void PrintFlowTable(const v1::ListFlowsResponse& flows, absl::Time now, int widt
   table.Print(out, width);
 }
 
+void PrintFlowArgs(const v1::ListFlowsResponse& flows, int width, std::ostream& out) {
+  for (const v1::SavedFlow& flow : flows.flows()) {
+    if (flow.spec().args().empty()) continue;
+    out << "\nargs of " << flow.name() << " (`taskboard run " << flow.name()
+        << " key=value ...`):\n";
+    TextTable table({"ARG", "REQUIRED", "DEFAULT", "DESCRIPTION"});
+    for (const v1::ArgSpec& arg : flow.spec().args()) {
+      table.AddRow(
+          {arg.name(), arg.required() ? "yes" : "no", DefaultText(arg), arg.description()});
+    }
+    table.Print(out, width);
+  }
+}
+
 int RunFlowsList(const FlowsOptions& options, std::ostream& out, std::ostream& err) {
   SchedulerClient client(options.scheduler);
   v1::ListFlowsResponse flows;
-  if (int code = ListAllFlows(client, &flows, err); code != 0) return code;
+  if (int code = ListAllFlows(client, "taskboard flows", &flows, err); code != 0) return code;
   if (options.json) {
     out << ProtoToJsonPretty(flows) << "\n";
   } else if (flows.flows().empty()) {
     err << "no saved flows (save one with `taskboard flows save FILE`)\n";
   } else {
     PrintFlowTable(flows, absl::Now(), options.width, out);
+    PrintFlowArgs(flows, options.width, out);
   }
   return 0;
 }
@@ -117,8 +125,11 @@ int RunFlowsDelete(const FlowsOptions& options, std::ostream& out, std::ostream&
 }
 
 void AddFlowsCommand(CLI::App& app, CommandSet& commands) {
-  CLI::App* flows = app.add_subcommand("flows", "Manage the scheduler's saved flows");
-  flows->require_subcommand(1);
+  CLI::App* flows = app.add_subcommand(
+      "flows",
+      "List the scheduler's saved flows with their args (or manage them: save, list, "
+      "show, delete)");
+  flows->require_subcommand(0, 1);
   // One options struct per subcommand, so a parse fills only the chosen one.
   const auto add = [&](const char* name, const char* description, auto run, const auto& declare) {
     auto options = std::make_shared<FlowsOptions>();
@@ -150,6 +161,15 @@ void AddFlowsCommand(CLI::App& app, CommandSet& commands) {
       [](CLI::App* command, FlowsOptions& options) {
         command->add_option("name", options.name, "Flow name")->required();
       });
+  // Bare `flows` lists, as pi-taskflow's `/tf list`; registered after the
+  // subcommands, so a parsed subcommand's action wins.
+  auto listing = std::make_shared<FlowsOptions>();
+  listing->width = commands.out_terminal().width;
+  flows->add_flag("--json", listing->json, "Print the ListFlows response as JSON");
+  AddSchedulerOption(flows, &listing->scheduler);
+  commands.Add(flows, [listing](std::ostream& out, std::ostream& err) {
+    return RunFlowsList(*listing, out, err);
+  });
 }
 
 }  // namespace taskboard::cli

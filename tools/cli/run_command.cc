@@ -1,6 +1,7 @@
 #include "tools/cli/run_command.h"
 
 #include <memory>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "scheduler/flow/flow_errors.h"
@@ -10,6 +11,7 @@
 #include "tools/cli/flow_file.h"
 #include "tools/cli/proto_json.h"
 #include "tools/cli/rpc_call.h"
+#include "tools/cli/saved_flow_lookup.h"
 
 namespace taskboard::cli {
 namespace {
@@ -51,18 +53,39 @@ int BuildLabels(const RunFlowOptions& options, v1::SubmitRunRequest* request, st
   return 0;
 }
 
+// The flow `options.flow` names: a file (its text is sent, so the
+// scheduler's errors point at what the user wrote) or a saved flow, pinned to
+// the version its args were checked against.
+int ResolveFlow(const RunFlowOptions& options, SchedulerClient& client,
+                v1::SubmitRunRequest* request, v1::FlowSpec* spec, std::ostream& err) {
+  if (NamesFlowFile(options.flow)) {
+    FlowFile file;
+    if (int code = LoadFlowFile(kCommand, options.flow, &file, err); code != 0) return code;
+    *request->mutable_source() = file.Source();
+    *spec = std::move(file.spec);
+    return 0;
+  }
+  v1::SavedFlow saved;
+  if (int code = FetchSavedFlow(client, kCommand, options.flow, &saved, err); code != 0) {
+    return code;
+  }
+  request->mutable_saved()->set_name(saved.name());
+  request->mutable_saved()->set_version(saved.version());
+  *spec = std::move(*saved.mutable_spec());
+  return 0;
+}
+
 }  // namespace
 
 int RunFlow(const RunFlowOptions& options, std::ostream& out, std::ostream& err) {
-  FlowFile file;
-  if (int code = LoadFlowFile(kCommand, options.path, &file, err); code != 0) return code;
+  SchedulerClient client(options.scheduler);
   v1::SubmitRunRequest request;
-  *request.mutable_source() = file.Source();
+  v1::FlowSpec spec;
+  if (int code = ResolveFlow(options, client, &request, &spec, err); code != 0) return code;
   request.set_session_id(options.session_id);
-  if (int code = BuildArgs(options, file.spec, &request, err); code != 0) return code;
+  if (int code = BuildArgs(options, spec, &request, err); code != 0) return code;
   if (int code = BuildLabels(options, &request, err); code != 0) return code;
 
-  SchedulerClient client(options.scheduler);
   v1::SubmitRunResponse response;
   if (int code =
           CallScheduler(client, kCommand, &v1::Scheduler::Stub::SubmitRun, request, &response, err);
@@ -81,8 +104,13 @@ void AddRunCommand(CLI::App& app, CommandSet& commands) {
   auto options = std::make_shared<RunFlowOptions>();
   options->follow.terminal = commands.err_terminal();
   CLI::App* command =
-      app.add_subcommand("run", "Submit a flow file and follow the run live until it finishes");
-  command->add_option("file", options->path, "Flow file (JSON or YAML), or - for standard input")
+      app.add_subcommand("run",
+                         "Submit a flow (a file or a saved flow's name) and follow the run "
+                         "live until it finishes");
+  command
+      ->add_option("flow", options->flow,
+                   "Flow file (JSON or YAML; a path that exists or ends in .yaml, .yml or .json), "
+                   "- for standard input, or the name of a saved flow (`taskboard flows`)")
       ->required();
   command->add_option("args", options->args,
                       "Flow args: a JSON object, key=value pairs, or one value for the first "

@@ -1,9 +1,11 @@
 #ifndef TASKBOARD_TOOLS_CLI_RUN_COMMAND_H_
 #define TASKBOARD_TOOLS_CLI_RUN_COMMAND_H_
 
-// `taskboard run FILE|- [ARGS...]`: checks the flow and its args locally
-// (nothing reaches the network when either is wrong), submits it, then
-// follows the run live until it finishes and prints its output.
+// `taskboard run FILE|-|NAME [ARGS...]`: checks the flow and its args
+// locally (for a file, nothing reaches the network when either is wrong; a
+// saved flow NAME is fetched first, as pi-taskflow's `/tf:<name> args`),
+// submits it, then follows the run live until it finishes and prints its
+// output.
 
 #include <ostream>
 #include <string>
@@ -16,7 +18,8 @@
 namespace taskboard::cli {
 
 struct RunFlowOptions {
-  std::string path;  // "-" reads standard input
+  // A file ("-" reads standard input) or a saved flow's name (NamesFlowFile).
+  std::string flow;
   // A JSON object, key=value pairs, or one value for the first declared arg
   // (flow::ParseCliArgs).
   std::vector<std::string> args;
@@ -29,7 +32,8 @@ struct RunFlowOptions {
 
 // Exit codes: 0 the run completed (or was submitted, with no_watch); 1 the
 // flow is invalid, the scheduler rejected it, or the run did not complete;
-// 2 unreadable file, bad args or labels, or no scheduler.
+// 2 unreadable file, bad args or labels, or no scheduler. An unknown saved
+// flow name is 1, with the saved flows listed.
 int RunFlow(const RunFlowOptions& options, std::ostream& out, std::ostream& err);
 
 void AddRunCommand(CLI::App& app, CommandSet& commands);

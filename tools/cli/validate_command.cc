@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/json.h"
+#include "scheduler/flow/default_agent.h"
 #include "scheduler/flow/flow_encoder.h"
 #include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/phase_graph.h"
@@ -117,9 +118,13 @@ int RunValidate(const ValidateOptions& options, std::ostream& out, std::ostream&
   }
   if (spec.has_board()) out << ", " << spec.board().tasks_size() << " tasks";
   out << ")\n";
-  if (spec.has_taskflow()) PrintTaskflowLayers(spec.taskflow(), out);
-  if (spec.has_board()) PrintBoardLayers(spec.board(), out);
-  if (spec.has_plan_and_execute() || spec.has_supervisor()) PrintPatternRoles(spec, out);
+  // The layers and roles show what the scheduler fills in at submit; which
+  // agent is the default only the scheduler knows.
+  v1::FlowSpec shown = spec;
+  flow::FillFlowDefaults("(default agent)", &shown);
+  if (shown.has_taskflow()) PrintTaskflowLayers(shown.taskflow(), out);
+  if (shown.has_board()) PrintBoardLayers(shown.board(), out);
+  if (shown.has_plan_and_execute() || shown.has_supervisor()) PrintPatternRoles(shown, out);
   if (!options.quiet)
     out << "\ndesugared flow:\n" << DumpJsonPretty(flow::EncodeFlow(spec)) << "\n";
   return 0;

@@ -25,6 +25,7 @@ using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 using ::testing::UnorderedElementsAre;
 
 // A taskflow named `f` with the given JSON phases array.
@@ -54,6 +55,18 @@ TEST(FlowLoader, Validate_RootNotAnObject_StatusMessageListsTheError) {
 TEST(FlowLoader, Validate_MissingName_ReportsName) {
   EXPECT_THAT(LoadFlowErrors(R"({"phases": [{"id": "a", "task": "x"}]})"),
               ElementsAre("name: missing flow name"));
+}
+
+TEST(FlowLoader, Version_PiTaskflowNumber_Accepted) {
+  LoadValidFlow(R"({"name": "f", "version": 1, "phases": [{"id": "a", "task": "x"}]})");
+  LoadValidFlow("name: f\nversion: 2.5\ntask: x\n");  // shorthand, YAML
+}
+
+TEST(FlowLoader, Version_NotANumber_ReportedAtItsPath) {
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "f", "version": "1.0", "phases": [{"id": "a",
+      "task": "x"}]})"),
+              ElementsAre("version: must be a number, like pi-taskflow's `version: 1` (got a "
+                          "string); it is informational: remove it or write a number"));
 }
 
 TEST(FlowLoader, Validate_RequiredFieldOfWrongType_ReportedOnce) {
@@ -670,11 +683,25 @@ TEST(FlowLoader, PlanAndExecute_Block_Decoded) {
   EXPECT_TRUE(spec.flow_policy().has_recent_trajectory());
 }
 
-TEST(FlowLoader, PlanAndExecute_MissingAgents_ReportsBoth) {
-  EXPECT_THAT(LoadFlowErrors(R"({"name": "p", "planAndExecute": {"goal": "g"}})"),
-              ElementsAre("planAndExecute.plannerAgent: the planner agent is required",
-                          "planAndExecute.executorAgent: the executor agent is required (or a "
-                          "nested `stepExecutor` supervisor)"));
+TEST(FlowLoader, PlanAndExecute_OnlyAGoal_IsValid) {
+  // Every agent it leaves out is the scheduler's default agent (default_agent.h).
+  v1::FlowSpec spec = LoadValidFlow(R"({"name": "p", "planAndExecute": {"goal": "g"}})");
+  EXPECT_EQ(spec.plan_and_execute().planner_agent(), "");
+  EXPECT_EQ(spec.plan_and_execute().executor_agent(), "");
+}
+
+TEST(FlowLoader, PlanAndExecute_ReplanningWithDeterministicEvaluator_SaysToUseLlm) {
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "p", "planAndExecute": {"goal": "g",
+      "enableReplanning": true, "evaluator": "deterministic"}})"),
+              ElementsAre(AllOf(StartsWith("planAndExecute.evaluator: enableReplanning needs the "
+                                           "llm evaluator (the deterministic one never replans)"),
+                                HasSubstr("set `evaluator: llm`"))));
+}
+
+TEST(FlowLoader, PlanAndExecute_ReplanningWithoutEvaluator_IsValid) {
+  v1::FlowSpec spec =
+      LoadValidFlow(R"({"name": "p", "planAndExecute": {"goal": "g", "enableReplanning": true}})");
+  EXPECT_TRUE(spec.plan_and_execute().enable_replanning());
 }
 
 TEST(FlowLoader, PlanAndExecute_ExecutorAgentAndStepExecutor_Rejected) {
@@ -700,16 +727,10 @@ TEST(FlowLoader, PlanAndExecute_NestedSupervisor_Decoded) {
   EXPECT_EQ(nested.on_sub_task_error(), v1::SUB_TASK_ERROR_MODE_RETRY);
 }
 
-TEST(FlowLoader, PlanAndExecute_NestedSupervisorMissingWorker_ReportsNestedPath) {
-  EXPECT_THAT(LoadFlowErrors(R"({"name": "p", "planAndExecute": {"goal": "g", "plannerAgent": "p",
-      "stepExecutor": {"plannerAgent": "sp", "reviewerAgent": "sr"}}})"),
-              ElementsAre("planAndExecute.stepExecutor.workerAgent: the worker agent is required"));
-}
-
-TEST(FlowLoader, Supervisor_MissingReviewerAgent_Reported) {
-  EXPECT_THAT(LoadFlowErrors(R"({"name": "s", "supervisor": {"goal": "g", "plannerAgent": "p",
-      "workerAgent": "w"}})"),
-              ElementsAre("supervisor.reviewerAgent: the reviewer agent is required"));
+TEST(FlowLoader, Supervisor_OnlyAGoal_IsValid) {
+  v1::FlowSpec spec = LoadValidFlow(R"({"name": "s", "supervisor": {"goal": "g"}})");
+  EXPECT_EQ(spec.supervisor().reviewer_agent(), "");
+  LoadValidFlow(R"({"name": "p", "planAndExecute": {"goal": "g", "stepExecutor": {}}})");
 }
 
 TEST(FlowLoader, Supervisor_UnknownErrorMode_Reported) {
