@@ -56,8 +56,8 @@ v1::FlowSpec PhasePatternFlow(const v1::FlowSpec& parent, const v1::Phase& phase
 
 v1::FlowSpec SavedStepFlow(const v1::FlowSpec& parent, absl::string_view step_id) {
   v1::FlowSpec child = parent.plan_and_execute().step_flow_spec();
-  child.set_description(absl::StrCat("step '", step_id, "' of ", parent.name(), ": ",
-                                     child.description()));
+  child.set_description(
+      absl::StrCat("step '", step_id, "' of ", parent.name(), ": ", child.description()));
   return child;
 }
 

@@ -20,6 +20,12 @@
 //   what completed is kept, what did not is done again. Taskflows and boards
 //   re-run their phases through Start (a done phase with an unchanged input
 //   hash is reused); the patterns rewind their own tasks (pattern_resume.h).
+//
+// Taskflows and boards are TaskflowDriver; plan-and-execute and supervisor
+// are PatternDrivers (pattern_driver.h), which share the planner, the
+// decision loop, the synthesizer, resume and failure handling, so a new
+// pattern is one file of decisions. Any driver may hand a task to a child run
+// (child_runs.h); the engine starts, resumes and settles it for all of them.
 
 #include <cstdint>
 #include <memory>

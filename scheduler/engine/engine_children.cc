@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/log/log.h"
 #include "scheduler/engine/child_runs.h"
 #include "scheduler/engine/engine.h"
-#include "common/log/log.h"
 #include "scheduler/engine/run_control.h"
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/engine/task_lifecycle.h"

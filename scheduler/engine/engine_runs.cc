@@ -204,8 +204,8 @@ void Engine::DoResume(const std::string& run_id,
     return done(CheckResumable(active->second.state->record()));
   }
   if (deletion_.has_value() && deletion_->root_run_id() == run_id) {
-    return done(absl::FailedPreconditionError(absl::StrCat(
-        "run ", run_id, " is being deleted: it finished more than --retention ago")));
+    return done(absl::FailedPreconditionError(
+        absl::StrCat("run ", run_id, " is being deleted: it finished more than --retention ago")));
   }
   absl::StatusOr<std::unique_ptr<RunState>> state = LoadRun(run_id);
   if (!state.ok()) return done(state.status());
@@ -278,9 +278,10 @@ absl::Status Engine::Recover() {
       });
   if (!scanned.ok()) return scanned;
   if (options_.store->MayHaveLostWrites()) {
-    log::Warn("the store may have lost its last writes (no clean stop, and --durability wal "
-              "with a machine restart, or none): event numbers of unfinished runs skip ahead so "
-              "none is issued twice; their last results may run again")
+    log::Warn(
+        "the store may have lost its last writes (no clean stop, and --durability wal "
+        "with a machine restart, or none): event numbers of unfinished runs skip ahead so "
+        "none is issued twice; their last results may run again")
         .With("runs", active.size())
         .With("skipped_seqs", kSeqGapAfterLostWrites);
   }

@@ -38,8 +38,7 @@ void ResetForResume(store::TaskRecord& task);
 
 // Rewinds `run` as described above and returns the ids of the work tasks
 // that will run again. The driver then calls its Advance.
-std::vector<std::string> RewindPatternRun(RunState& run, const PatternShape& shape,
-                                          int64_t now_ms);
+std::vector<std::string> RewindPatternRun(RunState& run, const PatternShape& shape, int64_t now_ms);
 
 }  // namespace taskboard::engine
 

@@ -55,17 +55,15 @@ bool IsReservedId(absl::string_view id) {
 }  // namespace
 
 PlanExecuteDriver::PlanExecuteDriver(const v1::FlowSpec& spec, const RunLimits& limits)
-    : spec_(spec), limits_(limits), plan_(spec_.plan_and_execute()) {
+    : PatternDriver(spec, limits,
+                    {spec.plan_and_execute().goal(), spec.plan_and_execute().planner_agent(),
+                     spec.plan_and_execute().synthesizer_agent(), "step"}),
+      plan_(spec_.plan_and_execute()) {
   max_concurrency_ = plan_.max_concurrency() > 0 ? plan_.max_concurrency() : 1;
-  max_attempts_ = spec_.max_attempts_per_task() > 0 ? spec_.max_attempts_per_task() : 1;
   // An explicit value is checked at intake (--max-iterations); the default
   // stays within the cap too.
   max_iterations_ = plan_.max_iterations() > 0 ? plan_.max_iterations()
                                                : std::min(3, std::max(1, limits.max_iterations));
-}
-
-std::string PlanExecuteDriver::Goal(const RunState& run) const {
-  return PatternGoal(run, plan_.goal());
 }
 
 void PlanExecuteDriver::SetPhase(RunState& run, const std::string& phase,
@@ -76,77 +74,51 @@ void PlanExecuteDriver::SetPhase(RunState& run, const std::string& phase,
 store::TaskRecord PlanExecuteDriver::NewTask(RunState& run, std::string id, std::string role,
                                              std::string agent, std::string prompt,
                                              int64_t now_ms) const {
-  return NewPatternTask(run, std::move(id), std::move(role), std::move(agent), std::move(prompt),
-                        {spec_.timeout_seconds(), max_attempts_}, now_ms);
+  return PatternDriver::NewTask(run, std::move(id), std::move(role), std::move(agent),
+                                std::move(prompt), max_attempts_, now_ms);
 }
 
-void PlanExecuteDriver::Start(RunState& run, int64_t now_ms) {
-  if (run.FindTask(kPlannerId) != nullptr) return Advance(run, now_ms);  // recovered
-  const std::string goal = Goal(run);
-  store::TaskRecord planner = NewTask(
-      run, kPlannerId, "planner", plan_.planner_agent(),
-      absl::StrCat("Goal: ", goal,
-                   "\n\nPlan the work: break the goal into tasks that together achieve it, each "
-                   "one an agent can do on its own. Answer with JSON {\"tasks\": [{\"id\", "
-                   "\"goal\", \"deps\": [ids of tasks that must finish first], \"priority\"}]}."),
-      now_ms);
-  planner.mutable_task()->set_title(goal);
-  planner.mutable_assignment()->set_output_schema_json(std::string(flow::PlanOutputSchema()));
-  planner.mutable_assignment()->set_input_json(DumpJson(Json{{"goal", goal}}));
-  MarkReady(planner, now_ms);
-  run.PutTask(std::move(planner));
-  SetPhase(run, kPlanning, "");
+int PlanExecuteDriver::Iteration(const RunState& run) const { return std::max(1, Iterations(run)); }
+
+std::string PlanExecuteDriver::PlannerPrompt(const std::string& goal) const {
+  return absl::StrCat(
+      "Goal: ", goal,
+      "\n\nPlan the work: break the goal into tasks that together achieve it, each one an agent "
+      "can do on its own. Answer with JSON {\"tasks\": [{\"id\", \"goal\", \"deps\": [ids of tasks "
+      "that must finish first], \"priority\"}]}.");
 }
 
-void PlanExecuteDriver::Resume(RunState& run, int64_t now_ms) {
-  if (run.FindTask(kPlannerId) == nullptr) return Start(run, now_ms);
-  RewindPatternRun(run, {{"step"}, kSynthesizerId}, now_ms);
-  Advance(run, now_ms);
+void PlanExecuteDriver::OnPlan(RunState& run, std::vector<flow::PlannedTask> plan, int64_t now_ms) {
+  RenameReservedSteps(plan);
+  CreateSteps(run, plan, now_ms);
+  SetPhase(run, kActive, absl::StrCat(plan.size(), " steps"));
 }
 
-void PlanExecuteDriver::Advance(RunState& run, int64_t now_ms) {
-  if (IsTerminal(run.record().run().status())) return;
-  const std::string phase = run.record().pattern_phase();
-  if (phase == kPlanning) {
-    std::optional<std::vector<flow::PlannedTask>> plan = TakePlan(run, kPlannerId, limits_, now_ms);
-    if (!plan.has_value()) return;
-    RenameReservedSteps(*plan);
-    CreateSteps(run, *plan, now_ms);
-    SetPhase(run, kActive, absl::StrCat(plan->size(), " steps"));
-  }
-  if (run.record().pattern_phase() == kEvaluating) {
-    const store::TaskRecord* evaluator = run.FindTask(EvaluatorId(Iterations(run)));
-    if (evaluator == nullptr) return;
-    if (evaluator->task().state() == v1::TASK_STATE_FAILED) {
-      // The plan's results stay in the run's output and its tasks: a resume
-      // asks the evaluator again.
-      return FailPatternRun(run, *evaluator, PlanJson(run, "failed"), now_ms);
-    } else if (evaluator->task().state() == v1::TASK_STATE_COMPLETED) {
-      ApplyDecision(run, *evaluator, now_ms);
-    }
-  }
-  if (run.record().pattern_phase() == kReplanning) {
-    const store::TaskRecord* replanner = run.FindTask(ReplannerId(Iterations(run)));
-    if (replanner == nullptr) return;
-    if (replanner->task().state() == v1::TASK_STATE_FAILED) {
-      return FailPatternRun(run, *replanner, PlanJson(run, "failed"), now_ms);
-    } else if (replanner->task().state() == v1::TASK_STATE_COMPLETED) {
-      ApplyReplan(run, *replanner, now_ms);
-    }
-  }
-  if (run.record().pattern_phase() == kActive) {
-    CheckStepOutcomes(run, now_ms);
-    if (DrainSteps(run, now_ms)) return;
-    AfterDrain(run, now_ms);
-  }
-  if (run.record().pattern_phase() == kSynthesizing) {
-    const store::TaskRecord* synthesizer = run.FindTask(kSynthesizerId);
-    if (synthesizer == nullptr) return;
-    if (synthesizer->task().state() == v1::TASK_STATE_FAILED) {
-      return FailPatternRun(run, *synthesizer, PlanJson(run, "failed"), now_ms);
-    }
-    if (synthesizer->task().state() == v1::TASK_STATE_COMPLETED) Finish(run, now_ms);
-  }
+bool PlanExecuteDriver::DrainWork(RunState& run, int64_t now_ms) {
+  CheckStepOutcomes(run, now_ms);
+  return DrainSteps(run, now_ms);
+}
+
+const store::TaskRecord* PlanExecuteDriver::Decider(const RunState& run,
+                                                    const std::string& phase) const {
+  if (phase == kEvaluating) return run.FindTask(EvaluatorId(Iterations(run)));
+  if (phase == kReplanning) return run.FindTask(ReplannerId(Iterations(run)));
+  return nullptr;
+}
+
+void PlanExecuteDriver::OnDecision(RunState& run, const store::TaskRecord& decider,
+                                   int64_t now_ms) {
+  if (decider.task().role() == "evaluator") return ApplyDecision(run, decider, now_ms);
+  ApplyReplan(run, decider, now_ms);
+}
+
+std::string PlanExecuteDriver::Report(const RunState& run) const { return PlanJson(run, "failed"); }
+
+std::string PlanExecuteDriver::SynthesizerPrompt(const RunState& run) const {
+  return absl::StrCat(plan_.synthesize_instructions().empty()
+                          ? "Write the final result of this plan from its steps' results."
+                          : plan_.synthesize_instructions(),
+                      "\n\nThe plan and its results:\n", PlanJson(run, "synthesizing"));
 }
 
 void PlanExecuteDriver::RenameReservedSteps(std::vector<flow::PlannedTask>& steps) {
@@ -248,8 +220,7 @@ bool PlanExecuteDriver::DrainSteps(RunState& run, int64_t now_ms) {
       for (const std::string& dep : task.task().deps()) {
         // Keyed by the step it came from; a JSON result stays JSON.
         Json value = flow::StepResultJson(run.FindTask(dep)->task().output());
-        const std::string summary =
-            value.is_string() ? value.get<std::string>() : DumpJson(value);
+        const std::string summary = value.is_string() ? value.get<std::string>() : DumpJson(value);
         dependency_results[dep] = std::move(value);
         v1::DependencyResult& result = *assignment.add_dependency_results();
         result.set_id(dep);
@@ -303,7 +274,7 @@ int PlanExecuteDriver::Iterations(const RunState& run) const {
   return iterations;
 }
 
-void PlanExecuteDriver::AfterDrain(RunState& run, int64_t now_ms) {
+void PlanExecuteDriver::AfterWork(RunState& run, int64_t now_ms) {
   if (plan_.evaluator() != v1::EVALUATOR_KIND_LLM) return Conclude(run, now_ms);
   const int iteration = Iterations(run) + 1;
   const std::string id = EvaluatorId(iteration);
@@ -333,7 +304,7 @@ void PlanExecuteDriver::ApplyDecision(RunState& run, const store::TaskRecord& ev
     if (FailAndMaybeRetry(run.MutableTask(id),
                           absl::StrCat("the decision is invalid: ", decision.status().message()),
                           now_ms)) {
-      FailPatternRun(run, *run.FindTask(id), PlanJson(run, "failed"), now_ms);
+      FailPatternRun(run, *run.FindTask(id), Report(run), now_ms);
     }
     return;
   }
@@ -344,12 +315,11 @@ void PlanExecuteDriver::ApplyDecision(RunState& run, const store::TaskRecord& ev
   if (decision->tasks.has_value()) {
     if (absl::Status added = AddSteps(run, *decision->tasks, iteration, now_ms); !added.ok()) {
       if (FailAndMaybeRetry(run.MutableTask(id), std::string(added.message()), now_ms)) {
-        FailPatternRun(run, *run.FindTask(id), PlanJson(run, "failed"), now_ms);
+        FailPatternRun(run, *run.FindTask(id), Report(run), now_ms);
       }
       return;
     }
     SetPhase(run, kActive, absl::StrCat(decision->tasks->size(), " steps added by the evaluator"));
-    if (!DrainSteps(run, now_ms)) AfterDrain(run, now_ms);
     return;
   }
   const std::string agent =
@@ -379,12 +349,11 @@ void PlanExecuteDriver::ApplyReplan(RunState& run, const store::TaskRecord& repl
   if (!added.ok()) {
     if (FailAndMaybeRetry(run.MutableTask(id),
                           absl::StrCat("the replan is invalid: ", added.message()), now_ms)) {
-      FailPatternRun(run, *run.FindTask(id), PlanJson(run, "failed"), now_ms);
+      FailPatternRun(run, *run.FindTask(id), Report(run), now_ms);
     }
     return;
   }
   SetPhase(run, kActive, "replanned");
-  if (!DrainSteps(run, now_ms)) AfterDrain(run, now_ms);
 }
 
 absl::Status PlanExecuteDriver::AddSteps(RunState& run, std::vector<flow::PlannedTask> tasks,
@@ -432,25 +401,6 @@ absl::Status PlanExecuteDriver::AddSteps(RunState& run, std::vector<flow::Planne
   return absl::OkStatus();
 }
 
-void PlanExecuteDriver::Conclude(RunState& run, int64_t now_ms) {
-  if (plan_.synthesizer_agent().empty()) return Finish(run, now_ms);
-  Synthesize(run, now_ms);
-}
-
-void PlanExecuteDriver::Synthesize(RunState& run, int64_t now_ms) {
-  store::TaskRecord synthesizer =
-      NewTask(run, kSynthesizerId, "synthesizer", plan_.synthesizer_agent(),
-              absl::StrCat(plan_.synthesize_instructions().empty()
-                               ? "Write the final result of this plan from its steps' results."
-                               : plan_.synthesize_instructions(),
-                           "\n\nThe plan and its results:\n", PlanJson(run, "synthesizing")),
-              now_ms);
-  synthesizer.mutable_task()->set_title("synthesize the results");
-  MarkReady(synthesizer, now_ms);
-  run.PutTask(std::move(synthesizer));
-  SetPhase(run, kSynthesizing, "");
-}
-
 std::string PlanExecuteDriver::PlanJson(const RunState& run, const std::string& status) const {
   Json tasks = Json::array();
   int completed = 0;
@@ -488,11 +438,8 @@ void PlanExecuteDriver::Finish(RunState& run, int64_t now_ms) {
   // completed (SEMANTICS.md 5).
   const bool ok = steps.empty() || (skipped < static_cast<int>(steps.size()) && completed > 0);
   const std::string status = ok ? "completed" : "failed";
-  std::string output = PlanJson(run, status);
-  if (const store::TaskRecord* synthesizer = run.FindTask(kSynthesizerId);
-      synthesizer != nullptr && synthesizer->task().state() == v1::TASK_STATE_COMPLETED) {
-    output = synthesizer->task().output();
-  }
+  std::string output = SynthesizedOutput(run);
+  if (output.empty()) output = PlanJson(run, status);
   SetPhase(run, kCompleted, absl::StrCat(completed, " of ", steps.size(), " steps completed"));
   FinishRun(run, ok ? v1::RUN_STATUS_COMPLETED : v1::RUN_STATUS_FAILED, std::move(output),
             ok ? ""

@@ -35,35 +35,39 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/engine/driver.h"
+#include "scheduler/engine/pattern_driver.h"
 #include "scheduler/flow/plan_output.h"
 #include "taskboard/v1/flow.pb.h"
 
 namespace taskboard::engine {
 
-class PlanExecuteDriver final : public Driver {
+class PlanExecuteDriver final : public PatternDriver {
  public:
   PlanExecuteDriver(const v1::FlowSpec& spec, const RunLimits& limits);
 
-  void Start(RunState& run, int64_t now_ms) override;
-  void Advance(RunState& run, int64_t now_ms) override;
-  void Resume(RunState& run, int64_t now_ms) override;
-
-  static constexpr char kPlannerId[] = "planner";
-  static constexpr char kSynthesizerId[] = "synthesizer";
-
  private:
+  // PatternDriver: the plan-and-execute decisions.
+  std::string PlannerPrompt(const std::string& goal) const override;
+  void OnPlan(RunState& run, std::vector<flow::PlannedTask> plan, int64_t now_ms) override;
+  // Fails steps whose output says `success: false`, skips steps behind failed
+  // ones and readies steps whose deps are done, up to max_concurrency.
+  bool DrainWork(RunState& run, int64_t now_ms) override;
+  // Nothing left to run: the evaluator's turn (or the end).
+  void AfterWork(RunState& run, int64_t now_ms) override;
+  const store::TaskRecord* Decider(const RunState& run, const std::string& phase) const override;
+  void OnDecision(RunState& run, const store::TaskRecord& decider, int64_t now_ms) override;
+  std::string Report(const RunState& run) const override;
+  std::string SynthesizerPrompt(const RunState& run) const override;
+  void Finish(RunState& run, int64_t now_ms) override;
+  int Iteration(const RunState& run) const override;
+
   // A step named like one of the driver's own tasks gets a `-step` suffix
   // (and so do deps on it).
   static void RenameReservedSteps(std::vector<flow::PlannedTask>& steps);
   void CreateSteps(RunState& run, const std::vector<flow::PlannedTask>& plan, int64_t now_ms);
-  // A completed step whose output says `success: false` fails its attempt.
   void CheckStepOutcomes(RunState& run, int64_t now_ms);
-  // Skips steps behind failed ones and readies steps whose deps are done,
-  // up to max_concurrency in flight. Returns whether steps remain to run.
+  // Returns whether steps remain to run.
   bool DrainSteps(RunState& run, int64_t now_ms);
-  // Nothing left to run: the evaluator's turn (or the end).
-  void AfterDrain(RunState& run, int64_t now_ms);
   void ApplyDecision(RunState& run, const store::TaskRecord& evaluator, int64_t now_ms);
   void ApplyReplan(RunState& run, const store::TaskRecord& replanner, int64_t now_ms);
   // Adds replanned tasks as steps; INVALID_ARGUMENT naming an unknown dep.
@@ -71,23 +75,15 @@ class PlanExecuteDriver final : public Driver {
                         int64_t now_ms);
   // The evaluations so far (the iteration count).
   int Iterations(const RunState& run) const;
-  // Done planning: synthesize or finish.
-  void Conclude(RunState& run, int64_t now_ms);
-  void Synthesize(RunState& run, int64_t now_ms);
-  void Finish(RunState& run, int64_t now_ms);
 
   std::vector<const store::TaskRecord*> Steps(const RunState& run) const;
   std::string PlanJson(const RunState& run, const std::string& status) const;
   store::TaskRecord NewTask(RunState& run, std::string id, std::string role, std::string agent,
                             std::string prompt, int64_t now_ms) const;
   void SetPhase(RunState& run, const std::string& phase, std::string detail) const;
-  std::string Goal(const RunState& run) const;
 
-  v1::FlowSpec spec_;
-  RunLimits limits_;
   const v1::PlanExecuteSpec& plan_;
   int max_concurrency_ = 1;
-  int max_attempts_ = 1;
   int max_iterations_ = 3;
 };
 

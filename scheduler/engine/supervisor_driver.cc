@@ -26,28 +26,27 @@ using pattern_phase::kReviewing;
 using pattern_phase::kRevising;
 using pattern_phase::kSynthesizing;
 
-constexpr char kPlannerId[] = "planner";
-constexpr char kSynthesizerId[] = "synthesizer";
-
 std::string ReviewerId(int iteration) { return absl::StrCat("reviewer-", iteration); }
 std::string RevisionId(int iteration) { return absl::StrCat("planner-", iteration); }
 
 bool IsReservedId(absl::string_view id) {
-  return id == kPlannerId || id == kSynthesizerId || absl::StartsWith(id, "reviewer-") ||
-         absl::StartsWith(id, "planner-");
+  return id == PatternDriver::kPlannerId || id == PatternDriver::kSynthesizerId ||
+         absl::StartsWith(id, "reviewer-") || absl::StartsWith(id, "planner-");
 }
 
 }  // namespace
 
 SupervisorDriver::SupervisorDriver(const v1::FlowSpec& spec, const RunLimits& limits)
-    : spec_(spec), limits_(limits), supervisor_(spec_.supervisor()) {
+    : PatternDriver(spec, limits,
+                    {spec.supervisor().goal(), spec.supervisor().planner_agent(),
+                     spec.supervisor().synthesizer_agent(), "worker"}),
+      supervisor_(spec_.supervisor()) {
   max_concurrency_ = supervisor_.max_concurrency() > 0 ? supervisor_.max_concurrency() : 3;
   // An explicit value is checked at intake (--max-iterations); the default
   // stays within the cap too.
   max_iterations_ = supervisor_.max_iterations() > 0
                         ? supervisor_.max_iterations()
                         : std::min(3, std::max(1, limits.max_iterations));
-  max_attempts_ = spec_.max_attempts_per_task() > 0 ? spec_.max_attempts_per_task() : 1;
   max_replans_ = supervisor_.has_max_replans() ? supervisor_.max_replans() : 1;
 }
 
@@ -109,8 +108,7 @@ store::TaskRecord SupervisorDriver::NewWorker(RunState& run, const std::string& 
   const bool retry = supervisor_.on_sub_task_error() == v1::SUB_TASK_ERROR_MODE_RETRY;
   store::TaskRecord worker = NewPatternTask(
       run, id, "worker", supervisor_.worker_agent(),
-      absl::StrCat("Overall goal: ", PatternGoal(run, supervisor_.goal()), "\n\nYour task (", id,
-                   "): ", goal,
+      absl::StrCat("Overall goal: ", Goal(run), "\n\nYour task (", id, "): ", goal,
                    feedback.empty() ? ""
                                     : absl::StrCat("\n\nA reviewer asked for changes to your "
                                                    "previous result: ",
@@ -127,83 +125,76 @@ store::TaskRecord SupervisorDriver::NewWorker(RunState& run, const std::string& 
   return worker;
 }
 
-void SupervisorDriver::Start(RunState& run, int64_t now_ms) {
-  if (run.FindTask(kPlannerId) != nullptr) return Advance(run, now_ms);  // recovered
-  const std::string goal = PatternGoal(run, supervisor_.goal());
-  store::TaskRecord planner = NewPatternTask(
-      run, kPlannerId, "planner", supervisor_.planner_agent(),
-      absl::StrCat("Goal: ", goal,
-                   "\n\nSplit the goal into tasks that workers can do independently and at the "
-                   "same time. Answer with JSON {\"tasks\": [{\"id\", \"goal\"}]}."),
-      {spec_.timeout_seconds(), max_attempts_}, now_ms);
-  planner.mutable_task()->set_title(goal);
-  planner.mutable_assignment()->set_output_schema_json(std::string(flow::PlanOutputSchema()));
-  MarkReady(planner, now_ms);
-  run.PutTask(std::move(planner));
-  SetPatternPhase(run, kPlanning, 1, "");
+std::string SupervisorDriver::PlannerPrompt(const std::string& goal) const {
+  return absl::StrCat("Goal: ", goal,
+                      "\n\nSplit the goal into tasks that workers can do independently and at the "
+                      "same time. Answer with JSON {\"tasks\": [{\"id\", \"goal\"}]}.");
 }
 
-void SupervisorDriver::Resume(RunState& run, int64_t now_ms) {
-  if (run.FindTask(kPlannerId) == nullptr) return Start(run, now_ms);
-  if (run.record().pattern_phase() == kCompleted) {
-    // The run ended without them: what the reviewer sent back or escalated
-    // runs again, with its last feedback.
-    for (const store::TaskRecord* worker : Workers(run)) {
-      const std::string status = Status(*worker);
-      if (status != "needs-revision" && status != "escalated") continue;
-      const store::TaskRecord previous = *worker;
-      run.PutTask(NewWorker(run, previous.task().task_id(), previous.task().title(), &previous, 0,
-                            now_ms));
-    }
-  }
-  RewindPatternRun(run, {{"worker"}, kSynthesizerId}, now_ms);
-  Advance(run, now_ms);
+int SupervisorDriver::Iteration(const RunState& run) const { return std::max(1, Iterations(run)); }
+
+void SupervisorDriver::OnPlan(RunState& run, std::vector<flow::PlannedTask> plan, int64_t now_ms) {
+  StartWorkers(run, std::move(plan), now_ms);
 }
 
-void SupervisorDriver::Advance(RunState& run, int64_t now_ms) {
-  if (IsTerminal(run.record().run().status())) return;
-  const std::string phase = run.record().pattern_phase();
-  if (phase == kPlanning) {
-    std::optional<std::vector<flow::PlannedTask>> plan = TakePlan(run, kPlannerId, limits_, now_ms);
-    if (!plan.has_value()) return;
-    StartWorkers(run, *std::move(plan), now_ms);
-  } else if (phase == kRevising || phase == pattern_phase::kReplanning) {
-    const store::TaskRecord* planner = run.FindTask(RevisionId(Iterations(run) + 1));
-    if (planner == nullptr) return;
-    if (planner->task().state() == v1::TASK_STATE_FAILED) {
-      return FailPatternRun(run, *planner, Report(run), now_ms);
-    }
-    if (planner->task().state() != v1::TASK_STATE_COMPLETED) return;
-    ApplyRevision(run, *planner, now_ms);
-  } else if (phase == kReviewing) {
-    const store::TaskRecord* reviewer = run.FindTask(ReviewerId(Iterations(run)));
-    if (reviewer == nullptr) return;
-    if (reviewer->task().state() == v1::TASK_STATE_FAILED) {
-      return FailPatternRun(run, *reviewer, Report(run), now_ms);
-    }
-    if (reviewer->task().state() == v1::TASK_STATE_COMPLETED) ApplyReview(run, *reviewer, now_ms);
-    return;
-  } else if (phase == kSynthesizing) {
-    const store::TaskRecord* synthesizer = run.FindTask(kSynthesizerId);
-    if (synthesizer == nullptr) return;
-    if (synthesizer->task().state() == v1::TASK_STATE_FAILED) {
-      return FailPatternRun(run, *synthesizer, Report(run), now_ms);
-    }
-    if (synthesizer->task().state() == v1::TASK_STATE_COMPLETED) Finish(run, now_ms);
-    return;
+void SupervisorDriver::BeforeRewind(RunState& run, int64_t now_ms) {
+  // The run ended without them: what the reviewer sent back or escalated
+  // runs again, with its last feedback.
+  for (const store::TaskRecord* worker : Workers(run)) {
+    const std::string status = Status(*worker);
+    if (status != "needs-revision" && status != "escalated") continue;
+    const store::TaskRecord previous = *worker;
+    run.PutTask(
+        NewWorker(run, previous.task().task_id(), previous.task().title(), &previous, 0, now_ms));
   }
-  if (run.record().pattern_phase() != kActive) return;
+}
+
+bool SupervisorDriver::DrainWork(RunState& run, int64_t now_ms) {
   if (supervisor_.on_sub_task_error() == v1::SUB_TASK_ERROR_MODE_FAIL) {
     for (const store::TaskRecord* worker : Workers(run)) {
       if (worker->task().state() == v1::TASK_STATE_FAILED) {
-        return FinishRun(run, v1::RUN_STATUS_FAILED, "",
-                         absl::StrCat("worker task '", worker->task().task_id(),
-                                      "' failed: ", worker->task().error()),
-                         now_ms);
+        FinishRun(run, v1::RUN_STATUS_FAILED, Report(run),
+                  absl::StrCat("worker task '", worker->task().task_id(),
+                               "' failed: ", worker->task().error()),
+                  now_ms);
+        return false;
       }
     }
   }
-  if (!DrainWorkers(run, now_ms)) StartReview(run, now_ms);
+  return DrainWorkers(run, now_ms);
+}
+
+const store::TaskRecord* SupervisorDriver::Decider(const RunState& run,
+                                                   const std::string& phase) const {
+  if (phase == kReviewing) return run.FindTask(ReviewerId(Iterations(run)));
+  if (phase == kRevising || phase == pattern_phase::kReplanning) {
+    return run.FindTask(RevisionId(Iterations(run) + 1));
+  }
+  return nullptr;
+}
+
+void SupervisorDriver::OnDecision(RunState& run, const store::TaskRecord& decider, int64_t now_ms) {
+  if (decider.task().role() == "reviewer") return ApplyReview(run, decider, now_ms);
+  ApplyRevision(run, decider, now_ms);
+}
+
+bool SupervisorDriver::ReadyToSynthesize(const RunState& run) const {
+  // Escalated work waits for a person; the synthesizer runs once it is
+  // settled (on resume).
+  return Escalated(run).empty();
+}
+
+std::string SupervisorDriver::SynthesizerPrompt(const RunState& run) const {
+  Json accepted = Json::array();
+  for (const store::TaskRecord* worker : Workers(run)) {
+    if (Status(*worker) != "completed") continue;
+    accepted.push_back({{"id", worker->task().task_id()},
+                        {"goal", worker->task().title()},
+                        {"result", worker->task().output()}});
+  }
+  return absl::StrCat("Goal: ", Goal(run),
+                      "\n\nWrite the final result from these accepted results:\n",
+                      accepted.dump(2));
 }
 
 void SupervisorDriver::StartWorkers(RunState& run, std::vector<flow::PlannedTask> plan,
@@ -232,7 +223,7 @@ bool SupervisorDriver::DrainWorkers(RunState& run, int64_t now_ms) {
   return in_flight > 0;
 }
 
-void SupervisorDriver::StartReview(RunState& run, int64_t now_ms) {
+void SupervisorDriver::AfterWork(RunState& run, int64_t now_ms) {
   // This round's results: completed workers without a verdict yet.
   Json results = Json::array();
   for (const store::TaskRecord* worker : Workers(run)) {
@@ -251,7 +242,7 @@ void SupervisorDriver::StartReview(RunState& run, int64_t now_ms) {
   }
   store::TaskRecord reviewer = NewPatternTask(
       run, ReviewerId(iteration), "reviewer", supervisor_.reviewer_agent(),
-      absl::StrCat("Goal: ", PatternGoal(run, supervisor_.goal()),
+      absl::StrCat("Goal: ", Goal(run),
                    criteria.empty() ? "" : absl::StrCat("\n\nReview criteria:", criteria),
                    "\n\nReview each result (round ", iteration, " of ", max_iterations_, "):\n",
                    results.dump(2),
@@ -322,8 +313,7 @@ void SupervisorDriver::ApplyReview(RunState& run, const store::TaskRecord& revie
       accepted.push_back({{"id", worker->task().task_id()}, {"goal", worker->task().title()}});
     }
     prompt = absl::StrCat(
-        "Goal: ", PatternGoal(run, supervisor_.goal()),
-        "\n\nThe reviewer says the plan needs rework: ",
+        "Goal: ", Goal(run), "\n\nThe reviewer says the plan needs rework: ",
         review->overall_assessment.empty() ? "(no overall assessment given)"
                                            : review->overall_assessment,
         "\n\nAccepted so far (keep them out of your answer):\n", accepted.dump(2),
@@ -332,7 +322,7 @@ void SupervisorDriver::ApplyReview(RunState& run, const store::TaskRecord& revie
         "goals, and new tasks under new ids for what the plan missed. Answer with JSON "
         "{\"tasks\": [{\"id\", \"goal\"}]}.");
   } else {
-    prompt = absl::StrCat("Goal: ", PatternGoal(run, supervisor_.goal()),
+    prompt = absl::StrCat("Goal: ", Goal(run),
                           "\n\nA reviewer sent these tasks back with feedback:\n", items.dump(2),
                           "\n\nRewrite their goals so the next attempt addresses the feedback. "
                           "Answer with JSON {\"tasks\": [{\"id\", \"goal\"}]} using the same ids.");
@@ -343,7 +333,7 @@ void SupervisorDriver::ApplyReview(RunState& run, const store::TaskRecord& revie
   planner.mutable_task()->set_title(replan ? "replan the remaining work"
                                            : absl::StrCat("revise ", revise.size(), " tasks"));
   planner.mutable_assignment()->set_output_schema_json(std::string(flow::PlanOutputSchema()));
-  Json input = {{"goal", PatternGoal(run, supervisor_.goal())}, {"revise", items}};
+  Json input = {{"goal", Goal(run)}, {"revise", items}};
   if (replan) input["replan"] = true;
   planner.mutable_assignment()->set_input_json(DumpJson(input));
   MarkReady(planner, now_ms);
@@ -394,7 +384,6 @@ void SupervisorDriver::ApplyRevision(RunState& run, const store::TaskRecord& pla
   SetPatternPhase(run, kActive, Iterations(run) + 1,
                   added > 0 ? absl::StrCat(rerun, " tasks revised, ", added, " added")
                             : absl::StrCat(rerun, " tasks revised"));
-  if (!DrainWorkers(run, now_ms)) StartReview(run, now_ms);
 }
 
 std::string SupervisorDriver::Report(const RunState& run) const {
@@ -418,7 +407,7 @@ std::string SupervisorDriver::Report(const RunState& run) const {
     }
     tasks.push_back(std::move(entry));
   }
-  return DumpJson(Json{{"goal", PatternGoal(run, supervisor_.goal())},
+  return DumpJson(Json{{"goal", Goal(run)},
                        {"tasks", std::move(tasks)},
                        {"accepted", accepted},
                        {"total", workers.size()}});
@@ -432,39 +421,12 @@ std::vector<std::string> SupervisorDriver::Escalated(const RunState& run) const 
   return escalated;
 }
 
-void SupervisorDriver::Conclude(RunState& run, int64_t now_ms) {
-  // Escalated work waits for a person; the synthesizer runs once it is
-  // settled (on resume).
-  if (supervisor_.synthesizer_agent().empty() || !Escalated(run).empty()) {
-    return Finish(run, now_ms);
-  }
-  Json accepted = Json::array();
-  for (const store::TaskRecord* worker : Workers(run)) {
-    if (Status(*worker) != "completed") continue;
-    accepted.push_back({{"id", worker->task().task_id()},
-                        {"goal", worker->task().title()},
-                        {"result", worker->task().output()}});
-  }
-  store::TaskRecord synthesizer = NewPatternTask(
-      run, kSynthesizerId, "synthesizer", supervisor_.synthesizer_agent(),
-      absl::StrCat("Goal: ", PatternGoal(run, supervisor_.goal()),
-                   "\n\nWrite the final result from these accepted results:\n", accepted.dump(2)),
-      {spec_.timeout_seconds(), max_attempts_}, now_ms);
-  synthesizer.mutable_task()->set_title("synthesize the accepted results");
-  MarkReady(synthesizer, now_ms);
-  run.PutTask(std::move(synthesizer));
-  SetPatternPhase(run, kSynthesizing, std::max(1, Iterations(run)), "");
-}
-
 void SupervisorDriver::Finish(RunState& run, int64_t now_ms) {
   std::vector<const store::TaskRecord*> workers = Workers(run);
   int accepted = 0;
   for (const store::TaskRecord* worker : workers) accepted += Status(*worker) == "completed";
-  std::string output = Report(run);
-  if (const store::TaskRecord* synthesizer = run.FindTask(kSynthesizerId);
-      synthesizer != nullptr && synthesizer->task().state() == v1::TASK_STATE_COMPLETED) {
-    output = synthesizer->task().output();
-  }
+  std::string output = SynthesizedOutput(run);
+  if (output.empty()) output = Report(run);
   const bool ok = workers.empty() || accepted > 0;
   SetPatternPhase(run, kCompleted, std::max(1, Iterations(run)),
                   absl::StrCat(accepted, " of ", workers.size(), " tasks accepted"));

@@ -34,29 +34,38 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/engine/driver.h"
+#include "scheduler/engine/pattern_driver.h"
 #include "scheduler/flow/plan_output.h"
 #include "taskboard/v1/flow.pb.h"
 
 namespace taskboard::engine {
 
-class SupervisorDriver final : public Driver {
+class SupervisorDriver final : public PatternDriver {
  public:
   SupervisorDriver(const v1::FlowSpec& spec, const RunLimits& limits);
 
-  void Start(RunState& run, int64_t now_ms) override;
-  void Advance(RunState& run, int64_t now_ms) override;
-  void Resume(RunState& run, int64_t now_ms) override;
-
  private:
+  // PatternDriver: the supervisor's decisions.
+  std::string PlannerPrompt(const std::string& goal) const override;
+  void OnPlan(RunState& run, std::vector<flow::PlannedTask> plan, int64_t now_ms) override;
+  // Fails the run on a failed worker under onSubTaskError: fail; readies
+  // pending workers up to max_concurrency; true while any runs.
+  bool DrainWork(RunState& run, int64_t now_ms) override;
+  // This round's results go to `reviewer-N` (or the run concludes).
+  void AfterWork(RunState& run, int64_t now_ms) override;
+  const store::TaskRecord* Decider(const RunState& run, const std::string& phase) const override;
+  void OnDecision(RunState& run, const store::TaskRecord& decider, int64_t now_ms) override;
+  std::string Report(const RunState& run) const override;
+  std::string SynthesizerPrompt(const RunState& run) const override;
+  bool ReadyToSynthesize(const RunState& run) const override;
+  void Finish(RunState& run, int64_t now_ms) override;
+  void BeforeRewind(RunState& run, int64_t now_ms) override;
+  int Iteration(const RunState& run) const override;
+
   void StartWorkers(RunState& run, std::vector<flow::PlannedTask> plan, int64_t now_ms);
-  // Readies pending workers up to max_concurrency; true while any runs.
   bool DrainWorkers(RunState& run, int64_t now_ms);
-  void StartReview(RunState& run, int64_t now_ms);
   void ApplyReview(RunState& run, const store::TaskRecord& reviewer, int64_t now_ms);
   void ApplyRevision(RunState& run, const store::TaskRecord& planner, int64_t now_ms);
-  void Conclude(RunState& run, int64_t now_ms);
-  void Finish(RunState& run, int64_t now_ms);
 
   int Iterations(const RunState& run) const;
   // Revision rounds that were replans (the reviewer's needs_replanning).
@@ -66,19 +75,15 @@ class SupervisorDriver final : public Driver {
   std::vector<const store::TaskRecord*> Workers(const RunState& run) const;
   // accepted | needs-revision | escalated | failed | in_progress
   static std::string Status(const store::TaskRecord& worker);
-  std::string Report(const RunState& run) const;
   // `position`: the task's place in the plan (kept from `previous` when
   // this is a revision).
   store::TaskRecord NewWorker(RunState& run, const std::string& id, const std::string& goal,
                               const store::TaskRecord* previous, int position,
                               int64_t now_ms) const;
 
-  v1::FlowSpec spec_;
-  RunLimits limits_;
   const v1::SupervisorSpec& supervisor_;
   int max_concurrency_ = 3;
   int max_iterations_ = 3;
-  int max_attempts_ = 1;
   int max_replans_ = 1;
 };
 

@@ -29,7 +29,8 @@ bool PhaseNeedsAgent(const v1::Phase& phase) {
 void VisitSupervisor(const std::string& path, v1::SupervisorSpec* spec, bool in_phase,
                      const Visit& visit) {
   VisitAgent(absl::StrCat(path, ".plannerAgent"), spec->mutable_planner_agent(), visit);
-  if (!in_phase) VisitAgent(absl::StrCat(path, ".workerAgent"), spec->mutable_worker_agent(), visit);
+  if (!in_phase)
+    VisitAgent(absl::StrCat(path, ".workerAgent"), spec->mutable_worker_agent(), visit);
   VisitAgent(absl::StrCat(path, ".reviewerAgent"), spec->mutable_reviewer_agent(), visit);
 }
 

@@ -42,8 +42,9 @@ void DecodeArgs(const Json& value, const std::string& path, v1::FlowSpec* spec,
 v1::PhaseType DecodePhaseType(const std::string& type, const std::string& path,
                               FlowErrorList* errors) {
   if (auto known = PhaseTypeFromName(type)) return *known;
-  errors->Add(path, absl::StrCat("unknown phase type '", type,
-                                 "'; use one of agent, parallel, map, gate, reduce, plan, supervise"));
+  errors->Add(path,
+              absl::StrCat("unknown phase type '", type,
+                           "'; use one of agent, parallel, map, gate, reduce, plan, supervise"));
   return v1::PHASE_TYPE_UNSPECIFIED;
 }
 

@@ -271,18 +271,18 @@ void ValidateTaskflow(const v1::FlowSpec& spec, const absl::flat_hash_set<std::s
     if (errors->IsBroken(path)) continue;
     // The closure costs O(phases); only templates with placeholders need it,
     // so a large flow of plain prompts validates in linear time.
-    bool has_placeholders = absl::StrContains(phase.task(), '{') ||
-                            absl::StrContains(phase.over(), '{');
+    bool has_placeholders =
+        absl::StrContains(phase.task(), '{') || absl::StrContains(phase.over(), '{');
     for (const v1::Branch& branch : phase.branches()) {
       has_placeholders = has_placeholders || absl::StrContains(branch.task(), '{');
     }
-    TemplateScope scope{&args,
-                        &ids,
-                        has_placeholders ? UpstreamClosure(nodes, phase.id())
-                                         : absl::flat_hash_set<std::string>(),
-                        !PhaseDependencies(phase).empty(),
-                        "",
-                        "phase"};
+    TemplateScope scope{
+        &args,
+        &ids,
+        has_placeholders ? UpstreamClosure(nodes, phase.id()) : absl::flat_hash_set<std::string>(),
+        !PhaseDependencies(phase).empty(),
+        "",
+        "phase"};
     if (phase.type() == v1::PHASE_TYPE_MAP) {
       CheckTemplate(phase.over(), JoinPath(path, "over"), scope, errors);
       scope.item_var = phase.item_var().empty() ? "item" : phase.item_var();

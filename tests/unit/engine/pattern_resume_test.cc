@@ -181,8 +181,9 @@ TEST_F(PatternResumeTest, CompletedRun_ResumeIsAClearNoOp) {
   Answer("planner", true, R"({"tasks": []})");
   Answer("synthesizer", true, "nothing to do");
   ASSERT_EQ(Status(), v1::RUN_STATUS_COMPLETED);
-  EXPECT_THAT(h_.Resume(run_), StatusIs(absl::StatusCode::kFailedPrecondition,
-                                        HasSubstr("already completed: there is nothing to resume")));
+  EXPECT_THAT(h_.Resume(run_),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("already completed: there is nothing to resume")));
 }
 
 // Supervisor ---------------------------------------------------------------

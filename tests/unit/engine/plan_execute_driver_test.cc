@@ -103,8 +103,7 @@ TEST_F(PlanExecuteTest, JsonStepResults_StayJsonInDependencyResultsAndThePlan) {
   Plan(R"({"tasks": [{"id": "scan", "goal": "scan"}, {"id": "fix", "goal": "fix",
       "deps": ["scan"]}]})");
   ASSERT_THAT(Sent(), ElementsAre("scan"));
-  h_.Finish(w_, Step("scan"), true,
-            R"({"summary": {"files": ["a.cc", "b.cc"]}, "success": true})");
+  h_.Finish(w_, Step("scan"), true, R"({"summary": {"files": ["a.cc", "b.cc"]}, "success": true})");
   ASSERT_THAT(Sent(), ElementsAre("fix"));
   const Json input = *ParseJson(Step("fix").input_json());
   // Keyed by the step it came from, and still an object.
