@@ -106,14 +106,14 @@ store::TaskRecord SupervisorDriver::NewWorker(RunState& run, const std::string& 
     feedback = previous->task().reviews(previous->task().reviews_size() - 1).feedback();
   }
   const bool retry = supervisor_.on_sub_task_error() == v1::SUB_TASK_ERROR_MODE_RETRY;
-  store::TaskRecord worker = NewPatternTask(
+  store::TaskRecord worker = NewTask(
       run, id, "worker", supervisor_.worker_agent(),
       absl::StrCat("Overall goal: ", Goal(run), "\n\nYour task (", id, "): ", goal,
                    feedback.empty() ? ""
                                     : absl::StrCat("\n\nA reviewer asked for changes to your "
                                                    "previous result: ",
                                                    feedback)),
-      {spec_.timeout_seconds(), retry ? max_attempts_ : 1}, now_ms);
+      retry ? max_attempts_ : 1, now_ms);
   worker.mutable_task()->set_title(goal);
   Json input = {{"id", id}, {"goal", goal}};
   if (!feedback.empty()) input["feedback"] = feedback;
@@ -240,7 +240,7 @@ void SupervisorDriver::AfterWork(RunState& run, int64_t now_ms) {
   for (const std::string& criterion : supervisor_.review_criteria()) {
     absl::StrAppend(&criteria, "\n- ", criterion);
   }
-  store::TaskRecord reviewer = NewPatternTask(
+  store::TaskRecord reviewer = NewTask(
       run, ReviewerId(iteration), "reviewer", supervisor_.reviewer_agent(),
       absl::StrCat("Goal: ", Goal(run),
                    criteria.empty() ? "" : absl::StrCat("\n\nReview criteria:", criteria),
@@ -249,7 +249,7 @@ void SupervisorDriver::AfterWork(RunState& run, int64_t now_ms) {
                    "\n\nAnswer with JSON {\"assessments\": [{\"task_id\", \"verdict\": "
                    "\"accepted\"|\"needs-revision\"|\"escalate\", \"feedback\", \"score\"}], "
                    "\"needs_replanning\", \"overall_assessment\"}."),
-      {spec_.timeout_seconds(), max_attempts_}, now_ms);
+      max_attempts_, now_ms);
   reviewer.mutable_task()->set_title(absl::StrCat("review round ", iteration));
   reviewer.mutable_assignment()->set_output_schema_json(std::string(flow::ReviewOutputSchema()));
   MarkReady(reviewer, now_ms);
@@ -328,8 +328,8 @@ void SupervisorDriver::ApplyReview(RunState& run, const store::TaskRecord& revie
                           "Answer with JSON {\"tasks\": [{\"id\", \"goal\"}]} using the same ids.");
   }
   store::TaskRecord planner =
-      NewPatternTask(run, RevisionId(iteration + 1), "planner", supervisor_.planner_agent(),
-                     std::move(prompt), {spec_.timeout_seconds(), max_attempts_}, now_ms);
+      NewTask(run, RevisionId(iteration + 1), "planner", supervisor_.planner_agent(),
+              std::move(prompt), max_attempts_, now_ms);
   planner.mutable_task()->set_title(replan ? "replan the remaining work"
                                            : absl::StrCat("revise ", revise.size(), " tasks"));
   planner.mutable_assignment()->set_output_schema_json(std::string(flow::PlanOutputSchema()));
