@@ -227,6 +227,8 @@ class Engine {
                                         const std::string& parent_task_id);
   // Cancels an active run and tells the workers holding its tasks to stop.
   void CancelActive(RunState& run, const std::string& reason);
+  // Tells the workers holding `leases` to stop (`reason`) and ends the leases.
+  void RevokeLeases(const std::vector<std::string>& leases, const std::string& reason);
   void DoSubmit(SubmitRequest& request, std::function<void(absl::StatusOr<SubmitResult>)>& done);
   void DoCancel(const std::string& run_id, const std::string& reason,
                 std::function<void(absl::StatusOr<v1::RunStatus>)>& done);

@@ -31,6 +31,10 @@ void Engine::AdvanceNested() {
     Driver* driver = it->second.driver.get();
     const v1::Run& view = run->record().run();
     if (IsTerminal(view.status())) {
+      // A driver may end its run while tasks still run (a supervisor failing
+      // on one worker's failure): they stop, and no worker keeps spending.
+      const std::string ended = absl::StrCat("the run ended ", RunStatusWord(view.status()));
+      RevokeLeases(CancelOpenTasks(*run, ended, now_ms_), ended);
       if (!view.parent_run_id().empty() && SettleParentTask(*run)) {
         pending.push_back(view.parent_run_id());
       }

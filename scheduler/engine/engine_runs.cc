@@ -141,7 +141,11 @@ void Engine::DoCancel(const std::string& run_id, const std::string& reason,
 }
 
 void Engine::CancelActive(RunState& run, const std::string& reason) {
-  std::vector<std::string> leases = CancelRunState(run, reason, now_ms_);
+  RevokeLeases(CancelRunState(run, reason, now_ms_), reason);
+  Touch(run.run_id());
+}
+
+void Engine::RevokeLeases(const std::vector<std::string>& leases, const std::string& reason) {
   for (const std::string& lease_id : leases) {
     const dispatch::Lease* lease = leases_.Find(lease_id);
     if (lease == nullptr) continue;
@@ -153,7 +157,6 @@ void Engine::CancelActive(RunState& run, const std::string& reason) {
     if (lease->stream_id != 0) SendTo(lease->stream_id, std::move(message));
     EndLease(lease_id);
   }
-  Touch(run.run_id());
 }
 
 absl::StatusOr<std::unique_ptr<RunState>> Engine::LoadRun(const std::string& run_id) {

@@ -8,8 +8,8 @@
 
 namespace taskboard::engine {
 
-std::vector<std::string> CancelRunState(RunState& run, absl::string_view reason, int64_t now_ms) {
-  std::string message = reason.empty() ? "cancelled" : absl::StrCat("cancelled: ", reason);
+std::vector<std::string> CancelOpenTasks(RunState& run, absl::string_view message,
+                                         int64_t now_ms) {
   std::vector<std::string> leases;
   std::vector<std::string> open;
   for (const auto& [id, task] : run.tasks()) {
@@ -20,6 +20,12 @@ std::vector<std::string> CancelRunState(RunState& run, absl::string_view reason,
     if (!task.lease_id().empty()) leases.push_back(task.lease_id());
     MarkCancelled(task, message, now_ms);
   }
+  return leases;
+}
+
+std::vector<std::string> CancelRunState(RunState& run, absl::string_view reason, int64_t now_ms) {
+  std::string message = reason.empty() ? "cancelled" : absl::StrCat("cancelled: ", reason);
+  std::vector<std::string> leases = CancelOpenTasks(run, message, now_ms);
   for (store::PhaseRecord& phase : run.MutablePhases()) {
     if (IsTerminal(phase.status().state())) continue;
     phase.clear_previous();

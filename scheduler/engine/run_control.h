@@ -14,6 +14,12 @@
 
 namespace taskboard::engine {
 
+// Cancels every task of `run` that is not terminal, with `message` as the
+// reason; returns the lease ids that were live so the engine can tell their
+// workers to stop. A run that ended keeps no open task (a supervisor that
+// fails on a worker's failure while others still run, say).
+std::vector<std::string> CancelOpenTasks(RunState& run, absl::string_view message, int64_t now_ms);
+
 // Cancels every task that is not terminal and every unfinished phase, and
 // ends the run `cancelled` with a run_finished event. Returns the lease ids
 // that were live, so the engine can tell their workers to stop.

@@ -126,9 +126,8 @@ planAndExecute:
 )yaml";
 
 // One worker at a time, in plan order: `intro` has completed before `api`
-// runs, so a failing `api` never fails the run while `intro` is in flight (a
-// worker still in flight when the run fails is not kept: it stays RUNNING,
-// its late result is refused, and a resume runs it again).
+// runs, so the counts are exact (a worker still in flight when a failing one
+// ends the run is cancelled, and a resume would run it again).
 constexpr char kSupervisorFlow[] = R"yaml(
 name: resume-supervisor
 kind: supervisor

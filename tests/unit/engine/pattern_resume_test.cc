@@ -203,6 +203,25 @@ TEST_F(PatternResumeTest, Supervisor_WorkerFailed_ResumeRerunsOnlyThatWorker) {
   EXPECT_EQ(Assigned("intro"), 1);
 }
 
+TEST_F(PatternResumeTest, Supervisor_FailsWhileAWorkerRuns_ThatWorkerIsCancelledAndStopped) {
+  Submit(kSupervisorFlow);
+  Answer("planner", true, kTwoTasks);
+  ASSERT_THAT(Sent(), UnorderedElementsAre("intro", "api"));
+  const std::string intro_lease = pending_["intro"].lease_id();
+  Answer("api", false, "crashed");
+  ASSERT_EQ(Status(), v1::RUN_STATUS_FAILED);
+  // A failed run keeps no task running, and the worker is told to stop.
+  EXPECT_EQ(h_.ReadTaskView(run_, "intro").state(), v1::TASK_STATE_CANCELLED);
+  std::vector<std::string> cancelled;
+  for (const v1::Cancel& cancel : EngineHarness::Cancels(w_.channel->Take())) {
+    cancelled.push_back(cancel.lease_id());
+  }
+  EXPECT_THAT(cancelled, ElementsAre(intro_lease));
+  pending_.clear();
+  Resume();
+  EXPECT_THAT(Sent(), UnorderedElementsAre("intro", "api"));
+}
+
 TEST_F(PatternResumeTest, Supervisor_ReviewerFailed_ResumeAsksTheReviewerAgain) {
   Submit(kSupervisorFlow);
   Answer("planner", true, kTwoTasks);
