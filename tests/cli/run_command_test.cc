@@ -437,6 +437,25 @@ TEST(ResumeCommand, PrintsReusedPhasesThenFollowsOnlyNewEvents) {
   EXPECT_EQ(result.out, "done\n");
 }
 
+TEST(ResumeCommand, PatternRun_SaysItsCompletedTasksAreKept) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "COMPLETED", "done");
+  scheduler.SetRun(MakeRun(
+      R"pb(run_id: "r-1" status: RUN_STATUS_FAILED kind: FLOW_KIND_SUPERVISOR last_seq: 3)pb"));
+  testing::CliResult result = Cli({"resume", "r-1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.err,
+              HasSubstr("resumed run r-1; its completed tasks are kept, the rest runs again\n"));
+}
+
+TEST(ResumeCommand, CompletedRun_NothingToResumeExits0) {
+  FakeScheduler scheduler;
+  scheduler.SetRun(MakeRun(R"pb(run_id: "r-1" status: RUN_STATUS_COMPLETED last_seq: 3)pb"));
+  testing::CliResult result = Cli({"resume", "r-1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("run r-1 already completed; nothing to resume"));
+}
+
 TEST(ResumeCommand, NotResumable_Exits1) {
   FakeScheduler scheduler;
   ScriptDigestRun(scheduler, "COMPLETED", "done");

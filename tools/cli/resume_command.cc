@@ -43,7 +43,11 @@ int RunResume(const ResumeOptions& options, std::ostream& out, std::ostream& err
     out << ProtoToJsonLine(response) << "\n";
   } else {
     err << "resumed run " << response.run_id() << "; ";
-    if (response.reused_phases().empty()) {
+    const v1::FlowKind kind = before.run().kind();
+    if (kind == v1::FLOW_KIND_PLAN_AND_EXECUTE || kind == v1::FLOW_KIND_SUPERVISOR) {
+      // Pattern runs have no phases: they keep every task that completed.
+      err << "its completed tasks are kept, the rest runs again\n";
+    } else if (response.reused_phases().empty()) {
       err << "no phase reused\n";
     } else {
       err << "reused " << response.reused_phases_size()
