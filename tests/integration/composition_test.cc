@@ -1,0 +1,177 @@
+// A saved flow as a plan's step executor (`stepExecutor: {flow: NAME}`,
+// docs/flow-dsl.md 3), across real processes: the flow is saved with
+// SaveFlow, a plan-and-execute run names it, and each plan step runs as a
+// child run of that saved flow with the step's goal as its arg `goal`. The
+// agents are command agents: a planner that prints a fixed plan and a step
+// agent that prints its prompt, so every output says what the agent was
+// asked.
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/cluster.h"
+#include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
+
+namespace taskboard {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using testing::IsOk;
+using ::testing::SizeIs;
+using testing::StatusIs;
+using ::testing::UnorderedElementsAre;
+
+// The step flow: it declares `goal` (the step's goal) and `team`, which it
+// gets from the parent run's args.
+constexpr char kStepFlow[] = R"yaml(
+name: do-step
+args:
+  goal: {required: true}
+  team: {default: nobody}
+phases:
+  - id: do
+    agent: stepper
+    task: "{args.goal} (team {args.team})"
+)yaml";
+
+// A plan whose two steps (`design`, then `build`) are each run by do-step.
+constexpr char kPlanFlow[] = R"(
+name: ship
+args:
+  team: {default: platform}
+planAndExecute:
+  goal: Ship the widget API for {args.team}
+  plannerAgent: planner
+  stepExecutor: {flow: do-step}
+)";
+
+class CompositionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::filesystem::path agents = dir_.path() / "agents";
+    std::filesystem::create_directory(agents);
+    WriteCommandAgent(agents, "planner", R"(cat <<'EOF'
+{"tasks": [{"id": "design", "goal": "Design the widget API"},
+           {"id": "build", "goal": "Build the widget API", "deps": ["design"]}]}
+EOF
+)");
+    WriteCommandAgent(agents, "stepper", R"(printf 'did: %s\n' "$TASKBOARD_PROMPT"
+)");
+    testing::ClusterOptions options;
+    options.workers = 1;
+    options.agents_dir = agents.string();
+    cluster_ = std::make_unique<testing::Cluster>(options);
+    ASSERT_THAT(cluster_->Start(), IsOk());
+  }
+
+  // A command agent `name` running the shell script `body`.
+  static void WriteCommandAgent(const std::filesystem::path& dir, const std::string& name,
+                                const std::string& body) {
+    std::ofstream(dir / (name + ".sh")) << "#!/bin/sh\n" << body;
+    std::filesystem::permissions(dir / (name + ".sh"), std::filesystem::perms::owner_all);
+    std::ofstream(dir / (name + ".yaml"))
+        << "name: " << name << "\ntype: command\ncommand: [\"./" << name << ".sh\"]\n";
+  }
+
+  absl::Status SaveFlow(const std::string& text) {
+    v1::SaveFlowRequest request;
+    request.mutable_source()->set_text(text);
+    v1::SaveFlowResponse response;
+    grpc::ClientContext context;
+    grpc::Status status = cluster_->client().SaveFlow(&context, request, &response);
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
+  }
+
+  absl::StatusOr<v1::Run> GetRun(const std::string& run_id) {
+    v1::GetRunRequest request;
+    request.set_run_id(run_id);
+    v1::GetRunResponse response;
+    grpc::ClientContext context;
+    grpc::Status status = cluster_->client().GetRun(&context, request, &response);
+    if (!status.ok()) return absl::UnknownError(status.error_message());
+    return response.run();
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<testing::Cluster> cluster_;
+};
+
+TEST_F(CompositionTest, SavedFlowStepExecutor_EachStepRunsAsAChildRunWithItsGoal) {
+  ASSERT_THAT(SaveFlow(kStepFlow), IsOk());
+  absl::StatusOr<std::string> run_id = cluster_->Submit(kPlanFlow);
+  ASSERT_THAT(run_id.status(), IsOk()) << cluster_->Logs();
+  absl::StatusOr<v1::Run> run = cluster_->WaitForRun(*run_id, 30'000);
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_->Logs();
+  ASSERT_THAT(run->child_run_ids(), SizeIs(2));
+
+  // Each step is a child run of do-step: the step's goal is its arg `goal`,
+  // the parent's `team` its `team`, and its output the step's result.
+  std::map<std::string, std::string> step_outputs;
+  for (const v1::Task& step : run->tasks()) {
+    if (step.role() != "step") continue;
+    SCOPED_TRACE(step.task_id());
+    ASSERT_FALSE(step.child_run_id().empty());
+    absl::StatusOr<v1::Run> child = GetRun(step.child_run_id());
+    ASSERT_THAT(child.status(), IsOk());
+    EXPECT_EQ(child->flow_name(), "do-step");
+    EXPECT_EQ(child->kind(), v1::FLOW_KIND_TASKFLOW);
+    EXPECT_EQ(child->status(), v1::RUN_STATUS_COMPLETED) << child->error();
+    EXPECT_EQ(child->parent_run_id(), *run_id);
+    EXPECT_EQ(child->root_run_id(), *run_id);
+    EXPECT_EQ(child->args().fields().at("goal").string_value(), step.title());
+    EXPECT_EQ(child->args().fields().at("team").string_value(), "platform");
+    EXPECT_EQ(child->output(), absl::StrCat("did: ", step.title(), " (team platform)\n"));
+    EXPECT_EQ(step.output(), child->output());
+    step_outputs[step.task_id()] = step.output();
+  }
+  EXPECT_THAT(step_outputs,
+              UnorderedElementsAre(
+                  ::testing::Pair("design", "did: Design the widget API (team platform)\n"),
+                  ::testing::Pair("build", "did: Build the widget API (team platform)\n")));
+  // No synthesizer: the output is the plan with each step's result.
+  EXPECT_THAT(run->output(), HasSubstr("did: Build the widget API (team platform)"));
+}
+
+TEST_F(CompositionTest, SavedFlowStepExecutor_UnknownFlow_FailsAtSubmitNamingTheField) {
+  EXPECT_THAT(cluster_->Submit(kPlanFlow),
+              StatusIs(absl::StatusCode::kNotFound,
+                       AllOf(HasSubstr("planAndExecute.stepExecutor.flow"), HasSubstr("do-step"))));
+  // The same check for a plan phase of a taskflow, at the phase's path.
+  EXPECT_THAT(cluster_->Submit(R"(
+name: tf
+phases:
+  - id: p
+    type: plan
+    agent: stepper
+    task: Ship it
+    plan: {plannerAgent: planner, stepExecutor: {flow: nope}}
+)"),
+              StatusIs(absl::StatusCode::kNotFound,
+                       AllOf(HasSubstr("phases[0].plan.stepExecutor.flow"), HasSubstr("nope"))));
+}
+
+TEST_F(CompositionTest, SavedFlowStepExecutor_FlowWithoutGoalArg_FailsAtSubmitNamingTheField) {
+  ASSERT_THAT(SaveFlow(R"(
+name: do-step
+phases:
+  - {id: do, agent: stepper, task: do something}
+)"),
+              IsOk());
+  EXPECT_THAT(cluster_->Submit(kPlanFlow),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("planAndExecute.stepExecutor.flow"),
+                             HasSubstr("saved flow 'do-step' has no arg `goal`"))));
+}
+
+}  // namespace
+}  // namespace taskboard
