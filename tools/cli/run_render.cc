@@ -13,6 +13,7 @@
 #include "scheduler/flow/dag.h"
 #include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/phase_graph.h"
+#include "scheduler/flow/phase_pattern.h"
 #include "tools/cli/ansi.h"
 #include "tools/cli/dag_rails.h"
 #include "tools/cli/display_format.h"
@@ -248,16 +249,6 @@ absl::flat_hash_map<std::string, std::vector<std::string>> ChildRunsByPhase(cons
   return children;
 }
 
-// The kind column of a phase: its type, or the pattern that carries out an
-// agent phase (`plan`, `supervise`), as the flow spells it.
-std::string PhaseKind(const v1::Phase* spec, v1::PhaseType type) {
-  if (spec != nullptr && spec->type() == v1::PHASE_TYPE_AGENT) {
-    if (spec->has_plan()) return "plan";
-    if (spec->has_supervise()) return "supervise";
-  }
-  return std::string(flow::PhaseTypeName(spec != nullptr ? spec->type() : type));
-}
-
 // Rows in layer order with rails; ids missing from `layers` (a snapshot that
 // disagrees with its spec) follow in a blank-gutter group, as pi-taskflow's
 // safety net does.
@@ -349,7 +340,8 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
         IconStyle(status.state(), GateBlocked(status.state(), status.has_gate(), status.gate()));
     row.pending = status.state() == v1::TASK_STATE_PENDING;
     row.id = id;
-    row.kind = PhaseKind(spec, status.type());
+    row.kind = std::string(spec != nullptr ? flow::PhaseTypeSpelling(*spec)
+                                           : flow::PhaseTypeName(status.type()));
     row.agent = spec != nullptr ? PhaseAgent(*spec) : FirstAgentOfPhase(run, id);
     const bool fans_out =
         status.type() == v1::PHASE_TYPE_MAP || status.type() == v1::PHASE_TYPE_PARALLEL;
