@@ -143,7 +143,8 @@ constexpr int kMaxStepFlowDepth = 4;
 absl::Status ResolveStepFlows(v1::FlowSpec& spec, const std::string& tenant,
                               engine::SavedFlows& saved, int depth) {
   std::vector<std::pair<std::string, v1::PlanExecuteSpec*>> plans;
-  if (spec.has_plan_and_execute()) plans.emplace_back("planAndExecute", spec.mutable_plan_and_execute());
+  if (spec.has_plan_and_execute())
+    plans.emplace_back("planAndExecute", spec.mutable_plan_and_execute());
   if (spec.has_taskflow()) {
     for (int i = 0; i < spec.taskflow().phases_size(); ++i) {
       v1::Phase& phase = *spec.mutable_taskflow()->mutable_phases(i);
@@ -156,22 +157,39 @@ absl::Status ResolveStepFlows(v1::FlowSpec& spec, const std::string& tenant,
     if (plan->step_flow().empty()) continue;
     const std::string where = absl::StrCat(path, ".stepExecutor.flow");
     if (depth >= kMaxStepFlowDepth) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": saved flows used as step executors nest more than ", kMaxStepFlowDepth,
-          " deep; does '", plan->step_flow(), "' run itself?"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": saved flows used as step executors nest more than ",
+                       kMaxStepFlowDepth, " deep; does '", plan->step_flow(), "' run itself?"));
     }
     absl::StatusOr<v1::SavedFlow> flow = saved.Get(tenant, plan->step_flow(), 0);
     if (!flow.ok()) {
       return absl::Status(flow.status().code(), absl::StrCat(where, ": ", flow.status().message()));
     }
     v1::FlowSpec step = std::move(*flow->mutable_spec());
-    const bool takes_goal = std::any_of(step.args().begin(), step.args().end(),
-                                        [](const v1::ArgSpec& arg) { return arg.name() == "goal"; });
+    const bool takes_goal =
+        std::any_of(step.args().begin(), step.args().end(),
+                    [](const v1::ArgSpec& arg) { return arg.name() == "goal"; });
     if (!takes_goal) {
       return absl::InvalidArgumentError(absl::StrCat(
           where, ": saved flow '", plan->step_flow(),
           "' has no arg `goal`; a step executor flow receives each step's goal as its arg "
           "`goal`: declare it (args: {goal: {required: true}}) and use {args.goal}"));
+    }
+    // The step flow's other args come from the run that uses it (engine
+    // ChildRunArgs): one it requires that this flow does not declare would
+    // fail every step.
+    for (const v1::ArgSpec& arg : step.args()) {
+      if (arg.name() == "goal" || !arg.required() || arg.has_default_value()) continue;
+      const bool declared =
+          std::any_of(spec.args().begin(), spec.args().end(),
+                      [&arg](const v1::ArgSpec& own) { return own.name() == arg.name(); });
+      if (!declared) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": saved flow '", plan->step_flow(), "' requires arg '", arg.name(),
+            "', which this flow does not declare; a step executor flow gets the step's goal and "
+            "the args of the flow that runs it: declare '",
+            arg.name(), "' here, or give it a default in '", plan->step_flow(), "'"));
+      }
     }
     if (absl::Status nested = ResolveStepFlows(step, tenant, saved, depth + 1); !nested.ok()) {
       return nested;

@@ -173,5 +173,37 @@ phases:
                              HasSubstr("saved flow 'do-step' has no arg `goal`"))));
 }
 
+TEST_F(CompositionTest, SavedFlowStepExecutor_RequiredArgThePlanLacks_FailsAtSubmit) {
+  ASSERT_THAT(SaveFlow(R"yaml(
+name: do-step
+args:
+  goal: {required: true}
+  ticket: {required: true}
+phases:
+  - {id: do, agent: stepper, task: "{args.goal} for {args.ticket}"}
+)yaml"),
+              IsOk());
+  EXPECT_THAT(
+      cluster_->Submit(kPlanFlow),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               AllOf(HasSubstr("planAndExecute.stepExecutor.flow"),
+                     HasSubstr("requires arg 'ticket', which this flow does not declare"))));
+  // Declared by the plan, the arg reaches every step.
+  absl::StatusOr<std::string> run_id = cluster_->Submit(R"(
+name: ship
+args:
+  ticket: {default: T-1}
+planAndExecute:
+  goal: Ship the widget API
+  plannerAgent: planner
+  stepExecutor: {flow: do-step}
+)");
+  ASSERT_THAT(run_id.status(), IsOk());
+  absl::StatusOr<v1::Run> run = cluster_->WaitForRun(*run_id, 30'000);
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_->Logs();
+  EXPECT_THAT(run->output(), HasSubstr("did: Build the widget API for T-1"));
+}
+
 }  // namespace
 }  // namespace taskboard
