@@ -98,7 +98,7 @@ phases:
              finished_at { seconds: 1700000004 }
            })pb",
       " phases { phase_id: \"report\" state: TASK_STATE_", report_state,
-      R"pb(                                                                              started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } })pb");
+      R"pb(                                                                                                    started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } })pb");
   scheduler.AddEvent(absl::StrCat("run_finished { status: RUN_STATUS_", final_status, " }"),
                      snapshot(finished));
 }
@@ -359,9 +359,9 @@ TEST(RunCommand, StreamBreaks_ReconnectsAfterLastSeenSeq) {
 TEST(RunCommand, StreamDroppedForFallingBehind_ResumesAfterLastSeenSeq) {
   FakeScheduler scheduler;
   ScriptDigestRun(scheduler, "COMPLETED", "done");
-  scheduler.BreakFirstStreamAfter(
-      2, grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "this watcher fell 100001 events "
-                                                            "behind run r-1"));
+  scheduler.BreakFirstStreamAfter(2, grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                                  "this watcher fell 100001 events "
+                                                  "behind run r-1"));
   testing::CliResult result =
       Cli({"run", ExampleFlow("repo-digest.yaml"), "--scheduler", scheduler.address()});
   EXPECT_EQ(result.exit_code, 0) << result.err;
@@ -412,6 +412,42 @@ TEST(WatchCommand, NestedRun_FinalFrameShowsTheChildRunUnderItsStep) {
                                     "       ↳ ✓ supervisor migrate/storage  1/1 task · completed "
                                     "· run c-1\n"
                                     "               ✓  edit  worker  coder\n"));
+}
+
+TEST(WatchCommand, PlanPhase_FinalFrameShowsItsChildRunUnderThePhase) {
+  FakeScheduler scheduler;
+  v1::Run running = MakeRun(
+      R"pb(
+        run_id: "t-1"
+        flow_name: "report"
+        kind: FLOW_KIND_TASKFLOW
+        status: RUN_STATUS_RUNNING
+        child_run_ids: "c-1"
+        phases { phase_id: "write" state: TASK_STATE_RUNNING }
+        tasks { task_id: "write" phase_id: "write" state: TASK_STATE_RUNNING child_run_id: "c-1" }
+      )pb",
+      "name: report\nphases: [{id: write, type: plan, agent: writer, task: Write}]\n");
+  v1::Run done = running;
+  done.set_status(v1::RUN_STATUS_COMPLETED);
+  done.set_output("the report");
+  done.mutable_phases(0)->set_state(v1::TASK_STATE_COMPLETED);
+  scheduler.SetRun(running);
+  scheduler.AddEvent("run_finished { status: RUN_STATUS_COMPLETED output: \"the report\" }", done);
+  scheduler.AddOtherRun(MakeRun(R"pb(
+    run_id: "c-1"
+    flow_name: "report/write"
+    kind: FLOW_KIND_PLAN_AND_EXECUTE
+    status: RUN_STATUS_COMPLETED
+    parent_run_id: "t-1"
+    tasks { task_id: "draft" role: "step" agent: "writer" state: TASK_STATE_COMPLETED }
+  )pb"));
+  testing::CliResult result = Cli({"watch", "t-1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "the report\n");
+  EXPECT_THAT(result.err, HasSubstr("    ✓  write  plan  writer\n"
+                                    "       ↳ ✓ plan_and_execute report/write  1/1 task · "
+                                    "completed · run c-1\n"
+                                    "               ✓  draft  step  writer\n"));
 }
 
 TEST(WatchCommand, UnknownRun_Exits1WithSchedulersMessage) {
