@@ -91,16 +91,6 @@ EOF
     return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
   }
 
-  absl::StatusOr<v1::Run> GetRun(const std::string& run_id) {
-    v1::GetRunRequest request;
-    request.set_run_id(run_id);
-    v1::GetRunResponse response;
-    grpc::ClientContext context;
-    grpc::Status status = cluster_->client().GetRun(&context, request, &response);
-    if (!status.ok()) return absl::UnknownError(status.error_message());
-    return response.run();
-  }
-
   testing::TempDir dir_;
   std::unique_ptr<testing::Cluster> cluster_;
 };
@@ -121,7 +111,7 @@ TEST_F(CompositionTest, SavedFlowStepExecutor_EachStepRunsAsAChildRunWithItsGoal
     if (step.role() != "step") continue;
     SCOPED_TRACE(step.task_id());
     ASSERT_FALSE(step.child_run_id().empty());
-    absl::StatusOr<v1::Run> child = GetRun(step.child_run_id());
+    absl::StatusOr<v1::Run> child = cluster_->GetRun(step.child_run_id());
     ASSERT_THAT(child.status(), IsOk());
     EXPECT_EQ(child->flow_name(), "do-step");
     EXPECT_EQ(child->kind(), v1::FLOW_KIND_TASKFLOW);

@@ -134,15 +134,7 @@ class FakeLlmCluster {
     return task;
   }
 
-  absl::StatusOr<v1::Run> GetRun(const std::string& run_id) {
-    v1::GetRunRequest request;
-    request.set_run_id(run_id);
-    v1::GetRunResponse response;
-    grpc::ClientContext context;
-    grpc::Status status = cluster_->client().GetRun(&context, request, &response);
-    if (!status.ok()) return absl::UnknownError(status.error_message());
-    return response.run();
-  }
+  absl::StatusOr<v1::Run> GetRun(const std::string& run_id) { return cluster_->GetRun(run_id); }
 
  private:
   std::filesystem::path dir_;
