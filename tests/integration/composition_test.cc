@@ -1,10 +1,11 @@
-// A saved flow as a plan's step executor (`stepExecutor: {flow: NAME}`,
-// docs/flow-dsl.md 3), across real processes: the flow is saved with
-// SaveFlow, a plan-and-execute run names it, and each plan step runs as a
-// child run of that saved flow with the step's goal as its arg `goal`. The
-// agents are command agents: a planner that prints a fixed plan and a step
-// agent that prints its prompt, so every output says what the agent was
-// asked.
+// Composition across real processes (docs/flow-dsl.md 3 and 4.1): a saved
+// flow as a plan's step executor (`stepExecutor: {flow: NAME}`), saved with
+// SaveFlow, each plan step a child run of it with the step's goal as its arg
+// `goal`, and what SubmitRun rejects; and a map of supervisors that is
+// cancelled and resumed across the nesting. The agents are command agents
+// written per test: a planner that prints a fixed plan (and accepts, as a
+// reviewer), a step agent that prints its prompt, so every output says what
+// the agent was asked, and a slow one that holds item `b` until released.
 
 #include <filesystem>
 #include <fstream>
@@ -59,18 +60,33 @@ class CompositionTest : public ::testing::Test {
   void SetUp() override {
     const std::filesystem::path agents = dir_.path() / "agents";
     std::filesystem::create_directory(agents);
-    WriteCommandAgent(agents, "planner", R"(cat <<'EOF'
+    // Plans two steps; as a supervisor's reviewer, accepts both.
+    WriteCommandAgent(agents, "planner", R"(case "$TASKBOARD_PROMPT" in
+  *"Review each result"*)
+    echo '[{"task_id": "design", "verdict": "accepted"}, {"task_id": "build", "verdict": "accepted"}]' ;;
+  *) cat <<'EOF'
 {"tasks": [{"id": "design", "goal": "Design the widget API"},
            {"id": "build", "goal": "Build the widget API", "deps": ["design"]}]}
 EOF
+esac
 )");
     WriteCommandAgent(agents, "stepper", R"(printf 'did: %s\n' "$TASKBOARD_PROMPT"
+)");
+    // Logs "RUN TASK" per execution; holds tasks about item `b` until the
+    // file `released` exists next to it.
+    WriteCommandAgent(agents, "slow", R"(dir=$TASKBOARD_AGENT_DIR
+echo "$TASKBOARD_RUN_ID $TASKBOARD_TASK_ID" >> "$dir/executions.log"
+case "$TASKBOARD_PROMPT" in
+  *"Do b"*) while [ ! -e "$dir/released" ]; do sleep 0.05; done ;;
+esac
+printf 'did: %s\n' "$TASKBOARD_PROMPT"
 )");
     testing::ClusterOptions options;
     options.workers = 1;
     options.agents_dir = agents.string();
     cluster_ = std::make_unique<testing::Cluster>(options);
     ASSERT_THAT(cluster_->Start(), IsOk());
+    agents_ = agents;
   }
 
   // A command agent `name` running the shell script `body`.
@@ -91,7 +107,16 @@ EOF
     return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
   }
 
+  // How often `slow` ran in run `run_id`.
+  int SlowExecutions(const std::string& run_id) const {
+    std::ifstream log(agents_ / "executions.log");
+    int count = 0;
+    for (std::string line; std::getline(log, line);) count += line.rfind(run_id + " ", 0) == 0;
+    return count;
+  }
+
   testing::TempDir dir_;
+  std::filesystem::path agents_;
   std::unique_ptr<testing::Cluster> cluster_;
 };
 
@@ -193,6 +218,72 @@ planAndExecute:
   ASSERT_THAT(run.status(), IsOk());
   ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_->Logs();
   EXPECT_THAT(run->output(), HasSubstr("did: Build the widget API for T-1"));
+}
+
+// A map of supervisors: item `a`'s child completes, item `b`'s is cancelled
+// with the run mid-way; resume finishes `b` under its own id and keeps `a`.
+TEST_F(CompositionTest, MapOfSupervisors_CancelAndResumeCrossTheNesting) {
+  absl::StatusOr<std::string> run_id = cluster_->Submit(R"(
+name: fan
+phases:
+  - id: each
+    type: map
+    over: [a, b]
+    agent: slow
+    task: "Do {item}"
+    supervise: {plannerAgent: planner, reviewerAgent: planner}
+)");
+  ASSERT_THAT(run_id.status(), IsOk()) << cluster_->Logs();
+  // Both children started; `a`'s completed, `b`'s workers are held.
+  absl::StatusOr<v1::Run> run = cluster_->WaitUntil(
+      *run_id, [](const v1::Run& run) { return run.child_run_ids_size() == 2; }, 30'000);
+  ASSERT_THAT(run.status(), IsOk());
+  std::map<std::string, std::string> child_of;  // item task id -> child run id
+  for (const v1::Task& task : run->tasks()) child_of[task.task_id()] = task.child_run_id();
+  ASSERT_THAT(cluster_->WaitForRun(child_of["each[0]"], 30'000).status(), IsOk());
+  ASSERT_THAT(
+      cluster_
+          ->WaitUntil(
+              child_of["each[1]"],
+              [&](const v1::Run&) { return SlowExecutions(child_of["each[1]"]) == 2; }, 30'000)
+          .status(),
+      IsOk());
+
+  v1::CancelRunRequest cancel;
+  cancel.set_run_id(*run_id);
+  v1::CancelRunResponse cancelled;
+  grpc::ClientContext cancel_context;
+  ASSERT_TRUE(cluster_->client().CancelRun(&cancel_context, cancel, &cancelled).ok());
+  run = cluster_->WaitForRun(*run_id, 30'000);
+  ASSERT_THAT(run.status(), IsOk());
+  EXPECT_EQ(run->status(), v1::RUN_STATUS_CANCELLED);
+  absl::StatusOr<v1::Run> b = cluster_->WaitForRun(child_of["each[1]"], 30'000);
+  ASSERT_THAT(b.status(), IsOk());
+  EXPECT_EQ(b->status(), v1::RUN_STATUS_CANCELLED);
+  absl::StatusOr<v1::Run> a = cluster_->GetRun(child_of["each[0]"]);
+  ASSERT_THAT(a.status(), IsOk());
+  EXPECT_EQ(a->status(), v1::RUN_STATUS_COMPLETED);
+
+  std::ofstream(agents_ / "released") << "go\n";
+  v1::ResumeRunRequest resume;
+  resume.set_run_id(*run_id);
+  v1::ResumeRunResponse resumed;
+  grpc::ClientContext resume_context;
+  ASSERT_TRUE(cluster_->client().ResumeRun(&resume_context, resume, &resumed).ok());
+  run = cluster_->WaitForRun(*run_id, 30'000);
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_->Logs();
+  // The same children: `b`'s resumed under its id and completed, `a`'s
+  // work was not done again.
+  for (const v1::Task& task : run->tasks()) {
+    EXPECT_EQ(task.child_run_id(), child_of[task.task_id()]) << task.task_id();
+  }
+  b = cluster_->GetRun(child_of["each[1]"]);
+  ASSERT_THAT(b.status(), IsOk());
+  EXPECT_EQ(b->status(), v1::RUN_STATUS_COMPLETED) << b->error();
+  EXPECT_EQ(SlowExecutions(child_of["each[0]"]), 2);
+  EXPECT_EQ(SlowExecutions(child_of["each[1]"]), 4);  // its two cancelled tasks, again
+  EXPECT_THAT(run->output(), AllOf(HasSubstr("did: "), HasSubstr("Do b")));
 }
 
 }  // namespace
