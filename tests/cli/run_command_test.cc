@@ -99,7 +99,7 @@ phases:
              finished_at { seconds: 1700000004 }
            })pb",
       " phases { phase_id: \"report\" state: TASK_STATE_", report_state,
-      R"pb(                                                                                                               started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } })pb");
+      R"pb(                                                                              started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } })pb");
   scheduler.AddEvent(absl::StrCat("run_finished { status: RUN_STATUS_", final_status, " }"),
                      snapshot(finished));
 }
@@ -360,9 +360,9 @@ TEST(RunCommand, StreamBreaks_ReconnectsAfterLastSeenSeq) {
 TEST(RunCommand, StreamDroppedForFallingBehind_ResumesAfterLastSeenSeq) {
   FakeScheduler scheduler;
   ScriptDigestRun(scheduler, "COMPLETED", "done");
-  scheduler.BreakFirstStreamAfter(2, grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                                                  "this watcher fell 100001 events "
-                                                  "behind run r-1"));
+  scheduler.BreakFirstStreamAfter(
+      2, grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "this watcher fell 100001 events "
+                                                            "behind run r-1"));
   testing::CliResult result =
       Cli({"run", ExampleFlow("repo-digest.yaml"), "--scheduler", scheduler.address()});
   EXPECT_EQ(result.exit_code, 0) << result.err;
