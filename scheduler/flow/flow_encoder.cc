@@ -3,6 +3,7 @@
 #include <string>
 
 #include "scheduler/flow/flow_names.h"
+#include "scheduler/flow/phase_pattern.h"
 #include "scheduler/flow/proto_value.h"
 
 namespace taskboard::flow {
@@ -92,19 +93,19 @@ Json EncodePlanExecute(const v1::PlanExecuteSpec& spec);
 Json EncodePhase(const v1::Phase& phase) {
   Json out = Json::object();
   out["id"] = phase.id();
-  out["type"] = std::string(PhaseTypeName(phase.type()));
   // `type: plan` / `type: supervise` is an agent phase carried out by a
   // pattern; a map phase keeps its type and carries the block.
-  const bool pattern = phase.has_plan() || phase.has_supervise();
-  if (pattern && phase.type() == v1::PHASE_TYPE_AGENT) {
-    out["type"] = phase.has_plan() ? "plan" : "supervise";
-  }
+  out["type"] = std::string(PhaseTypeSpelling(phase));
+  // An empty block is left out only where `type` already names the pattern:
+  // a map's block, even `{}`, is what makes its items child runs.
   if (phase.has_plan()) {
     Json block = EncodePlanExecute(phase.plan());
-    if (!block.empty()) out["plan"] = std::move(block);
+    if (!block.empty() || phase.type() != v1::PHASE_TYPE_AGENT) out["plan"] = std::move(block);
   } else if (phase.has_supervise()) {
     Json block = EncodeSupervisor(phase.supervise());
-    if (!block.empty()) out["supervise"] = std::move(block);
+    if (!block.empty() || phase.type() != v1::PHASE_TYPE_AGENT) {
+      out["supervise"] = std::move(block);
+    }
   }
   SetString(out, "agent", phase.agent());
   SetString(out, "task", phase.task());

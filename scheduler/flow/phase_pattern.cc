@@ -1,8 +1,18 @@
 #include "scheduler/flow/phase_pattern.h"
 
+#include "scheduler/flow/flow_names.h"
+
 namespace taskboard::flow {
 
 bool IsPatternPhase(const v1::Phase& phase) { return phase.has_plan() || phase.has_supervise(); }
+
+absl::string_view PhaseTypeSpelling(const v1::Phase& phase) {
+  if (phase.type() == v1::PHASE_TYPE_AGENT) {
+    if (phase.has_plan()) return "plan";
+    if (phase.has_supervise()) return "supervise";
+  }
+  return PhaseTypeName(phase.type());
+}
 
 v1::PlanExecuteSpec PhasePlan(const v1::Phase& phase) {
   v1::PlanExecuteSpec plan = phase.plan();

@@ -8,12 +8,18 @@
 // phase's `agent` is the plan's executor or the supervisor's worker. Its
 // goal is each task's interpolated text, filled in when the task starts.
 
+#include "absl/strings/string_view.h"
 #include "taskboard/v1/flow.pb.h"
 
 namespace taskboard::flow {
 
 // True when the phase's tasks are child pattern runs.
 bool IsPatternPhase(const v1::Phase& phase);
+
+// The phase's `type` as the DSL spells it: `plan` / `supervise` for an agent
+// phase carried out by that pattern, else the type's name (a map keeps
+// `map`; its block says the pattern).
+absl::string_view PhaseTypeSpelling(const v1::Phase& phase);
 
 // The phase's pattern with the phase's agent filled in where the block left
 // the working agent out (no goal yet). Only for IsPatternPhase phases.

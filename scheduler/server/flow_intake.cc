@@ -175,6 +175,22 @@ absl::Status ResolveStepFlows(v1::FlowSpec& spec, const std::string& tenant,
           "' has no arg `goal`; a step executor flow receives each step's goal as its arg "
           "`goal`: declare it (args: {goal: {required: true}}) and use {args.goal}"));
     }
+    // The step flow's other args come from the run that uses it (engine
+    // ChildRunArgs): one it requires that this flow does not declare would
+    // fail every step.
+    for (const v1::ArgSpec& arg : step.args()) {
+      if (arg.name() == "goal" || !arg.required() || arg.has_default_value()) continue;
+      const bool declared =
+          std::any_of(spec.args().begin(), spec.args().end(),
+                      [&arg](const v1::ArgSpec& own) { return own.name() == arg.name(); });
+      if (!declared) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": saved flow '", plan->step_flow(), "' requires arg '", arg.name(),
+            "', which this flow does not declare; a step executor flow gets the step's goal and "
+            "the args of the flow that runs it: declare '",
+            arg.name(), "' here, or give it a default in '", plan->step_flow(), "'"));
+      }
+    }
     if (absl::Status nested = ResolveStepFlows(step, tenant, saved, depth + 1); !nested.ok()) {
       return nested;
     }

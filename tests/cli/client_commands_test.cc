@@ -35,6 +35,7 @@ using testing::MakeRun;
 using ::testing::Not;
 using testing::ParseText;
 using ::testing::StartsWith;
+using ::testing::UnorderedElementsAre;
 
 // --- runs --------------------------------------------------------------------
 
@@ -254,6 +255,95 @@ TEST(ShowCommand, ChildRuns_NestedUnderTheStepTheyCarryOut) {
                          "(completed) · run c-1\n"
                          "               ✓  edit  worker  coder  accepted 0.80\n"));
   EXPECT_THAT(scheduler.get_run_ids(), ElementsAre("p-1", "c-1"));
+}
+
+// A taskflow whose map phase runs one supervisor per topic (c-1, c-2) and
+// whose last phase is a plan; the snapshot lists the items out of order.
+constexpr char kComposeFlow[] = R"(
+name: compose
+phases:
+  - {id: topics, agent: lead, task: list topics, output: json}
+  - id: research
+    type: map
+    over: "{steps.topics.json}"
+    agent: researcher
+    task: "Research {item}"
+    supervise: {reviewCriteria: [cites sources]}
+    dependsOn: [topics]
+  - {id: report, type: plan, agent: writer, task: "Report on {steps.research.output}",
+     dependsOn: [research]}
+)";
+constexpr char kComposeRun[] = R"pb(
+  run_id: "t-1"
+  flow_name: "compose"
+  kind: FLOW_KIND_TASKFLOW
+  status: RUN_STATUS_RUNNING
+  child_run_ids: "c-1"
+  child_run_ids: "c-2"
+  phases { phase_id: "topics" type: PHASE_TYPE_AGENT state: TASK_STATE_COMPLETED }
+  phases {
+    phase_id: "research"
+    type: PHASE_TYPE_MAP
+    state: TASK_STATE_RUNNING
+    items_total: 2
+    items_done: 1
+  }
+  tasks { task_id: "topics" phase_id: "topics" agent: "lead" state: TASK_STATE_COMPLETED }
+  tasks {
+    task_id: "research[1]"
+    phase_id: "research"
+    item_index: 1
+    state: TASK_STATE_RUNNING
+    child_run_id: "c-2"
+  }
+  tasks {
+    task_id: "research[0]"
+    phase_id: "research"
+    item_index: 0
+    state: TASK_STATE_COMPLETED
+    child_run_id: "c-1"
+  }
+)pb";
+
+TEST(ShowCommand, MapOfSupervisors_EachItemsChildRunNestedUnderTheMapPhase) {
+  FakeScheduler scheduler;
+  scheduler.SetRun(MakeRun(kComposeRun, kComposeFlow));
+  scheduler.AddOtherRun(MakeRun(R"pb(
+    run_id: "c-1"
+    flow_name: "compose/research[0]"
+    kind: FLOW_KIND_SUPERVISOR
+    status: RUN_STATUS_COMPLETED
+    parent_run_id: "t-1"
+    tasks {
+      task_id: "history"
+      role: "worker"
+      agent: "researcher"
+      state: TASK_STATE_COMPLETED
+      reviews { iteration: 1 verdict: "accepted" score: 0.9 }
+    }
+  )pb"));
+  scheduler.AddOtherRun(MakeRun(R"pb(
+    run_id: "c-2"
+    flow_name: "compose/research[1]"
+    kind: FLOW_KIND_SUPERVISOR
+    status: RUN_STATUS_RUNNING
+    parent_run_id: "t-1"
+    tasks { task_id: "planner" role: "planner" agent: "lead" state: TASK_STATE_RUNNING }
+  )pb"));
+  testing::CliResult result = Cli({"show", "t-1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out,
+              StartsWith("◐ taskflow compose  1/3 phases · running · run t-1\n"
+                         "    ✓  topics    agent  lead\n"
+                         "    ◐  research  map    researcher  [█████░░░░░] 1/2\n"
+                         "       ↳ ✓ supervisor compose/research[0]  1/1 task · completed · run "
+                         "c-1\n"
+                         "               ✓  history  worker  researcher  accepted 0.90\n"
+                         "       ↳ ◐ supervisor compose/research[1]  0/1 task · running · run "
+                         "c-2\n"
+                         "               ◐  planner  planner  lead\n"
+                         "    ○  report    plan   writer\n"));
+  EXPECT_THAT(scheduler.get_run_ids(), UnorderedElementsAre("t-1", "c-1", "c-2"));
 }
 
 // repo-digest as `show` sees it: discover, then two summarize items ran (the

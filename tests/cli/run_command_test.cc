@@ -4,6 +4,7 @@
 
 #include "tools/cli/run_command.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -380,38 +381,82 @@ TEST(WatchCommand, FinishedRun_ReplaysAndExitsWithItsStatus) {
   EXPECT_THAT(result.err, HasSubstr("taskboard watch: run r-1 failed"));
 }
 
-TEST(WatchCommand, NestedRun_FinalFrameShowsTheChildRunUnderItsStep) {
+// `taskboard watch` of `running` until one event ends it completed as
+// `running` with `update` applied; GetRun also answers for `child`.
+testing::CliResult WatchNestedRunToTheEnd(const v1::Run& running,
+                                          const std::function<void(v1::Run&)>& update,
+                                          const v1::Run& child) {
   FakeScheduler scheduler;
-  v1::Run running = MakeRun(R"pb(
-    run_id: "p-1"
-    flow_name: "migrate"
-    kind: FLOW_KIND_PLAN_AND_EXECUTE
-    status: RUN_STATUS_RUNNING
-    board_meta: "active"
-    child_run_ids: "c-1"
-    tasks { task_id: "storage" role: "step" state: TASK_STATE_RUNNING child_run_id: "c-1" }
-  )pb");
   v1::Run done = running;
   done.set_status(v1::RUN_STATUS_COMPLETED);
-  done.set_output("migrated");
-  done.mutable_tasks(0)->set_state(v1::TASK_STATE_COMPLETED);
+  done.set_output("done");
+  update(done);
   scheduler.SetRun(running);
-  scheduler.AddEvent("run_finished { status: RUN_STATUS_COMPLETED output: \"migrated\" }", done);
-  scheduler.AddOtherRun(MakeRun(R"pb(
-    run_id: "c-1"
-    flow_name: "migrate/storage"
-    kind: FLOW_KIND_SUPERVISOR
-    status: RUN_STATUS_COMPLETED
-    parent_run_id: "p-1"
-    tasks { task_id: "edit" role: "worker" agent: "coder" state: TASK_STATE_COMPLETED }
-  )pb"));
-  testing::CliResult result = Cli({"watch", "p-1", "--scheduler", scheduler.address()});
+  scheduler.AddEvent("run_finished { status: RUN_STATUS_COMPLETED output: \"done\" }", done);
+  scheduler.AddOtherRun(child);
+  return Cli({"watch", running.run_id(), "--scheduler", scheduler.address()});
+}
+
+TEST(WatchCommand, NestedRun_FinalFrameShowsTheChildRunUnderItsStep) {
+  testing::CliResult result = WatchNestedRunToTheEnd(
+      MakeRun(R"pb(
+        run_id: "p-1"
+        flow_name: "migrate"
+        kind: FLOW_KIND_PLAN_AND_EXECUTE
+        status: RUN_STATUS_RUNNING
+        board_meta: "active"
+        child_run_ids: "c-1"
+        tasks { task_id: "storage" role: "step" state: TASK_STATE_RUNNING child_run_id: "c-1" }
+      )pb"),
+      [](v1::Run& done) { done.mutable_tasks(0)->set_state(v1::TASK_STATE_COMPLETED); },
+      MakeRun(R"pb(
+        run_id: "c-1"
+        flow_name: "migrate/storage"
+        kind: FLOW_KIND_SUPERVISOR
+        status: RUN_STATUS_COMPLETED
+        parent_run_id: "p-1"
+        tasks { task_id: "edit" role: "worker" agent: "coder" state: TASK_STATE_COMPLETED }
+      )pb"));
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(result.out, "migrated\n");
+  EXPECT_EQ(result.out, "done\n");
   EXPECT_THAT(result.err, HasSubstr("    ✓  storage  step\n"
                                     "       ↳ ✓ supervisor migrate/storage  1/1 task · completed "
                                     "· run c-1\n"
                                     "               ✓  edit  worker  coder\n"));
+}
+
+TEST(WatchCommand, PlanPhase_FinalFrameShowsItsChildRunUnderThePhase) {
+  testing::CliResult result = WatchNestedRunToTheEnd(
+      MakeRun(R"pb(
+                run_id: "t-1"
+                flow_name: "report"
+                kind: FLOW_KIND_TASKFLOW
+                status: RUN_STATUS_RUNNING
+                child_run_ids: "c-1"
+                phases { phase_id: "write" state: TASK_STATE_RUNNING }
+                tasks {
+                  task_id: "write"
+                  phase_id: "write"
+                  state: TASK_STATE_RUNNING
+                  child_run_id: "c-1"
+                }
+              )pb",
+              "name: report\nphases: [{id: write, type: plan, agent: writer, task: Write}]\n"),
+      [](v1::Run& done) { done.mutable_phases(0)->set_state(v1::TASK_STATE_COMPLETED); },
+      MakeRun(R"pb(
+        run_id: "c-1"
+        flow_name: "report/write"
+        kind: FLOW_KIND_PLAN_AND_EXECUTE
+        status: RUN_STATUS_COMPLETED
+        parent_run_id: "t-1"
+        tasks { task_id: "draft" role: "step" agent: "writer" state: TASK_STATE_COMPLETED }
+      )pb"));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "done\n");
+  EXPECT_THAT(result.err, HasSubstr("    ✓  write  plan  writer\n"
+                                    "       ↳ ✓ plan_and_execute report/write  1/1 task · "
+                                    "completed · run c-1\n"
+                                    "               ✓  draft  step  writer\n"));
 }
 
 TEST(WatchCommand, UnknownRun_Exits1WithSchedulersMessage) {

@@ -311,6 +311,60 @@ TEST(RunRender, StepCarriedOutByAChildRun_ShowsTheChildNestedBeneathIt) {
             "             └ ◌  edit     worker   coder\n");
 }
 
+TEST(RunRender, PatternPhasesWithoutChildSnapshots_NameTheirChildRunsInItemOrder) {
+  const v1::Run run = MakeRun(
+      R"pb(
+        run_id: "t-1"
+        flow_name: "compose"
+        kind: FLOW_KIND_TASKFLOW
+        status: RUN_STATUS_RUNNING
+        child_run_ids: "c-2"
+        child_run_ids: "c-1"
+        child_run_ids: "c-3"
+        phases { phase_id: "research" state: TASK_STATE_COMPLETED }
+        phases { phase_id: "report" state: TASK_STATE_RUNNING }
+        tasks { task_id: "research[1]" phase_id: "research" item_index: 1 child_run_id: "c-2" }
+        tasks { task_id: "research[0]" phase_id: "research" item_index: 0 child_run_id: "c-1" }
+        tasks { task_id: "report" phase_id: "report" child_run_id: "c-3" }
+      )pb",
+      R"(
+name: compose
+phases:
+  - {id: research, type: map, over: [a, b], agent: dev, task: "Research {item}", supervise: {}}
+  - {id: report, type: plan, agent: dev, task: "Report", dependsOn: [research]}
+)");
+  EXPECT_EQ(RenderRun(run, absl::FromUnixSeconds(0)),
+            "◐ taskflow compose  1/2 phases · running · run t-1\n"
+            "    ✓  research  map   dev  ↳ runs c-1, c-2\n"
+            "    ◐  report    plan  dev  ↳ run c-3\n");
+}
+
+TEST(RunRender, StepCarriedOutByASavedTaskflow_NestsTheChildsPhases) {
+  const v1::Run run = MakeRun(R"pb(
+    run_id: "p-1"
+    flow_name: "migrate"
+    kind: FLOW_KIND_PLAN_AND_EXECUTE
+    status: RUN_STATUS_RUNNING
+    child_run_ids: "c-1"
+    tasks { task_id: "storage" role: "step" state: TASK_STATE_RUNNING child_run_id: "c-1" }
+  )pb");
+  absl::flat_hash_map<std::string, v1::Run> children = {
+      {"c-1", MakeRun(R"pb(
+                        run_id: "c-1"
+                        flow_name: "step-flow"
+                        kind: FLOW_KIND_TASKFLOW
+                        status: RUN_STATUS_RUNNING
+                        phases { phase_id: "do" state: TASK_STATE_RUNNING }
+                      )pb",
+                      "name: step-flow\nargs: {goal: {}}\nphases: [{id: do, agent: coder, task: "
+                      "\"{args.goal}\"}]\n")}};
+  EXPECT_EQ(RenderRun(run, absl::FromUnixSeconds(0), {.children = &children}),
+            "◐ plan_and_execute migrate  0/1 task · running · run p-1\n"
+            "    ◐  storage  step\n"
+            "       ↳ ◐ taskflow step-flow  0/1 phase · running · run c-1\n"
+            "               ◐  do  agent  coder\n");
+}
+
 // The audit run mid-way, rendered with `options`.
 std::string AuditFrame(const RenderOptions& options) {
   return RenderRun(MakeRun(kAuditMidRun, kAuditFlow), At(absl::Seconds(65)), options);

@@ -76,6 +76,23 @@ TEST(ValidateCommand, PlanAndExecute_PrintsRoles) {
                                 HasSubstr("child supervisor run"), HasSubstr("reviewer")));
 }
 
+TEST(ValidateCommand, PatternPhases_ShownWithTheirPattern) {
+  Result result = Validate((kExamples / "compose-research.yaml").string(), /*quiet=*/true);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, AllOf(HasSubstr("research  map       agent=researcher"),
+                                HasSubstr("each item: supervise"),
+                                HasSubstr("report    plan      agent=writer")));
+}
+
+TEST(ValidateCommand, SavedFlowStepExecutor_NamedAmongTheRoles) {
+  const fs::path path = fs::temp_directory_path() / "taskboard_validate_step_flow.yaml";
+  std::ofstream(path) << "name: p\nplanAndExecute: {goal: g, stepExecutor: {flow: do-step}}\n";
+  Result result = Validate(path.string(), /*quiet=*/true);
+  fs::remove(path);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("each step runs as a child run of the saved flow 'do-step'"));
+}
+
 TEST(ValidateCommand, OmittedAgents_ShownAsTheDefaultAgent) {
   Result result = Validate((kExamples / "quick-supervisor.yaml").string());
   ASSERT_EQ(result.exit_code, 0) << result.err;

@@ -134,15 +134,7 @@ class FakeLlmCluster {
     return task;
   }
 
-  absl::StatusOr<v1::Run> GetRun(const std::string& run_id) {
-    v1::GetRunRequest request;
-    request.set_run_id(run_id);
-    v1::GetRunResponse response;
-    grpc::ClientContext context;
-    grpc::Status status = cluster_->client().GetRun(&context, request, &response);
-    if (!status.ok()) return absl::UnknownError(status.error_message());
-    return response.run();
-  }
+  absl::StatusOr<v1::Run> GetRun(const std::string& run_id) { return cluster_->GetRun(run_id); }
 
  private:
   std::filesystem::path dir_;
@@ -571,6 +563,43 @@ TEST_F(PatternLlmExamplesTest, QuickSupervisor_NamingOnlyItsWorker_RunsOnTheDefa
   EXPECT_EQ(agents.at("definition"), "writer");
   EXPECT_EQ(agents.at("example"), "writer");
   EXPECT_EQ(full->spec().supervisor().reviewer_agent(), "reviewer");
+}
+
+TEST_F(PatternLlmExamplesTest, ComposeResearch_MapOfSupervisorsThenAPlan_RunAsChildRuns) {
+  absl::StatusOr<v1::Run> run = RunExample("compose-research", {{"subject", "WebAssembly"}});
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << llm_.cluster().Logs();
+  // The plan phase is the last one: its synthesizer's report is the output.
+  EXPECT_THAT(run->output(), HasSubstr("# Report"));
+  EXPECT_THAT(run->output(), HasSubstr("## Adoption"));
+
+  // One supervisor child per topic, in item order, then the plan's child.
+  absl::StatusOr<v1::Run> full = llm_.GetRun(run_id_);
+  ASSERT_THAT(full.status(), IsOk());
+  std::map<std::string, v1::FlowKind> children;
+  for (const std::string& child_id : full->child_run_ids()) {
+    absl::StatusOr<v1::Run> child = llm_.GetRun(child_id);
+    ASSERT_THAT(child.status(), IsOk());
+    EXPECT_EQ(child->parent_run_id(), run_id_);
+    EXPECT_EQ(child->status(), v1::RUN_STATUS_COMPLETED) << child->flow_name();
+    children[child->flow_name()] = child->kind();
+  }
+  EXPECT_THAT(children, UnorderedElementsAre(
+                            Pair("compose-research/research[0]", v1::FLOW_KIND_SUPERVISOR),
+                            Pair("compose-research/research[1]", v1::FLOW_KIND_SUPERVISOR),
+                            Pair("compose-research/research[2]", v1::FLOW_KIND_SUPERVISOR),
+                            Pair("compose-research/report", v1::FLOW_KIND_PLAN_AND_EXECUTE)));
+  for (const v1::Task& task : full->tasks()) {
+    if (task.phase_id() != "topics") EXPECT_FALSE(task.child_run_id().empty()) << task.task_id();
+  }
+
+  // Each topic reached its supervisor's goal; the plan's goal carries what
+  // the supervisors accepted ({steps.research.output}).
+  EXPECT_EQ(llm_.PromptsContaining("Your task (findings)").size(), 3u);
+  std::vector<std::string> plan = llm_.PromptsContaining("Plan the work");
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_THAT(plan[0], HasSubstr("history: started in 2015."));
+  EXPECT_THAT(plan[0], HasSubstr("adoption: shipped in every major browser."));
 }
 
 }  // namespace

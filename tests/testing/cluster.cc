@@ -161,25 +161,32 @@ absl::StatusOr<std::vector<v1::Observation>> Cluster::ToolCalls(const std::strin
   return std::vector<v1::Observation>(response.tool_calls().begin(), response.tool_calls().end());
 }
 
+absl::StatusOr<v1::Run> Cluster::GetRun(const std::string& run_id) {
+  v1::GetRunRequest request;
+  request.set_run_id(run_id);
+  v1::GetRunResponse response;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  grpc::Status status = client_->GetRun(&context, request, &response);
+  if (!status.ok()) {
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
+  }
+  return std::move(*response.mutable_run());
+}
+
 absl::StatusOr<v1::Run> Cluster::WaitUntil(const std::string& run_id,
                                            const std::function<bool(const v1::Run&)>& predicate,
                                            int timeout_ms) {
   auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   v1::Run last;
   while (Clock::now() < deadline) {
-    v1::GetRunRequest request;
-    request.set_run_id(run_id);
-    v1::GetRunResponse response;
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-    grpc::Status status = client_->GetRun(&context, request, &response);
-    if (status.ok()) {
-      last = response.run();
+    absl::StatusOr<v1::Run> run = GetRun(run_id);
+    if (run.ok()) {
+      last = *std::move(run);
       if (predicate(last)) return last;
-    } else if (status.error_code() != grpc::StatusCode::UNAVAILABLE &&
-               status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED) {
-      return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                          status.error_message());
+    } else if (run.status().code() != absl::StatusCode::kUnavailable &&
+               run.status().code() != absl::StatusCode::kDeadlineExceeded) {
+      return run.status();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

@@ -13,6 +13,7 @@
 #include "scheduler/flow/dag.h"
 #include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/phase_graph.h"
+#include "scheduler/flow/phase_pattern.h"
 #include "tools/cli/ansi.h"
 #include "tools/cli/dag_rails.h"
 #include "tools/cli/display_format.h"
@@ -90,10 +91,13 @@ struct Row {
   std::string kind;
   std::string agent;
   std::vector<Piece> tail;
-  std::string child_run_id;  // the run that carries the task out, if any
+  // The runs that carry the row out (a plan step, a pattern phase, the items
+  // of a map of patterns), nested beneath it in this order.
+  std::vector<std::string> child_run_ids;
 };
 
-std::vector<Row> TaskRows(const v1::Run& run, absl::Time now, const RenderOptions& options);
+// The rows of a run: its phases (taskflow) or its tasks (the other kinds).
+std::vector<Row> RunRows(const v1::Run& run, absl::Time now, const RenderOptions& options);
 
 // The icon of a row: the spinner frame for running rows when animating.
 std::string RowIcon(v1::TaskState state, absl::string_view icon, const RenderOptions& options) {
@@ -166,7 +170,7 @@ void AppendChildRun(const v1::Run& child, absl::Time now, const RenderOptions& o
                                           RenderRunHeader(child, now, nested)),
                              options.width),
                   "\n");
-  AppendRows(TaskRows(child, now, nested), now, options, absl::StrCat(indent, "    "), frame);
+  AppendRows(RunRows(child, now, nested), now, options, absl::StrCat(indent, "    "), frame);
 }
 
 void AppendRows(const std::vector<Row>& rows, absl::Time now, const RenderOptions& options,
@@ -204,11 +208,45 @@ void AppendRows(const std::vector<Row>& rows, absl::Time now, const RenderOption
       }
     }
     absl::StrAppend(frame, FitToWidth(line, options.width), "\n");
-    if (row.child_run_id.empty() || options.children == nullptr) continue;
-    if (auto child = options.children->find(row.child_run_id); child != options.children->end()) {
-      AppendChildRun(child->second, now, options, absl::StrCat(indent, "       "), frame);
+    if (options.children == nullptr) continue;
+    for (const std::string& id : row.child_run_ids) {
+      if (auto child = options.children->find(id); child != options.children->end()) {
+        AppendChildRun(child->second, now, options, absl::StrCat(indent, "       "), frame);
+      }
     }
   }
+}
+
+// Nests `child_run_ids` beneath `row`; those without a snapshot are named at
+// the end of the row instead (`↳ run c-1`, `↳ runs c-1, c-2`).
+void AddChildRuns(std::vector<std::string> child_run_ids, const RenderOptions& options, Row* row) {
+  std::vector<std::string> unknown;
+  for (const std::string& id : child_run_ids) {
+    if (options.children == nullptr || !options.children->contains(id)) unknown.push_back(id);
+  }
+  if (!unknown.empty()) {
+    row->tail.push_back(
+        {absl::StrCat(unknown.size() == 1 ? "↳ run " : "↳ runs ", absl::StrJoin(unknown, ", ")),
+         Style::kDim});
+  }
+  row->child_run_ids = std::move(child_run_ids);
+}
+
+// The child runs carrying out the tasks of each phase (pattern phases: one
+// per task, a map's in item order), by phase id.
+absl::flat_hash_map<std::string, std::vector<std::string>> ChildRunsByPhase(const v1::Run& run) {
+  absl::flat_hash_map<std::string, std::vector<const v1::Task*>> tasks;
+  for (const v1::Task& task : run.tasks()) {
+    if (!task.child_run_id().empty()) tasks[task.phase_id()].push_back(&task);
+  }
+  absl::flat_hash_map<std::string, std::vector<std::string>> children;
+  for (auto& [phase_id, phase_tasks] : tasks) {
+    std::stable_sort(
+        phase_tasks.begin(), phase_tasks.end(),
+        [](const v1::Task* a, const v1::Task* b) { return a->item_index() < b->item_index(); });
+    for (const v1::Task* task : phase_tasks) children[phase_id].push_back(task->child_run_id());
+  }
+  return children;
 }
 
 // Rows in layer order with rails; ids missing from `layers` (a snapshot that
@@ -283,6 +321,8 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
     }
     std::erase_if(layers, [](const auto& layer) { return layer.empty(); });
   }
+  const absl::flat_hash_map<std::string, std::vector<std::string>> child_runs =
+      ChildRunsByPhase(run);
 
   auto make_row = [&](const std::string& id, const std::vector<std::string>& previous) {
     const v1::Phase* spec = specs.contains(id) ? specs[id] : nullptr;
@@ -300,7 +340,8 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
         IconStyle(status.state(), GateBlocked(status.state(), status.has_gate(), status.gate()));
     row.pending = status.state() == v1::TASK_STATE_PENDING;
     row.id = id;
-    row.kind = std::string(flow::PhaseTypeName(spec != nullptr ? spec->type() : status.type()));
+    row.kind = std::string(spec != nullptr ? flow::PhaseTypeSpelling(*spec)
+                                           : flow::PhaseTypeName(status.type()));
     row.agent = spec != nullptr ? PhaseAgent(*spec) : FirstAgentOfPhase(run, id);
     const bool fans_out =
         status.type() == v1::PHASE_TYPE_MAP || status.type() == v1::PHASE_TYPE_PARALLEL;
@@ -315,6 +356,9 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
     if (options.tools != nullptr) AddToolCount(options.tools->OfPhase(run, id), &row.tail);
     if (spec != nullptr) AddEdges(flow::PhaseDependencies(*spec), previous, &row.tail);
     AddOutcome(PhaseOutcome(run, status), status.state(), &row.tail);
+    if (auto children = child_runs.find(id); children != child_runs.end()) {
+      AddChildRuns(children->second, options, &row);
+    }
     return row;
   };
   return LayeredRows(layers, ids, make_row);
@@ -374,12 +418,7 @@ std::vector<Row> TaskRows(const v1::Run& run, absl::Time now, const RenderOption
     AddEdges(std::vector<std::string>(deps.begin(), deps.end()), previous, &row.tail);
     AddOutcome(TaskOutcome(task), task.state(), &row.tail);
     AddVerdict(task, &row.tail);
-    if (!task.child_run_id().empty()) {
-      row.child_run_id = task.child_run_id();
-      if (options.children == nullptr || !options.children->contains(task.child_run_id())) {
-        row.tail.push_back({absl::StrCat("↳ run ", task.child_run_id()), Style::kDim});
-      }
-    }
+    if (!task.child_run_id().empty()) AddChildRuns({task.child_run_id()}, options, &row);
     if (board == nullptr && !task.title().empty()) {
       row.tail.push_back({OneLine(task.title()), Style::kDim});
     }
@@ -396,6 +435,10 @@ std::string KindName(const v1::Run& run) {
 bool IsTaskflow(const v1::Run& run) {
   return run.kind() == v1::FLOW_KIND_TASKFLOW || run.spec().has_taskflow() ||
          (run.kind() == v1::FLOW_KIND_UNSPECIFIED && run.phases_size() > 0);
+}
+
+std::vector<Row> RunRows(const v1::Run& run, absl::Time now, const RenderOptions& options) {
+  return IsTaskflow(run) ? PhaseRows(run, now, options) : TaskRows(run, now, options);
 }
 
 // Phases or tasks in state COMPLETED.
@@ -513,8 +556,7 @@ std::string RenderRunHeader(const v1::Run& run, absl::Time now, const RenderOpti
 
 std::string RenderRun(const v1::Run& run, absl::Time now, const RenderOptions& options) {
   std::string frame = absl::StrCat(RenderRunHeader(run, now, options), "\n");
-  AppendRows(IsTaskflow(run) ? PhaseRows(run, now, options) : TaskRows(run, now, options), now,
-             options, "", &frame);
+  AppendRows(RunRows(run, now, options), now, options, "", &frame);
   return frame;
 }
 

@@ -27,6 +27,10 @@
 //     │    ↳ ✓ supervisor migrate/storage  3/3 tasks · completed · run r-2
 //     │        ✓  edit  worker  coder  4.1s  accepted 0.90  Edit the files
 //
+// A taskflow's pattern phases (`type: plan` / `type: supervise`, a map with a
+// `plan` / `supervise` block) nest their child runs the same way beneath the
+// phase's row, a map's one per item in item order.
+//
 // Pure: the same run, `now` and options always give the same text, which the
 // tests compare exactly. The terminal driver (live_view.h) decides when to draw.
 

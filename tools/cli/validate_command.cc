@@ -11,6 +11,7 @@
 #include "scheduler/flow/flow_encoder.h"
 #include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/phase_graph.h"
+#include "scheduler/flow/phase_pattern.h"
 #include "tools/cli/dag_rails.h"
 #include "tools/cli/flow_file.h"
 
@@ -54,11 +55,16 @@ void PrintTaskflowLayers(const v1::TaskflowSpec& flow, std::ostream& out) {
     if (phase.type() == v1::PHASE_TYPE_PARALLEL) {
       absl::StrAppend(&detail, "  branches=", phase.branches_size());
     }
-    if (phase.type() == v1::PHASE_TYPE_MAP) absl::StrAppend(&detail, "  over=", phase.over());
+    if (phase.type() == v1::PHASE_TYPE_MAP) {
+      absl::StrAppend(&detail, "  over=", phase.over());
+      if (flow::IsPatternPhase(phase)) {
+        absl::StrAppend(&detail, "  each item: ", phase.has_plan() ? "plan" : "supervise");
+      }
+    }
     absl::StrAppend(&detail, DependencyDetail(flow::PhaseDependencies(phase)));
     if (phase.is_optional()) absl::StrAppend(&detail, "  (optional)");
     if (phase.id() == final_id) absl::StrAppend(&detail, "  [final]");
-    rows[phase.id()] = {std::string(flow::PhaseTypeName(phase.type())), detail};
+    rows[phase.id()] = {std::string(flow::PhaseTypeSpelling(phase)), detail};
   }
   PrintLayers(flow::PhaseLayers(flow), rows, out);
 }
@@ -99,6 +105,10 @@ void PrintPatternRoles(const v1::FlowSpec& spec, std::ostream& out) {
     if (plan.has_step_executor()) {
       out << "  each step runs as a child supervisor run:\n";
       supervisor_roles(plan.step_executor());
+    }
+    if (!plan.step_flow().empty()) {
+      out << "  each step runs as a child run of the saved flow '" << plan.step_flow()
+          << "' (arg goal: the step's goal)\n";
     }
   }
 }
