@@ -190,7 +190,7 @@ std::string SupervisorDriver::SynthesizerPrompt(const RunState& run) const {
     if (Status(*worker) != "completed") continue;
     accepted.push_back({{"id", worker->task().task_id()},
                         {"goal", worker->task().title()},
-                        {"result", worker->task().output()}});
+                        {"result", flow::StepResultJson(worker->task().output())}});
   }
   return absl::StrCat("Goal: ", Goal(run),
                       "\n\nWrite the final result from these accepted results:\n",
@@ -232,7 +232,7 @@ void SupervisorDriver::AfterWork(RunState& run, int64_t now_ms) {
     }
     results.push_back({{"task_id", worker->task().task_id()},
                        {"goal", worker->task().title()},
-                       {"result", worker->task().output()}});
+                       {"result", flow::StepResultJson(worker->task().output())}});
   }
   if (results.empty()) return Conclude(run, now_ms);
   const int iteration = Iterations(run) + 1;
@@ -396,7 +396,7 @@ std::string SupervisorDriver::Report(const RunState& run) const {
     Json entry = {{"id", task.task_id()}, {"goal", task.title()}, {"status", status}};
     if (status == "completed") {
       ++accepted;
-      entry["result"] = task.output();
+      entry["result"] = flow::StepResultJson(task.output());  // JSON stays JSON
     } else if (status == "failed") {
       entry["error"] = task.error();
     }

@@ -91,6 +91,16 @@ TEST_F(SupervisorTest, AllAccepted_CompletesWithTheReport) {
   EXPECT_EQ(h_.ReadRunView(run_).kind(), v1::FLOW_KIND_SUPERVISOR);
 }
 
+TEST_F(SupervisorTest, JsonWorkerResults_StayJsonInTheReport) {
+  Plan(R"({"tasks": [{"id": "api", "goal": "API"}]})");
+  Sent();
+  h_.Finish(w_, Task("api"), true, R"({"endpoints": ["/runs", "/tasks"]})");
+  Sent();
+  h_.Finish(w_, Task("reviewer-1"), true, R"([{"task_id": "api", "verdict": "accepted"}])");
+  ASSERT_EQ(h_.Status(run_), v1::RUN_STATUS_COMPLETED);
+  EXPECT_EQ(Output()["tasks"][0]["result"]["endpoints"][1], "/tasks");
+}
+
 TEST_F(SupervisorTest, NeedsRevision_RevisedWithFeedbackThenAccepted) {
   Plan(kTwoTasks);
   FinishRoundOne();
