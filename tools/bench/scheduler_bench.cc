@@ -256,6 +256,48 @@ BENCHMARK(BM_NoopBoard)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
+// SubmitRun of one board of N tasks: parse, validate, create and commit
+// every task, until the reply (no workers, so nothing runs). Reported as the
+// median and worst of `submits` calls on one scheduler.
+void BM_SubmitBoard(benchmark::State& state) {
+  const int tasks = static_cast<int>(state.range(0));
+  const auto durability = static_cast<store::Durability>(state.range(1));
+  constexpr int kSubmits = 5;
+  v1::SubmitRunRequest request;
+  request.mutable_source()->set_text(BoardFlow(tasks));
+  for (auto _ : state) {
+    BenchCluster cluster;
+    if (absl::Status started = cluster.Start(durability, tasks, 0); !started.ok()) {
+      state.SkipWithError(std::string(started.message()).c_str());
+      return;
+    }
+    std::vector<int64_t> submit_us;
+    for (int i = 0; i < kSubmits; ++i) {
+      grpc::ClientContext context;
+      v1::SubmitRunResponse response;
+      const int64_t started_us = NowUs();
+      grpc::Status status = cluster.client->SubmitRun(&context, request, &response);
+      if (!status.ok()) {
+        state.SkipWithError(status.error_message().c_str());
+        return;
+      }
+      submit_us.push_back(NowUs() - started_us);
+    }
+    std::sort(submit_us.begin(), submit_us.end());
+    state.SetIterationTime(static_cast<double>(submit_us[kSubmits / 2]) / 1e6);
+    state.counters["submit_p50_ms"] = static_cast<double>(submit_us[kSubmits / 2]) / 1000;
+    state.counters["submit_max_ms"] = static_cast<double>(submit_us.back()) / 1000;
+  }
+}
+
+BENCHMARK(BM_SubmitBoard)
+    ->ArgNames({"tasks", "durability"})
+    ->Args({1'000, 1})
+    ->Args({10'000, 1})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
 void BM_PacedBoards(benchmark::State& state) {
   const int rate = static_cast<int>(state.range(0));
   const int board_size = static_cast<int>(state.range(1));
