@@ -73,6 +73,7 @@ TaskflowDriver::TaskflowDriver(const v1::FlowSpec& spec, const RunLimits& limits
     std::stable_sort(start_order_.begin(), start_order_.end(),
                      [&](int a, int b) { return priority[a] > priority[b]; });
   }
+  pending_ = start_order_;
 }
 
 std::string TaskflowDriver::ItemTaskId(absl::string_view phase_id, int index) {
@@ -145,20 +146,28 @@ void TaskflowDriver::Advance(RunState& run, int64_t now_ms) {
     while (StartReadyPhases(run, now_ms)) {
     }
   }
-  for (const store::PhaseRecord& phase : run.record().phases()) {
-    if (!PhaseTerminal(phase)) return;
+  const auto& phases = run.record().phases();
+  while (first_open_phase_ < phases.size() && PhaseTerminal(phases[first_open_phase_])) {
+    ++first_open_phase_;
   }
+  if (first_open_phase_ < phases.size()) return;
   FinishRun(run, now_ms);
 }
 
 bool TaskflowDriver::StartReadyPhases(RunState& run, int64_t now_ms) {
+  // Phases leave `pending` for good, so the list only shrinks.
+  std::erase_if(pending_, [&](int i) {
+    return run.record().phases(i).status().state() != v1::TASK_STATE_PENDING;
+  });
   int in_flight = 0;
-  for (const store::PhaseRecord& phase : run.record().phases()) {
-    if (phase.status().state() == v1::TASK_STATE_RUNNING) ++in_flight;
+  if (concurrency_ > 0) {
+    for (const store::PhaseRecord& phase : run.record().phases()) {
+      if (phase.status().state() == v1::TASK_STATE_RUNNING) ++in_flight;
+    }
   }
   const std::string& blocked_by = run.record().blocked_by();
   bool changed = false;
-  for (int i : start_order_) {
+  for (int i : pending_) {
     if (run.record().phases(i).status().state() != v1::TASK_STATE_PENDING) continue;
     if (!blocked_by.empty()) {
       SkipPhase(run, i,
@@ -460,20 +469,65 @@ bool TaskflowDriver::SameWork(const store::TaskRecord& before, const store::Task
          std::equal(a.tools().begin(), a.tools().end(), b.tools().begin(), b.tools().end());
 }
 
+std::string TaskflowDriver::TaskIdAt(const v1::Phase& phase, int item) const {
+  return IsFanOut(phase) ? ItemTaskId(phase.id(), item) : phase.id();
+}
+
+TaskflowDriver::PhaseProgress& TaskflowDriver::ProgressOf(int index, int items) {
+  PhaseProgress& progress = progress_[index];
+  if (progress.counted.size() != static_cast<size_t>(items)) {
+    progress = PhaseProgress();
+    progress.counted.assign(items, false);
+  }
+  return progress;
+}
+
+void TaskflowDriver::Track(const RunState& run, const v1::Phase& phase, PhaseProgress& progress) {
+  const int items = static_cast<int>(progress.counted.size());
+  // Past what has started (or was kept from before a resume).
+  while (progress.start_from < items) {
+    const store::TaskRecord* task = run.FindTask(TaskIdAt(phase, progress.start_from));
+    if (task != nullptr && task->task().state() == v1::TASK_STATE_PENDING) break;
+    ++progress.start_from;
+  }
+  for (int i = progress.open_from; i < progress.start_from; ++i) {
+    if (progress.counted[i]) continue;
+    const store::TaskRecord* task = run.FindTask(TaskIdAt(phase, i));
+    if (task == nullptr) {
+      progress.counted[i] = true;  // nothing to count
+      continue;
+    }
+    const v1::TaskState state = task->task().state();
+    if (!IsTerminal(state)) continue;
+    progress.counted[i] = true;
+    state == v1::TASK_STATE_COMPLETED ? ++progress.done : ++progress.failed;
+    AddUsage(progress.usage, task->task().usage());
+  }
+  while (progress.open_from < progress.start_from && progress.counted[progress.open_from]) {
+    ++progress.open_from;
+  }
+}
+
 void TaskflowDriver::PromoteItems(RunState& run, int index, int64_t now_ms) {
   const v1::Phase& phase = PhaseAt(index);
-  int items = run.record().phases(index).status().items_total();
-  std::vector<std::string> ids = TaskIdsOf(phase, items);
+  const int items = run.record().phases(index).status().items_total();
+  PhaseProgress& progress = ProgressOf(index, items);
+  Track(run, phase, progress);
   int limit = IsFanOut(phase) ? (phase.concurrency() > 0 ? phase.concurrency() : concurrency_) : 1;
   int in_flight = 0;
-  for (const std::string& id : ids) {
-    const store::TaskRecord* task = run.FindTask(id);
+  for (int i = progress.open_from; i < progress.start_from; ++i) {
+    const store::TaskRecord* task = run.FindTask(TaskIdAt(phase, i));
     if (task != nullptr && IsInFlight(task->task().state())) ++in_flight;
   }
-  for (const std::string& id : ids) {
-    if (limit > 0 && in_flight >= limit) break;
+  while (progress.start_from < items && (limit <= 0 || in_flight < limit)) {
+    const std::string id = TaskIdAt(phase, progress.start_from);
+    ++progress.start_from;
     const store::TaskRecord* task = run.FindTask(id);
-    if (task == nullptr || task->task().state() != v1::TASK_STATE_PENDING) continue;
+    if (task == nullptr) continue;
+    if (task->task().state() != v1::TASK_STATE_PENDING) {
+      in_flight += IsInFlight(task->task().state());
+      continue;
+    }
     store::TaskRecord& ready = run.MutableTask(id);
     if (flow::IsPatternPhase(phase)) {
       // Composition: a child run of the phase's pattern does the task.
@@ -490,10 +544,25 @@ void TaskflowDriver::PromoteItems(RunState& run, int index, int64_t now_ms) {
 bool TaskflowDriver::MaybeFinishPhase(RunState& run, int index, int64_t now_ms) {
   const v1::Phase& phase = PhaseAt(index);
   const store::PhaseRecord& current = run.record().phases(index);
-  std::vector<std::string> ids = TaskIdsOf(phase, current.status().items_total());
+  const int item_count = current.status().items_total();
+  PhaseProgress& progress = ProgressOf(index, item_count);
+  Track(run, phase, progress);
+  if (progress.open_from < item_count) {
+    // Still running: report progress from the counts, without reading
+    // every item again.
+    const v1::PhaseStatus& now = current.status();
+    if (now.items_done() == progress.done && now.items_failed() == progress.failed) return false;
+    v1::PhaseStatus& status = *run.MutablePhase(index).mutable_status();
+    status.set_items_done(progress.done);
+    status.set_items_failed(progress.failed);
+    *status.mutable_usage() = progress.usage;
+    EmitPhaseEvent(run, index);
+    return false;
+  }
+  // Every item ended: read them once, in order, for the phase's output.
+  std::vector<std::string> ids = TaskIdsOf(phase, item_count);
   int done = 0;
   int failed = 0;
-  bool all_terminal = true;
   v1::Usage usage;
   std::vector<flow::FanOutItem> items;
   std::string first_error;
@@ -501,10 +570,7 @@ bool TaskflowDriver::MaybeFinishPhase(RunState& run, int index, int64_t now_ms) 
     const store::TaskRecord* task = run.FindTask(id);
     if (task == nullptr) continue;
     v1::TaskState state = task->task().state();
-    if (!IsTerminal(state)) {
-      all_terminal = false;
-      continue;
-    }
+    if (!IsTerminal(state)) continue;  // not reached: every item was counted ended
     AddUsage(usage, task->task().usage());
     bool ok = state == v1::TASK_STATE_COMPLETED;
     ok ? ++done : ++failed;
@@ -520,14 +586,9 @@ bool TaskflowDriver::MaybeFinishPhase(RunState& run, int index, int64_t now_ms) 
   }
   store::PhaseRecord& record = run.MutablePhase(index);
   v1::PhaseStatus& status = *record.mutable_status();
-  bool progress = status.items_done() != done || status.items_failed() != failed;
   status.set_items_done(done);
   status.set_items_failed(failed);
   *status.mutable_usage() = usage;
-  if (!all_terminal) {
-    if (progress) EmitPhaseEvent(run, index);
-    return false;
-  }
   *status.mutable_finished_at() = ToTimestamp(now_ms);
   if (IsFanOut(phase)) {
     record.set_output(flow::MergeFanOutText(items));

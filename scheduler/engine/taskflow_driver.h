@@ -81,6 +81,30 @@ class TaskflowDriver final : public Driver {
   std::vector<int> layers_;
   std::string final_phase_;
   bool scanned_ = false;  // Advance has looked at every phase once
+
+  // What a running phase's tasks have done, kept so that a batch costs what
+  // happened in it and not the size of the phase (a map of 10,000 items was
+  // re-read whole on every batch). Items start in index order, so only a
+  // window is open: [open_from, start_from) holds the started items not yet
+  // counted; those below are counted, those from start_from on not started.
+  // Memory only: a new driver (restart, resume) rebuilds it from the tasks.
+  struct PhaseProgress {
+    int open_from = 0;
+    int start_from = 0;
+    int done = 0;
+    int failed = 0;
+    v1::Usage usage;
+    std::vector<bool> counted;
+  };
+  PhaseProgress& ProgressOf(int index, int items);
+  // Moves `progress` past started items and counts the ones that ended.
+  void Track(const RunState& run, const v1::Phase& phase, PhaseProgress& progress);
+  std::string TaskIdAt(const v1::Phase& phase, int item) const;
+  std::map<int, PhaseProgress> progress_;
+  // Phases before this index are all terminal (they never go back).
+  int first_open_phase_ = 0;
+  // Phases still pending, in start order.
+  std::vector<int> pending_;
   bool args_parsed_ = false;
   Json args_;
 };

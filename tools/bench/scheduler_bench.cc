@@ -11,7 +11,7 @@
 //
 //   build/bin/scheduler_bench --benchmark_filter=Board
 //
-// Args: {tasks N, workers K, durability 0=sync 1=wal 2=none}.
+// Args: {tasks N, workers K, durability 0=sync 1=wal 2=none, map 0=board 1=one map phase}.
 //
 // BM_PacedBoards is the open-loop variant: it submits boards of B tasks on a
 // fixed schedule (rate R tasks/s for S seconds) whether or not earlier ones
@@ -129,6 +129,20 @@ double Percentile(std::vector<int64_t> values, double p) {
   return static_cast<double>(values[index]);
 }
 
+// A taskflow whose one map phase fans out over `items` literal items.
+std::string MapFlow(int items) {
+  Json list = Json::array();
+  for (int i = 0; i < items; ++i) list.push_back(i);
+  return DumpJson({{"name", "bench-map"},
+                   {"phases",
+                    {{{"id", "each"},
+                      {"type", "map"},
+                      {"agent", "noop"},
+                      {"over", DumpJson(list)},
+                      {"concurrency", 64},
+                      {"task", "x {item}"}}}}});
+}
+
 std::string BoardFlow(int tasks) {
   Json list = Json::array();
   for (int i = 0; i < tasks; ++i) {
@@ -154,6 +168,7 @@ struct BenchCluster {
     options.data_dir = dir.string();
     options.durability = durability;
     options.limits.max_tasks_per_run = max_tasks_per_run;
+    options.engine.limits.max_items_per_phase = max_tasks_per_run;
     options.limits.max_spec_bytes = 64 << 20;
     options.engine.retention_ms = retention_ms;
     auto created = server::SchedulerServer::Create(options);
@@ -189,7 +204,7 @@ void BM_NoopBoard(benchmark::State& state) {
   const int tasks = static_cast<int>(state.range(0));
   const int workers = static_cast<int>(state.range(1));
   const auto durability = static_cast<store::Durability>(state.range(2));
-  std::string flow = BoardFlow(tasks);
+  std::string flow = state.range(3) == 1 ? MapFlow(tasks) : BoardFlow(tasks);
   for (auto _ : state) {
     BenchCluster cluster;
     if (absl::Status started = cluster.Start(durability, tasks, workers); !started.ok()) {
@@ -247,11 +262,18 @@ void BM_NoopBoard(benchmark::State& state) {
 }
 
 BENCHMARK(BM_NoopBoard)
-    ->ArgNames({"tasks", "workers", "durability"})
-    ->Args({10'000, 4, 0})
-    ->Args({10'000, 4, 1})
-    ->Args({10'000, 4, 2})
-    ->Args({10'000, 1, 1})
+    ->ArgNames({"tasks", "workers", "durability", "map"})
+    ->Args({10'000, 4, 0, 0})
+    ->Args({10'000, 4, 1, 0})
+    ->Args({10'000, 4, 2, 0})
+    ->Args({10'000, 1, 1, 0})
+    // Per-task cost must not grow with the run: 1k, 10k and 100k tasks, as a
+    // board and as one taskflow map phase (64 items in flight).
+    ->Args({1'000, 1, 1, 0})
+    ->Args({100'000, 1, 1, 0})
+    ->Args({1'000, 1, 1, 1})
+    ->Args({10'000, 1, 1, 1})
+    ->Args({100'000, 1, 1, 1})
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

@@ -113,6 +113,34 @@ TEST(TaskflowDriver, MapConcurrency_LimitsItemsInFlight) {
   EXPECT_EQ(run.Phase("m").status().items_done(), 1);
 }
 
+TEST(TaskflowDriver, MapProgress_OutOfOrderRetriesAndANewDriverKeepExactCounts) {
+  DriverHarness run(R"({"name": "f", "phases": [
+      {"id": "d", "agent": "lister", "task": "list", "output": "json"},
+      {"id": "m", "type": "map", "agent": "coder", "over": "{steps.d.json}",
+       "task": "do {item}", "concurrency": 2, "retries": 1, "dependsOn": ["d"]}]})");
+  run.Start();
+  run.Complete("d", "[0, 1, 2, 3, 4]");
+  run.Complete("m[1]", "one");  // out of order: m[0] still runs
+  EXPECT_THAT(run.Ready(), ElementsAre("m[0]", "m[2]"));
+  EXPECT_EQ(run.Fail("m[2]", "flaky"), AttemptOutcome::kRetrying);
+  run.RetryNow("m[2]");
+  EXPECT_THAT(run.Ready(), ElementsAre("m[0]", "m[2]")) << "a retry keeps its slot";
+  run.Complete("m[0]", "zero");
+  EXPECT_THAT(run.Ready(), ElementsAre("m[2]", "m[3]"));
+  // The scheduler restarts: a new driver counts from the tasks themselves.
+  run.RestartDriver();
+  run.Advance();
+  EXPECT_EQ(run.Phase("m").status().items_done(), 2);
+  EXPECT_THAT(run.Ready(), ElementsAre("m[2]", "m[3]"));
+  run.Complete("m[3]", "three");
+  run.Complete("m[2]", "two");
+  run.Complete("m[4]", "four");
+  EXPECT_EQ(run.PhaseState("m"), v1::TASK_STATE_COMPLETED);
+  EXPECT_EQ(run.Phase("m").status().items_done(), 5);
+  EXPECT_EQ(run.Phase("m").output_json(), R"(["zero","one","two","three","four"])");
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_COMPLETED);
+}
+
 TEST(TaskflowDriver, MapConcurrency_DefaultsToFlowConcurrency) {
   DriverHarness run(R"({"name": "f", "concurrency": 3, "phases": [
       {"id": "d", "agent": "lister", "task": "list", "output": "json"},
