@@ -188,6 +188,33 @@ phases:
                              HasSubstr("saved flow 'do-step' has no arg `goal`"))));
 }
 
+TEST_F(CompositionTest, SavedFlowStepExecutor_AFlowThatRunsItself_FailsAtSubmitNamingTheDepth) {
+  // A saved plan whose steps run the saved plan itself would nest forever.
+  ASSERT_THAT(SaveFlow(R"yaml(
+name: loop
+args: {goal: {required: true}}
+kind: plan_and_execute
+planAndExecute:
+  goal: "{args.goal}"
+  plannerAgent: stepper
+  stepExecutor: {flow: loop}
+)yaml"),
+              IsOk());
+  EXPECT_THAT(cluster_->Submit(R"yaml(
+name: outer
+kind: plan_and_execute
+planAndExecute:
+  goal: go
+  plannerAgent: stepper
+  stepExecutor: {flow: loop}
+)yaml"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("stepExecutor.flow"), HasSubstr("nest more than 4 deep"),
+                             HasSubstr("does 'loop' run itself?"))));
+  // The scheduler keeps serving.
+  EXPECT_THAT(SaveFlow(kStepFlow), IsOk());
+}
+
 TEST_F(CompositionTest, SavedFlowStepExecutor_RequiredArgThePlanLacks_FailsAtSubmit) {
   ASSERT_THAT(SaveFlow(R"yaml(
 name: do-step
