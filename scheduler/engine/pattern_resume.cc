@@ -1,6 +1,5 @@
 #include "scheduler/engine/pattern_resume.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -40,8 +39,7 @@ std::vector<std::string> RewindPatternRun(RunState& run, const PatternShape& sha
   std::vector<std::string> work;
   for (const std::string& id : unfinished) {
     store::TaskRecord& task = run.MutableTask(id);
-    const bool is_work = std::find(shape.work_roles.begin(), shape.work_roles.end(),
-                                   task.task().role()) != shape.work_roles.end();
+    const bool is_work = task.task().role() == shape.work_role;
     if (ended && id == shape.synthesizer_id) continue;  // dropped below
     ResetForResume(task);
     if (is_work) {

@@ -25,8 +25,8 @@
 namespace taskboard::engine {
 
 struct PatternShape {
-  // Roles of the tasks the driver readies itself from PENDING.
-  std::vector<std::string> work_roles;
+  // The role of the tasks the driver readies itself from PENDING.
+  std::string work_role;
   // The synthesizer's task id.
   std::string synthesizer_id;
 };

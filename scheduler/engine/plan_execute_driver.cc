@@ -68,7 +68,7 @@ PlanExecuteDriver::PlanExecuteDriver(const v1::FlowSpec& spec, const RunLimits& 
 
 void PlanExecuteDriver::SetPhase(RunState& run, const std::string& phase,
                                  std::string detail) const {
-  SetPatternPhase(run, phase, std::max(1, Iterations(run)), std::move(detail));
+  SetPatternPhase(run, phase, Iteration(run), std::move(detail));
 }
 
 store::TaskRecord PlanExecuteDriver::NewTask(RunState& run, std::string id, std::string role,

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/flow/phase_pattern.h"
 
 namespace taskboard::flow {
 namespace {
@@ -86,11 +87,7 @@ void DefaultEvaluator(v1::PlanExecuteSpec* plan) {
 }
 
 void DefaultEvaluator(v1::FlowSpec* spec) {
-  if (spec->has_plan_and_execute()) DefaultEvaluator(spec->mutable_plan_and_execute());
-  if (!spec->has_taskflow()) return;
-  for (v1::Phase& phase : *spec->mutable_taskflow()->mutable_phases()) {
-    if (phase.has_plan()) DefaultEvaluator(phase.mutable_plan());
-  }
+  for (auto& [path, plan] : PlansOf(*spec)) DefaultEvaluator(plan);
 }
 
 }  // namespace

@@ -8,6 +8,10 @@
 // phase's `agent` is the plan's executor or the supervisor's worker. Its
 // goal is each task's interpolated text, filled in when the task starts.
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/string_view.h"
 #include "taskboard/v1/flow.pb.h"
 
@@ -25,6 +29,10 @@ absl::string_view PhaseTypeSpelling(const v1::Phase& phase);
 // the working agent out (no goal yet). Only for IsPatternPhase phases.
 v1::PlanExecuteSpec PhasePlan(const v1::Phase& phase);
 v1::SupervisorSpec PhaseSupervise(const v1::Phase& phase);
+
+// Every plan-and-execute block of `spec` with its DSL path: the flow's own
+// (`planAndExecute`) and each pattern phase's (`phases[2].plan`).
+std::vector<std::pair<std::string, v1::PlanExecuteSpec*>> PlansOf(v1::FlowSpec& spec);
 
 }  // namespace taskboard::flow
 

@@ -8,6 +8,7 @@
 #include "scheduler/flow/dsl_text.h"
 #include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/flow_loader.h"
+#include "scheduler/flow/phase_pattern.h"
 #include "scheduler/flow/proto_value.h"
 #include "scheduler/flow/run_args.h"
 
@@ -142,18 +143,7 @@ constexpr int kMaxStepFlowDepth = 4;
 // that flow as it is at submit, so a later save does not change running work.
 absl::Status ResolveStepFlows(v1::FlowSpec& spec, const std::string& tenant,
                               engine::SavedFlows& saved, int depth) {
-  std::vector<std::pair<std::string, v1::PlanExecuteSpec*>> plans;
-  if (spec.has_plan_and_execute())
-    plans.emplace_back("planAndExecute", spec.mutable_plan_and_execute());
-  if (spec.has_taskflow()) {
-    for (int i = 0; i < spec.taskflow().phases_size(); ++i) {
-      v1::Phase& phase = *spec.mutable_taskflow()->mutable_phases(i);
-      if (phase.has_plan()) {
-        plans.emplace_back(absl::StrCat("phases[", i, "].plan"), phase.mutable_plan());
-      }
-    }
-  }
-  for (auto& [path, plan] : plans) {
+  for (auto& [path, plan] : flow::PlansOf(spec)) {
     if (plan->step_flow().empty()) continue;
     const std::string where = absl::StrCat(path, ".stepExecutor.flow");
     if (depth >= kMaxStepFlowDepth) {
