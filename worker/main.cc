@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
   std::string scheduler = "127.0.0.1:7233";
   std::string agents_dir;
   int slots = 4;
+  int prefetch = -1;  // -1: as many as --slots
   std::string worker_id;
   int drain_grace_seconds = 30;
   int64_t keepalive_time_ms = 10'000;
@@ -130,6 +131,12 @@ int main(int argc, char** argv) {
       ->envname("TASKBOARD_SLOTS")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
+  app.add_option("--prefetch", prefetch,
+                 "Assignments taken ahead of the slots, queued here to start the moment a slot "
+                 "frees (default: as many as --slots; 0 takes work only for idle slots, for "
+                 "long tasks where a queued one should rather wait for any worker)")
+      ->envname("TASKBOARD_PREFETCH")
+      ->check(CLI::Range(0, 4096));
   app.add_option("--worker-id", worker_id, "Stable id of this worker (default: hostname-pid)")
       ->envname("TASKBOARD_WORKER_ID");
   app.add_option("--drain-grace-seconds", drain_grace_seconds,
@@ -251,6 +258,7 @@ int main(int argc, char** argv) {
   options.scheduler_address = scheduler;
   options.worker_id = worker_id.empty() ? DefaultWorkerId() : worker_id;
   options.slots = slots;
+  options.prefetch = prefetch < 0 ? slots : prefetch;
   options.version = kVersion;
   options.drain_grace = absl::Seconds(drain_grace_seconds);
   options.keepalive_time = absl::Milliseconds(keepalive_time_ms);
@@ -287,6 +295,7 @@ int main(int argc, char** argv) {
       .With("worker_id", options.worker_id)
       .With("scheduler", scheduler)
       .With("slots", slots)
+      .With("prefetch", options.prefetch)
       .With("agents", names)
       .With(options.workspaces.per_task() ? "task_directories" : "workspace_root",
             options.workspaces.root().string());

@@ -1,5 +1,6 @@
 #include "scheduler/dispatch/worker_registry.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace taskboard::dispatch {
@@ -12,6 +13,7 @@ ConnectedWorker& WorkerRegistry::Add(uint64_t stream_id, const v1::Hello& hello,
   for (const v1::AgentInfo& agent : hello.agents()) worker.agents.insert(agent.name());
   worker.credits = hello.slots();
   worker.capacity = static_cast<int64_t>(hello.slots()) + hello.held_tasks_size();
+  worker.prefetch = std::max(0, hello.prefetch());
   worker.channel = std::move(channel);
   worker.hello = hello;
   worker.hello.clear_held_tasks();
@@ -37,15 +39,23 @@ ConnectedWorker* WorkerRegistry::Find(uint64_t stream_id) {
 ConnectedWorker* WorkerRegistry::Pick(absl::string_view agent) {
   if (workers_.empty()) return nullptr;
   // Two passes over the ring: streams after the cursor, then from the start.
+  // A worker with an idle slot first (more credits than queue places): a
+  // task queued behind a busy worker's running ones waits for them, while
+  // an idle slot elsewhere would start it now.
   auto start = workers_.upper_bound(cursor_);
-  for (int pass = 0; pass < 2; ++pass) {
-    auto begin = pass == 0 ? start : workers_.begin();
-    auto end = pass == 0 ? workers_.end() : start;
-    for (auto it = begin; it != end; ++it) {
-      ConnectedWorker& worker = it->second;
-      if (worker.credits > 0 && !worker.draining && worker.agents.count(std::string(agent)) > 0) {
-        cursor_ = it->first;
-        return &worker;
+  for (const bool idle_slot : {true, false}) {
+    for (int pass = 0; pass < 2; ++pass) {
+      auto begin = pass == 0 ? start : workers_.begin();
+      auto end = pass == 0 ? workers_.end() : start;
+      for (auto it = begin; it != end; ++it) {
+        ConnectedWorker& worker = it->second;
+        const int64_t needed = idle_slot ? worker.prefetch : 0;
+        if (worker.credits > needed && !worker.draining &&
+            !worker.silent &&
+            worker.agents.count(std::string(agent)) > 0) {
+          cursor_ = it->first;
+          return &worker;
+        }
       }
     }
   }

@@ -29,12 +29,18 @@ struct ConnectedWorker {
   // The slots it declared in Hello (free ones plus the tasks it held then):
   // credits are never more than this.
   int64_t capacity = 0;
+  // How many of its places are a queue ahead of its slots (Hello.prefetch):
+  // with more credits than this it has an idle slot.
+  int64_t prefetch = 0;
   bool draining = false;
   std::shared_ptr<WorkerChannel> channel;
   // The worker's Hello (agents, tools, slots, labels), kept for tool cache
   // declarations and for ListWorkers.
   v1::Hello hello;
   int64_t connected_ms = 0;
+  // A lease of its expired without a heartbeat, and nothing came from it
+  // since: it is stopped, or cut off without its connection closing.
+  bool silent = false;
 };
 
 class WorkerRegistry {
@@ -48,7 +54,10 @@ class WorkerRegistry {
   std::vector<ConnectedWorker*> FindByWorkerId(absl::string_view worker_id);
   const std::map<uint64_t, ConnectedWorker>& all() const { return workers_; }
 
-  // A worker offering `agent` with a free credit, not draining; round-robin.
+  // A worker offering `agent` with a free credit, not draining and not
+  // silent; round-robin, preferring workers with an idle slot over ones
+  // whose queue has room. A silent worker gets no work until it speaks
+  // again: a lease given to it would only wait to expire.
   ConnectedWorker* Pick(absl::string_view agent);
   // Whether any connected worker (busy or not, not draining) offers `agent`.
   bool AnyOffers(absl::string_view agent) const;

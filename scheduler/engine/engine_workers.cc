@@ -40,6 +40,7 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
   welcome.set_scheduler_id(options_.scheduler_id);
   welcome.set_lease_timeout_ms(options_.lease_timeout_ms);
   welcome.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
+  welcome.set_accepts_batches(true);
   // Tasks the worker still runs, or finished without an acknowledgement
   // (their result follows the Welcome), keep their lease if it is still
   // current: a scheduler restart or a broken stream costs no attempt.
@@ -74,6 +75,7 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
   log::Info("worker connected")
       .With("worker_id", worker.worker_id)
       .With("slots", hello.slots())
+      .With("prefetch", hello.prefetch())
       .With("agents", worker.agents)
       .With("held_tasks", held.size())
       .With("revoked_leases", welcome.revoked_lease_ids_size());
@@ -203,6 +205,7 @@ bool Engine::KeepLateExecution(const v1::TaskResult& result) {
 void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
   dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
   if (worker == nullptr) return;  // no Hello yet, or already gone
+  worker->silent = false;
   RunState* run = nullptr;
   switch (message.msg_case()) {
     case v1::ConnectRequest::kCredits: {
@@ -314,6 +317,13 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
       }
       break;
     }
+    case v1::ConnectRequest::kBatch:
+      // In order, as if written one by one. The gateway refused nested
+      // batches (common/stream_batch.h); one that got here is skipped.
+      for (v1::ConnectRequest& inner : *message.mutable_batch()->mutable_messages()) {
+        if (!inner.has_batch()) DoWorkerMessage(stream_id, inner);
+      }
+      break;
     default:
       break;
   }
@@ -410,6 +420,10 @@ void Engine::ExpireLeases() {
       message.mutable_cancel()->set_lease_id(lease.lease_id);
       message.mutable_cancel()->set_reason("lease expired");
       SendTo(lease.stream_id, std::move(message));
+      // No new work for it until it speaks again (WorkerRegistry::Pick).
+      if (dispatch::ConnectedWorker* worker = workers_.Find(lease.stream_id)) {
+        worker->silent = true;
+      }
     }
     LoseLease(lease, absl::StrCat("worker '", lease.worker_id, "' sent no heartbeat for ",
                                   options_.lease_timeout_ms, " ms"));

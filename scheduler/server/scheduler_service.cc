@@ -116,8 +116,7 @@ grpc::ServerWriteReactor<v1::WatchRunResponse>* SchedulerService::WatchRun(
   absl::StatusOr<auth::Caller> caller =
       gate_->Admit(*context, SchedulerMethod("WatchRun"), request);
   if (!caller.ok()) return new RefusedWatch(caller.status());
-  return WatchReactor::Start(engine_, pool_, request->run_id(), request->after_seq(),
-                             caller->visible_tenant(), gate_, context);
+  return WatchReactor::Start(engine_, pool_, *request, caller->visible_tenant(), gate_, context);
 }
 
 grpc::ServerUnaryReactor* SchedulerService::CancelRun(grpc::CallbackServerContext* context,

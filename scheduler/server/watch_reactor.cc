@@ -1,8 +1,10 @@
 #include "scheduler/server/watch_reactor.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/stream_batch.h"
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/server/grpc_status.h"
 #include "scheduler/server/run_access.h"
@@ -34,25 +36,26 @@ class WatchReactor::Sink final : public engine::WatchSink {
   WatchReactor* reactor_ ABSL_GUARDED_BY(mu_);
 };
 
-WatchReactor* WatchReactor::Start(engine::Engine* engine, BlockingPool* pool, std::string run_id,
-                                  int64_t after_seq, std::optional<std::string> tenant,
-                                  const CallGate* gate,
+WatchReactor* WatchReactor::Start(engine::Engine* engine, BlockingPool* pool,
+                                  const v1::WatchRunRequest& request,
+                                  std::optional<std::string> tenant, const CallGate* gate,
                                   const grpc::CallbackServerContext* context) {
-  auto* reactor = new WatchReactor(engine, pool, std::move(run_id), after_seq, std::move(tenant),
-                                   gate, context);
+  auto* reactor = new WatchReactor(engine, pool, request, std::move(tenant), gate, context);
   pool->Run([reactor] { reactor->ReplayPage(); });
   return reactor;
 }
 
-WatchReactor::WatchReactor(engine::Engine* engine, BlockingPool* pool, std::string run_id,
-                           int64_t after_seq, std::optional<std::string> tenant,
+WatchReactor::WatchReactor(engine::Engine* engine, BlockingPool* pool,
+                           const v1::WatchRunRequest& request, std::optional<std::string> tenant,
                            const CallGate* gate, const grpc::CallbackServerContext* context)
     : engine_(engine),
       pool_(pool),
-      run_id_(std::move(run_id)),
+      run_id_(request.run_id()),
+      events_per_message_(
+          std::clamp<int>(request.max_events_per_message(), 1, kMaxEventsPerMessage)),
       tenant_(std::move(tenant)),
       gate_(gate),
-      last_seq_(std::max<int64_t>(after_seq, 0)) {
+      last_seq_(std::max<int64_t>(request.after_seq(), 0)) {
   sink_ = std::make_shared<Sink>(this);
   subscription_ = engine_->watch_hub().Subscribe(run_id_, sink_);
   if (gate_ != nullptr && context != nullptr) {
@@ -145,8 +148,22 @@ WatchReactor::Next WatchReactor::NextLocked() {
   // A pending page read still uses the reactor: no finish before it is back.
   if (writing_ || finished_ || page_pending_) return next;
   if (!finish_requested_ && !queue_.empty()) {
-    *response_.mutable_event() = std::move(queue_.front());
-    queue_.pop_front();
+    response_.Clear();
+    if (events_per_message_ == 1) {
+      *response_.mutable_event() = std::move(queue_.front());
+      queue_.pop_front();
+    } else {
+      // What queued while the last write was in flight goes out together,
+      // within a client's default 4 MiB receive limit (kBatchBytes).
+      size_t bytes = 0;
+      while (!queue_.empty() && response_.events_size() < events_per_message_) {
+        const size_t size = queue_.front().ByteSizeLong();
+        if (response_.events_size() > 0 && bytes + size > kBatchBytes) break;
+        bytes += size;
+        *response_.add_events() = std::move(queue_.front());
+        queue_.pop_front();
+      }
+    }
     writing_ = true;
     next.write = true;
   } else if (finish_requested_ || run_over_) {

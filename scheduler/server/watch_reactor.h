@@ -33,13 +33,17 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
   static constexpr size_t kMaxQueuedEvents = 100'000;
   // Stored events read per page of the replay.
   static constexpr size_t kReplayPage = 1'000;
+  // The most events one response carries (WatchRunRequest's
+  // max_events_per_message is capped here).
+  static constexpr int kMaxEventsPerMessage = 1'000;
 
   // `tenant`: the only tenant whose runs the caller may watch (a run of
   // another tenant ends the stream with NOT_FOUND); nullopt: any.
   // `gate` (optional, outlives the stream) tracks it so that a revoked
   // token ends it (CallGate::CloseRevoked).
-  static WatchReactor* Start(engine::Engine* engine, BlockingPool* pool, std::string run_id,
-                             int64_t after_seq, std::optional<std::string> tenant = {},
+  static WatchReactor* Start(engine::Engine* engine, BlockingPool* pool,
+                             const v1::WatchRunRequest& request,
+                             std::optional<std::string> tenant = {},
                              const CallGate* gate = nullptr,
                              const grpc::CallbackServerContext* context = nullptr);
 
@@ -53,7 +57,7 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
 
  private:
   class Sink;
-  WatchReactor(engine::Engine* engine, BlockingPool* pool, std::string run_id, int64_t after_seq,
+  WatchReactor(engine::Engine* engine, BlockingPool* pool, const v1::WatchRunRequest& request,
                std::optional<std::string> tenant, const CallGate* gate,
                const grpc::CallbackServerContext* context);
   // Reads the next page of stored events (the first checks the run is
@@ -76,6 +80,8 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
   engine::Engine* engine_;
   BlockingPool* pool_;
   std::string run_id_;
+  // 1: one event per response in `event`; more: up to this many in `events`.
+  const int events_per_message_;
   const std::optional<std::string> tenant_;
   std::shared_ptr<Sink> sink_;
   uint64_t subscription_ = 0;

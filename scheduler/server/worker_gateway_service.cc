@@ -6,6 +6,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "common/stream_batch.h"
 #include "scheduler/dispatch/worker_channel.h"
 #include "scheduler/server/grpc_status.h"
 
@@ -63,9 +64,19 @@ class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1
         return;
       }
       said_hello_ = true;
+      {
+        absl::MutexLock lock(&mu_);
+        batches_ = request_.hello().accepts_batches();
+      }
       engine_->WorkerHello(stream_id_, std::move(*request_.mutable_hello()), channel_,
                            identity_);
     } else {
+      if (request_.has_batch()) {
+        if (absl::Status checked = CheckBatch(request_.batch()); !checked.ok()) {
+          Close(ToGrpcStatus(checked));
+          return;
+        }
+      }
       engine_->WorkerMessage(stream_id_, std::move(request_));
     }
     request_.Clear();
@@ -79,8 +90,7 @@ class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1
       outbox_.push_back(std::move(message));
       if (writing_) return;
       writing_ = true;
-      current_ = std::move(outbox_.front());
-      outbox_.pop_front();
+      current_ = TakeWrite(outbox_, batches_);
     }
     StartWrite(&current_);
   }
@@ -94,8 +104,7 @@ class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1
       if (!ok) closing_ = true;
       if (!closing_ && !outbox_.empty()) {
         writing_ = true;
-        current_ = std::move(outbox_.front());
-        outbox_.pop_front();
+        current_ = TakeWrite(outbox_, batches_);
         write = true;
       } else if (closing_ && !finished_) {
         finished_ = true;
@@ -141,6 +150,8 @@ class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1
 
   absl::Mutex mu_;
   std::deque<v1::ConnectResponse> outbox_ ABSL_GUARDED_BY(mu_);
+  // The worker's Hello said it reads batches (common/stream_batch.h).
+  bool batches_ ABSL_GUARDED_BY(mu_) = false;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;

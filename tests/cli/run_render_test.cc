@@ -1,4 +1,5 @@
 #include "tools/cli/run_render.h"
+#include "tools/cli/tasks_by_phase.h"
 
 #include <string>
 #include <vector>
@@ -463,10 +464,14 @@ TEST(RunRender, BoardWithToolTally_EachTaskRowCountsItsCalls) {
 
 TEST(RunRender, PhaseOutcome_NamesWhyAPhaseEnded) {
   const v1::Run run = MakeRun(kAuditMidRun, kAuditFlow);
-  EXPECT_EQ(PhaseOutcome(run, run.phases(1)), "failed: exit status 3: config not found");
-  EXPECT_EQ(PhaseOutcome(run, run.phases(3)), "PASS: no secrets found");
-  EXPECT_EQ(PhaseOutcome(run, run.phases(4)), "skipped: upstream phase 'precheck' failed");
-  EXPECT_EQ(PhaseOutcome(run, run.phases(2)), "");
+  const TasksByPhase tasks(run);
+  const auto outcome = [&](int index) {
+    return PhaseOutcome(run.phases(index), tasks.Of(run.phases(index).phase_id()));
+  };
+  EXPECT_EQ(outcome(1), "failed: exit status 3: config not found");
+  EXPECT_EQ(outcome(3), "PASS: no secrets found");
+  EXPECT_EQ(outcome(4), "skipped: upstream phase 'precheck' failed");
+  EXPECT_EQ(outcome(2), "");
 }
 
 }  // namespace

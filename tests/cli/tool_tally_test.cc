@@ -3,6 +3,7 @@
 #include "gtest/gtest.h"
 #include "tests/cli/fake_scheduler.h"
 #include "tests/cli/run_fixtures.h"
+#include "tools/cli/tasks_by_phase.h"
 
 namespace taskboard::cli {
 namespace {
@@ -42,16 +43,16 @@ TEST(ToolTally, OfPhase_SumsTheTasksOfThePhase) {
   tally.Add(Call("summarize[0]"));
   tally.Add(Call("summarize[1]", /*cached=*/true));
   tally.Add(Call("summarize[1]", /*cached=*/true));
-  const ToolCount summarize = tally.OfPhase(run, "summarize");
+  const ToolCount summarize = tally.OfPhase(TasksByPhase(run).Of("summarize"), "summarize");
   EXPECT_EQ(summarize.calls, 3);
   EXPECT_EQ(summarize.cached, 2);
-  EXPECT_EQ(tally.OfPhase(run, "discover").calls, 1);
+  EXPECT_EQ(tally.OfPhase(TasksByPhase(run).Of("discover"), "discover").calls, 1);
 }
 
 TEST(ToolTally, OfPhase_NoTaskInTheSnapshot_CountsTheTaskNamedLikeThePhase) {
   ToolTally tally;
   tally.Add(Call("discover"));
-  EXPECT_EQ(tally.OfPhase(v1::Run(), "discover").calls, 1);
+  EXPECT_EQ(tally.OfPhase({}, "discover").calls, 1);
 }
 
 TEST(FormatToolCount, ShowsHitsAndErrorsOnlyWhenThereAreSome) {

@@ -63,6 +63,9 @@ int64_t NowUs() {
       .count();
 }
 
+bool HasRunFinished(const v1::WatchRunResponse& response) {
+  return !response.events().empty() && response.events().rbegin()->has_run_finished();
+}
 
 // A worker that completes every assignment at once, recording how long each
 // waited between becoming ready and arriving here.
@@ -76,6 +79,7 @@ class NoopWorker {
     hello.mutable_hello()->set_worker_id(absl::StrCat("bench-", index));
     hello.mutable_hello()->add_agents()->set_name("noop");
     hello.mutable_hello()->set_slots(slots);
+    hello.mutable_hello()->set_accepts_batches(true);
     stream_->Write(hello);
     reader_ = std::thread([this] { Read(); });
   }
@@ -94,24 +98,36 @@ class NoopWorker {
   void Read() {
     v1::ConnectResponse message;
     while (stream_->Read(&message)) {
-      if (!message.has_assignment()) continue;
-      const v1::Assignment& assignment = message.assignment();
-      int64_t ready_us =
-          assignment.ready_at().seconds() * 1'000'000 + assignment.ready_at().nanos() / 1000;
-      {
-        absl::MutexLock lock(&mu_);
-        latencies_us_.push_back(NowUs() - ready_us);
+      // Like the real worker: what arrives in one read is answered in one
+      // write, results and the freed slots' credits together.
+      v1::ConnectRequest reply;
+      int64_t freed = 0;
+      if (message.has_batch()) {
+        for (const v1::ConnectResponse& inner : message.batch().messages()) {
+          if (inner.has_assignment()) freed += Complete(inner.assignment(), reply);
+        }
+      } else if (message.has_assignment()) {
+        freed += Complete(message.assignment(), reply);
       }
-      v1::ConnectRequest result;
-      result.mutable_task_result()->set_task_id(assignment.task_id());
-      result.mutable_task_result()->set_lease_id(assignment.lease_id());
-      result.mutable_task_result()->set_success(true);
-      result.mutable_task_result()->set_output(assignment.prompt());
-      stream_->Write(result);
-      v1::ConnectRequest credits;
-      credits.mutable_credits()->set_slots(1);
-      stream_->Write(credits);
+      if (freed == 0) continue;
+      reply.mutable_batch()->add_messages()->mutable_credits()->set_slots(freed);
+      stream_->Write(reply);
     }
+  }
+
+  int64_t Complete(const v1::Assignment& assignment, v1::ConnectRequest& reply) {
+    int64_t ready_us =
+        assignment.ready_at().seconds() * 1'000'000 + assignment.ready_at().nanos() / 1000;
+    {
+      absl::MutexLock lock(&mu_);
+      latencies_us_.push_back(NowUs() - ready_us);
+    }
+    v1::TaskResult& result = *reply.mutable_batch()->add_messages()->mutable_task_result();
+    result.set_task_id(assignment.task_id());
+    result.set_lease_id(assignment.lease_id());
+    result.set_success(true);
+    result.set_output(assignment.prompt());
+    return 1;
   }
 
   std::unique_ptr<v1::WorkerGateway::Stub> stub_;
@@ -229,11 +245,11 @@ void BM_NoopBoard(benchmark::State& state) {
     {
       v1::WatchRunRequest watch;
       watch.set_run_id(response.run_id());
+      watch.set_max_events_per_message(1000);
       grpc::ClientContext context;
       auto reader = client->WatchRun(&context, watch);
       v1::WatchRunResponse event;
-      while (reader->Read(&event)) {
-        if (event.event().has_run_finished()) break;
+      while (reader->Read(&event) && !HasRunFinished(event)) {
       }
       context.TryCancel();
       reader->Finish();
@@ -431,11 +447,11 @@ double DiskMiB(const std::filesystem::path& dir) {
 void WaitForRunEnd(v1::Scheduler::Stub& client, const std::string& run_id) {
   v1::WatchRunRequest watch;
   watch.set_run_id(run_id);
+  watch.set_max_events_per_message(1000);
   grpc::ClientContext context;
   auto reader = client.WatchRun(&context, watch);
   v1::WatchRunResponse event;
-  while (reader->Read(&event)) {
-    if (event.event().has_run_finished()) break;
+  while (reader->Read(&event) && !HasRunFinished(event)) {
   }
   context.TryCancel();
   reader->Finish();

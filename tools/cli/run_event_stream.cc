@@ -8,6 +8,8 @@ RunEventStream::RunEventStream(SchedulerClient& client, const std::string& run_i
   v1::WatchRunRequest request;
   request.set_run_id(run_id);
   request.set_after_seq(after_seq);
+  // A busy run's events arrive a burst per message, not one each.
+  request.set_max_events_per_message(1000);
   reader_ = client.stub().WatchRun(context_.get(), request);
   thread_ = std::thread([this] { ReadAll(); });
 }
@@ -21,7 +23,8 @@ void RunEventStream::ReadAll() {
   v1::WatchRunResponse response;
   while (reader_->Read(&response)) {
     absl::MutexLock lock(&mu_);
-    events_.push_back(std::move(*response.mutable_event()));
+    if (response.has_event()) events_.push_back(std::move(*response.mutable_event()));
+    for (v1::RunEvent& event : *response.mutable_events()) events_.push_back(std::move(event));
   }
   grpc::Status status = reader_->Finish();
   absl::MutexLock lock(&mu_);

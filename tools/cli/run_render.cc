@@ -19,6 +19,7 @@
 #include "tools/cli/display_format.h"
 #include "tools/cli/display_width.h"
 #include "tools/cli/run_states.h"
+#include "tools/cli/tasks_by_phase.h"
 
 namespace taskboard::cli {
 namespace {
@@ -284,9 +285,9 @@ std::string PhaseAgent(const v1::Phase& phase) {
   return absl::StrJoin(agents, ",");
 }
 
-std::string FirstAgentOfPhase(const v1::Run& run, absl::string_view phase_id) {
-  for (const v1::Task& task : run.tasks()) {
-    if (task.phase_id() == phase_id && !task.agent().empty()) return task.agent();
+std::string FirstAgentOfPhase(absl::Span<const v1::Task* const> tasks) {
+  for (const v1::Task* task : tasks) {
+    if (!task->agent().empty()) return task->agent();
   }
   return "";
 }
@@ -323,6 +324,7 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
   }
   const absl::flat_hash_map<std::string, std::vector<std::string>> child_runs =
       ChildRunsByPhase(run);
+  const TasksByPhase tasks_by_phase(run);
 
   auto make_row = [&](const std::string& id, const std::vector<std::string>& previous) {
     const v1::Phase* spec = specs.contains(id) ? specs[id] : nullptr;
@@ -342,7 +344,8 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
     row.id = id;
     row.kind = std::string(spec != nullptr ? flow::PhaseTypeSpelling(*spec)
                                            : flow::PhaseTypeName(status.type()));
-    row.agent = spec != nullptr ? PhaseAgent(*spec) : FirstAgentOfPhase(run, id);
+    const absl::Span<const v1::Task* const> tasks = tasks_by_phase.Of(id);
+    row.agent = spec != nullptr ? PhaseAgent(*spec) : FirstAgentOfPhase(tasks);
     const bool fans_out =
         status.type() == v1::PHASE_TYPE_MAP || status.type() == v1::PHASE_TYPE_PARALLEL;
     if (fans_out && status.items_total() > 0) {
@@ -353,9 +356,9 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
     }
     AddTiming(status.started_at(), status.finished_at(), now, &row.tail);
     AddUsage(status.usage(), &row.tail);
-    if (options.tools != nullptr) AddToolCount(options.tools->OfPhase(run, id), &row.tail);
+    if (options.tools != nullptr) AddToolCount(options.tools->OfPhase(tasks, id), &row.tail);
     if (spec != nullptr) AddEdges(flow::PhaseDependencies(*spec), previous, &row.tail);
-    AddOutcome(PhaseOutcome(run, status), status.state(), &row.tail);
+    AddOutcome(PhaseOutcome(status, tasks), status.state(), &row.tail);
     if (auto children = child_runs.find(id); children != child_runs.end()) {
       AddChildRuns(children->second, options, &row);
     }
@@ -494,18 +497,10 @@ std::string TaskOutcome(const v1::Task& task) {
   }
 }
 
-std::string PhaseOutcome(const v1::Run& run, const v1::PhaseStatus& phase) {
-  const auto phase_tasks = [&run, &phase] {
-    std::vector<const v1::Task*> tasks;
-    for (const v1::Task& task : run.tasks()) {
-      if (task.phase_id() == phase.phase_id()) tasks.push_back(&task);
-    }
-    return tasks;
-  };
+std::string PhaseOutcome(const v1::PhaseStatus& phase, absl::Span<const v1::Task* const> tasks) {
   switch (phase.state()) {
     case v1::TASK_STATE_COMPLETED: {
       if (phase.has_gate()) return GateText(phase.gate());
-      const std::vector<const v1::Task*> tasks = phase_tasks();
       const bool reused =
           !tasks.empty() &&
           std::all_of(tasks.begin(), tasks.end(), [](const v1::Task* t) { return t->reused(); });
@@ -514,7 +509,7 @@ std::string PhaseOutcome(const v1::Run& run, const v1::PhaseStatus& phase) {
     case v1::TASK_STATE_SKIPPED:
       return WithReason("skipped", phase.skip_reason());
     case v1::TASK_STATE_FAILED:
-      for (const v1::Task* task : phase_tasks()) {
+      for (const v1::Task* task : tasks) {
         if (task->state() == v1::TASK_STATE_FAILED && !task->error().empty()) {
           return WithReason("failed", task->error());
         }

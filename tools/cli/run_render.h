@@ -39,6 +39,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "taskboard/v1/scheduler.pb.h"
 #include "tools/cli/tool_tally.h"
 
@@ -79,8 +80,9 @@ absl::string_view PhaseIcon(const v1::PhaseStatus& phase);
 // How a phase or task ended, for the end of its row and for transition lines:
 // "PASS: reason" / "BLOCK: reason" for gates, "skipped: reason",
 // "failed: error" (a phase shows its first failed task's error), "reused"
-// after a resume; "" otherwise. Always one line.
-std::string PhaseOutcome(const v1::Run& run, const v1::PhaseStatus& phase);
+// after a resume; "" otherwise. Always one line. `tasks`: the phase's tasks
+// (TasksByPhase).
+std::string PhaseOutcome(const v1::PhaseStatus& phase, absl::Span<const v1::Task* const> tasks);
 std::string TaskOutcome(const v1::Task& task);
 
 }  // namespace taskboard::cli

@@ -5,10 +5,15 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/support/channel_arguments.h"
 #include "common/tls/tls_credentials.h"
 
 namespace taskboard::cli {
 namespace {
+
+// The largest reply the CLI accepts (GetRun of a large run).
+constexpr int kMaxReplyBytes = 256 << 20;
 
 struct ConnectionFlags {
   std::string token;
@@ -64,7 +69,11 @@ SchedulerClient::SchedulerClient(std::string address)
   if (const char* token = std::getenv("TASKBOARD_TOKEN"); token != nullptr && token_.empty()) {
     token_ = token;
   }
-  stub_ = v1::Scheduler::NewStub(grpc::CreateChannel(address_, Credentials()));
+  // A run's snapshot (GetRun, `show`) grows with its tasks: about 200 bytes
+  // each, so a 100,000-task board is some 20 MB, over gRPC's 4 MiB default.
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(kMaxReplyBytes);
+  stub_ = v1::Scheduler::NewStub(grpc::CreateCustomChannel(address_, Credentials(), args));
 }
 
 std::unique_ptr<grpc::ClientContext> SchedulerClient::StreamContext() const {

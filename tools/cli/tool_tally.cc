@@ -28,15 +28,12 @@ ToolCount ToolTally::OfTask(absl::string_view task_id) const {
   return it == by_task_.end() ? ToolCount{} : it->second;
 }
 
-ToolCount ToolTally::OfPhase(const v1::Run& run, absl::string_view phase_id) const {
+ToolCount ToolTally::OfPhase(absl::Span<const v1::Task* const> tasks,
+                             absl::string_view phase_id) const {
+  if (tasks.empty()) return OfTask(phase_id);
   ToolCount count;
-  bool listed = false;
-  for (const v1::Task& task : run.tasks()) {
-    if (task.phase_id() != phase_id) continue;
-    listed = true;
-    count += OfTask(task.task_id());
-  }
-  return listed ? count : OfTask(phase_id);
+  for (const v1::Task* task : tasks) count += OfTask(task->task_id());
+  return count;
 }
 
 std::string FormatToolCount(const ToolCount& count) {

@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "taskboard/v1/policy.pb.h"
 #include "taskboard/v1/scheduler.pb.h"
 
@@ -34,9 +35,9 @@ class ToolTally {
   const ToolCount& total() const { return total_; }
   // Zero for a task that made no call.
   ToolCount OfTask(absl::string_view task_id) const;
-  // The calls of the tasks of `run` that belong to `phase_id` (a map's
-  // items); the task named like the phase when the snapshot lists none.
-  ToolCount OfPhase(const v1::Run& run, absl::string_view phase_id) const;
+  // The calls of `tasks`, the tasks of phase `phase_id` (a map's items,
+  // TasksByPhase); the task named like the phase when there are none.
+  ToolCount OfPhase(absl::Span<const v1::Task* const> tasks, absl::string_view phase_id) const;
 
  private:
   ToolCount total_;

@@ -9,6 +9,7 @@
 #include "tools/cli/display_format.h"
 #include "tools/cli/run_render.h"
 #include "tools/cli/run_states.h"
+#include "tools/cli/tasks_by_phase.h"
 
 namespace taskboard::cli {
 namespace {
@@ -59,10 +60,11 @@ std::string Line(const v1::Run& run, const Subject& subject, absl::Time now) {
                       "  ", absl::StrJoin(parts, "  "));
 }
 
-Subject PhaseSubject(const v1::Run& run, const v1::PhaseStatus& phase) {
-  Subject subject{
-      phase.phase_id(),    PhaseIcon(phase),     phase.state(),  PhaseOutcome(run, phase),
-      &phase.started_at(), &phase.finished_at(), &phase.usage(), ""};
+Subject PhaseSubject(const v1::PhaseStatus& phase, const TasksByPhase& tasks) {
+  Subject subject{phase.phase_id(),    PhaseIcon(phase),
+                  phase.state(),       PhaseOutcome(phase, tasks.Of(phase.phase_id())),
+                  &phase.started_at(), &phase.finished_at(),
+                  &phase.usage(),      ""};
   const bool fans_out =
       phase.type() == v1::PHASE_TYPE_MAP || phase.type() == v1::PHASE_TYPE_PARALLEL;
   if (fans_out && phase.items_total() > 0) {
@@ -105,9 +107,10 @@ std::vector<std::string> TransitionLines(const v1::Run& before, const v1::Run& a
                                          absl::Time now) {
   std::vector<std::string> lines;
   if (after.phases_size() > 0) {
+    const TasksByPhase tasks(after);
     AppendChanges(
         before.phases(), after.phases(), [](const v1::PhaseStatus& p) { return p.phase_id(); },
-        [&after](const v1::PhaseStatus& p) { return PhaseSubject(after, p); }, after, now, &lines);
+        [&tasks](const v1::PhaseStatus& p) { return PhaseSubject(p, tasks); }, after, now, &lines);
   } else {
     AppendChanges(
         before.tasks(), after.tasks(), [](const v1::Task& t) { return t.task_id(); },

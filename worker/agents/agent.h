@@ -93,6 +93,11 @@ class Agent {
   // limit from the agent.
   virtual std::vector<std::string> allowed_tools() const { return {}; }
 
+  // False for an agent that touches no files and runs nothing (noop): with
+  // per-task directories, none is made (and removed) for its tasks; their
+  // cwd is still checked.
+  virtual bool needs_directory() const { return true; }
+
   // Runs one task to completion, failure or cancellation. Never throws;
   // thread-safe (see above).
   virtual AgentOutcome Run(const v1::Assignment& assignment, AgentContext& context) const = 0;

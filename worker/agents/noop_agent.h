@@ -17,6 +17,7 @@ class NoopAgent : public Agent {
 
   const v1::AgentInfo& info() const override { return info_; }
   AgentOutcome Run(const v1::Assignment& assignment, AgentContext& context) const override;
+  bool needs_directory() const override { return false; }
 
  private:
   v1::AgentInfo info_;

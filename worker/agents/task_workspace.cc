@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
+#include "common/task_cwd.h"
 #include "worker/agents/task_directory.h"
 
 namespace taskboard::worker {
@@ -48,8 +49,8 @@ TaskWorkspaces TaskWorkspaces::Shared(std::filesystem::path root) {
 absl::StatusOr<TaskWorkspaces> TaskWorkspaces::PerTask(const std::filesystem::path& data_dir,
                                                        absl::string_view worker_id) {
   std::error_code ec;
-  const std::filesystem::path root = std::filesystem::absolute(data_dir, ec) /
-                                     PathComponent(worker_id);
+  const std::filesystem::path root =
+      std::filesystem::absolute(data_dir, ec) / PathComponent(worker_id);
   // What a worker with this id left (it was killed mid-task): its tasks were
   // leased again elsewhere, so nothing here is wanted.
   std::filesystem::remove_all(root, ec);
@@ -64,8 +65,7 @@ std::filesystem::path TaskWorkspaces::TaskRoot(const v1::Assignment& assignment)
   return root_ / PathComponent(assignment.lease_id());
 }
 
-absl::StatusOr<std::filesystem::path> TaskWorkspaces::Open(
-    const v1::Assignment& assignment) const {
+absl::StatusOr<std::filesystem::path> TaskWorkspaces::Open(const v1::Assignment& assignment) const {
   if (!per_task_) return TaskDirectory(assignment, root_);
   const std::filesystem::path task_root = TaskRoot(assignment);
   if (absl::Status made = MakePrivateDirectory(task_root, "the task's directory"); !made.ok()) {
@@ -83,6 +83,16 @@ absl::StatusOr<std::filesystem::path> TaskWorkspaces::Open(
                                                       directory->string(), ": ", ec.message()));
   }
   return directory;
+}
+
+absl::StatusOr<std::filesystem::path> TaskWorkspaces::Check(
+    const v1::Assignment& assignment) const {
+  if (!per_task_) return TaskDirectory(assignment, root_);
+  if (absl::Status rule = CheckTaskCwd(assignment.cwd()); !rule.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("task '", assignment.task_id(), "': ", rule.message()));
+  }
+  return std::filesystem::path();
 }
 
 void TaskWorkspaces::Close(const v1::Assignment& assignment) const {

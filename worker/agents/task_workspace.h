@@ -40,6 +40,10 @@ class TaskWorkspaces {
   // TaskDirectory, or FAILED_PRECONDITION when the directory cannot be made.
   absl::StatusOr<std::filesystem::path> Open(const v1::Assignment& assignment) const;
 
+  // For an agent that needs no directory (Agent::needs_directory): checks
+  // the task's cwd as Open would, but per task makes nothing (a directory
+  // not yet made holds no symlink to resolve) and returns an empty path.
+  absl::StatusOr<std::filesystem::path> Check(const v1::Assignment& assignment) const;
   // Per task: removes the task's root and everything in it (best effort; a
   // failure is logged). Shared: nothing.
   void Close(const v1::Assignment& assignment) const;

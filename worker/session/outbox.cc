@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/stream_batch.h"
+
 namespace taskboard::worker {
 
 Outbox::Outbox(Stream* stream) : stream_(stream), writer_([this] { WriteLoop(); }) {}
@@ -20,6 +22,11 @@ void Outbox::Push(v1::ConnectRequest message) {
   queue_.push_back(std::move(message));
 }
 
+void Outbox::AllowBatches() {
+  absl::MutexLock lock(&mu_);
+  batches_ = true;
+}
+
 void Outbox::Close() {
   absl::MutexLock lock(&mu_);
   closing_ = true;
@@ -35,8 +42,7 @@ void Outbox::WriteLoop() {
       mu_.Await(absl::Condition(this, &Outbox::HasWork));
       if (stopped_) return;
       if (queue_.empty()) break;  // closing, and everything is written
-      message = std::move(queue_.front());
-      queue_.pop_front();
+      message = TakeWrite(queue_, batches_);
     }
     if (!stream_->Write(message)) {
       absl::MutexLock lock(&mu_);

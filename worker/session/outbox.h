@@ -32,6 +32,11 @@ class Outbox {
 
   void Push(v1::ConnectRequest message);
 
+  // From now on, messages queued behind a write in flight go out together in
+  // one batch (common/stream_batch.h): the scheduler's Welcome said it reads
+  // them.
+  void AllowBatches();
+
   // Writes what is queued, then half-closes the stream (WritesDone).
   void Close();
 
@@ -42,6 +47,7 @@ class Outbox {
   Stream* const stream_;
   mutable absl::Mutex mu_;
   std::deque<v1::ConnectRequest> queue_ ABSL_GUARDED_BY(mu_);
+  bool batches_ ABSL_GUARDED_BY(mu_) = false;
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   std::thread writer_;

@@ -78,6 +78,9 @@ struct Session::Task {
   const v1::Assignment assignment;
   // Where it works (TaskDirectory): its tools' paths are confined to it.
   std::filesystem::path directory;
+  // TaskWorkspaces::Open made it (Close removes it); false for an agent
+  // that needs none.
+  bool opened_directory = false;
   // When the task took its slot (taskboard_worker_task_duration_seconds).
   const absl::Time started = absl::Now();
   CancelToken cancel;
@@ -85,7 +88,6 @@ struct Session::Task {
   // Set when the drain grace period expired: report TaskReturned instead of
   // the agent's outcome.
   bool returned = false;
-  std::thread thread;
 };
 
 class Session::TaskContext : public AgentContext {
@@ -165,8 +167,9 @@ Session::Session(SessionOptions options, const AgentRegistry& agents)
       tool_caller_(
           std::make_unique<ToolCaller>(options_.tools != nullptr ? *options_.tools : no_tools_,
                                        *link_, ToolCallerOptionsFor(options_))),
-      book_(options_.slots),
-      heartbeat_interval_(options_.heartbeat_interval) {
+      book_(options_.slots + options_.prefetch),
+      heartbeat_interval_(options_.heartbeat_interval),
+      task_threads_(static_cast<size_t>(std::max(options_.slots, 1))) {
   absl::MutexLock lock(&mu_);
   UpdateSlotMetricsLocked();
   if (options_.metrics != nullptr) options_.metrics->SetConnected(false);
@@ -195,7 +198,9 @@ absl::Status Session::Readiness() const {
 
 void Session::UpdateSlotMetricsLocked() {
   if (options_.metrics != nullptr) {
-    options_.metrics->SetSlots(book_.running(), book_.free_slots());
+    // Queued assignments wait for a slot; they do not occupy one.
+    const int busy = book_.running() - static_cast<int>(queued_.size());
+    options_.metrics->SetSlots(busy, std::max(0, options_.slots - busy));
   }
 }
 
@@ -288,11 +293,6 @@ absl::Status Session::Run() {
     ticker_cv_.Signal();
   }
   ticker.join();
-  {
-    absl::MutexLock lock(&mu_);
-    for (std::thread& thread : finished_threads_) thread.join();
-    finished_threads_.clear();
-  }
   std::unique_ptr<ToolSocketServer> socket;
   {
     absl::MutexLock lock(&mu_);
@@ -351,6 +351,8 @@ v1::ConnectRequest Session::HelloLocked() const {
   for (v1::AgentInfo& info : agents_.Advertised()) *hello->add_agents() = std::move(info);
   hello->set_slots(draining_ ? 0 : book_.free_slots());
   hello->set_version(options_.version);
+  hello->set_accepts_batches(true);
+  hello->set_prefetch(options_.prefetch);
   for (v1::HeldTask& task : book_.Held()) *hello->add_held_tasks() = std::move(task);
   for (v1::ToolDeclaration& tool : tool_caller_->registry().Declarations()) {
     *hello->add_tools() = std::move(tool);
@@ -381,6 +383,13 @@ void Session::Handle(const v1::ConnectResponse& response, Backoff& backoff) {
     case v1::ConnectResponse::kToolDecision:
       tool_caller_->OnDecision(response.tool_decision());
       break;
+    case v1::ConnectResponse::kBatch:
+      // In order, as if written one by one; a nested batch is a scheduler
+      // bug and is skipped rather than recursed into.
+      for (const v1::ConnectResponse& inner : response.batch().messages()) {
+        if (!inner.has_batch()) Handle(inner, backoff);
+      }
+      break;
     case v1::ConnectResponse::MSG_NOT_SET:
       break;
   }
@@ -390,6 +399,7 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
   absl::MutexLock lock(&mu_);
   if (state_ != State::kHandshaking) return;
   state_ = State::kReady;
+  if (welcome.accepts_batches()) connection_->outbox->AllowBatches();
   if (options_.metrics != nullptr) options_.metrics->SetConnected(true);
   heartbeat_interval_ = welcome.heartbeat_interval_ms() > 0
                             ? absl::Milliseconds(welcome.heartbeat_interval_ms())
@@ -398,7 +408,17 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
   const std::vector<std::string> revoked(welcome.revoked_lease_ids().begin(),
                                          welcome.revoked_lease_ids().end());
   for (const std::string& lease_id : book_.Revoke(revoked)) {
-    tasks_.at(lease_id)->cancel.Cancel(kRevokedReason);
+    if (auto task = tasks_.find(lease_id); task != tasks_.end()) {
+      task->second->cancel.Cancel(kRevokedReason);
+      continue;
+    }
+    // Queued, never started: nothing to stop, its place frees now.
+    auto queued = std::find_if(queued_.begin(), queued_.end(),
+                               [&](const v1::Assignment& a) { return a.lease_id() == lease_id; });
+    if (queued == queued_.end()) continue;
+    const v1::Assignment assignment = std::move(*queued);
+    queued_.erase(queued);
+    EndQueuedLocked(assignment, TaskReturnedRequest(assignment, kRevokedReason));
   }
   for (const std::string& lease_id : revoked) {
     ForgetObservationsOf(lease_id, unconfirmed_misses_);
@@ -439,6 +459,15 @@ void Session::OnAssignment(const v1::Assignment& assignment) {
     SendLocked(TaskReturnedRequest(assignment, "worker has no free slot (it offered none)"));
     return;
   }
+  if (!queued_.empty() || tasks_.size() >= static_cast<size_t>(options_.slots)) {
+    queued_.push_back(assignment);  // starts when a slot frees, in arrival order
+    UpdateSlotMetricsLocked();
+    return;
+  }
+  StartLocked(assignment);
+}
+
+void Session::StartLocked(const v1::Assignment& assignment) {
   absl::StatusOr<const Agent*> agent = agents_.Find(assignment.agent());
   if (!agent.ok()) {
     FailBeforeStartLocked(assignment, agent.status());
@@ -447,9 +476,12 @@ void Session::OnAssignment(const v1::Assignment& assignment) {
   // Checked before anything runs, for every kind of agent: a cwd that leaves
   // the workspace root fails the task (the scheduler should have refused the
   // flow already).
-  absl::StatusOr<std::filesystem::path> directory = options_.workspaces.Open(assignment);
+  const bool opens_directory = (*agent)->needs_directory();
+  absl::StatusOr<std::filesystem::path> directory = opens_directory
+                                                        ? options_.workspaces.Open(assignment)
+                                                        : options_.workspaces.Check(assignment);
   if (!directory.ok()) {
-    options_.workspaces.Close(assignment);
+    if (opens_directory) options_.workspaces.Close(assignment);
     FailBeforeStartLocked(assignment, directory.status());
     return;
   }
@@ -464,10 +496,28 @@ void Session::OnAssignment(const v1::Assignment& assignment) {
       .With("lease_id", assignment.lease_id());
   auto task = std::make_unique<Task>(assignment, options_.output_interval);
   task->directory = *std::move(directory);
+  task->opened_directory = opens_directory;
   Task* raw = task.get();
-  // The thread cannot finish before it is stored: OnTaskFinished needs mu_.
-  raw->thread = std::thread([this, raw, agent = *agent] { RunTask(raw, agent); });
+  // The task cannot finish before it is stored: OnTaskFinished needs mu_.
+  task_threads_.Run([this, raw, agent = *agent] { RunTask(raw, agent); });
   tasks_.emplace(assignment.lease_id(), std::move(task));
+}
+
+void Session::StartQueuedLocked() {
+  // Draining too: queued assignments are this worker's, like running ones,
+  // and run within the grace period (what is still queued when it expires
+  // is handed back).
+  while (!grace_expired_ && !queued_.empty() &&
+         tasks_.size() < static_cast<size_t>(options_.slots)) {
+    const v1::Assignment assignment = std::move(queued_.front());
+    queued_.pop_front();
+    StartLocked(assignment);
+  }
+}
+
+void Session::EndQueuedLocked(const v1::Assignment& assignment, v1::ConnectRequest report) {
+  ReportLocked(assignment.lease_id(), std::move(report));
+  FreeSlotLocked();
 }
 
 void Session::FailBeforeStartLocked(const v1::Assignment& assignment, const absl::Status& why) {
@@ -483,10 +533,24 @@ void Session::FailBeforeStartLocked(const v1::Assignment& assignment, const absl
 
 void Session::OnCancel(const v1::Cancel& cancel) {
   absl::MutexLock lock(&mu_);
+  const std::string reason =
+      cancel.reason().empty() ? "cancelled by the scheduler" : cancel.reason();
+  for (auto queued = queued_.begin(); queued != queued_.end(); ++queued) {
+    if (queued->lease_id() != cancel.lease_id() || queued->task_id() != cancel.task_id()) continue;
+    const v1::Assignment assignment = std::move(*queued);
+    queued_.erase(queued);
+    CancelToken token;
+    token.Cancel(reason);
+    if (options_.metrics != nullptr) {
+      options_.metrics->TaskFinished(assignment.agent(), TaskOutcome::kCancelled,
+                                     absl::ZeroDuration());
+    }
+    EndQueuedLocked(assignment, TaskResultRequest(assignment, CancelledOutcome(assignment, token)));
+    return;
+  }
   auto it = tasks_.find(cancel.lease_id());
   if (it == tasks_.end() || it->second->assignment.task_id() != cancel.task_id()) return;
-  it->second->cancel.Cancel(cancel.reason().empty() ? "cancelled by the scheduler"
-                                                    : cancel.reason());
+  it->second->cancel.Cancel(reason);
 }
 
 void Session::OnResultAck(const v1::ResultAck& ack) {
@@ -513,6 +577,7 @@ void Session::Drain(absl::Duration grace, std::string reason) {
     draining_ = true;
     drain_deadline_ = deadline;
     SendLocked(DrainingRequest(absl::ToInt64Milliseconds(grace)));
+
     log::Info("draining")
         .Fields(LogFields())
         .With("grace_ms", absl::ToInt64Milliseconds(grace))
@@ -528,7 +593,7 @@ void Session::RunTask(Task* task, const Agent* agent) {
     TaskContext context(this, task, agent);
     outcome = agent->Run(task->assignment, context);
   }  // the context ends the task's tool calls before its result is reported
-  options_.workspaces.Close(task->assignment);
+  if (task->opened_directory) options_.workspaces.Close(task->assignment);
   OnTaskFinished(*task, std::move(outcome));
 }
 
@@ -598,8 +663,8 @@ void Session::OnTaskFinished(Task& task, AgentOutcome outcome) {
                                           ? TaskReturnedRequest(assignment, kGraceExpiredReason)
                                           : TaskResultRequest(assignment, std::move(outcome)));
   FreeSlotLocked();
-  finished_threads_.push_back(std::move(task.thread));
   tasks_.erase(assignment.lease_id());  // destroys `task`
+  StartQueuedLocked();
   ticker_cv_.Signal();
 }
 
@@ -625,14 +690,6 @@ void Session::TickerLoop() {
   absl::MutexLock lock(&mu_);
   while (!stop_ticker_) {
     const absl::Time wake = TickLocked(absl::Now());
-    if (!finished_threads_.empty()) {
-      std::vector<std::thread> finished = std::move(finished_threads_);
-      finished_threads_.clear();
-      mu_.Unlock();
-      for (std::thread& thread : finished) thread.join();
-      mu_.Lock();
-      continue;
-    }
     ticker_cv_.WaitWithDeadline(&mu_, wake);
   }
 }
@@ -662,6 +719,11 @@ absl::Time Session::TickLocked(absl::Time now) {
       for (auto& [lease_id, task] : tasks_) {
         task->returned = true;
         task->cancel.Cancel(kGraceExpiredReason);
+      }
+      while (!queued_.empty()) {
+        const v1::Assignment assignment = std::move(queued_.front());
+        queued_.pop_front();
+        EndQueuedLocked(assignment, TaskReturnedRequest(assignment, kGraceExpiredReason));
       }
     } else {
       wake = std::min(wake, drain_deadline_);

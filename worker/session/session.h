@@ -15,8 +15,11 @@
 //                                                                   CLOSED
 //
 // Protocol decisions (the scheduler relies on them):
-// - Hello.slots is the number of free slots; afterwards each freed slot is a
-//   Credits{slots: 1}. No credits while draining.
+// - Hello.slots is the number of free places (slots plus the prefetch
+//   queue, Hello.prefetch); afterwards each task that ends frees one, a
+//   Credits{slots: 1}. No credits while draining. A queued assignment starts
+//   when a slot frees, draining or not; when the drain grace period expires
+//   the ones still queued are returned.
 // - Per assignment: TaskStarted, OutputDelta (at most one per
 //   output_interval), then TaskResult, then Credits{1}. A result waits for its
 //   ResultAck and is sent again after every Welcome until then, unless the
@@ -37,9 +40,10 @@
 //
 // Threads: Run's caller reads the stream and reconnects; an Outbox thread per
 // stream writes; a ticker thread sends heartbeats and coalesced output and
-// watches the drain deadline; each running task has its own thread; the tool
-// socket has its own threads. All state is guarded by mu_, which is never
-// held across a blocking call (ToolCaller's lock may be taken under it).
+// watches the drain deadline; each running task has its own thread, reused
+// for the next task once it ends (TaskThreads); the tool
+// socket has its own threads (a queued assignment has none until it starts). All state is guarded
+// by mu_, which is never held across a blocking call (ToolCaller's lock may be taken under it).
 
 #include <deque>
 #include <filesystem>
@@ -61,6 +65,7 @@
 #include "worker/agents/task_workspace.h"
 #include "worker/session/backoff.h"
 #include "worker/session/task_book.h"
+#include "worker/session/task_threads.h"
 #include "worker/session/tool_caller.h"
 #include "worker/session/tool_socket_server.h"
 #include "worker/session/worker_metrics.h"
@@ -72,6 +77,10 @@ struct SessionOptions {
   std::string scheduler_address = "127.0.0.1:7233";
   std::string worker_id;
   int slots = 4;
+  // Assignments taken ahead of the slots (--prefetch, Hello.prefetch): they
+  // wait in a queue, holding their leases, and start the moment a slot
+  // frees, so a busy worker's slots never wait a round trip for work.
+  int prefetch = 0;
   std::string version;
   // For Drain() callers that pass none, and for a Drain message with
   // grace_ms <= 0.
@@ -151,6 +160,16 @@ class Session {
   // What the scheduler says.
   void OnWelcome(const v1::Welcome& welcome);
   void OnAssignment(const v1::Assignment& assignment);
+  // Runs an assignment that holds a place in the book on a new task thread
+  // (or fails it, when its agent or directory is not there).
+  void StartLocked(const v1::Assignment& assignment) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Starts queued assignments while slots are free (until a drain's grace
+  // period expires).
+  void StartQueuedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ends a queued assignment without running it: `report` goes out as its
+  // final report, and its place frees.
+  void EndQueuedLocked(const v1::Assignment& assignment, v1::ConnectRequest report)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnCancel(const v1::Cancel& cancel);
   // Reports a task that could not start (unknown agent, a cwd outside the
   // workspace root) as failed with `why`, and frees its slot.
@@ -205,8 +224,9 @@ class Session {
   Connection* connection_ ABSL_GUARDED_BY(mu_) = nullptr;
   TaskBook book_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::unique_ptr<Task>> tasks_ ABSL_GUARDED_BY(mu_);
-  // Threads of tasks that finished, for the ticker to join.
-  std::vector<std::thread> finished_threads_ ABSL_GUARDED_BY(mu_);
+  // Assignments taken ahead of the slots (options_.prefetch), in arrival
+  // order; each holds a place in book_.
+  std::deque<v1::Assignment> queued_ ABSL_GUARDED_BY(mu_);
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_);
   absl::Time next_heartbeat_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
@@ -224,6 +244,10 @@ class Session {
   // after each Welcome (the scheduler drops those it recorded), so a result
   // lost with a dying scheduler still reaches the cache.
   std::deque<v1::ConnectRequest> unconfirmed_misses_ ABSL_GUARDED_BY(mu_);
+
+  // Last, so it is destroyed first: a task thread's last step (after
+  // OnTaskFinished) may still be returning when Run returns.
+  TaskThreads task_threads_;
 };
 
 }  // namespace taskboard::worker

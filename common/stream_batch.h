@@ -1,0 +1,75 @@
+#ifndef TASKBOARD_COMMON_STREAM_BATCH_H_
+#define TASKBOARD_COMMON_STREAM_BATCH_H_
+
+// Batches on the worker stream (ConnectRequest.batch, ConnectResponse.batch).
+//
+// gRPC allows one write in flight per stream, and each write costs a
+// serialization, a completion wake-up and usually a sendmsg. A writer that
+// finds several messages queued when its previous write completes sends them
+// as one batch: an idle stream still sends each message at once (no delay is
+// added), and a busy one pays the per-write cost once per burst instead of
+// once per task. Both sides write through TakeWrite; readers check batches
+// with CheckBatch before acting on any message of one.
+
+#include <algorithm>
+#include <cstddef>
+#include <deque>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace taskboard {
+
+// At most this many messages in one batch: a reader bounds the work one
+// write can queue. Part of the protocol (worker.proto).
+inline constexpr int kMaxBatchMessages = 4096;
+// A writer closes a batch once it holds this many bytes, so a batch stays
+// far below either side's receive limit; a larger single message is written
+// alone.
+inline constexpr size_t kBatchBytes = 1 << 20;
+
+// Takes the next write from `queue` (not empty): its front message alone, or,
+// when the peer accepts batches and more are queued, a batch of the front
+// messages in order.
+template <typename Message>
+Message TakeWrite(std::deque<Message>& queue, bool batches) {
+  Message write;
+  if (!batches || queue.size() == 1) {
+    write = std::move(queue.front());
+    queue.pop_front();
+    return write;
+  }
+  auto* messages = write.mutable_batch()->mutable_messages();
+  messages->Reserve(static_cast<int>(std::min<size_t>(queue.size(), kMaxBatchMessages)));
+  size_t bytes = 0;
+  while (!queue.empty() && messages->size() < kMaxBatchMessages) {
+    const size_t size = queue.front().ByteSizeLong();
+    if (!messages->empty() && bytes + size > kBatchBytes) break;
+    bytes += size;
+    *messages->Add() = std::move(queue.front());
+    queue.pop_front();
+  }
+  return write;
+}
+
+// OK, or why a received batch is refused: a batch holds no batch and at most
+// kMaxBatchMessages messages.
+template <typename Batch>
+absl::Status CheckBatch(const Batch& batch) {
+  if (batch.messages_size() > kMaxBatchMessages) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a batch holds ", batch.messages_size(), " messages, over the limit of ",
+                     kMaxBatchMessages, "; send the rest in another batch"));
+  }
+  for (const auto& message : batch.messages()) {
+    if (message.has_batch()) {
+      return absl::InvalidArgumentError("a batch may not hold a batch; send its messages inline");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace taskboard
+
+#endif  // TASKBOARD_COMMON_STREAM_BATCH_H_
