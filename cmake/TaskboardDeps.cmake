@@ -17,6 +17,10 @@ find_package(OpenSSL REQUIRED)
 pkg_check_modules(CURL REQUIRED IMPORTED_TARGET libcurl>=7.88)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib>=0.11)
 find_package(Threads REQUIRED)
+# The scheduler's and worker's allocator: they allocate per task, and glibc's
+# malloc (fragmentation, consolidation) cost them about a third more CPU
+# (docs/performance.md). Linked into the service binaries and the benchmark.
+pkg_check_modules(JEMALLOC REQUIRED IMPORTED_TARGET jemalloc>=5)
 if(TASKBOARD_BENCH)
   find_package(benchmark CONFIG REQUIRED)
 endif()

@@ -15,6 +15,9 @@ packages=(
   # JSON, YAML, command line, HTTP client and server, SHA-256 (see README "Dependencies")
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev
   libssl-dev
+  # jemalloc: the scheduler and worker allocate per task; glibc's malloc cost them a
+  # third more CPU (docs/performance.md)
+  libjemalloc-dev
   # scripts and tests (prometheus: promtool lints /metrics; prometheus_server_test runs the server)
   python3 curl prometheus
   # the openssl CLI: tls_test makes its CA, server and client certificates with it

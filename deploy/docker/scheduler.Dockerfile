@@ -15,7 +15,7 @@ RUN apt-get update \
       libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev \
       librocksdb-dev libgtest-dev libgmock-dev \
       nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev \
-      libssl-dev \
+      libssl-dev libjemalloc-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -31,7 +31,7 @@ FROM debian:12-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
       libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623 librocksdb7.8 libyaml-cpp0.7 \
-      libcurl4 libcpp-httplib0.11 libssl3 ca-certificates \
+      libjemalloc2 libcurl4 libcpp-httplib0.11 libssl3 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 taskboard \
  && useradd --system --uid 10001 --gid taskboard --home-dir /var/lib/taskboard \

@@ -38,19 +38,25 @@ std::string RunState::SerializeWithoutPhases() {
 }
 
 const store::TaskRecord* RunState::FindTask(absl::string_view task_id) const {
-  auto it = tasks_.find(std::string(task_id));
-  return it == tasks_.end() ? nullptr : &it->second;
+  auto it = task_index_.find(task_id);
+  return it == task_index_.end() ? nullptr : it->second;
 }
 
 store::TaskRecord& RunState::MutableTask(absl::string_view task_id) {
-  auto it = tasks_.find(std::string(task_id));
-  if (it == tasks_.end()) {
+  auto it = task_index_.find(task_id);
+  if (it == task_index_.end()) {
     log::Fatal("internal error: no such task in the run")
         .With("run_id", run_id())
         .With("task_id", task_id);
     std::abort();
   }
-  changed_tasks_.insert(it->first);
+  changed_tasks_.emplace(it->first);
+  return *it->second;
+}
+
+store::TaskRecord& RunState::Slot(const std::string& id) {
+  auto [it, inserted] = tasks_.try_emplace(id);
+  if (inserted) task_index_[it->first] = &it->second;
   return it->second;
 }
 
@@ -58,21 +64,24 @@ store::TaskRecord& RunState::PutTask(store::TaskRecord task) {
   std::string id = task.task().task_id();
   removed_tasks_.erase(id);
   changed_tasks_.insert(id);
-  store::TaskRecord& slot = tasks_[id];
+  store::TaskRecord& slot = Slot(id);
   slot = std::move(task);
   return slot;
 }
 
 void RunState::RemoveTask(absl::string_view task_id) {
-  std::string id(task_id);
-  if (tasks_.erase(id) == 0) return;
+  auto it = tasks_.find(std::string(task_id));
+  if (it == tasks_.end()) return;
+  std::string id = it->first;
+  task_index_.erase(it->first);
+  tasks_.erase(it);
   changed_tasks_.erase(id);
   removed_tasks_.insert(id);
 }
 
 void RunState::LoadTask(store::TaskRecord task) {
-  std::string id = task.task().task_id();
-  tasks_[id] = std::move(task);
+  const std::string id = task.task().task_id();
+  Slot(id) = std::move(task);
 }
 
 int64_t RunState::NextSeq() {

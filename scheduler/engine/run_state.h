@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "scheduler/store/records.pb.h"
 #include "taskboard/v1/scheduler.pb.h"
@@ -24,6 +25,11 @@ namespace taskboard::engine {
 class RunState {
  public:
   explicit RunState(store::RunRecord record);
+  // The task index points into tasks_: a copy would point into the original.
+  RunState(const RunState&) = delete;
+  RunState& operator=(const RunState&) = delete;
+  RunState(RunState&&) = default;
+  RunState& operator=(RunState&&) = default;
 
   const std::string& run_id() const { return record_.run().run_id(); }
   const store::RunRecord& record() const { return record_; }
@@ -73,7 +79,13 @@ class RunState {
 
  private:
   store::RunRecord record_;
+  // The record for `id` in tasks_, made (and indexed) if there is none.
+  store::TaskRecord& Slot(const std::string& id);
+
   std::map<std::string, store::TaskRecord> tasks_;
+  // tasks_ by id, for lookups that do not grow with the run (a map's nodes
+  // do not move, so the keys and records stay put).
+  absl::flat_hash_map<absl::string_view, store::TaskRecord*> task_index_;
   bool run_changed_ = false;
   std::set<int> changed_phases_;
   bool all_phases_changed_ = false;
