@@ -55,6 +55,10 @@ void Append(const Json& value, std::string& out) {
 
 }  // namespace
 
+void AppendCanonicalJsonString(absl::string_view text, std::string& out) {
+  out += Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 std::string CanonicalJson(const Json& value) {
   std::string out;
   Append(value, out);

@@ -10,11 +10,16 @@
 
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "common/json.h"
 
 namespace taskboard {
 
 std::string CanonicalJson(const Json& value);
+
+// Appends `text` as canonical JSON writes a string (quoted and escaped, invalid
+// UTF-8 replaced), for callers that write a fixed document's text directly.
+void AppendCanonicalJsonString(absl::string_view text, std::string& out);
 
 }  // namespace taskboard
 

@@ -1,7 +1,12 @@
 #include "scheduler/flow/input_hash.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
+#include "common/canonical_json.h"
+#include "common/json.h"
+#include "common/sha256.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -25,6 +30,24 @@ TEST(PhaseInputHash, LowerCaseHexSha256) {
 TEST(PhaseInputHash, KnownInputs_StableAcrossVersions) {
   EXPECT_EQ(PhaseInputHash(Inputs()),
             "e3be8995ea0017f37649ce542c2189a8d9e6d504b70f73c18c073fe3110a76d3");
+}
+
+// The hash is of the canonical JSON document, whatever the text holds: quotes,
+// control characters, non-ASCII and invalid UTF-8 are written as
+// CanonicalJson writes them, so hashes stored by earlier versions still match.
+TEST(PhaseInputHash, AnyText_IsTheHashOfTheCanonicalDocument) {
+  const PhaseInputs inputs{"scout \"q\"",
+                           "mod\x01el",
+                           {"z\xff", "a\\b", "\xc3\xa9"},
+                           {"line\nbreak\ttab", "", "caf\xc3\xa9 \xe2\x9c\x93"}};
+  std::vector<std::string> tools = inputs.tools;
+  std::sort(tools.begin(), tools.end());
+  const Json doc = {{"agent", inputs.agent},
+                    {"model", inputs.model},
+                    {"tools", tools},
+                    {"tasks", inputs.tasks},
+                    {"v", 1}};
+  EXPECT_EQ(PhaseInputHash(inputs), Sha256Hex(CanonicalJson(doc)));
 }
 
 TEST(PhaseInputHash, EqualInputs_EqualHashes) {
