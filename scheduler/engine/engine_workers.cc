@@ -448,6 +448,21 @@ void Engine::FireTimers() {
         break;
       case TimerKind::kTaskTimeout: {
         if (task->lease_id() != timer.token) break;
+        // timeoutSeconds counts from the start, not the dispatch: a task
+        // waiting in a worker's prefetch queue has not started. One not yet
+        // started is checked again a timeout later (its lease covers a worker
+        // that died meanwhile).
+        const int64_t timeout_ms = task->assignment().timeout_seconds() * 1000LL;
+        if (task->task().state() == v1::TASK_STATE_DISPATCHED) {
+          AddTimer({now_ms_ + timeout_ms, TimerKind::kTaskTimeout, timer.run_id, timer.task_id,
+                    timer.token});
+          break;
+        }
+        if (task->started_unix_ms() + timeout_ms > now_ms_) {
+          AddTimer({task->started_unix_ms() + timeout_ms, TimerKind::kTaskTimeout, timer.run_id,
+                    timer.task_id, timer.token});
+          break;
+        }
         const dispatch::Lease* lease = leases_.Find(timer.token);
         if (lease != nullptr && lease->stream_id != 0) {
           v1::ConnectResponse message;

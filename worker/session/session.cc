@@ -435,6 +435,12 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
   for (v1::ConnectRequest& lookup : tool_caller_->ReannounceExecutingCalls()) {
     SendLocked(std::move(lookup));
   }
+  // A task that started while no stream was up (a queued one) could not say
+  // so: every running task says it again, which the scheduler ignores for
+  // tasks it already knows are running.
+  for (const auto& [lease_id, task] : tasks_) {
+    if (!task->cancel.cancelled()) SendLocked(TaskStartedRequest(task->assignment));
+  }
   const std::vector<v1::ConnectRequest> unacked = book_.UnackedReports();
   for (const v1::ConnectRequest& report : unacked) SendLocked(report);
 
