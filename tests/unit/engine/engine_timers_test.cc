@@ -321,6 +321,7 @@ TEST(EngineTimers, TaskTimeout_CancelSentAndAttemptRetried) {
   h.Advance(1'000);  // backoff for the first failure is at most base_ms
   v1::Assignment second = h.OnlyAssignment(w);
   EXPECT_EQ(second.attempt(), 2);
+  h.Started(w, second);  // the timeout counts from here
   h.Advance(10'000);
   EXPECT_EQ(h.ReadTaskView(run_id, "a").state(), v1::TASK_STATE_FAILED);
   EXPECT_EQ(h.Status(run_id), v1::RUN_STATUS_FAILED);
