@@ -85,6 +85,9 @@ struct Session::Task {
   const absl::Time started = absl::Now();
   CancelToken cancel;
   OutputCoalescer output;
+  // Its TaskStarted went out (a task started while no stream was up sends
+  // it after the next Welcome).
+  bool announced = false;
   // Set when the drain grace period expired: report TaskReturned instead of
   // the agent's outcome.
   bool returned = false;
@@ -436,10 +439,11 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
     SendLocked(std::move(lookup));
   }
   // A task that started while no stream was up (a queued one) could not say
-  // so: every running task says it again, which the scheduler ignores for
-  // tasks it already knows are running.
-  for (const auto& [lease_id, task] : tasks_) {
-    if (!task->cancel.cancelled()) SendLocked(TaskStartedRequest(task->assignment));
+  // so then: it says so now.
+  for (auto& [lease_id, task] : tasks_) {
+    if (task->announced || task->cancel.cancelled()) continue;
+    SendLocked(TaskStartedRequest(task->assignment));
+    task->announced = true;
   }
   const std::vector<v1::ConnectRequest> unacked = book_.UnackedReports();
   for (const v1::ConnectRequest& report : unacked) SendLocked(report);
@@ -492,6 +496,7 @@ void Session::StartLocked(const v1::Assignment& assignment) {
     return;
   }
   UpdateSlotMetricsLocked();
+  const bool announced = state_ == State::kHandshaking || state_ == State::kReady;
   SendLocked(TaskStartedRequest(assignment));
   log::Debug("task started")
       .With("worker_id", options_.worker_id)
@@ -503,6 +508,7 @@ void Session::StartLocked(const v1::Assignment& assignment) {
   auto task = std::make_unique<Task>(assignment, options_.output_interval);
   task->directory = *std::move(directory);
   task->opened_directory = opens_directory;
+  task->announced = announced;
   Task* raw = task.get();
   // The task cannot finish before it is stored: OnTaskFinished needs mu_.
   task_threads_.Run([this, raw, agent = *agent] { RunTask(raw, agent); });

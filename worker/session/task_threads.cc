@@ -21,7 +21,6 @@ TaskThreads::~TaskThreads() {
   std::vector<Slot*> slots;
   {
     absl::MutexLock lock(&mu_);
-    stopping_ = true;
     for (Slot* slot : all_) slot->stop = true;
     slots = std::move(all_);
     slots.insert(slots.end(), exited_.begin(), exited_.end());

@@ -44,7 +44,6 @@ class TaskThreads {
   std::vector<Slot*> all_ ABSL_GUARDED_BY(mu_);
   // Threads that exited when idle, to join (and free) on the next Run.
   std::vector<Slot*> exited_ ABSL_GUARDED_BY(mu_);
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace taskboard::worker
