@@ -79,6 +79,17 @@ def tree_cpu_seconds(root_pids):
     return result
 
 
+def machine_busy_seconds():
+    """CPU seconds all cores have spent busy since boot (/proc/stat: everything but idle and
+    iowait). Compared with what the measured processes used, it shows how much CPU something
+    else on the machine took during a batch (a build, another benchmark)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle, iowait = fields[3], fields[4]
+    # guest time is already counted in user time
+    return (sum(fields[:8]) - idle - iowait) / CLOCK_TICKS
+
+
 def client_cpu_seconds(mode):
     """CPU seconds of the client so far.
 
@@ -142,6 +153,7 @@ def measure(args, run_batch, run_one, client_mode, check=None, before_rep=None, 
     for rep in range(args.reps):
         if before_rep:
             before_rep()
+        machine_before = machine_busy_seconds()
         servers_before = tree_cpu_seconds(pids)
         client_before = client_cpu_seconds(client_mode)
         start = time.perf_counter()
@@ -149,11 +161,16 @@ def measure(args, run_batch, run_one, client_mode, check=None, before_rep=None, 
         elapsed = time.perf_counter() - start
         client_after = client_cpu_seconds(client_mode)
         servers_after = tree_cpu_seconds(pids)
+        machine_after = machine_busy_seconds()
         cpu = {role: servers_after[role] - servers_before[role] for role in pids}
         cpu["client"] = client_after - client_before
-        reps.append({"seconds": elapsed, "tasks_per_s": args.n / elapsed, "cpu": cpu, **info})
+        # Everything else the machine did meanwhile (including this harness's own Python).
+        other = max(0.0, machine_after - machine_before - sum(cpu.values()))
+        reps.append({"seconds": elapsed, "tasks_per_s": args.n / elapsed, "cpu": cpu,
+                     "other_cpu": other, **info})
         log(f"{args.system} / {args.config}: rep {rep + 1}: {args.n / elapsed:,.0f} tasks/s,",
-            "cpu " + ", ".join(f"{k} {v:.2f}s" for k, v in cpu.items()))
+            "cpu " + ", ".join(f"{k} {v:.2f}s" for k, v in cpu.items()),
+            f"(rest of the machine {other:.2f}s)")
 
     if check:
         check(reps)

@@ -54,7 +54,8 @@ def main():
               f"{fmt_cpu(cpu(row, 'worker'))} | {fmt_cpu(cpu(row, 'client'))} | "
               f"{cpu_us_per_task(row):,.0f} | {ratio} |")
 
-    # The spread behind each median, so a noisy row is visible.
+    # The spread behind each median, so a noisy row is visible, and how busy the rest of the
+    # machine was (CPU not used by the measured processes, in cores, worst repetition).
     print()
     print("Repetitions (tasks/s):")
     for row in rows:
@@ -64,6 +65,8 @@ def main():
         if server:
             extra = ("; scheduler's own created->finished: "
                      + ", ".join(fmt_rate(row["n"] / s) for s in server))
+        others = [rep.get("other_cpu", 0) / rep["seconds"] for rep in row["reps"]]
+        extra += f"; rest of the machine: {max(others):.2f} cores at most"
         if "cli_call_ms" in row:
             extra += f"; `taskboard` CLI start + one RPC: {row['cli_call_ms']:.1f} ms"
         print(f"- {row['system']}, {row['config']}: {rates}{extra}")

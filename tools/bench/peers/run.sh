@@ -3,15 +3,15 @@
 # real processes over loopback, one worker process each, the same no-op workloads; prints one
 # Markdown table. See README.md beside this file for what each configuration is and why.
 #
-#   tools/bench/peers/run.sh                 # everything, N=10000, about 10 minutes on 2 cores
+#   tools/bench/peers/run.sh                 # everything, N=10000: 4 minutes on 2 quiet cores
 #   N=2000 REPS=1 SYSTEMS=taskboard,dask tools/bench/peers/run.sh
 #
 # Environment:
 #   BUILD_DIR        build directory holding bin/taskboard* (default: build, relative to the repo
 #                    root; absolute paths work too)
 #   N                tasks per batch (10000)          REPS    batches per configuration (3)
-#   SLOW_N           tasks per batch for Celery with appendfsync always (2000): it runs about 60
-#                    tasks/s here, fsync-bound, so 10,000 would take 8 minutes for one row
+#   SLOW_N           tasks per batch for Celery with appendfsync always (N): it is fsync-bound,
+#                    390 tasks/s here on a quiet disk but 60-70 while another job wrote to it
 #   SLOTS            tasks one worker runs at once (4): Taskboard --slots, Celery --concurrency,
 #                    Dask --nthreads
 #   WIDE_SLOTS       slots of the worker in Taskboard's last row (64, as tools/bench/scheduler_bench)
@@ -35,7 +35,7 @@ REPS="${REPS:-3}"
 SLOTS="${SLOTS:-4}"
 LATENCY_SAMPLES="${LATENCY_SAMPLES:-20}"
 POLL_MS="${POLL_MS:-100}"
-SLOW_N="${SLOW_N:-2000}"
+SLOW_N="${SLOW_N:-$N}"
 WIDE_SLOTS="${WIDE_SLOTS:-64}"
 # Items of the map phase in flight at once (the phase's `concurrency`), as in
 # tools/bench/scheduler_bench. Not N: with every item in flight, a map ran at a third of the
@@ -295,7 +295,7 @@ if want celery; then
   # Comparable: Celery's default prefork pool with SLOTS children, acknowledged after running,
   # the default prefetch; then Celery tuned for short tasks (the solo pool runs tasks inline in
   # the one process, a deep prefetch); then every write fsynced, like Taskboard's sync
-  # (fsync-bound, hence SLOW_N). Not the threads pool: its worker stalled for 4-20 s in about
+  # (fsync-bound, see SLOW_N). Not the threads pool: its worker stalled for 4-20 s in about
   # one batch in six here (README.md).
   run_celery "prefork x$SLOTS, acks_late, prefetch 4, AOF everysec" "$N" everysec prefork 4 1
   run_celery "solo, acks_late, prefetch 64, AOF everysec" "$N" everysec solo 64 1
