@@ -133,7 +133,23 @@ stop_all() {
   PIDS=()
 }
 
+# Drivers (the clients) run in the background and are waited for: bash runs a trap only
+# between foreground commands, so a SIGINT or SIGTERM would otherwise wait for the batch.
+DRIVER_PID=
+run_driver() {
+  "$@" &
+  DRIVER_PID=$!
+  local status=0
+  wait "$DRIVER_PID" || status=$?
+  DRIVER_PID=
+  return "$status"
+}
+
 cleanup() {
+  if [[ -n "$DRIVER_PID" ]]; then
+    kill -TERM "$DRIVER_PID" 2>/dev/null || true
+    wait "$DRIVER_PID" 2>/dev/null || true
+  fi
   stop_all
   if [[ -n "${RESULTS:-}" && -s "$RESULTS_FILE" ]]; then
     cp "$RESULTS_FILE" "$RESULTS"
@@ -144,12 +160,45 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# Which source the Taskboard binaries come from: the checkout that holds BUILD_DIR, its commit,
+# and its uncommitted changes, judged by time against the scheduler binary (a checkout being
+# worked on moves on after a build, and the commit alone would then misdescribe the binaries).
+describe_binaries() {
+  local built commit file newer=0 older=0 status
+  built="$(stat -c %Y "$BUILT/taskboard-scheduler")"
+  commit="$(git -C "$BUILT" rev-parse --short HEAD 2>/dev/null)" || {
+    echo "not in a git checkout"
+    return
+  }
+  status="$commit"
+  if (("$(git -C "$BUILT" log -1 --format=%ct HEAD)" > built)); then
+    status="$status (committed after the build)"
+  fi
+  local top
+  top="$(git -C "$BUILT" rev-parse --show-toplevel)"
+  while IFS= read -r file; do
+    if (("$(stat -c %Y "$top/$file" 2>/dev/null || echo 0)" > built)); then
+      newer=$((newer + 1))
+    else
+      older=$((older + 1))
+    fi
+  done < <(git -C "$top" diff --name-only HEAD 2>/dev/null)
+  if ((older > 0)); then
+    status="$status + uncommitted changes older than the build"
+  fi
+  if ((newer > 0)); then
+    status="$status; $newer uncommitted file(s) changed after the build (not in it)"
+  fi
+  echo "$status"
+}
+
 # Run copies of the binaries, so a rebuild of BUILD_DIR while the benchmark runs cannot swap a
 # binary between configurations (or under a running process).
 BIN="$WORK/bin"
 mkdir -p "$BIN"
 cp "$BUILT/taskboard" "$BUILT/taskboard-scheduler" "$BUILT/taskboard-worker" "$BIN/"
 BINARIES_BUILT="$(date -u -r "$BUILT/taskboard-scheduler" '+%Y-%m-%d %H:%M UTC')"
+BINARIES_FROM="$(describe_binaries)"
 
 # Two cores are easily shared by accident (a build, a test run): say so up front.
 read -r LOAD _ </proc/loadavg
@@ -203,7 +252,7 @@ run_taskboard() {
   local worker=$LAST_PID
   wait_for 30 "taskboard-worker to connect" taskboard_worker_connected "$address"
   echo "Taskboard: $label" >&2
-  "$PY" "$HERE/taskboard_driver.py" --system Taskboard --config "$label" --n "$N" \
+  run_driver "$PY" "$HERE/taskboard_driver.py" --system Taskboard --config "$label" --n "$N" \
     "${DRIVER_ARGS[@]}" \
     --pid "scheduler=$scheduler" --pid "worker=$worker" ${reference:+--reference} \
     --cli "$BIN/taskboard" --scheduler "$address" --shape "$shape" --wait "$wait" \
@@ -225,7 +274,7 @@ run_celery() {
   rm -rf "$dir"
   mkdir -p "$dir"
   local port
-  port="$(cd "$HERE" && "$PY" -c 'import harness; print(harness.free_port())')"
+  port="$(PYTHONPATH="$HERE" "$PY" -c 'import harness; print(harness.free_port())')"
   # Append-only file on, RDB snapshots off: every write goes to the AOF, fsynced per
   # `appendfsync` (everysec ~ Taskboard's wal, always ~ sync). Queue and results share it.
   start redis redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" --save "" \
@@ -242,8 +291,8 @@ run_celery() {
   local worker=$LAST_PID
   echo "Celery: $label" >&2
   # The driver's warm-up tasks wait for the worker to come up.
-  (cd "$HERE" && "$PY" celery_driver.py --system "Celery 5 + Redis" --config "$label" \
-    --n "$tasks" "${DRIVER_ARGS[@]}" --pid "scheduler=$broker" --pid "worker=$worker")
+  run_driver "$PY" "$HERE/celery_driver.py" --system "Celery 5 + Redis" --config "$label" \
+    --n "$tasks" "${DRIVER_ARGS[@]}" --pid "scheduler=$broker" --pid "worker=$worker"
   stop_all
   rm -rf "$dir"
 }
@@ -271,9 +320,9 @@ run_dask() {
     --local-directory "$dir/worker"
   local worker=$LAST_PID
   echo "Dask: $label" >&2
-  (cd "$HERE" && "$PY" dask_driver.py --system "Dask distributed" --config "$label" \
+  run_driver "$PY" "$HERE/dask_driver.py" --system "Dask distributed" --config "$label" \
     --n "$N" "${DRIVER_ARGS[@]}" --pid "scheduler=$scheduler" --pid "worker=$worker" \
-    --scheduler-file "$dir/scheduler.json")
+    --scheduler-file "$dir/scheduler.json"
   stop_all
   rm -rf "$dir"
 }
@@ -306,15 +355,9 @@ if want dask; then
   run_dask "$SLOTS threads, worker-saturation inf" inf
 fi
 
-# Which source the Taskboard binaries come from: the checkout that holds BUILD_DIR, and whether
-# it had uncommitted changes (then the commit alone does not describe them).
-source_commit="$(git -C "$BUILT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [[ -n "$(git -C "$BUILT" status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
-  source_commit="$source_commit + uncommitted changes"
-fi
 echo
-echo "Peers benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$ROOT" rev-parse --short HEAD);" \
-  "Taskboard binaries: $BUILT (built $BINARIES_BUILT from $source_commit);" \
+echo "Peers benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$ROOT" rev-parse --short HEAD) (this checkout);" \
+  "Taskboard binaries: $BUILT (built $BINARIES_BUILT from $BINARIES_FROM);" \
   "$(nproc) cores, $(uname -sr)"
 versions="$("$PY" -c 'import celery, distributed, redis; print(f"Celery {celery.__version__}, Dask distributed {distributed.__version__}, redis-py {redis.__version__}")' 2>/dev/null || true)"
 if command -v redis-server >/dev/null; then
