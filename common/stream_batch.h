@@ -50,6 +50,11 @@ Message TakeWrite(std::deque<Message>& queue, bool batches) {
     *messages->Add() = std::move(queue.front());
     queue.pop_front();
   }
+  if (messages->size() == 1) {
+    // The front message alone was over kBatchBytes: it goes as itself.
+    Message single = std::move(*messages->Mutable(0));
+    return single;
+  }
   return write;
 }
 

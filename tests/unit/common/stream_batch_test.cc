@@ -141,6 +141,7 @@ TEST(TakeWrite, OneMessageOverTheByteLimit_GoesAloneAndTheRestFollow) {
 
   v1::ConnectRequest first = TakeWrite(queue, /*batches=*/true);
   EXPECT_THAT(LeasesIn(first), ElementsAre("big"));
+  EXPECT_TRUE(first.has_task_result()) << "a batch of one is sent as the message itself";
   EXPECT_GT(first.ByteSizeLong(), kBatchBytes);
   v1::ConnectRequest second = TakeWrite(queue, /*batches=*/true);
   EXPECT_THAT(LeasesIn(second), ElementsAre("small-1", "small-2"));
@@ -152,7 +153,9 @@ TEST(TakeWrite, BigMessageBehindASmallOne_SmallGoesFirstWithoutIt) {
   queue.push_back(Result("small"));
   queue.push_back(Result("big", kBatchBytes + 100));
 
-  EXPECT_THAT(LeasesIn(TakeWrite(queue, /*batches=*/true)), ElementsAre("small"));
+  v1::ConnectRequest first = TakeWrite(queue, /*batches=*/true);
+  EXPECT_THAT(LeasesIn(first), ElementsAre("small"));
+  EXPECT_TRUE(first.has_task_result()) << "a batch of one is sent as the message itself";
   v1::ConnectRequest second = TakeWrite(queue, /*batches=*/true);
   EXPECT_THAT(LeasesIn(second), ElementsAre("big"));
   EXPECT_TRUE(queue.empty());
