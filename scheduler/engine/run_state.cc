@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/log/log.h"
+#include "scheduler/engine/task_states.h"
 
 namespace taskboard::engine {
 
@@ -73,6 +74,7 @@ void RunState::RemoveTask(absl::string_view task_id) {
   auto it = tasks_.find(std::string(task_id));
   if (it == tasks_.end()) return;
   std::string id = it->first;
+  finished_.erase(it->first);
   task_index_.erase(it->first);
   tasks_.erase(it);
   changed_tasks_.erase(id);
@@ -81,7 +83,28 @@ void RunState::RemoveTask(absl::string_view task_id) {
 
 void RunState::LoadTask(store::TaskRecord task) {
   const std::string id = task.task().task_id();
-  Slot(id) = std::move(task);
+  store::TaskRecord& slot = Slot(id);
+  slot = std::move(task);
+  if (IsTerminal(slot.task().state())) finished_.insert(tasks_.find(id)->first);
+}
+
+void RunState::CountTasks() {
+  for (const std::string& id : changed_tasks_) {
+    auto it = tasks_.find(id);
+    if (it == tasks_.end()) continue;
+    if (IsTerminal(it->second.task().state())) {
+      finished_.insert(it->first);
+    } else {
+      finished_.erase(it->first);
+    }
+  }
+  const int32_t total = static_cast<int32_t>(tasks_.size());
+  const int32_t done = static_cast<int32_t>(finished_.size());
+  if (record_.run().tasks_total() != total || record_.run().tasks_done() != done) {
+    v1::Run& run = *MutableRecord().mutable_run();
+    run.set_tasks_total(total);
+    run.set_tasks_done(done);
+  }
 }
 
 int64_t RunState::NextSeq() {
@@ -101,6 +124,7 @@ bool RunState::HasChanges() const {
 }
 
 RunState::Changes RunState::TakeChanges() {
+  if (!changed_tasks_.empty() || !removed_tasks_.empty()) CountTasks();
   Changes changes;
   changes.run = run_changed_;
   if (all_phases_changed_) {

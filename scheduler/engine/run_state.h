@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 #include "scheduler/store/records.pb.h"
 #include "taskboard/v1/scheduler.pb.h"
@@ -81,11 +82,17 @@ class RunState {
   store::RunRecord record_;
   // The record for `id` in tasks_, made (and indexed) if there is none.
   store::TaskRecord& Slot(const std::string& id);
+  // Brings the run's tasks_total / tasks_done up to date with the tasks
+  // changed since the last commit (ListRuns reads them from the record).
+  void CountTasks();
 
   std::map<std::string, store::TaskRecord> tasks_;
   // tasks_ by id, for lookups that do not grow with the run (a map's nodes
   // do not move, so the keys and records stay put).
   absl::flat_hash_map<absl::string_view, store::TaskRecord*> task_index_;
+  // Ids (keys of tasks_) of the tasks in a final state, counted into the
+  // run's tasks_done.
+  absl::flat_hash_set<absl::string_view> finished_;
   bool run_changed_ = false;
   std::set<int> changed_phases_;
   bool all_phases_changed_ = false;
