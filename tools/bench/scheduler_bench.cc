@@ -178,6 +178,7 @@ std::string BoardFlow(int tasks) {
 // (workers first, then the server, then the directory) on destruction.
 struct BenchCluster {
   std::filesystem::path dir;
+  server::SchedulerServerOptions options;
   std::unique_ptr<server::SchedulerServer> server;
   std::vector<std::unique_ptr<NoopWorker>> workers;
   std::unique_ptr<v1::Scheduler::Stub> client;
@@ -186,7 +187,7 @@ struct BenchCluster {
                      int64_t retention_ms = 0) {
     dir = std::filesystem::temp_directory_path() / absl::StrCat("taskboard-bench-", ::getpid());
     std::filesystem::remove_all(dir);
-    server::SchedulerServerOptions options;
+    options = server::SchedulerServerOptions();
     options.listen_address = "127.0.0.1:0";
     options.data_dir = dir.string();
     options.durability = durability;
@@ -203,6 +204,22 @@ struct BenchCluster {
     }
     client = v1::Scheduler::NewStub(
         grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), LargeReplies()));
+    return absl::OkStatus();
+  }
+
+  // Stops the scheduler and starts a new one on the same data directory;
+  // returns once it serves (recovery included). No workers reconnect.
+  absl::Status Restart() {
+    workers.clear();
+    client.reset();
+    server->Shutdown();
+    server.reset();
+    auto created = server::SchedulerServer::Create(options);
+    if (!created.ok()) return created.status();
+    server = std::move(*created);
+    client = v1::Scheduler::NewStub(
+        grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", server->port()),
+                                  grpc::InsecureChannelCredentials(), LargeReplies()));
     return absl::OkStatus();
   }
 
@@ -551,6 +568,62 @@ BENCHMARK(BM_RetentionSoak)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kSecond);
+
+// Pending tasks and recovery: R boards of T no-op tasks are submitted to a
+// scheduler with no workers (every task stays ready), then the scheduler is
+// restarted on the same RocksDB directory. Reported: the process's RSS per
+// pending task (scheduler and its RocksDB; no workers, so nothing else
+// grows), how long the restart took until the new scheduler served (all R
+// runs recovered into memory), and RSS per task after it.
+//
+//   build/bin/scheduler_bench --benchmark_filter=PendingAndRestart
+//
+// Args: {runs R, tasks per run T}.
+void BM_PendingAndRestart(benchmark::State& state) {
+  const int runs = static_cast<int>(state.range(0));
+  const int tasks = static_cast<int>(state.range(1));
+  const std::string flow = BoardFlow(tasks);
+  for (auto _ : state) {
+    BenchCluster cluster;
+    if (absl::Status started = cluster.Start(store::Durability::kWal, tasks, 0); !started.ok()) {
+      state.SkipWithError(std::string(started.message()).c_str());
+      return;
+    }
+    const double rss_start = RssMiB();
+    for (int i = 0; i < runs; ++i) {
+      v1::SubmitRunRequest request;
+      request.mutable_source()->set_text(flow);
+      v1::SubmitRunResponse response;
+      grpc::ClientContext context;
+      if (grpc::Status status = cluster.client->SubmitRun(&context, request, &response);
+          !status.ok()) {
+        state.SkipWithError(status.error_message().c_str());
+        return;
+      }
+    }
+    const double rss_pending = RssMiB();
+    const auto start = std::chrono::steady_clock::now();
+    if (absl::Status restarted = cluster.Restart(); !restarted.ok()) {
+      state.SkipWithError(std::string(restarted.message()).c_str());
+      return;
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    state.SetIterationTime(seconds);
+    const double total = static_cast<double>(runs) * tasks;
+    state.counters["tasks"] = total;
+    state.counters["rss_per_pending_task_bytes"] = (rss_pending - rss_start) * (1 << 20) / total;
+    state.counters["restart_ms"] = seconds * 1000;
+    state.counters["rss_after_restart_mib"] = RssMiB();
+  }
+}
+BENCHMARK(BM_PendingAndRestart)
+    ->ArgNames({"runs", "tasks"})
+    ->Args({10, 10'000})
+    ->Args({100, 10'000})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace taskboard
