@@ -44,6 +44,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "benchmark/benchmark.h"
@@ -223,6 +224,17 @@ struct BenchCluster {
     return absl::OkStatus();
   }
 
+  // SubmitRun of `flow` (its text); the run id.
+  absl::StatusOr<std::string> Submit(const std::string& flow) {
+    v1::SubmitRunRequest request;
+    request.mutable_source()->set_text(flow);
+    v1::SubmitRunResponse response;
+    grpc::ClientContext context;
+    grpc::Status status = client->SubmitRun(&context, request, &response);
+    if (!status.ok()) return absl::UnknownError(status.error_message());
+    return response.run_id();
+  }
+
   std::vector<int64_t> TakeDispatchLatencies() {
     std::vector<int64_t> all;
     for (auto& worker : workers) {
@@ -387,17 +399,13 @@ void BM_PacedBoards(benchmark::State& state) {
           std::max<int64_t>(max_lag_us, std::chrono::duration_cast<std::chrono::microseconds>(
                                             std::chrono::steady_clock::now() - due)
                                             .count());
-      v1::SubmitRunRequest request;
-      request.mutable_source()->set_text(flow);
-      v1::SubmitRunResponse response;
-      grpc::ClientContext context;
       int64_t submit_ms = NowUs() / 1000;
-      grpc::Status status = cluster.client->SubmitRun(&context, request, &response);
-      if (!status.ok()) {
-        state.SkipWithError(status.error_message().c_str());
+      absl::StatusOr<std::string> run_id = cluster.Submit(flow);
+      if (!run_id.ok()) {
+        state.SkipWithError(std::string(run_id.status().message()).c_str());
         return;
       }
-      runs.emplace_back(response.run_id(), submit_ms);
+      runs.emplace_back(*std::move(run_id), submit_ms);
     }
     // Collect every run once it has finished (bounded wait).
     std::vector<int64_t> e2e_ms;
@@ -520,16 +528,12 @@ void BM_RetentionSoak(benchmark::State& state) {
         WaitForRunEnd(*cluster.client, in_flight.front());
         in_flight.erase(in_flight.begin());
       }
-      v1::SubmitRunRequest request;
-      request.mutable_source()->set_text(flow);
-      v1::SubmitRunResponse response;
-      grpc::ClientContext context;
-      if (grpc::Status status = cluster.client->SubmitRun(&context, request, &response);
-          !status.ok()) {
-        state.SkipWithError(status.error_message().c_str());
+      absl::StatusOr<std::string> run_id = cluster.Submit(flow);
+      if (!run_id.ok()) {
+        state.SkipWithError(std::string(run_id.status().message()).c_str());
         return;
       }
-      in_flight.push_back(response.run_id());
+      in_flight.push_back(*std::move(run_id));
       if ((i + 1) % std::max(1, runs / 20) == 0) {
         rss_peak = std::max(rss_peak, RssMiB());
         disk_peak = std::max(disk_peak, DiskMiB(cluster.dir));
@@ -591,13 +595,8 @@ void BM_PendingAndRestart(benchmark::State& state) {
     }
     const double rss_start = RssMiB();
     for (int i = 0; i < runs; ++i) {
-      v1::SubmitRunRequest request;
-      request.mutable_source()->set_text(flow);
-      v1::SubmitRunResponse response;
-      grpc::ClientContext context;
-      if (grpc::Status status = cluster.client->SubmitRun(&context, request, &response);
-          !status.ok()) {
-        state.SkipWithError(status.error_message().c_str());
+      if (absl::StatusOr<std::string> run_id = cluster.Submit(flow); !run_id.ok()) {
+        state.SkipWithError(std::string(run_id.status().message()).c_str());
         return;
       }
     }
