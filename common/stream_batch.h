@@ -8,8 +8,9 @@
 // finds several messages queued when its previous write completes sends them
 // as one batch: an idle stream still sends each message at once (no delay is
 // added), and a busy one pays the per-write cost once per burst instead of
-// once per task. Both sides write through TakeWrite; readers check batches
-// with CheckBatch before acting on any message of one.
+// once per task. Both sides write through TakeWrite (WatchRun's bursts
+// through MoveBounded); readers check batches with CheckBatch before acting
+// on any message of one.
 
 #include <algorithm>
 #include <cstddef>
@@ -18,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/repeated_ptr_field.h"
 
 namespace taskboard {
 
@@ -28,6 +30,22 @@ inline constexpr int kMaxBatchMessages = 4096;
 // far below either side's receive limit; a larger single message is written
 // alone.
 inline constexpr size_t kBatchBytes = 1 << 20;
+
+// Moves messages from the front of `queue` to the end of `out`, in order,
+// while `out` holds fewer than `max_count` and stays within kBatchBytes;
+// always at least one when `queue` is not empty (a larger one goes alone).
+template <typename T>
+void MoveBounded(std::deque<T>& queue, google::protobuf::RepeatedPtrField<T>& out, int max_count) {
+  out.Reserve(out.size() + static_cast<int>(std::min<size_t>(queue.size(), max_count)));
+  size_t bytes = 0;
+  while (!queue.empty() && out.size() < max_count) {
+    const size_t size = queue.front().ByteSizeLong();
+    if (!out.empty() && bytes + size > kBatchBytes) break;
+    bytes += size;
+    *out.Add() = std::move(queue.front());
+    queue.pop_front();
+  }
+}
 
 // Takes the next write from `queue` (not empty): its front message alone, or,
 // when the peer accepts batches and more are queued, a batch of the front
@@ -41,15 +59,7 @@ Message TakeWrite(std::deque<Message>& queue, bool batches) {
     return write;
   }
   auto* messages = write.mutable_batch()->mutable_messages();
-  messages->Reserve(static_cast<int>(std::min<size_t>(queue.size(), kMaxBatchMessages)));
-  size_t bytes = 0;
-  while (!queue.empty() && messages->size() < kMaxBatchMessages) {
-    const size_t size = queue.front().ByteSizeLong();
-    if (!messages->empty() && bytes + size > kBatchBytes) break;
-    bytes += size;
-    *messages->Add() = std::move(queue.front());
-    queue.pop_front();
-  }
+  MoveBounded(queue, *messages, kMaxBatchMessages);
   if (messages->size() == 1) {
     // The front message alone was over kBatchBytes: it goes as itself.
     Message single = std::move(*messages->Mutable(0));

@@ -155,14 +155,7 @@ WatchReactor::Next WatchReactor::NextLocked() {
     } else {
       // What queued while the last write was in flight goes out together,
       // within a client's default 4 MiB receive limit (kBatchBytes).
-      size_t bytes = 0;
-      while (!queue_.empty() && response_.events_size() < events_per_message_) {
-        const size_t size = queue_.front().ByteSizeLong();
-        if (response_.events_size() > 0 && bytes + size > kBatchBytes) break;
-        bytes += size;
-        *response_.add_events() = std::move(queue_.front());
-        queue_.pop_front();
-      }
+      MoveBounded(queue_, *response_.mutable_events(), events_per_message_);
     }
     writing_ = true;
     next.write = true;
