@@ -6,13 +6,19 @@
 
 namespace taskboard::worker {
 
+absl::Status CheckAssignmentCwd(const v1::Assignment& assignment) {
+  if (absl::Status rule = CheckTaskCwd(assignment.cwd()); !rule.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("task '", assignment.task_id(), "': ", rule.message()));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::filesystem::path> TaskDirectory(const v1::Assignment& assignment,
                                                     const std::filesystem::path& root) {
   if (assignment.cwd().empty()) return root;
+  if (absl::Status rule = CheckAssignmentCwd(assignment); !rule.ok()) return rule;
   const std::string task = absl::StrCat("task '", assignment.task_id(), "': ");
-  if (absl::Status rule = CheckTaskCwd(assignment.cwd()); !rule.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(task, rule.message()));
-  }
   absl::StatusOr<WorkdirPath> resolved = ResolveInWorkdir(root, assignment.cwd());
   if (resolved.ok()) return resolved->absolute;
   if (resolved.status().code() == absl::StatusCode::kPermissionDenied) {

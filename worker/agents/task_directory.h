@@ -13,10 +13,15 @@
 
 #include <filesystem>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "taskboard/v1/worker.pb.h"
 
 namespace taskboard::worker {
+
+// OK, or INVALID_ARGUMENT naming the task when its cwd breaks CheckTaskCwd
+// (absolute, `..`, a NUL byte): the rule by its text alone, nothing resolved.
+absl::Status CheckAssignmentCwd(const v1::Assignment& assignment);
 
 // The task's directory, absolute with symlinks resolved; `root` itself (as
 // given) when the assignment names no cwd. An empty `root` is the worker's own

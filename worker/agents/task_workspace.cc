@@ -7,7 +7,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
-#include "common/task_cwd.h"
 #include "worker/agents/task_directory.h"
 
 namespace taskboard::worker {
@@ -88,10 +87,7 @@ absl::StatusOr<std::filesystem::path> TaskWorkspaces::Open(const v1::Assignment&
 absl::StatusOr<std::filesystem::path> TaskWorkspaces::Check(
     const v1::Assignment& assignment) const {
   if (!per_task_) return TaskDirectory(assignment, root_);
-  if (absl::Status rule = CheckTaskCwd(assignment.cwd()); !rule.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("task '", assignment.task_id(), "': ", rule.message()));
-  }
+  if (absl::Status rule = CheckAssignmentCwd(assignment); !rule.ok()) return rule;
   return std::filesystem::path();
 }
 
