@@ -416,12 +416,9 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
       continue;
     }
     // Queued, never started: nothing to stop, its place frees now.
-    auto queued = std::find_if(queued_.begin(), queued_.end(),
-                               [&](const v1::Assignment& a) { return a.lease_id() == lease_id; });
-    if (queued == queued_.end()) continue;
-    const v1::Assignment assignment = std::move(*queued);
-    queued_.erase(queued);
-    EndQueuedLocked(assignment, TaskReturnedRequest(assignment, kRevokedReason));
+    if (std::optional<v1::Assignment> queued = TakeQueuedLocked(lease_id, nullptr)) {
+      EndQueuedLocked(*queued, TaskReturnedRequest(*queued, kRevokedReason));
+    }
   }
   for (const std::string& lease_id : revoked) {
     ForgetObservationsOf(lease_id, unconfirmed_misses_);
@@ -527,6 +524,17 @@ void Session::StartQueuedLocked() {
   }
 }
 
+std::optional<v1::Assignment> Session::TakeQueuedLocked(absl::string_view lease_id,
+                                                        const std::string* task_id) {
+  auto queued = std::find_if(queued_.begin(), queued_.end(), [&](const v1::Assignment& a) {
+    return a.lease_id() == lease_id && (task_id == nullptr || a.task_id() == *task_id);
+  });
+  if (queued == queued_.end()) return std::nullopt;
+  v1::Assignment assignment = std::move(*queued);
+  queued_.erase(queued);
+  return assignment;
+}
+
 void Session::EndQueuedLocked(const v1::Assignment& assignment, v1::ConnectRequest report) {
   ReportLocked(assignment.lease_id(), std::move(report));
   FreeSlotLocked();
@@ -547,10 +555,9 @@ void Session::OnCancel(const v1::Cancel& cancel) {
   absl::MutexLock lock(&mu_);
   const std::string reason =
       cancel.reason().empty() ? "cancelled by the scheduler" : cancel.reason();
-  for (auto queued = queued_.begin(); queued != queued_.end(); ++queued) {
-    if (queued->lease_id() != cancel.lease_id() || queued->task_id() != cancel.task_id()) continue;
-    const v1::Assignment assignment = std::move(*queued);
-    queued_.erase(queued);
+  if (std::optional<v1::Assignment> queued =
+          TakeQueuedLocked(cancel.lease_id(), &cancel.task_id())) {
+    const v1::Assignment& assignment = *queued;
     CancelToken token;
     token.Cancel(reason);
     if (options_.metrics != nullptr) {

@@ -48,6 +48,7 @@
 #include <deque>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -166,6 +167,11 @@ class Session {
   // Starts queued assignments while slots are free (until a drain's grace
   // period expires).
   void StartQueuedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes the queued assignment holding `lease_id` (and, unless null, of
+  // `*task_id`) from the queue; nullopt when none is queued.
+  std::optional<v1::Assignment> TakeQueuedLocked(absl::string_view lease_id,
+                                                 const std::string* task_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Ends a queued assignment without running it: `report` goes out as its
   // final report, and its place frees.
   void EndQueuedLocked(const v1::Assignment& assignment, v1::ConnectRequest report)
