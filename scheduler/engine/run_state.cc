@@ -83,16 +83,16 @@ void RunState::RemoveTask(absl::string_view task_id) {
 
 void RunState::LoadTask(store::TaskRecord task) {
   const std::string id = task.task().task_id();
-  store::TaskRecord& slot = Slot(id);
-  slot = std::move(task);
-  if (IsTerminal(slot.task().state())) finished_.insert(tasks_.find(id)->first);
+  Slot(id) = std::move(task);
+  auto indexed = task_index_.find(id);
+  if (IsTerminal(indexed->second->task().state())) finished_.insert(indexed->first);
 }
 
 void RunState::CountTasks() {
   for (const std::string& id : changed_tasks_) {
-    auto it = tasks_.find(id);
-    if (it == tasks_.end()) continue;
-    if (IsTerminal(it->second.task().state())) {
+    auto it = task_index_.find(id);
+    if (it == task_index_.end()) continue;
+    if (IsTerminal(it->second->task().state())) {
       finished_.insert(it->first);
     } else {
       finished_.erase(it->first);
