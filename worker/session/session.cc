@@ -386,6 +386,8 @@ void Session::Handle(const v1::ConnectResponse& response, Backoff& backoff) {
     case v1::ConnectResponse::kToolDecision:
       tool_caller_->OnDecision(response.tool_decision());
       break;
+    case v1::ConnectResponse::kLlmGrant:
+      break;
     case v1::ConnectResponse::kBatch:
       // In order, as if written one by one; a nested batch is a scheduler
       // bug and is skipped rather than recursed into.
