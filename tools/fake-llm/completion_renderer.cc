@@ -95,6 +95,13 @@ Json RenderUsage(const ResponseSpec& respond, const CompletionContext& context) 
               {"total_tokens", prompt + completion}};
 }
 
+int64_t ReportedTokens(const ResponseSpec& respond, size_t prompt_chars) {
+  if (respond.error.has_value() || respond.malformed || respond.raw_body.has_value()) return 0;
+  CompletionContext context;
+  context.prompt_chars = prompt_chars;
+  return RenderUsage(respond, context)["total_tokens"].get<int64_t>();
+}
+
 Json RenderCompletion(const ResponseSpec& respond, const CompletionContext& context) {
   Json message{{"role", "assistant"}};
   message["content"] = respond.content.has_value() ? Json(*respond.content) : Json(nullptr);

@@ -39,6 +39,12 @@ struct HttpReply {
 // `usage` for a completion: scripted counts, else characters / 4 rounded up.
 Json RenderUsage(const ResponseSpec& respond, const CompletionContext& context);
 
+// The tokens a reply to `respond` reports in its usage (prompt +
+// completion), which the --tpm limit charges: RenderUsage's total for a
+// completion, streamed or not; 0 for an error, malformed or raw body, which
+// report none.
+int64_t ReportedTokens(const ResponseSpec& respond, size_t prompt_chars);
+
 // A complete `chat.completion` object for a content / tool_calls response.
 Json RenderCompletion(const ResponseSpec& respond, const CompletionContext& context);
 

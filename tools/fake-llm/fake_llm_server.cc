@@ -39,8 +39,8 @@ absl::StatusOr<std::unique_ptr<FakeLlmServer>> FakeLlmServer::Start(
   absl::StatusOr<std::unique_ptr<RequestLog>> log = RequestLog::Open(options.log_path);
   if (!log.ok()) return log.status();
   server->log_ = std::move(*log);
-  server->handler_ = std::make_unique<ChatHandler>(std::move(script), server->log_.get(),
-                                                   [] { return absl::ToUnixSeconds(absl::Now()); });
+  server->handler_ = std::make_unique<ChatHandler>(
+      std::move(script), server->log_.get(), [] { return absl::Now(); }, options.limits);
   server->http_ = std::make_unique<httplib::Server>();
   server->Route();
   if (options.port == 0) {
@@ -88,6 +88,9 @@ void FakeLlmServer::Route() {
   http_->Post("/chat/completions", chat);
   http_->Get("/requests", [this](const httplib::Request&, httplib::Response& response) {
     response.set_content(DumpJson(log_->Entries()), "application/json");
+  });
+  http_->Get("/stats", [this](const httplib::Request&, httplib::Response& response) {
+    response.set_content(DumpJson(handler_->Stats()), "application/json");
   });
   http_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     response.set_content("ok\n", "text/plain");

@@ -3,8 +3,9 @@
 
 // The fake LLM's HTTP binding (cpp-httplib): `POST /v1/chat/completions` and
 // `POST /chat/completions` answered by a ChatHandler, `GET /requests` (the
-// request log as a JSON array) and `GET /healthz`. Serves on its own threads
-// from Start until Shutdown (or destruction).
+// request log as a JSON array), `GET /stats` (ChatHandler::Stats) and
+// `GET /healthz`. Serves on its own threads from Start until Shutdown (or
+// destruction).
 
 #include <memory>
 #include <string>
@@ -13,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "tools/fake-llm/chat_handler.h"
+#include "tools/fake-llm/rate_limits.h"
 #include "tools/fake-llm/request_log.h"
 #include "tools/fake-llm/script.h"
 
@@ -28,6 +30,8 @@ struct FakeLlmServerOptions {
   int port = 0;
   // Request log file (JSON lines, appended); empty: memory only.
   std::string log_path;
+  // --rpm / --tpm; 0: unlimited.
+  RateLimitOptions limits;
 };
 
 class FakeLlmServer {

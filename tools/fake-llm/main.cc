@@ -2,6 +2,7 @@
 // tests and demos, answering from a script (tools/fake-llm/README.md).
 //
 //   fake-llm --script FILE [--listen 127.0.0.1:0] [--port-file PATH] [--log FILE]
+//            [--rpm N] [--tpm N]
 //
 // Prints the bound port on stdout (one line) and writes it to --port-file
 // once serving, so tests can listen on port 0. Exit 2: bad flags or script.
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "CLI/CLI.hpp"
@@ -19,6 +21,7 @@
 #include "common/files.h"
 #include "common/json_depth_flag.h"
 #include "tools/fake-llm/fake_llm_server.h"
+#include "tools/fake-llm/rate_limits.h"
 #include "tools/fake-llm/script.h"
 
 namespace {
@@ -38,6 +41,9 @@ int main(int argc, char** argv) {
   std::string listen = "127.0.0.1:0";
   std::string port_file;
   std::string log_path;
+  // Text, checked below like --listen, so a bad value gets our message.
+  std::string rpm = "0";
+  std::string tpm = "0";
   CLI::App app{"fake-llm: a scripted OpenAI-compatible chat completions server"};
   app.add_option("--script", script_path, "Rules file (YAML or JSON), see tools/fake-llm/README.md")
       ->required();
@@ -45,6 +51,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--port-file", port_file, "Write the bound port here once serving");
   app.add_option("--log", log_path, "Append every request here as one JSON line");
+  app.add_option("--rpm", rpm,
+                 "Requests per minute before answering 429 with Retry-After (0: unlimited)")
+      ->type_name("NUMBER")
+      ->capture_default_str();
+  app.add_option("--tpm", tpm,
+                 "Tokens per minute (prompt + completion of each answer's usage) before "
+                 "answering 429 (0: unlimited)")
+      ->type_name("NUMBER")
+      ->capture_default_str();
   taskboard::AddJsonDepthFlag(app);
   try {
     app.parse(argc, argv);
@@ -62,6 +77,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.host = listen.substr(0, colon);
+  for (auto [flag, text, limit] : {std::tuple{"--rpm", &rpm, &options.limits.requests_per_minute},
+                                   std::tuple{"--tpm", &tpm, &options.limits.tokens_per_minute}}) {
+    absl::StatusOr<double> parsed = taskboard::fake_llm::ParsePerMinuteLimit(flag, *text);
+    if (!parsed.ok()) {
+      std::cerr << "fake-llm: " << parsed.status().message() << "\n";
+      return 2;
+    }
+    *limit = *parsed;
+  }
 
   if (!std::ifstream(script_path).good()) {
     std::cerr << "fake-llm: " << script_path << ": cannot read the script file (check the path)\n";

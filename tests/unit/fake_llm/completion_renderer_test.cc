@@ -72,6 +72,20 @@ TEST(RenderUsage, ScriptedCounts_OverrideTheEstimate) {
             *ParseJson(R"({"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15})"));
 }
 
+TEST(ReportedTokens, Completion_IsTheUsageTotal) {
+  // The same numbers the reply's usage shows: 40 / 4 prompt + 8 / 4 completion.
+  EXPECT_EQ(ReportedTokens(Respond("{content: abcdefgh}"), 40), 12);
+  EXPECT_EQ(ReportedTokens(
+                Respond("{content: a, usage: {prompt_tokens: 100, completion_tokens: 7}}"), 40),
+            107);
+}
+
+TEST(ReportedTokens, ErrorMalformedOrRawBody_ReportNone) {
+  EXPECT_EQ(ReportedTokens(Respond("{error: {status: 500}}"), 40), 0);
+  EXPECT_EQ(ReportedTokens(Respond("{malformed: true}"), 40), 0);
+  EXPECT_EQ(ReportedTokens(Respond("{raw_body: {id: x}}"), 40), 0);
+}
+
 TEST(RenderChunks, Content_SplitsIntoPiecesThenFinishes) {
   const std::vector<Json> chunks =
       RenderChunks(Respond("{content: abcdefg, chunk_chars: 3}"), Context(), false);

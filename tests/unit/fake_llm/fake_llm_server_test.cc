@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_split.h"
@@ -48,12 +49,21 @@ rules:
 
 class FakeLlmBinaryTest : public ::testing::Test {
  protected:
-  void StartWith(const std::string& script) {
+  // `flags` follow the usual ones, e.g. {"--rpm", "60"}.
+  void StartWith(const std::string& script, const std::vector<std::string>& flags = {}) {
     std::ofstream(Path("script.yaml")) << script;
-    absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Spawn(
-        {std::string(TASKBOARD_BIN_DIR) + "/fake-llm", "--script", Path("script.yaml"), "--listen",
-         "127.0.0.1:0", "--port-file", Path("port"), "--log", Path("requests.jsonl")},
-        Path("stderr.log"));
+    std::vector<std::string> argv = {std::string(TASKBOARD_BIN_DIR) + "/fake-llm",
+                                     "--script",
+                                     Path("script.yaml"),
+                                     "--listen",
+                                     "127.0.0.1:0",
+                                     "--port-file",
+                                     Path("port"),
+                                     "--log",
+                                     Path("requests.jsonl")};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    absl::StatusOr<std::unique_ptr<ChildProcess>> child =
+        ChildProcess::Spawn(argv, Path("stderr.log"));
     ASSERT_TRUE(child.ok()) << child.status();
     process_ = *std::move(child);
   }
@@ -215,6 +225,55 @@ TEST_F(FakeLlmBinaryTest, BadScript_ExitsTwoListingEveryError) {
   EXPECT_THAT(errors, HasSubstr("fake-llm: " + Path("script.yaml") +
                                 ": rules[0].respond: unknown key 'contnet'"));
   EXPECT_THAT(errors, HasSubstr("rules[1].match.turn: must be an integer"));
+}
+
+TEST_F(FakeLlmBinaryTest, RpmLimit_Answers429WithRetryAfterAndCountsInStats) {
+  // One request per minute: the first is answered and the next refused unless
+  // 59 s pass between them, so the outcome does not depend on timing.
+  StartWith(kScript, {"--rpm", "1", "--tpm", "1000000"});
+  WaitForPort();
+  httplib::Result first = Chat("say hello");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 200);
+  EXPECT_EQ(first->get_header_value("x-ratelimit-limit-requests"), "1");
+  EXPECT_EQ(first->get_header_value("x-ratelimit-limit-tokens"), "1000000");
+
+  // `busy` matches the scripted 429 rule, but the limit answers before any rule.
+  httplib::Result refused = Chat("busy?");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 429);
+  const int retry_after = std::stoi(refused->get_header_value("Retry-After"));
+  EXPECT_GE(retry_after, 1);
+  EXPECT_LE(retry_after, 60);
+  const Json error = (*ParseJson(refused->body))["error"];
+  EXPECT_THAT(error["message"].get<std::string>(),
+              HasSubstr("Rate limit reached for requests per minute (limit 1)"));
+  EXPECT_EQ(error["type"], "requests");
+  EXPECT_EQ(error["code"], "rate_limit_exceeded");
+
+  httplib::Result stats = client_->Get("/stats");
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(stats->status, 200);
+  EXPECT_EQ(*ParseJson(stats->body),
+            *ParseJson(R"({"requests": 2, "admitted": 1, "rate_limited": 1})"));
+  std::vector<std::string> lines =
+      absl::StrSplit(ReadFileOrEmpty(Path("requests.jsonl")), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u);
+  const Json logged = *ParseJson(lines[1]);
+  EXPECT_EQ(logged["status"], 429);
+  EXPECT_EQ(logged["rule_name"], "rate-limit");
+}
+
+TEST_F(FakeLlmBinaryTest, BadRateLimitFlags_ExitTwoNamingTheFlag) {
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--rpm", "-1"}, {"--tpm", "lots"}, {"--rpm", "nan"}}) {
+    StartWith(kScript, {flag, value});
+    std::optional<int> code = process_->WaitFor(30'000);
+    ASSERT_TRUE(code.has_value()) << flag << " " << value;
+    EXPECT_EQ(*code, 2) << flag << " " << value;
+    EXPECT_THAT(ReadFileOrEmpty(Path("stderr.log")),
+                HasSubstr("fake-llm: " + flag + " " + value + ": expected a number >= 0"));
+  }
 }
 
 }  // namespace
