@@ -1,0 +1,41 @@
+#include "scheduler/governance/usage_book.h"
+
+#include <utility>
+
+#include "absl/strings/match.h"
+
+namespace taskboard::governance {
+
+void UsageBook::Load(const UsageKey& key, UsageRow row) { rows_[key] = std::move(row); }
+
+const UsageRow& UsageBook::Add(const UsageKey& key, const v1::Usage& usage, bool rate_limited) {
+  UsageRow& row = rows_[key];
+  row.requests++;
+  if (rate_limited) row.rate_limited++;
+  v1::Usage& total = row.usage;
+  total.set_input_tokens(total.input_tokens() + usage.input_tokens());
+  total.set_output_tokens(total.output_tokens() + usage.output_tokens());
+  total.set_cache_read_tokens(total.cache_read_tokens() + usage.cache_read_tokens());
+  total.set_cost_usd(total.cost_usd() + usage.cost_usd());
+  total.set_turns(total.turns() + usage.turns());
+  total.set_model(key.model);
+  return row;
+}
+
+Spend UsageBook::TenantSpend(const std::string& tenant, const std::string& period) const {
+  Spend spend;
+  // Days sort by their text, and a period is a prefix of its days.
+  for (auto it = rows_.lower_bound(UsageKey{period, "", ""});
+       it != rows_.end() && absl::StartsWith(it->first.day, period); ++it) {
+    if (it->first.tenant != tenant) continue;
+    spend.tokens += it->second.usage.input_tokens() + it->second.usage.output_tokens();
+    spend.usd += it->second.usage.cost_usd();
+  }
+  return spend;
+}
+
+void UsageBook::ForgetBefore(const std::string& month) {
+  rows_.erase(rows_.begin(), rows_.lower_bound(UsageKey{month, "", ""}));
+}
+
+}  // namespace taskboard::governance
