@@ -17,6 +17,15 @@
 //       budget: {usd: 50, tokens: 20000000, period: day}         # or month (UTC)
 //       models:
 //         gpt-4o-mini: {rpm: 100}      # acme's share, within the model's limits
+//
+// Every key is optional; an empty document (or `{}`) sets no limits. JSON is
+// read as YAML's flow style, so either works. rpm, tpm, prices and usd are
+// numbers >= 0; concurrency, tokens and defaultOutputTokens whole numbers
+// (defaultOutputTokens from 1 to 10,000,000). A key with no value where a
+// mapping goes (`models:`) is an empty mapping; where a number goes it is an
+// error, as is any unknown key, so a typo cannot quietly lift a limit.
+// Tenants are named as in the tokens file ([A-Za-z0-9._-]{1,64}). At most
+// 10,000 models, 10,000 tenants and 10,000 models per tenant; at most 16 MiB.
 
 #include <cstdint>
 #include <filesystem>
@@ -61,9 +70,14 @@ struct TenantPolicy {
 };
 
 struct LlmLimits {
-  // By model name, as calls name it.
+  // By model name, as calls name it. Only models with some limit above 0: a
+  // model listed with just a price is in `prices` alone, and the governor
+  // need not track its calls.
   std::map<std::string, ModelLimits> models;
+  // Models listed with a `price`.
   std::map<std::string, ModelPrice> prices;
+  // Every tenant listed. Their `models` likewise hold only entries with some
+  // limit above 0, and `budget` is set only when its usd or tokens is above 0.
   std::map<std::string, TenantPolicy> tenants;
   // Reserved for a call that does not cap its answer (max_tokens unset).
   int64_t default_output_tokens = 1024;
@@ -71,17 +85,22 @@ struct LlmLimits {
 
 // Parses the document (YAML or JSON). INVALID_ARGUMENT listing every
 // problem, one per line, each with its path, e.g.
-// "models.gpt-4o.rpm: must be a number >= 0, got \"fast\"".
+// "models.gpt-4o.rpm: must be a number >= 0, got \"fast\"" (the first 100
+// problems, then a count of the rest); a syntax error or a document past the
+// size or depth limits is the one problem.
 absl::StatusOr<LlmLimits> ParseLlmLimits(absl::string_view text);
 
-// Reads and parses `path`; errors start with the path.
+// Reads and parses `path`; errors start with the path (then ":\n" when they
+// list several problems). NOT_FOUND when the file does not exist;
+// INVALID_ARGUMENT when it cannot be read or parsed.
 absl::StatusOr<LlmLimits> LoadLlmLimitsFile(const std::filesystem::path& path);
 
 // The cost in USD of one call's tokens under `limits`' price table; nullopt
-// when the model has no price there.
+// when the model has no price there. `cached_tokens` are part of
+// `input_tokens`, priced at cachedInput (else input); counts below 0 count
+// as 0, and cached tokens as at most the input.
 std::optional<double> PriceCall(const LlmLimits& limits, const std::string& model,
-                                int64_t input_tokens, int64_t output_tokens,
-                                int64_t cached_tokens);
+                                int64_t input_tokens, int64_t output_tokens, int64_t cached_tokens);
 
 }  // namespace taskboard::governance
 
