@@ -39,6 +39,7 @@
 #include "scheduler/auth/authenticator.h"
 #include "scheduler/auth/listen_exposure.h"
 #include "scheduler/engine/run_limits.h"
+#include "scheduler/governance/llm_limits.h"
 #include "scheduler/server/scheduler_server.h"
 
 namespace {
@@ -50,7 +51,7 @@ std::function<std::string(const std::string&)> DurationCheck(bool positive) {
     absl::StatusOr<absl::Duration> parsed = taskboard::ParseDurationText(text);
     if (!parsed.ok()) return std::string(parsed.status().message());
     return !positive || *parsed > absl::ZeroDuration() ? std::string()
-                                                        : std::string("must be above 0");
+                                                       : std::string("must be above 0");
   };
 }
 
@@ -103,6 +104,7 @@ int main(int argc, char** argv) {
   log::LogFlags log_flags;
   std::string auth_tokens;
   bool insecure = false;
+  std::string llm_limits;
   taskboard::tls::ServerTlsFlags tls_flags;
 
   CLI::App app{"taskboard-scheduler: owns Taskboard runs, their tasks and their durable state"};
@@ -126,6 +128,11 @@ int main(int argc, char** argv) {
                  "A worker silent this long loses its tasks to other workers")
       ->envname("TASKBOARD_LEASE_TIMEOUT_MS")
       ->capture_default_str();
+  app.add_option("--llm-limits", llm_limits,
+                 "LLM governance: per-model rpm/tpm/concurrency limits, prices and tenant "
+                 "budgets (YAML; docs/llm-governance.md), re-read on SIGHUP; empty: calls are "
+                 "granted at once and billed at the agent files' prices")
+      ->envname("TASKBOARD_LLM_LIMITS");
   app.add_option("--retention", retention,
                  "Delete finished runs this long after they finished, with their events, tasks, "
                  "ledger and run-scoped cache entries (30d, 12h, 90m; 0: keep forever)")
@@ -266,6 +273,15 @@ int main(int argc, char** argv) {
     authenticator = *std::move(loaded);
     options.authenticator = authenticator.get();
   }
+  if (!llm_limits.empty()) {
+    absl::StatusOr<taskboard::governance::LlmLimits> loaded =
+        taskboard::governance::LoadLlmLimitsFile(llm_limits);
+    if (!loaded.ok()) {
+      std::cerr << "taskboard-scheduler: --llm-limits " << loaded.status().message() << "\n";
+      return 2;
+    }
+    options.engine.llm_limits = *std::move(loaded);
+  }
   taskboard::metrics::MetricsHttpOptions http_options;
   if (absl::Status flags =
           taskboard::metrics::CheckMetricsFlags(metrics_listen, metrics_port_file, http_options);
@@ -283,7 +299,7 @@ int main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGHUP);  // re-read --auth-tokens
+  sigaddset(&signals, SIGHUP);  // re-read --auth-tokens and --llm-limits
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   absl::StatusOr<std::unique_ptr<taskboard::server::SchedulerServer>> server =
@@ -326,8 +342,19 @@ int main(int argc, char** argv) {
   }
   int received = 0;
   while (sigwait(&signals, &received) == 0 && received == SIGHUP) {
+    if (!llm_limits.empty()) {
+      absl::StatusOr<taskboard::governance::LlmLimits> loaded =
+          taskboard::governance::LoadLlmLimitsFile(llm_limits);
+      if (loaded.ok()) {
+        (*server)->engine().SetLlmLimits(*std::move(loaded));
+      } else {
+        log::Error("llm limits not re-read; the previous limits stay in force")
+            .With("error", loaded.status().message());
+      }
+    }
     if (authenticator == nullptr) {
-      log::Info("SIGHUP ignored: no --auth-tokens to re-read");
+      if (llm_limits.empty())
+        log::Info("SIGHUP ignored: no --auth-tokens or --llm-limits to re-read");
       continue;
     }
     absl::StatusOr<size_t> reloaded = authenticator->Reload();

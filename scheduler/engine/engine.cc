@@ -17,10 +17,12 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
   std::unique_ptr<Engine> engine(new Engine(std::move(options)));
   absl::Status recovered = engine->Recover();
   if (!recovered.ok()) return recovered;
+  if (absl::Status usage = engine->LoadLlmUsage(); !usage.ok()) return usage;
   return engine;
 }
 
-Engine::Engine(EngineOptions options) : options_(std::move(options)), ledgers_(options_.store) {
+Engine::Engine(EngineOptions options)
+    : options_(std::move(options)), ledgers_(options_.store), governor_(options_.llm_limits) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
   cache_.set_limits(options_.cache_limits);
 }
@@ -67,8 +69,13 @@ void Engine::Cancel(std::string run_id, std::string reason,
 }
 
 void Engine::Resume(std::string run_id, std::function<void(absl::StatusOr<ResumeResult>)> done) {
-  Post([this, run_id = std::move(run_id), done = std::move(done)]() mutable {
-    DoResume(run_id, done);
+  Resume(std::move(run_id), ResumeBudget{}, std::move(done));
+}
+
+void Engine::Resume(std::string run_id, ResumeBudget budget,
+                    std::function<void(absl::StatusOr<ResumeResult>)> done) {
+  Post([this, run_id = std::move(run_id), budget, done = std::move(done)]() mutable {
+    DoResume(run_id, budget, done);
   });
 }
 
@@ -83,8 +90,9 @@ uint64_t Engine::NewStreamId() { return next_stream_id_++; }
 
 void Engine::WorkerHello(uint64_t stream_id, v1::Hello hello,
                          std::shared_ptr<dispatch::WorkerChannel> channel, std::string identity) {
-  Post([this, stream_id, hello = std::move(hello), channel = std::move(channel),
-        identity = std::move(identity)]() mutable { DoHello(stream_id, hello, channel, identity); });
+  Post(
+      [this, stream_id, hello = std::move(hello), channel = std::move(channel),
+       identity = std::move(identity)]() mutable { DoHello(stream_id, hello, channel, identity); });
 }
 
 void Engine::WorkerMessage(uint64_t stream_id, v1::ConnectRequest message) {
@@ -107,6 +115,10 @@ void Engine::Loop() {
       int64_t wake_at = now + 1000;
       if (!timers_.empty()) wake_at = std::min(wake_at, timers_.top().due_ms);
       if (leases_.size() > 0) wake_at = std::min(wake_at, last_lease_sweep_ms_ + 200);
+      // Model calls waiting for their model's limits to refill.
+      if (governor_.NextWake() != absl::InfiniteFuture()) {
+        wake_at = std::min(wake_at, absl::ToUnixMillis(governor_.NextWake()) + 1);
+      }
       // A deletion goes on a slice at a time, between other work.
       if (deletion_.has_value()) wake_at = std::min(wake_at, now + 10);
       if (queue_.empty() && !stopping_ && wake_at > now) {
@@ -153,6 +165,7 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
     }
   }
   Dispatch();
+  GrantLlmCalls();
   SweepRetention();
   loop_stats_.batches++;
   loop_stats_.events += static_cast<int64_t>(batch.size());

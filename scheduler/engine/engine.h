@@ -46,6 +46,7 @@
 #include "scheduler/engine/driver.h"
 #include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/ledger_book.h"
+#include "scheduler/engine/llm_metrics.h"
 #include "scheduler/engine/policy_service_caller.h"
 #include "scheduler/engine/retry_backoff.h"
 #include "scheduler/engine/run_deletion.h"
@@ -54,6 +55,8 @@
 #include "scheduler/engine/run_task_graph.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/watch_hub.h"
+#include "scheduler/governance/llm_governor.h"
+#include "scheduler/governance/usage_book.h"
 #include "scheduler/policy/narrative_cache.h"
 #include "scheduler/store/store.h"
 
@@ -98,6 +101,16 @@ struct EngineOptions {
   // Prometheus hooks, called on the loop thread; null: no metrics. Outlives
   // the engine.
   EngineMetrics* metrics = nullptr;
+  LlmMetrics* llm_metrics = nullptr;
+  // LLM governance (--llm-limits; docs/llm-governance.md): model limits,
+  // prices and tenant budgets. Empty: calls are granted at once and billed.
+  governance::LlmLimits llm_limits;
+};
+
+// ResumeRun's new budget for the run (unset: unchanged).
+struct ResumeBudget {
+  std::optional<double> usd;
+  std::optional<int64_t> tokens;
 };
 
 struct SubmitRequest {
@@ -156,6 +169,16 @@ class Engine {
   // Re-runs a failed / blocked / cancelled / paused run under the same id.
   // NOT_FOUND, or FAILED_PRECONDITION for a run that is not resumable.
   void Resume(std::string run_id, std::function<void(absl::StatusOr<ResumeResult>)> done);
+  // With a new budget: FAILED_PRECONDITION when it is not more than the run
+  // billed already (it would pause again at once).
+  void Resume(std::string run_id, ResumeBudget budget,
+              std::function<void(absl::StatusOr<ResumeResult>)> done);
+  // New LLM limits (SIGHUP): in force for the next grant.
+  void SetLlmLimits(governance::LlmLimits limits);
+  // GetUsage: what tenants billed per model and day, from `since_day`
+  // (YYYY-MM-DD); `tenant` "" for every tenant. Reads the store.
+  absl::StatusOr<std::vector<v1::UsageRow>> ReadUsage(const std::string& tenant,
+                                                      const std::string& since_day);
 
   // Worker streams. A stream id comes from NewStreamId; the stream's first
   // message is its Hello, which registers `channel` for replies.
@@ -232,7 +255,8 @@ class Engine {
   void DoSubmit(SubmitRequest& request, std::function<void(absl::StatusOr<SubmitResult>)>& done);
   void DoCancel(const std::string& run_id, const std::string& reason,
                 std::function<void(absl::StatusOr<v1::RunStatus>)>& done);
-  void DoResume(const std::string& run_id, std::function<void(absl::StatusOr<ResumeResult>)>& done);
+  void DoResume(const std::string& run_id, const ResumeBudget& budget,
+                std::function<void(absl::StatusOr<ResumeResult>)>& done);
   absl::StatusOr<std::unique_ptr<RunState>> LoadRun(const std::string& run_id);
   // Puts a loaded, resumable run back to running under its driver's Resume
   // and activates it (ResumeRun, and a parent's resume reaching its children).
@@ -283,6 +307,21 @@ class Engine {
   void DoDisconnect(uint64_t stream_id);
   void OnResult(uint64_t stream_id, v1::TaskResult& result);
   v1::WorkerInfo DescribeWorker(const dispatch::ConnectedWorker& worker) const;
+
+  // LLM governance (engine_llm.cc).
+  void OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& request);
+  void OnLlmCallReport(const v1::LlmCallReport& report);
+  // Sends what the governor can grant by now; after every batch.
+  void GrantLlmCalls();
+  void SendLlmGrant(const governance::Granted& granted);
+  void RefuseLlmCall(uint64_t stream_id, const std::string& request_id, const std::string& error);
+  // A call would exceed `owner`'s budget (a run of the tree, or the tenant
+  // when null): pauses the root run or refuses the call, as the flow says.
+  void StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request, RunState& asking,
+                    const std::string& scope, const std::string& reason);
+  // The current month's usage rows, at start-up.
+  absl::Status LoadLlmUsage();
+  absl::Time Now() const { return absl::FromUnixMillis(now_ms_); }
 
   // Tool calls and prior work (engine_tools.cc).
   // The active run whose task `lease_id` currently covers, or null.
@@ -415,6 +454,10 @@ class Engine {
   int64_t backlog_since_ms_ = INT64_MAX;
   // The most slots each worker process (Hello.incarnation) declared.
   absl::flat_hash_map<std::string, int64_t> capacity_by_incarnation_;
+  // LLM governance (engine_llm.cc).
+  governance::LlmGovernor governor_;
+  governance::UsageBook usage_book_;
+  std::string usage_month_;  // the month usage_book_ holds ("2026-11")
   // The run --retention is deleting, a slice per loop iteration.
   std::optional<RunDeletion> deletion_;
   int64_t next_retention_check_ms_ = 0;

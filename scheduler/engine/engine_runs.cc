@@ -67,6 +67,7 @@ absl::StatusOr<std::string> Engine::CreateRun(SubmitRequest& request, const v1::
   run.set_status(v1::RUN_STATUS_RUNNING);
   *run.mutable_args() = flow::JsonToProtoValue(request.args).struct_value();
   run.set_session_id(request.session_id);
+  *run.mutable_budget() = request.spec.budget();
   for (const auto& [key, value] : request.labels) (*run.mutable_labels())[key] = value;
   *run.mutable_created_at() = ToTimestamp(now_ms_);
   record.set_created_unix_ms(now_ms_);
@@ -200,7 +201,7 @@ absl::StatusOr<v1::FlowSpec> LoadSpec(store::Store& store, const std::string& ru
 
 }  // namespace
 
-void Engine::DoResume(const std::string& run_id,
+void Engine::DoResume(const std::string& run_id, const ResumeBudget& budget,
                       std::function<void(absl::StatusOr<ResumeResult>)>& done) {
   auto active = runs_.find(run_id);
   if (active != runs_.end()) {
@@ -219,6 +220,10 @@ void Engine::DoResume(const std::string& run_id,
     return done(absl::FailedPreconditionError(
         absl::StrCat("run ", run_id, " is a child run of ", parent,
                      "; child runs end with their parent: resume or re-run ", parent, " instead")));
+  }
+  if (absl::Status raised = RaiseBudget((*state)->MutableRecord(), budget.usd, budget.tokens);
+      !raised.ok()) {
+    return done(raised);
   }
   absl::StatusOr<ResumeResult> result = ResumeLoaded(*std::move(state));
   if (!result.ok()) return done(result.status());

@@ -199,6 +199,7 @@ void Engine::EndLease(absl::string_view lease_id) {
     awaiting_policy_.erase(pending);
   }
   leases_.Remove(lease_id);
+  governor_.ReleaseLease(std::string(lease_id), Now());
   if (std::string job; TakeSummaryLease(lease_id, &job)) {
     FinishSummary(job, std::nullopt, "the summarizer's worker was lost; older calls were left out");
   }

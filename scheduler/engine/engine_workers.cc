@@ -41,6 +41,7 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
   welcome.set_lease_timeout_ms(options_.lease_timeout_ms);
   welcome.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
   welcome.set_accepts_batches(true);
+  welcome.set_governs_llm_calls(true);
   // Tasks the worker still runs, or finished without an acknowledgement
   // (their result follows the Welcome), keep their lease if it is still
   // current: a scheduler restart or a broken stream costs no attempt.
@@ -113,6 +114,8 @@ void Engine::DoDisconnect(uint64_t stream_id) {
   for (const dispatch::Lease& lease : leases_.HeldBy(stream_id)) {
     leases_.FindMutable(lease.lease_id)->stream_id = 0;
   }
+  // Its model calls waiting for a grant are asked again on its next stream.
+  governor_.ReleaseStream(stream_id, Now());
   dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
   if (worker == nullptr) return;
   std::set<std::string> agents = worker->agents;
@@ -317,6 +320,12 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
       }
       break;
     }
+    case v1::ConnectRequest::kLlmGrantRequest:
+      OnLlmGrantRequest(stream_id, message.llm_grant_request());
+      break;
+    case v1::ConnectRequest::kLlmCallReport:
+      OnLlmCallReport(message.llm_call_report());
+      break;
     case v1::ConnectRequest::kBatch:
       // In order, as if written one by one. The gateway refused nested
       // batches (common/stream_batch.h); one that got here is skipped.

@@ -3,13 +3,13 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
 
 namespace taskboard::engine {
 
-std::vector<std::string> CancelOpenTasks(RunState& run, absl::string_view message,
-                                         int64_t now_ms) {
+std::vector<std::string> CancelOpenTasks(RunState& run, absl::string_view message, int64_t now_ms) {
   std::vector<std::string> leases;
   std::vector<std::string> open;
   for (const auto& [id, task] : run.tasks()) {
@@ -23,8 +23,11 @@ std::vector<std::string> CancelOpenTasks(RunState& run, absl::string_view messag
   return leases;
 }
 
-std::vector<std::string> CancelRunState(RunState& run, absl::string_view reason, int64_t now_ms) {
-  std::string message = reason.empty() ? "cancelled" : absl::StrCat("cancelled: ", reason);
+namespace {
+
+// Ends every open task and phase with `message` and the run with `status`.
+std::vector<std::string> EndRunState(RunState& run, v1::RunStatus status,
+                                     const std::string& message, int64_t now_ms) {
   std::vector<std::string> leases = CancelOpenTasks(run, message, now_ms);
   for (store::PhaseRecord& phase : run.MutablePhases()) {
     if (IsTerminal(phase.status().state())) continue;
@@ -37,15 +40,26 @@ std::vector<std::string> CancelRunState(RunState& run, absl::string_view reason,
   }
   store::RunRecord& record = run.MutableRecord();
   v1::Run& view = *record.mutable_run();
-  view.set_status(v1::RUN_STATUS_CANCELLED);
+  view.set_status(status);
   view.set_error(message);
   *view.mutable_finished_at() = ToTimestamp(now_ms);
   v1::RunEvent event;
-  event.mutable_run_finished()->set_status(v1::RUN_STATUS_CANCELLED);
+  event.mutable_run_finished()->set_status(status);
   event.mutable_run_finished()->set_error(message);
   *event.mutable_run_finished()->mutable_usage() = view.usage();
   run.Emit(std::move(event));
   return leases;
+}
+
+}  // namespace
+
+std::vector<std::string> CancelRunState(RunState& run, absl::string_view reason, int64_t now_ms) {
+  return EndRunState(run, v1::RUN_STATUS_CANCELLED,
+                     reason.empty() ? "cancelled" : absl::StrCat("cancelled: ", reason), now_ms);
+}
+
+std::vector<std::string> PauseRunState(RunState& run, absl::string_view reason, int64_t now_ms) {
+  return EndRunState(run, v1::RUN_STATUS_PAUSED, absl::StrCat("paused: ", reason), now_ms);
 }
 
 absl::Status CheckResumable(const store::RunRecord& record) {
@@ -65,6 +79,32 @@ absl::Status CheckResumable(const store::RunRecord& record) {
           absl::StrCat("run ", record.run().run_id(), " is ", RunStatusWord(record.run().status()),
                        "; only failed, blocked, cancelled or paused runs can be resumed"));
   }
+}
+
+absl::Status RaiseBudget(store::RunRecord& record, std::optional<double> usd,
+                         std::optional<int64_t> tokens) {
+  v1::Run& run = *record.mutable_run();
+  const v1::Usage& billed = run.billed();
+  if (usd.has_value()) {
+    if (!(*usd > billed.cost_usd())) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "run %s has billed $%.4f already: a budget of $%.4f would pause it again at once; give "
+          "more than $%.4f",
+          run.run_id(), billed.cost_usd(), *usd, billed.cost_usd()));
+    }
+    run.mutable_budget()->set_usd(*usd);
+  }
+  if (tokens.has_value()) {
+    const int64_t used = billed.input_tokens() + billed.output_tokens();
+    if (*tokens <= used) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "run %s has billed %d tokens already: a budget of %d tokens would pause it again at "
+          "once; give more than %d",
+          run.run_id(), used, *tokens, used));
+    }
+    run.mutable_budget()->set_tokens(*tokens);
+  }
+  return absl::OkStatus();
 }
 
 void PrepareResume(RunState& run) {

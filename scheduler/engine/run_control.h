@@ -5,6 +5,7 @@
 // run and preparing a finished run for ResumeRun.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,17 @@ std::vector<std::string> CancelOpenTasks(RunState& run, absl::string_view messag
 // that were live, so the engine can tell their workers to stop.
 std::vector<std::string> CancelRunState(RunState& run, absl::string_view reason, int64_t now_ms);
 
+// Like CancelRunState, but the run ends `paused` ("paused: <reason>"): a
+// budget stopped it, and ResumeRun continues it, keeping completed work.
+std::vector<std::string> PauseRunState(RunState& run, absl::string_view reason, int64_t now_ms);
+
 // FAILED_PRECONDITION unless the run is failed, blocked, cancelled or paused.
 absl::Status CheckResumable(const store::RunRecord& record);
+
+// ResumeRun's new budget: FAILED_PRECONDITION when a limit it sets is not
+// more than the run billed already (the run would pause again at once).
+absl::Status RaiseBudget(store::RunRecord& record, std::optional<double> usd,
+                         std::optional<int64_t> tokens);
 
 // Puts a finished run back to `running` under a new generation: every phase
 // becomes pending and remembers its previous record, so the driver can reuse

@@ -122,7 +122,8 @@ LlmGovernor::Limiter* LlmGovernor::TenantLimiter(const std::string& tenant,
   if (policy == limits_.tenants.end()) return nullptr;
   auto share = policy->second.models.find(model);
   if (share == policy->second.models.end()) return nullptr;
-  std::unique_ptr<Limiter>& limiter = tenant_models_[absl::StrCat(tenant, absl::string_view("\0", 1), model)];
+  std::unique_ptr<Limiter>& limiter =
+      tenant_models_[absl::StrCat(tenant, absl::string_view("\0", 1), model)];
   if (limiter == nullptr) {
     limiter = std::make_unique<Limiter>();
     limiter->Configure(share->second);
@@ -173,9 +174,9 @@ Granted LlmGovernor::Grant(GrantAsk ask, absl::Time asked_at, absl::Time now) {
   granted.grant_id = absl::StrCat(grant_prefix_, next_grant_++);
   granted.model = ask.model;
   granted.waited = now - asked_at;
-  grants_[granted.grant_id] =
-      GrantRecord{ask.model,     std::move(ask.tenant), std::move(ask.lease_id), ask.stream_id,
-                  ask.tokens,    ask.usd,               std::move(ask.accounts)};
+  grants_[granted.grant_id] = GrantRecord{
+      ask.model, std::move(ask.tenant),  std::move(ask.lease_id), ask.stream_id, ask.tokens,
+      ask.usd,   std::move(ask.accounts)};
   return granted;
 }
 
@@ -302,9 +303,9 @@ void LlmGovernor::Free(const std::string& grant_id, const CallOutcome* outcome, 
     }
   }
   if (outcome != nullptr && outcome->http_status == 429) {
-    model.Throttle(outcome->retry_after > absl::ZeroDuration() ? outcome->retry_after
-                                                               : kDefaultRetryAfter,
-                   now);
+    model.Throttle(
+        outcome->retry_after > absl::ZeroDuration() ? outcome->retry_after : kDefaultRetryAfter,
+        now);
   }
   if (waiting_ > 0) next_wake_ = std::min(next_wake_, now);
 }

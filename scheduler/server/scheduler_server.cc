@@ -6,10 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
+#include "grpc/grpc.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
-#include "grpc/grpc.h"
 #include "grpcpp/server_builder.h"
 #include "scheduler/store/memory_store.h"
 #include "scheduler/store/rocksdb_store.h"
@@ -33,6 +33,8 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
   options.engine.store = server->store_.get();
   if (options.metrics_registry != nullptr) {
     server->engine_metrics_ = std::make_unique<engine::EngineMetrics>(*options.metrics_registry);
+    server->llm_metrics_ = std::make_unique<engine::LlmMetrics>(*options.metrics_registry);
+    options.engine.llm_metrics = server->llm_metrics_.get();
     server->grpc_metrics_ = std::make_unique<GrpcRequestMetrics>(*options.metrics_registry);
     options.engine.metrics = server->engine_metrics_.get();
   }
@@ -73,12 +75,12 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
   // message over gRPC's limit would break the worker's stream instead).
   builder.SetMaxReceiveMessageSize(static_cast<int>(
       std::min<int64_t>(std::max<int64_t>(16 << 20, largest * 2 + (1 << 20)), INT32_MAX)));
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS,
-                             static_cast<int>(std::min<int64_t>(options.keepalive_time_ms,
-                                                                INT32_MAX)));
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
-                             static_cast<int>(std::min<int64_t>(options.keepalive_timeout_ms,
-                                                                INT32_MAX)));
+  builder.AddChannelArgument(
+      GRPC_ARG_KEEPALIVE_TIME_MS,
+      static_cast<int>(std::min<int64_t>(options.keepalive_time_ms, INT32_MAX)));
+  builder.AddChannelArgument(
+      GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+      static_cast<int>(std::min<int64_t>(options.keepalive_timeout_ms, INT32_MAX)));
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   // Workers ping too (their --keepalive-time-ms, at least 1 s): accept

@@ -86,6 +86,7 @@ class SchedulerServer {
   SchedulerServer() = default;
 
   // Before the engine and the gRPC server, which call them until they stop.
+  std::unique_ptr<engine::LlmMetrics> llm_metrics_;
   std::unique_ptr<engine::EngineMetrics> engine_metrics_;
   std::unique_ptr<GrpcRequestMetrics> grpc_metrics_;
   std::unique_ptr<store::Store> store_;

@@ -7,6 +7,7 @@
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/phase_graph.h"
+#include "scheduler/governance/budget.h"
 #include "scheduler/server/grpc_status.h"
 #include "scheduler/server/run_access.h"
 #include "scheduler/server/watch_reactor.h"
@@ -146,7 +147,10 @@ grpc::ServerUnaryReactor* SchedulerService::ResumeRun(grpc::CallbackServerContex
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   WhenVisible(reactor, request->run_id(), caller->visible_tenant(),
               [this, reactor, request, response] {
-                engine_->Resume(request->run_id(),
+                engine::ResumeBudget budget;
+                if (request->has_budget_usd()) budget.usd = request->budget_usd();
+                if (request->has_budget_tokens()) budget.tokens = request->budget_tokens();
+                engine_->Resume(request->run_id(), budget,
                                 [reactor, response](absl::StatusOr<engine::ResumeResult> result) {
                                   if (result.ok()) {
                                     response->set_run_id(result->run_id);
@@ -306,6 +310,32 @@ grpc::ServerUnaryReactor* SchedulerService::DrainWorker(grpc::CallbackServerCont
                          reactor->Finish(ToGrpcStatus(worker.status()));
                        });
   return reactor;
+}
+
+grpc::ServerUnaryReactor* SchedulerService::GetUsage(grpc::CallbackServerContext* context,
+                                                     const v1::GetUsageRequest* request,
+                                                     v1::GetUsageResponse* response) {
+  absl::StatusOr<auth::Caller> caller =
+      gate_->Admit(*context, SchedulerMethod("GetUsage"), request);
+  if (!caller.ok()) return Refuse(context, caller.status());
+  std::string tenant = request->tenant();
+  if (std::optional<std::string> own = caller->visible_tenant(); own.has_value()) {
+    if (!tenant.empty() && tenant != *own) {
+      return Refuse(context, absl::PermissionDeniedError(absl::StrCat(
+                                 "the token of '", caller->principal->name, "' reads tenant '",
+                                 *own, "' only, not '", tenant, "' (an admin token reads all)")));
+    }
+    tenant = *own;
+  }
+  const absl::Time since = request->has_since() ? absl::FromUnixSeconds(request->since().seconds())
+                                                : absl::Now() - absl::Hours(24 * 30);
+  return FinishFromPool(context, pool_, [this, tenant, since, response]() -> absl::Status {
+    absl::StatusOr<std::vector<v1::UsageRow>> rows =
+        engine_->ReadUsage(tenant, governance::UtcDay(since));
+    if (!rows.ok()) return rows.status();
+    for (v1::UsageRow& row : *rows) *response->add_rows() = std::move(row);
+    return absl::OkStatus();
+  });
 }
 
 }  // namespace taskboard::server

@@ -70,6 +70,9 @@ class SchedulerService final : public v1::Scheduler::CallbackService {
   grpc::ServerUnaryReactor* DrainWorker(grpc::CallbackServerContext* context,
                                         const v1::DrainWorkerRequest* request,
                                         v1::DrainWorkerResponse* response) override;
+  grpc::ServerUnaryReactor* GetUsage(grpc::CallbackServerContext* context,
+                                     const v1::GetUsageRequest* request,
+                                     v1::GetUsageResponse* response) override;
 
  private:
   // Calls `then` once run `run_id` is visible to `tenant` (run_access.h),

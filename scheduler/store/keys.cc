@@ -168,6 +168,30 @@ std::optional<std::string> ParseTenantRun(absl::string_view tenant, absl::string
 
 std::string RunIndexesBuilt() { return "run-indexes"; }
 
+std::string LlmUsage(absl::string_view day, absl::string_view tenant, absl::string_view model) {
+  return absl::StrCat("llm-usage/", day, "/", Str(tenant), Str(model));
+}
+
+std::string LlmUsageFrom(absl::string_view day_or_month) {
+  return absl::StrCat("llm-usage/", day_or_month);
+}
+
+// '0' sorts right after '/', the end of every "llm-usage/" key.
+std::string LlmUsageEnd() { return "llm-usage0"; }
+
+std::optional<LlmUsageKey> ParseLlmUsage(absl::string_view key) {
+  if (!absl::ConsumePrefix(&key, "llm-usage/")) return std::nullopt;
+  const size_t slash = key.find('/');
+  if (slash == absl::string_view::npos) return std::nullopt;
+  LlmUsageKey out;
+  out.day = std::string(key.substr(0, slash));
+  key.remove_prefix(slash + 1);
+  if (!ReadStr(key, &out.tenant) || !ReadStr(key, &out.model) || !key.empty()) {
+    return std::nullopt;
+  }
+  return out;
+}
+
 std::optional<FinishedKey> ParseFinishedRun(absl::string_view key) {
   if (!absl::ConsumePrefix(&key, FinishedRuns())) return std::nullopt;
   uint64_t ms = 0;

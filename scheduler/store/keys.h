@@ -72,6 +72,18 @@ std::string TenantRun(absl::string_view tenant, absl::string_view run_id);
 std::string TenantRuns(absl::string_view tenant);  // prefix
 // The run id of a TenantRun key of `tenant`; nullopt for another shape.
 std::optional<std::string> ParseTenantRun(absl::string_view tenant, absl::string_view key);
+// What one tenant's calls to one model billed on one UTC day (meta column,
+// LlmUsageRecord): "llm-usage/" day tenant model, so a month or a day is one
+// prefix ("llm-usage/2026-11") and days sort in order.
+std::string LlmUsage(absl::string_view day, absl::string_view tenant, absl::string_view model);
+std::string LlmUsageFrom(absl::string_view day_or_month);  // prefix / scan start
+std::string LlmUsageEnd();                                 // scan end
+struct LlmUsageKey {
+  std::string day;
+  std::string tenant;
+  std::string model;
+};
+std::optional<LlmUsageKey> ParseLlmUsage(absl::string_view key);
 // Marks that runs stored before these indexes existed were added to them.
 std::string RunIndexesBuilt();
 struct FinishedKey {

@@ -1,0 +1,257 @@
+// LLM governance on the engine's loop (docs/llm-governance.md): grants for
+// model calls under the --llm-limits, budgets of runs and tenants, and the
+// billing of every call a worker reports.
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/log/log.h"
+#include "scheduler/engine/engine.h"
+#include "scheduler/engine/run_control.h"
+#include "scheduler/engine/run_reader.h"
+#include "scheduler/engine/task_states.h"
+#include "scheduler/governance/budget.h"
+#include "scheduler/store/keys.h"
+
+namespace taskboard::engine {
+namespace {
+
+std::string RunAccount(const std::string& run_id) { return absl::StrCat("run/", run_id); }
+std::string TenantAccount(const std::string& tenant) { return absl::StrCat("tenant/", tenant); }
+
+governance::Spend Billed(const v1::Run& run) {
+  return {run.billed().input_tokens() + run.billed().output_tokens(), run.billed().cost_usd()};
+}
+
+std::string Month(absl::Time now) {
+  return governance::PeriodOf(governance::BudgetPeriod::kMonth, now);
+}
+
+}  // namespace
+
+void Engine::SetLlmLimits(governance::LlmLimits limits) {
+  Post([this, limits = std::move(limits)]() mutable {
+    governor_.SetLimits(std::move(limits), Now());
+    log::Info("llm limits reloaded").With("models", governor_.limits().models.size());
+  });
+}
+
+void Engine::RefuseLlmCall(uint64_t stream_id, const std::string& request_id,
+                           const std::string& error) {
+  v1::ConnectResponse reply;
+  v1::LlmGrant& grant = *reply.mutable_llm_grant();
+  grant.set_request_id(request_id);
+  grant.set_granted(false);
+  grant.set_error(error);
+  SendTo(stream_id, std::move(reply));
+}
+
+void Engine::SendLlmGrant(const governance::Granted& granted) {
+  v1::ConnectResponse reply;
+  v1::LlmGrant& grant = *reply.mutable_llm_grant();
+  grant.set_request_id(granted.request_id);
+  grant.set_granted(true);
+  grant.set_grant_id(granted.grant_id);
+  SendTo(granted.stream_id, std::move(reply));
+  if (options_.llm_metrics != nullptr) options_.llm_metrics->Granted(granted.model, granted.waited);
+}
+
+void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& request) {
+  ActiveRun* active = LeasedRun(request.lease_id(), request.task_id());
+  if (active == nullptr) {
+    return RefuseLlmCall(stream_id, request.request_id(),
+                         absl::StrCat("task ", request.task_id(),
+                                      " no longer holds this lease (it was cancelled, timed out "
+                                      "or given to another worker): the call is not needed"));
+  }
+  RunState& run = *active->state;
+  const v1::Run& view = run.record().run();
+  const std::string& root_id = view.root_run_id().empty() ? view.run_id() : view.root_run_id();
+  auto root = runs_.find(root_id);
+  RunState* root_run = root != runs_.end() ? root->second.state.get() : nullptr;
+  const governance::LlmLimits& limits = governor_.limits();
+  const int64_t input = std::max<int64_t>(0, request.estimated_input_tokens());
+  const int64_t output =
+      request.max_output_tokens() > 0 ? request.max_output_tokens() : limits.default_output_tokens;
+  const governance::Spend call{
+      input + output, governance::PriceCall(limits, request.model(), input, output, 0).value_or(0)};
+
+  // The run's own budget, then its root's (a budget caps the whole tree).
+  for (RunState* owner : {&run, root_run == &run ? nullptr : root_run}) {
+    if (owner == nullptr) continue;
+    const v1::Run& owner_view = owner->record().run();
+    const governance::BudgetLimit limit{owner_view.budget().tokens(), owner_view.budget().usd()};
+    if (limit.tokens == 0 && limit.usd == 0) continue;
+    std::optional<std::string> over = governance::OverBudget(
+        absl::StrCat("run ", owner_view.run_id(), "'s budget"), limit, Billed(owner_view),
+        governor_.Reserved(RunAccount(owner_view.run_id())), call,
+        absl::StrCat("raise it with `taskboard resume ", root_id, " --budget-usd X`"));
+    if (over.has_value()) return StopOnBudget(stream_id, request, run, "run", *over);
+  }
+  const std::string& tenant = run.record().tenant();
+  if (auto policy = limits.tenants.find(tenant);
+      policy != limits.tenants.end() && policy->second.budget.has_value()) {
+    const governance::TenantBudget& budget = *policy->second.budget;
+    const bool monthly = budget.period == governance::BudgetPeriod::kMonth;
+    std::optional<std::string> over = governance::OverBudget(
+        absl::StrCat("tenant ", tenant, monthly ? "'s monthly budget" : "'s daily budget"),
+        {budget.tokens, budget.usd},
+        usage_book_.TenantSpend(tenant, governance::PeriodOf(budget.period, Now())),
+        governor_.Reserved(TenantAccount(tenant)), call,
+        absl::StrCat("it is set in the scheduler's --llm-limits file and starts again at the "
+                     "next UTC ",
+                     monthly ? "month" : "day"));
+    if (over.has_value()) return StopOnBudget(stream_id, request, run, "tenant", *over);
+  }
+
+  governance::GrantAsk ask;
+  ask.stream_id = stream_id;
+  ask.request_id = request.request_id();
+  ask.lease_id = request.lease_id();
+  ask.model = request.model();
+  ask.tokens = call.tokens;
+  ask.usd = call.usd;
+  ask.tenant = tenant;
+  ask.run_id = root_id;
+  ask.priority = root_run != nullptr && root_run != &run
+                     ? runs_.find(root_id)->second.spec->priority()
+                     : active->spec->priority();
+  ask.accounts = {RunAccount(view.run_id()), TenantAccount(tenant)};
+  if (root_id != view.run_id()) ask.accounts.push_back(RunAccount(root_id));
+  if (std::optional<governance::Granted> granted = governor_.Ask(std::move(ask), Now())) {
+    SendLlmGrant(*granted);
+  }
+}
+
+void Engine::StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request, RunState& asking,
+                          const std::string& scope, const std::string& reason) {
+  const v1::Run& view = asking.record().run();
+  const std::string root_id = view.root_run_id().empty() ? view.run_id() : view.root_run_id();
+  auto root = runs_.find(root_id);
+  const bool pause = root != runs_.end() && root->second.spec->on_budget() != v1::ON_BUDGET_FAIL;
+  if (options_.llm_metrics != nullptr) {
+    options_.llm_metrics->BudgetStop(scope, pause ? "pause" : "fail");
+  }
+  log::Warn("llm call over budget")
+      .With("run_id", view.run_id())
+      .With("task_id", request.task_id())
+      .With("action", pause ? "pause" : "fail")
+      .With("reason", reason);
+  RefuseLlmCall(stream_id, request.request_id(), reason);
+  if (!pause) return;
+  // The whole tree stops: the root ends paused, its children are cancelled
+  // with it (AdvanceNested) and resumed with it.
+  RunState& root_run = *root->second.state;
+  RevokeLeases(PauseRunState(root_run, reason, now_ms_), absl::StrCat("paused: ", reason));
+  Touch(root_id);
+}
+
+void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
+  governance::CallOutcome outcome;
+  outcome.http_status = report.http_status();
+  outcome.retry_after = absl::Milliseconds(std::max<int64_t>(0, report.retry_after_ms()));
+  outcome.input_tokens = std::max<int64_t>(0, report.input_tokens());
+  outcome.output_tokens = std::max<int64_t>(0, report.output_tokens());
+  if (!report.grant_id().empty()) governor_.Report(report.grant_id(), outcome, Now());
+
+  v1::Usage usage;
+  usage.set_input_tokens(outcome.input_tokens);
+  usage.set_output_tokens(outcome.output_tokens);
+  usage.set_cache_read_tokens(std::clamp<int64_t>(report.cached_tokens(), 0, outcome.input_tokens));
+  usage.set_cost_usd(governance::PriceCall(governor_.limits(), report.model(), outcome.input_tokens,
+                                           outcome.output_tokens, usage.cache_read_tokens())
+                         .value_or(0));
+  usage.set_turns(1);
+  usage.set_model(report.model());
+
+  // Billed to the run and every run above it that is still active; a run
+  // that ended meanwhile is only billed to its tenant.
+  std::string tenant;
+  bool found = false;
+  for (std::string run_id = report.run_id(); !run_id.empty();) {
+    auto it = runs_.find(run_id);
+    if (it == runs_.end()) break;
+    RunState& run = *it->second.state;
+    if (!found) tenant = run.record().tenant();
+    found = true;
+    AddUsage(*run.MutableRecord().mutable_run()->mutable_billed(), usage);
+    Touch(run_id);
+    run_id = run.record().run().parent_run_id();
+  }
+  if (!found && !report.run_id().empty()) {
+    absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, report.run_id());
+    if (record.ok()) tenant = record->tenant();
+  }
+
+  const absl::Time now = Now();
+  if (Month(now) != usage_month_) {
+    usage_month_ = Month(now);
+    usage_book_.ForgetBefore(usage_month_);
+  }
+  const governance::UsageKey key{governance::UtcDay(now), tenant, report.model()};
+  const governance::UsageRow& row = usage_book_.Add(key, usage, report.http_status() == 429);
+  store::LlmUsageRecord stored;
+  stored.set_requests(row.requests);
+  stored.set_rate_limited(row.rate_limited);
+  *stored.mutable_usage() = row.usage;
+  extra_writes_.Put(store::Column::kMeta, store::keys::LlmUsage(key.day, key.tenant, key.model),
+                    stored.SerializeAsString());
+  if (options_.llm_metrics != nullptr) {
+    options_.llm_metrics->CallBilled(report.model(), tenant, usage, report.http_status());
+  }
+}
+
+void Engine::GrantLlmCalls() {
+  const absl::Time now = Now();
+  if (governor_.NextWake() <= now) {
+    for (const governance::Granted& granted : governor_.Tick(now)) SendLlmGrant(granted);
+  }
+  if (options_.llm_metrics != nullptr) options_.llm_metrics->UpdateModels(governor_.Models());
+}
+
+absl::Status Engine::LoadLlmUsage() {
+  usage_month_ = Month(Now());
+  const std::string from = store::keys::LlmUsageFrom(usage_month_);
+  return options_.store->Scan(
+      store::Column::kMeta, from, store::keys::LlmUsageEnd(),
+      [this](absl::string_view key, absl::string_view value) {
+        std::optional<store::keys::LlmUsageKey> parsed = store::keys::ParseLlmUsage(key);
+        store::LlmUsageRecord record;
+        if (parsed.has_value() &&
+            record.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+          governance::UsageRow row;
+          row.requests = record.requests();
+          row.rate_limited = record.rate_limited();
+          row.usage = record.usage();
+          usage_book_.Load({parsed->day, parsed->tenant, parsed->model}, std::move(row));
+        }
+        return true;
+      });
+}
+
+absl::StatusOr<std::vector<v1::UsageRow>> Engine::ReadUsage(const std::string& tenant,
+                                                            const std::string& since_day) {
+  std::vector<v1::UsageRow> rows;
+  absl::Status scanned = options_.store->Scan(
+      store::Column::kMeta, store::keys::LlmUsageFrom(since_day), store::keys::LlmUsageEnd(),
+      [&](absl::string_view key, absl::string_view value) {
+        std::optional<store::keys::LlmUsageKey> parsed = store::keys::ParseLlmUsage(key);
+        if (!parsed.has_value() || (!tenant.empty() && parsed->tenant != tenant)) return true;
+        store::LlmUsageRecord record;
+        if (!record.ParseFromArray(value.data(), static_cast<int>(value.size()))) return true;
+        v1::UsageRow& row = rows.emplace_back();
+        row.set_tenant(parsed->tenant);
+        row.set_model(parsed->model);
+        row.set_day(parsed->day);
+        row.set_requests(record.requests());
+        row.set_rate_limited(record.rate_limited());
+        *row.mutable_usage() = record.usage();
+        return true;
+      });
+  if (!scanned.ok()) return scanned;
+  return rows;
+}
+
+}  // namespace taskboard::engine
