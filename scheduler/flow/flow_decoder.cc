@@ -311,6 +311,20 @@ void DecodePlanExecute(const Json& value, const std::string& path, v1::PlanExecu
   reader.RejectUnknownFields();
 }
 
+// `budget`, `onBudget`, `priority`: how much LLM use a run may cost, what
+// happens when a call would cost more, and its rank when model limits are full
+// (docs/llm-governance.md). Every kind accepts them.
+void DecodeLlmGovernance(JsonReader& root, v1::FlowSpec* spec, FlowErrorList* errors) {
+  if (const Json* budget = root.Raw("budget"); budget != nullptr && !budget->is_null()) {
+    *spec->mutable_budget() = DecodeRunBudget(*budget, "budget", errors);
+  }
+  if (const Json* on_budget = root.Raw("onBudget"); on_budget != nullptr && !on_budget->is_null()) {
+    spec->set_on_budget(DecodeOnBudget(*on_budget, "onBudget", errors));
+  }
+  spec->set_priority(
+      static_cast<int32_t>(root.Int("priority", -kMaxFlowPriority, kMaxFlowPriority).value_or(0)));
+}
+
 // pi-taskflow's `version` (a number, "informational only" there too): checked
 // so a typo'd value is reported, then dropped; saved flows have their own
 // versions (SaveFlow numbers them).
@@ -377,6 +391,7 @@ v1::FlowSpec DecodeFlow(const Json& doc, FlowErrorList* errors) {
       static_cast<int32_t>(root.Int("maxAttemptsPerTask", 1, 100).value_or(0)));
   spec.set_timeout_seconds(
       static_cast<int32_t>(root.Int("timeoutSeconds", 1, kMaxTimeoutSeconds).value_or(0)));
+  DecodeLlmGovernance(root, &spec, errors);
   // pi-taskflow's agent discovery scope; Taskboard's agents live on workers.
   root.Ignore("agentScope");
   DecodeVersion(root, errors);

@@ -87,6 +87,21 @@ Json EncodeToolCache(const v1::ToolCacheConfig& config) {
   return out;
 }
 
+// Only the limits that are set: `budget: {}` (set, no limit) stays `{}`.
+Json EncodeRunBudget(const v1::RunBudget& budget) {
+  Json out = Json::object();
+  SetInt(out, "tokens", budget.tokens());
+  if (budget.usd() != 0) out["usd"] = budget.usd();
+  return out;
+}
+
+// budget, onBudget, priority: left out when unset, as the decoder defaults them.
+void EncodeLlmGovernance(const v1::FlowSpec& spec, Json& out) {
+  if (spec.has_budget()) out["budget"] = EncodeRunBudget(spec.budget());
+  SetString(out, "onBudget", std::string(OnBudgetName(spec.on_budget())));
+  SetInt(out, "priority", spec.priority());
+}
+
 Json EncodeSupervisor(const v1::SupervisorSpec& spec);
 Json EncodePlanExecute(const v1::PlanExecuteSpec& spec);
 
@@ -228,6 +243,7 @@ Json EncodeFlow(const v1::FlowSpec& spec) {
   if (spec.has_tool_cache()) out["toolCache"] = EncodeToolCache(spec.tool_cache());
   SetInt(out, "maxAttemptsPerTask", spec.max_attempts_per_task());
   SetInt(out, "timeoutSeconds", spec.timeout_seconds());
+  EncodeLlmGovernance(spec, out);
   switch (spec.kind_case()) {
     case v1::FlowSpec::kTaskflow: {
       SetInt(out, "concurrency", spec.taskflow().concurrency());

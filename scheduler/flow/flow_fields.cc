@@ -16,7 +16,7 @@ namespace {
 // stands for a name the user chooses (an arg, a tool).
 std::vector<Json> SampleDocuments() {
   std::vector<Json> docs = {
-      Json::parse(R"({"args": {"*": {}}, "toolCache": {"tools": {"*": {}}},
+      Json::parse(R"({"args": {"*": {}}, "toolCache": {"tools": {"*": {}}}, "budget": {},
                       "phases": [{"branches": [{}]}]})"),
       Json::parse(R"({"planAndExecute": {"stepExecutor": {}}})"),
       Json::parse(R"({"planAndExecute": {"stepExecutor": {"flow": ""}}})"),

@@ -15,8 +15,8 @@ namespace taskboard::flow {
 // level), "args.*" (one declared arg), "phases[]", "phases[].branches[]",
 // "planAndExecute", "planAndExecute.stepExecutor", "supervisor", "board",
 // "board.tasks[]", "flowPolicy" (every policy type's parameters),
-// "toolCache", "toolCache.tools.*" (one tool's rule). Array indices in
-// paths are written `[]`.
+// "toolCache", "toolCache.tools.*" (one tool's rule), "budget". Array
+// indices in paths are written `[]`.
 //
 // Found by decoding sample documents that reach every block of the decoder
 // under a FieldRecorder (json_reader.h): a field the decoder reads is listed

@@ -34,6 +34,10 @@ constexpr Named<v1::SubTaskErrorMode> kSubTaskErrorModes[] = {
     {v1::SUB_TASK_ERROR_MODE_FAIL, "fail"},
     {v1::SUB_TASK_ERROR_MODE_RETRY, "retry"},
 };
+constexpr Named<v1::OnBudget> kOnBudgets[] = {
+    {v1::ON_BUDGET_PAUSE, "pause"},
+    {v1::ON_BUDGET_FAIL, "fail"},
+};
 
 template <typename Enum, size_t N>
 absl::string_view NameOf(const Named<Enum> (&table)[N], Enum value, absl::string_view fallback) {
@@ -82,6 +86,11 @@ absl::string_view SubTaskErrorModeName(v1::SubTaskErrorMode mode) {
 }
 std::optional<v1::SubTaskErrorMode> SubTaskErrorModeFromName(absl::string_view name) {
   return ValueOf(kSubTaskErrorModes, name);
+}
+
+absl::string_view OnBudgetName(v1::OnBudget on_budget) { return NameOf(kOnBudgets, on_budget, ""); }
+std::optional<v1::OnBudget> OnBudgetFromName(absl::string_view name) {
+  return ValueOf(kOnBudgets, name);
 }
 
 absl::string_view FlowKindName(const v1::FlowSpec& spec) {

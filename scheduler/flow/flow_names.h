@@ -33,6 +33,10 @@ std::optional<v1::EvaluatorKind> EvaluatorKindFromName(absl::string_view name);
 absl::string_view SubTaskErrorModeName(v1::SubTaskErrorMode mode);
 std::optional<v1::SubTaskErrorMode> SubTaskErrorModeFromName(absl::string_view name);
 
+// pause | fail; "" for UNSPECIFIED (which means pause) and unknown values.
+absl::string_view OnBudgetName(v1::OnBudget on_budget);
+std::optional<v1::OnBudget> OnBudgetFromName(absl::string_view name);
+
 // taskflow | plan_and_execute | supervisor | board; "" when no kind is set.
 absl::string_view FlowKindName(const v1::FlowSpec& spec);
 

@@ -46,6 +46,31 @@ v1::CacheScope DecodeCacheScope(const Json& value, const std::string& path, Flow
   return v1::CACHE_SCOPE_UNSPECIFIED;
 }
 
+v1::RunBudget DecodeRunBudget(const Json& value, const std::string& path, FlowErrorList* errors) {
+  v1::RunBudget budget;
+  // Checked here rather than by JsonReader so the message shows the shape.
+  if (!value.is_object()) {
+    errors->Add(path, absl::StrCat("must be an object like {tokens: 2000000, usd: 5} (got ",
+                                   DescribeJsonType(value), "); either limit may be left out"));
+    return budget;
+  }
+  JsonReader reader(value, path, errors);
+  if (auto tokens = reader.Int("tokens", 0, kMaxInt64)) budget.set_tokens(*tokens);
+  if (auto usd = reader.Number("usd", 0)) budget.set_usd(*usd);
+  reader.RejectUnknownFields();
+  return budget;
+}
+
+v1::OnBudget DecodeOnBudget(const Json& value, const std::string& path, FlowErrorList* errors) {
+  if (value.is_string()) {
+    if (auto known = OnBudgetFromName(value.get_ref<const std::string&>())) return *known;
+  }
+  errors->Add(path, absl::StrCat("must be pause (the default: the run waits for a higher budget) "
+                                 "or fail (the task fails) (got ",
+                                 DumpJson(value), ")"));
+  return v1::ON_BUDGET_UNSPECIFIED;
+}
+
 v1::FlowPolicy DecodeFlowPolicy(const Json& value, const std::string& path, FlowErrorList* errors) {
   v1::FlowPolicy policy;
   std::string name;

@@ -1,5 +1,6 @@
 #include "scheduler/flow/flow_validator.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "common/task_cwd.h"
 #include "scheduler/flow/dag.h"
 #include "scheduler/flow/flow_names.h"
+#include "scheduler/flow/flow_options_decoder.h"
 #include "scheduler/flow/interpolation.h"
 #include "scheduler/flow/json_reader.h"
 #include "scheduler/flow/phase_graph.h"
@@ -394,6 +396,27 @@ void ValidatePhasePattern(const v1::Phase& phase, const std::string& path,
   }
 }
 
+// The DSL decoder keeps out-of-range values from reaching the spec; these
+// checks are for specs sent as protos, which can hold anything.
+void ValidateLlmGovernance(const v1::FlowSpec& spec, FlowErrorList* errors) {
+  if (spec.budget().tokens() < 0) {
+    errors->Add("budget.tokens", absl::StrCat("must be an integer >= 0 (got ",
+                                              spec.budget().tokens(), "); 0 is no limit"));
+  }
+  if (const double usd = spec.budget().usd(); !std::isfinite(usd) || usd < 0) {
+    errors->Add("budget.usd",
+                absl::StrCat("must be a finite number >= 0 (got ", usd, "); 0 is no limit"));
+  }
+  if (spec.on_budget() != v1::ON_BUDGET_UNSPECIFIED && OnBudgetName(spec.on_budget()).empty()) {
+    errors->Add("onBudget", absl::StrCat("unknown value ", static_cast<int>(spec.on_budget()),
+                                         "; use pause or fail"));
+  }
+  if (spec.priority() < -kMaxFlowPriority || spec.priority() > kMaxFlowPriority) {
+    errors->Add("priority", absl::StrCat("must be an integer from ", -kMaxFlowPriority, " to ",
+                                         kMaxFlowPriority, " (got ", spec.priority(), ")"));
+  }
+}
+
 }  // namespace
 
 void ValidateFlow(const v1::FlowSpec& spec, FlowErrorList* errors) {
@@ -406,6 +429,7 @@ void ValidateFlow(const v1::FlowSpec& spec, FlowErrorList* errors) {
                                      "digits, '_', '-' and '.' (at most 128)"));
   }
   const absl::flat_hash_set<std::string> args = ArgNames(spec, errors);
+  ValidateLlmGovernance(spec, errors);
   switch (spec.kind_case()) {
     case v1::FlowSpec::kTaskflow:
       ValidateTaskflow(spec, args, errors);

@@ -169,6 +169,24 @@ std::optional<int64_t> JsonReader::Int(absl::string_view key, int64_t min, int64
   return value->is_number_float() ? static_cast<int64_t>(number) : value->get<int64_t>();
 }
 
+std::optional<double> JsonReader::Number(absl::string_view key, double min) {
+  const Json* value = Raw(key);
+  if (value == nullptr || value->is_null()) return std::nullopt;
+  const std::string range = absl::StrCat("a finite number >= ", min);
+  if (!value->is_number()) {
+    TypeError(key, range, *value);
+    return std::nullopt;
+  }
+  const double number = value->get<double>();
+  if (!std::isfinite(number) || number < min) {
+    // DumpJson writes infinities and NaN as `null`; say what was read instead.
+    const std::string got = std::isfinite(number) ? DumpJson(*value) : absl::StrCat(number);
+    errors_->Add(FieldPath(key), absl::StrCat("must be ", range, " (got ", got, ")"));
+    return std::nullopt;
+  }
+  return number;
+}
+
 std::vector<std::string> JsonReader::StringList(absl::string_view key) {
   std::vector<std::string> out;
   const Json* value = Raw(key);

@@ -95,6 +95,9 @@ class JsonReader {
   std::optional<bool> Bool(absl::string_view key);
   // An integer in [min, max] (floats with a fractional part are errors).
   std::optional<int64_t> Int(absl::string_view key, int64_t min, int64_t max);
+  // A finite number (integer or not) >= min. Finiteness matters for YAML,
+  // whose `1e999` and `-inf` read as infinities that JSON cannot write.
+  std::optional<double> Number(absl::string_view key, double min);
   // An array of strings; a bad element records an error and is dropped.
   std::vector<std::string> StringList(absl::string_view key);
   // Marks a key as known without reading it (fields kept for compatibility).

@@ -24,6 +24,7 @@ const std::map<std::string, std::string>& SectionOfPlace() {
   static const auto* const kSections = new std::map<std::string, std::string>{
       {"", "## 2. Top-level fields"},
       {"args.*", "## 2. Top-level fields"},
+      {"budget", "## 2. Top-level fields"},
       {"phases[]", "## 4. Phases"},
       {"phases[].branches[]", "## 4. Phases"},
       {"phases[].plan", "**`planAndExecute`**"},
@@ -116,6 +117,9 @@ TEST(FlowDslDoc, AcceptedFields_ReachEveryBlock) {
   EXPECT_TRUE(fields.at("phases[]").contains("dependsOn"));
   EXPECT_TRUE(fields.at("flowPolicy").contains("maxTokens"));
   EXPECT_TRUE(fields.at("toolCache.tools.*").contains("cacheIf"));
+  EXPECT_TRUE(fields.at("budget").contains("usd"));
+  EXPECT_TRUE(fields.at("").contains("onBudget"));
+  EXPECT_TRUE(fields.at("").contains("priority"));
 }
 
 }  // namespace
