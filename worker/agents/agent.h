@@ -21,6 +21,7 @@
 #include "taskboard/v1/common.pb.h"
 #include "taskboard/v1/worker.pb.h"
 #include "worker/agents/cancel_token.h"
+#include "worker/agents/llm_call_gate.h"
 #include "worker/tools/tool_call_result.h"
 
 namespace taskboard::worker {
@@ -69,6 +70,12 @@ class AgentContext {
   // socket): none.
   virtual std::vector<std::pair<std::string, std::string>> ToolEnvironment(
       const std::filesystem::path& workdir);
+
+  // The gate every model call of this run passes (worker/agents/
+  // llm_call_gate.h): the scheduler's grants when it governs LLM calls. It
+  // lives as long as the context. Default (test contexts): none, calls go
+  // ahead ungoverned.
+  virtual LlmCallGate* llm_gate() { return nullptr; }
 };
 
 // How one run ended. `error` is set exactly when !success and reads as a

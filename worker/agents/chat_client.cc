@@ -78,6 +78,17 @@ absl::Status HttpError(const HttpResponse& response, int attempts) {
   }
 }
 
+// The gate's refusal as the call's error: a refusal says who refused (its
+// text names the budget and what to do); CANCELLED and DEADLINE_EXCEEDED
+// read as they are.
+absl::Status GateError(const absl::Status& status) {
+  if (absl::IsFailedPrecondition(status) || absl::IsResourceExhausted(status)) {
+    return absl::Status(status.code(),
+                        absl::StrCat("the scheduler refused the call: ", status.message()));
+  }
+  return status;
+}
+
 // Sleeps `delay` unless `cancel` fires first; returns whether it fired.
 bool WaitOrCancelled(absl::Duration delay, const CancelToken* cancel) {
   const absl::Time until = absl::Now() + delay;
@@ -123,13 +134,33 @@ absl::StatusOr<ChatResponse> ChatClient::Complete(
   post.max_response_bytes = options_.max_response_bytes;
   post.cancel = cancel;
 
+  const LlmCallPlan plan{.model = request.model,
+                         .estimated_input_tokens = static_cast<int64_t>(post.body.size() / 4),
+                         .max_output_tokens = request.max_tokens.value_or(0)};
   Backoff backoff(options_.backoff);
   absl::BitGen random;
   const int attempts = std::max(1, options_.max_attempts);
   for (int attempt = 1;; ++attempt) {
+    if (deadline <= absl::Now()) {
+      return fail(absl::DeadlineExceededError("the task's time ran out before the request"));
+    }
+    // Every attempt the gate let through is reported exactly once, however
+    // it ends, so the scheduler's reservation for it is released.
+    std::string grant_id;
+    if (options_.gate != nullptr) {
+      absl::StatusOr<std::string> grant = options_.gate->Acquire(plan, cancel, deadline);
+      if (!grant.ok()) return fail(GateError(grant.status()));
+      grant_id = *std::move(grant);
+    }
+    auto report = [&](const LlmCallEnd& end) {
+      if (options_.gate != nullptr) options_.gate->Report(grant_id, plan, end);
+    };
+    // The wait for the grant may have used the rest of the task's time.
     const absl::Duration left = deadline - absl::Now();
     if (left <= absl::ZeroDuration()) {
-      return fail(absl::DeadlineExceededError("the task's time ran out before the request"));
+      report({});
+      return fail(absl::DeadlineExceededError(
+          "the task's time ran out while waiting for the scheduler's grant"));
     }
     post.timeout = std::min(options_.request_timeout, left);
     // A fresh assembler per attempt: only a 2xx answer streams, so nothing
@@ -138,7 +169,10 @@ absl::StatusOr<ChatResponse> ChatClient::Complete(
     if (request.stream) post.on_event_stream = [&stream](absl::string_view b) { stream.Feed(b); };
 
     absl::StatusOr<HttpResponse> response = HttpPost(post);
+    LlmCallEnd end;
+    end.http_status = response.ok() ? response->status : 0;
     if (!response.ok()) {
+      report(end);
       absl::string_view hint;
       if (response.status().code() == absl::StatusCode::kUnavailable) hint = kServerHint;
       if (absl::IsResourceExhausted(response.status())) hint = kResponseSizeHint;
@@ -152,15 +186,26 @@ absl::StatusOr<ChatResponse> ChatClient::Complete(
     if (response->status >= 200 && response->status < 300) {
       absl::StatusOr<ChatResponse> answer =
           response->streamed ? stream.Finish() : ParseChatResponse(response->body);
+      if (answer.ok()) {
+        end.input_tokens = answer->prompt_tokens;
+        end.output_tokens = answer->completion_tokens;
+        end.cached_tokens = answer->cached_tokens;
+      }
+      report(end);
       if (!answer.ok()) return fail(absl::InternalError(answer.status().message()), kEndpointHint);
       if (!response->streamed && request.stream && on_delta && !answer->message.content().empty()) {
         on_delta(answer->message.content());
       }
       return answer;
     }
+    if (response->status == 429) end.retry_after = RetryAfter(response->retry_after);
+    report(end);
     if (!Retryable(response->status) || attempt >= attempts) {
       return fail(HttpError(*response, attempt));
     }
+    // The report paused the model at the scheduler for every worker; the
+    // next grant waits out that pause, so a backoff here would add to it.
+    if (response->status == 429 && !grant_id.empty()) continue;
     const absl::Duration delay = std::max(backoff.Next(random), RetryAfter(response->retry_after));
     if (absl::Now() + delay >= deadline) {
       return fail(HttpError(*response, attempt), "(the task's time ends before the next attempt)");

@@ -6,6 +6,13 @@
 // 5xx answers with exponential backoff, waiting at least what Retry-After
 // (seconds) asks, up to max_attempts; everything else fails at once. Errors
 // name the endpoint and say what to do. Thread-safe (no mutable state).
+//
+// With a gate (worker/agents/llm_call_gate.h), every attempt asks it first
+// and tells it how the attempt ended. A 429 on a granted attempt is not
+// followed by the client's own backoff: the report paused the model at the
+// scheduler for the whole cluster, and the next grant comes when that pause
+// ends. (An attempt the gate let through ungoverned, grant id "", backs off
+// as without a gate.)
 
 #include <functional>
 #include <string>
@@ -15,6 +22,7 @@
 #include "absl/time/time.h"
 #include "worker/agents/cancel_token.h"
 #include "worker/agents/chat_types.h"
+#include "worker/agents/llm_call_gate.h"
 #include "worker/session/backoff.h"
 
 namespace taskboard::worker {
@@ -33,6 +41,9 @@ struct ChatClientOptions {
   // The most bytes one answer may have (the agent file's maxResponseBytes).
   size_t max_response_bytes = 16 << 20;
   BackoffOptions backoff = {absl::Seconds(1), absl::Seconds(30)};
+  // Asked before every attempt, told after it; must outlive the client.
+  // Null: calls go out ungoverned.
+  LlmCallGate* gate = nullptr;
 };
 
 class ChatClient {
@@ -54,6 +65,9 @@ class ChatClient {
   //   INVALID_ARGUMENT    4xx (bad model, bad request) or a bad tool schema
   //   UNAUTHENTICATED / PERMISSION_DENIED  401 / 403
   //   INTERNAL            the answer is not a chat completion (malformed JSON)
+  //   FAILED_PRECONDITION / RESOURCE_EXHAUSTED  the gate refused the call
+  //                       ("the scheduler refused the call: <its text>");
+  //                       no request was made
   absl::StatusOr<ChatResponse> Complete(
       const ChatRequest& request, const CancelToken* cancel,
       const std::function<void(absl::string_view)>& on_delta = nullptr,

@@ -112,6 +112,12 @@ void ReadUsageAndModel(const Json& doc, ChatResponse* response) {
   if (auto n = usage->find("completion_tokens"); n != usage->end() && n->is_number_integer()) {
     response->completion_tokens = n->get<int64_t>();
   }
+  if (auto details = usage->find("prompt_tokens_details");
+      details != usage->end() && details->is_object()) {
+    if (auto n = details->find("cached_tokens"); n != details->end() && n->is_number_integer()) {
+      response->cached_tokens = n->get<int64_t>();
+    }
+  }
 }
 
 absl::StatusOr<ChatResponse> ParseChatResponse(absl::string_view body) {

@@ -22,8 +22,9 @@ absl::StatusOr<std::string> ChatRequestBody(const ChatRequest& request);
 // choices, no message); the caller adds which endpoint sent it.
 absl::StatusOr<ChatResponse> ParseChatResponse(absl::string_view body);
 
-// Copies `usage.prompt_tokens` / `usage.completion_tokens` and `model` from
-// a response or stream chunk into `response` when present.
+// Copies `usage.prompt_tokens`, `usage.completion_tokens`,
+// `usage.prompt_tokens_details.cached_tokens` and `model` from a response or
+// stream chunk (the last one carries the usage) into `response` when present.
 void ReadUsageAndModel(const Json& doc, ChatResponse* response);
 
 // The string `key` of object `doc`, or "" when `doc` is not an object or the

@@ -43,6 +43,9 @@ struct ChatResponse {
   std::string finish_reason;
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
+  // Of prompt_tokens, those served from the provider's prompt cache
+  // (OpenAI: usage.prompt_tokens_details.cached_tokens).
+  int64_t cached_tokens = 0;
   // The model that answered, as the server names it ("" when not sent).
   std::string model;
 };

@@ -57,6 +57,7 @@ class Conversation {
         response.model.empty() ? std::string(requested_model) : response.model;
     usage.set_input_tokens(usage.input_tokens() + response.prompt_tokens);
     usage.set_output_tokens(usage.output_tokens() + response.completion_tokens);
+    usage.set_cache_read_tokens(usage.cache_read_tokens() + response.cached_tokens);
     usage.set_turns(usage.turns() + 1);
     usage.set_model(model);
     // Servers often answer with a dated variant ("gpt-4o-2024-08-06") of
@@ -154,6 +155,8 @@ AgentOutcome LlmAgent::Run(const v1::Assignment& assignment, AgentContext& conte
   client_options.max_attempts = settings.max_attempts;
   client_options.max_response_bytes = static_cast<size_t>(settings.max_response_bytes);
   client_options.backoff = options_.retry_backoff;
+  // Every request waits for the scheduler's grant when it governs LLM calls.
+  client_options.gate = context.llm_gate();
   const ChatClient client(std::move(client_options));
 
   absl::Duration timeout = definition_.timeout;

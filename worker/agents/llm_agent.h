@@ -19,8 +19,8 @@
 // asks for JSON following it (response_format json_schema). Usage sums the
 // turns; cost comes from the file's price table. The conversation, turn
 // count and stop reason go into AgentOutcome.execution. The run's deadline
-// is timeoutSeconds (or the task's shorter timeout_seconds), retries
-// included.
+// is timeoutSeconds (or the task's shorter timeout_seconds), retries and
+// waits for the scheduler's grants (AgentContext::llm_gate) included.
 
 #include <string>
 

@@ -48,6 +48,12 @@ ToolCallerOptions ToolCallerOptionsFor(const SessionOptions& options) {
   return tool_caller;
 }
 
+LlmGrantsOptions LlmGrantsOptionsFor(const SessionOptions& options) {
+  LlmGrantsOptions llm_grants = options.llm_grants;
+  if (llm_grants.metrics == nullptr) llm_grants.metrics = options.metrics;
+  return llm_grants;
+}
+
 // A finished run's label in taskboard_worker_tasks_total.
 TaskOutcome OutcomeOf(const AgentOutcome& outcome, bool returned, bool cancelled) {
   if (returned) return TaskOutcome::kReturned;
@@ -98,7 +104,10 @@ class Session::TaskContext : public AgentContext {
   TaskContext(Session* session, Task* task, const Agent* agent)
       : session_(session),
         task_(task),
-        allowed_tools_(task->assignment.tools(), agent->allowed_tools()) {}
+        allowed_tools_(task->assignment.tools(), agent->allowed_tools()),
+        llm_gate_(*session->llm_grants_, LlmTask{.task_id = task->assignment.task_id(),
+                                                 .lease_id = task->assignment.lease_id(),
+                                                 .run_id = task->assignment.run_id()}) {}
   // Tool calls through the socket end with the task: they would otherwise
   // be observed after its result.
   ~TaskContext() override {
@@ -108,6 +117,7 @@ class Session::TaskContext : public AgentContext {
   void EmitOutput(absl::string_view delta) override { session_->OnOutput(*task_, delta); }
   std::filesystem::path directory() const override { return task_->directory; }
   const CancelToken& cancellation() const override { return task_->cancel; }
+  LlmCallGate* llm_gate() override { return &llm_gate_; }
 
   absl::StatusOr<ToolCallResult> CallTool(absl::string_view name,
                                           absl::string_view args_json) override {
@@ -146,9 +156,10 @@ class Session::TaskContext : public AgentContext {
   const ToolAllowList allowed_tools_;
   // Socket grants (used from the thread running the agent only).
   std::vector<std::string> tokens_;
+  LlmTaskGate llm_gate_;
 };
 
-class Session::Link : public ToolLink {
+class Session::Link : public ToolLink, public LlmGrantLink {
  public:
   explicit Link(Session* session) : session_(session) {}
   bool SendLookup(v1::ConnectRequest lookup) override {
@@ -156,6 +167,9 @@ class Session::Link : public ToolLink {
   }
   void SendObservation(v1::ConnectRequest observation) override {
     session_->SendToolObservation(std::move(observation));
+  }
+  bool Send(v1::ConnectRequest message) override {
+    return session_->SendToWelcomedStream(std::move(message));
   }
 
  private:
@@ -170,6 +184,7 @@ Session::Session(SessionOptions options, const AgentRegistry& agents)
       tool_caller_(
           std::make_unique<ToolCaller>(options_.tools != nullptr ? *options_.tools : no_tools_,
                                        *link_, ToolCallerOptionsFor(options_))),
+      llm_grants_(std::make_unique<LlmGrants>(*link_, LlmGrantsOptionsFor(options_))),
       book_(options_.slots + options_.prefetch),
       heartbeat_interval_(options_.heartbeat_interval),
       task_threads_(static_cast<size_t>(std::max(options_.slots, 1))) {
@@ -341,8 +356,9 @@ bool Session::Unregister() {
   state_ = State::kDown;
   if (options_.metrics != nullptr) options_.metrics->SetConnected(false);
   for (auto& [lease_id, task] : tasks_) task->output.Clear();
-  // Lookups sent on this stream will never be answered.
+  // Lookups and grant requests sent on this stream will never be answered.
   tool_caller_->OnStreamLost();
+  llm_grants_->OnStreamLost();
   return closed_;
 }
 
@@ -387,6 +403,7 @@ void Session::Handle(const v1::ConnectResponse& response, Backoff& backoff) {
       tool_caller_->OnDecision(response.tool_decision());
       break;
     case v1::ConnectResponse::kLlmGrant:
+      llm_grants_->OnGrant(response.llm_grant());  // not under mu_: it may send
       break;
     case v1::ConnectResponse::kBatch:
       // In order, as if written one by one; a nested batch is a scheduler
@@ -432,6 +449,11 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
   for (const v1::ConnectRequest& observation : unconfirmed_misses_) SendLocked(observation);
   for (v1::ConnectRequest& observation : kept_observations_) SendObservationLocked(observation);
   kept_observations_.clear();
+  // Model calls made while no stream was up are billed before their
+  // results; calls waiting for a grant ask on this stream from now on.
+  const std::vector<v1::ConnectRequest> reports =
+      llm_grants_->OnWelcome(welcome.governs_llm_calls());
+  for (const v1::ConnectRequest& report : reports) SendLocked(report);
   // Calls this worker runs for the cache: a restarted scheduler learns they
   // are in flight before other workers ask for the same ones.
   for (v1::ConnectRequest& lookup : tool_caller_->ReannounceExecutingCalls()) {
@@ -453,7 +475,9 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
       .With("held_tasks", book_.running())
       .With("revoked", revoked.size())
       .With("resent_results", unacked.size())
-      .With("resent_observations", kept);
+      .With("resent_observations", kept)
+      .With("resent_llm_reports", reports.size())
+      .With("governs_llm_calls", welcome.governs_llm_calls());
   ticker_cv_.Signal();
 }
 
@@ -622,6 +646,13 @@ bool Session::SendToolLookup(v1::ConnectRequest lookup) {
   absl::MutexLock lock(&mu_);
   if (state_ != State::kHandshaking && state_ != State::kReady) return false;
   SendLocked(std::move(lookup));
+  return true;
+}
+
+bool Session::SendToWelcomedStream(v1::ConnectRequest message) {
+  absl::MutexLock lock(&mu_);
+  if (state_ != State::kReady) return false;
+  SendLocked(std::move(message));
   return true;
 }
 

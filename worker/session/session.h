@@ -33,6 +33,11 @@
 //   stream that ends releases the calls waiting for a ToolDecision. Command
 //   agents reach the same path through a Unix socket
 //   (worker/session/tool_socket_server.h) served while Run runs.
+// - LLM calls (worker/session/llm_grants.h): when the Welcome says
+//   governs_llm_calls, each model call sends an LlmGrantRequest and waits
+//   for its LlmGrant, and sends an LlmCallReport after. Reports made while
+//   no stream is up are sent after the next Welcome (if it governs), after
+//   the kept observations, before the results.
 // - Drain (scheduler) or Drain() (SIGTERM): Draining{grace_ms}, new
 //   assignments are returned ("worker draining"), running tasks get the grace
 //   period, then are cancelled and returned ("worker draining: grace period
@@ -43,7 +48,8 @@
 // watches the drain deadline; each running task has its own thread, reused
 // for the next task once it ends (TaskThreads); the tool
 // socket has its own threads (a queued assignment has none until it starts). All state is guarded
-// by mu_, which is never held across a blocking call (ToolCaller's lock may be taken under it).
+// by mu_, which is never held across a blocking call (ToolCaller's and LlmGrants' locks may be
+// taken under it).
 
 #include <deque>
 #include <filesystem>
@@ -65,6 +71,7 @@
 #include "worker/agents/agent_registry.h"
 #include "worker/agents/task_workspace.h"
 #include "worker/session/backoff.h"
+#include "worker/session/llm_grants.h"
 #include "worker/session/task_book.h"
 #include "worker/session/task_threads.h"
 #include "worker/session/tool_caller.h"
@@ -112,8 +119,10 @@ struct SessionOptions {
   TaskWorkspaces workspaces = TaskWorkspaces::Shared({});
   ToolCallerOptions tool_caller;
   ToolSocketOptions tool_socket;
-  // Slots, tasks, LLM usage, the connection, and (unless tool_caller names
-  // its own) tool calls; must outlive the Session. Null: no metrics.
+  LlmGrantsOptions llm_grants;
+  // Slots, tasks, LLM usage, the connection, and (unless tool_caller or
+  // llm_grants names its own) tool calls and grant waits; must outlive the
+  // Session. Null: no metrics.
   WorkerMetrics* metrics = nullptr;
 };
 
@@ -183,8 +192,10 @@ class Session {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnResultAck(const v1::ResultAck& ack);
 
-  // The ToolCaller's way out (Link).
+  // The ToolCaller's and LlmGrants' way out (Link).
   bool SendToolLookup(v1::ConnectRequest lookup);
+  // On the current stream once its Welcome came; false otherwise.
+  bool SendToWelcomedStream(v1::ConnectRequest message);
   void SendToolObservation(v1::ConnectRequest observation);
   // Sends it, keeping it until its task's result is acknowledged when it is
   // a call run for the cache (unconfirmed_misses_).
@@ -220,6 +231,7 @@ class Session {
   ToolRegistry no_tools_;
   const std::unique_ptr<Link> link_;
   const std::unique_ptr<ToolCaller> tool_caller_;
+  const std::unique_ptr<LlmGrants> llm_grants_;
   // Set by Run before the first task and reset after the last one, so task
   // threads read it without mu_.
   std::unique_ptr<ToolSocketServer> tool_socket_;

@@ -16,6 +16,14 @@ using metrics::Histogram;
 constexpr std::array<TaskOutcome, 4> kTaskOutcomes = {
     TaskOutcome::kSucceeded, TaskOutcome::kFailed, TaskOutcome::kCancelled, TaskOutcome::kReturned};
 
+constexpr std::array<GrantWaitOutcome, 4> kGrantWaitOutcomes = {
+    GrantWaitOutcome::kGranted, GrantWaitOutcome::kRefused, GrantWaitOutcome::kUnreachable,
+    GrantWaitOutcome::kAbandoned};
+
+// A grant comes at once while the model has room, and after a 429's pause
+// or a full minute's limit otherwise: 1 ms, times 4, up to about 4 minutes.
+metrics::BucketBoundaries GrantWaitBuckets() { return metrics::ExponentialBuckets(0.001, 4, 10); }
+
 // Tasks run from milliseconds (noop, cached tools) to an hour (LLM loops,
 // builds): 10 ms doubling up to about 87 minutes.
 metrics::BucketBoundaries TaskDurationBuckets() { return metrics::ExponentialBuckets(0.01, 2, 20); }
@@ -34,6 +42,20 @@ const char* TaskOutcomeName(TaskOutcome outcome) {
       return "returned";
   }
   return "failed";
+}
+
+const char* GrantWaitOutcomeName(GrantWaitOutcome outcome) {
+  switch (outcome) {
+    case GrantWaitOutcome::kGranted:
+      return "granted";
+    case GrantWaitOutcome::kRefused:
+      return "refused";
+    case GrantWaitOutcome::kUnreachable:
+      return "unreachable";
+    case GrantWaitOutcome::kAbandoned:
+      return "abandoned";
+  }
+  return "abandoned";
 }
 
 struct WorkerMetrics::AgentSeries {
@@ -77,6 +99,11 @@ WorkerMetrics::WorkerMetrics(metrics::Registry& registry)
                          .Help("Time tools executed on this worker (cached calls excluded), by "
                                "tool.")
                          .Register(registry)),
+      grant_wait_(BuildHistogram()
+                      .Name("taskboard_worker_llm_grant_wait_seconds")
+                      .Help("Time model calls waited for the scheduler's grant, by how the wait "
+                            "ended.")
+                      .Register(registry)),
       slots_(BuildGauge()
                  .Name("taskboard_worker_slots")
                  .Help("Task slots of this worker, by state (busy or free).")
@@ -93,7 +120,13 @@ WorkerMetrics::WorkerMetrics(metrics::Registry& registry)
                      .Name("taskboard_worker_connected")
                      .Help("1 while the worker is connected to the scheduler, else 0.")
                      .Register(registry)
-                     .Add({})) {}
+                     .Add({})) {
+  // A fixed label set: every series exists (at 0) from the start.
+  for (GrantWaitOutcome outcome : kGrantWaitOutcomes) {
+    grant_waits_[static_cast<size_t>(outcome)] =
+        &grant_wait_.Add({{"outcome", GrantWaitOutcomeName(outcome)}}, GrantWaitBuckets());
+  }
+}
 
 WorkerMetrics::~WorkerMetrics() = default;  // here, where the series are complete
 
@@ -123,6 +156,10 @@ void WorkerMetrics::ToolCallFinished(absl::string_view tool, bool cached, bool o
   ToolSeries& series = Tool(tool);
   series.calls[cached ? 1 : 0][ok ? 1 : 0]->Increment();
   if (execution.has_value()) series.duration->Observe(absl::ToDoubleSeconds(*execution));
+}
+
+void WorkerMetrics::LlmGrantWaited(GrantWaitOutcome outcome, absl::Duration wait) {
+  grant_waits_[static_cast<size_t>(outcome)]->Observe(absl::ToDoubleSeconds(wait));
 }
 
 void WorkerMetrics::Reconnecting() { reconnects_.Increment(); }

@@ -17,6 +17,7 @@
 // Thread-safe: every hook may run on any thread. Its lock is a leaf (it calls
 // nothing back), so hooks may run under the caller's own locks.
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,14 @@ enum class TaskOutcome { kSucceeded, kFailed, kCancelled, kReturned };
 // "succeeded", "failed", "cancelled" or "returned": the label value, also
 // the `outcome` of the worker's "task finished" log line.
 const char* TaskOutcomeName(TaskOutcome outcome);
+
+// How a model call's wait for the scheduler's grant ended (label `outcome`
+// of taskboard_worker_llm_grant_wait_seconds): granted, refused (a budget),
+// unreachable (no stream for the reconnect wait: the call went ahead
+// ungoverned), abandoned (the task was cancelled or ran out of time).
+enum class GrantWaitOutcome { kGranted, kRefused, kUnreachable, kAbandoned };
+
+const char* GrantWaitOutcomeName(GrantWaitOutcome outcome);
 
 class WorkerMetrics {
  public:
@@ -66,6 +75,10 @@ class WorkerMetrics {
   void ToolCallFinished(absl::string_view tool, bool cached, bool ok,
                         std::optional<absl::Duration> execution);
 
+  // A model call waited `wait` for the scheduler's grant (calls of a
+  // scheduler that does not govern do not wait, and are not counted).
+  void LlmGrantWaited(GrantWaitOutcome outcome, absl::Duration wait);
+
   // The stream to the scheduler ended and the worker will connect again.
   void Reconnecting();
   // taskboard_worker_connected: 1 from Welcome until the stream ends.
@@ -84,6 +97,9 @@ class WorkerMetrics {
   metrics::Family<metrics::Counter>& cost_;
   metrics::Family<metrics::Counter>& tool_calls_;
   metrics::Family<metrics::Histogram>& tool_duration_;
+  metrics::Family<metrics::Histogram>& grant_wait_;
+  // Indexed by GrantWaitOutcome.
+  std::array<metrics::Histogram*, 4> grant_waits_{};
   metrics::Family<metrics::Gauge>& slots_;
   metrics::Gauge& busy_slots_;
   metrics::Gauge& free_slots_;

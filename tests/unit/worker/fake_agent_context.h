@@ -4,7 +4,7 @@
 // An AgentContext for agent tests: records every output chunk and lets the
 // test cancel the run and wait (with a deadline) for output to show up. Its
 // ToolEnvironment returns what the test set and records the directory asked
-// for.
+// for; its llm_gate is the one the test set, if any.
 
 #include <filesystem>
 #include <string>
@@ -24,6 +24,7 @@ class FakeAgentContext : public AgentContext {
     chunks_.emplace_back(delta);
   }
   const CancelToken& cancellation() const override { return cancel_; }
+  LlmCallGate* llm_gate() override { return llm_gate_; }
   std::vector<std::pair<std::string, std::string>> ToolEnvironment(
       const std::filesystem::path& workdir) override {
     absl::MutexLock lock(&mu_);
@@ -32,6 +33,8 @@ class FakeAgentContext : public AgentContext {
   }
 
   CancelToken& cancel() { return cancel_; }
+  // What llm_gate() returns (default none); must outlive the run.
+  void set_llm_gate(LlmCallGate* gate) { llm_gate_ = gate; }
   void set_tool_environment(std::vector<std::pair<std::string, std::string>> vars) {
     absl::MutexLock lock(&mu_);
     tool_environment_ = std::move(vars);
@@ -78,6 +81,7 @@ class FakeAgentContext : public AgentContext {
   std::vector<std::pair<std::string, std::string>> tool_environment_ ABSL_GUARDED_BY(mu_);
   std::filesystem::path tool_workdir_ ABSL_GUARDED_BY(mu_);
   CancelToken cancel_;
+  LlmCallGate* llm_gate_ = nullptr;
 };
 
 }  // namespace taskboard::worker::testing

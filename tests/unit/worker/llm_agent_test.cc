@@ -17,13 +17,16 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/worker/fake_agent_context.h"
+#include "tests/unit/worker/fake_llm_call_gate.h"
 #include "tests/unit/worker/scripted_llm_server.h"
 
 namespace taskboard::worker {
 namespace {
 
+using ::taskboard::worker::testing::CachedTextReply;
 using ::taskboard::worker::testing::ErrorReply;
 using ::taskboard::worker::testing::FakeAgentContext;
+using ::taskboard::worker::testing::FakeLlmCallGate;
 using ::taskboard::worker::testing::ScriptedLlmServer;
 using ::taskboard::worker::testing::ScriptedReply;
 using ::taskboard::worker::testing::TextReply;
@@ -169,6 +172,41 @@ TEST(LlmAgent, Streaming_DeltasReachLiveOutput) {
   EXPECT_EQ(outcome.output, "part one, part two");
   EXPECT_EQ(context.output(), "part one, part two");
   EXPECT_EQ(context.chunks(), 2);
+}
+
+// Each turn's request passes the context's gate; the usage sums the turns'
+// cached prompt tokens too.
+TEST(LlmAgent, Gate_AskedBeforeEveryRequestAndCachedTokensSummed) {
+  ScriptedReply tool_call = ToolCallReply("call_1", "lookup", R"({"key":"a"})", 100, 5);
+  Json body = Json::parse(tool_call.body);
+  body["usage"]["prompt_tokens_details"] = {{"cached_tokens", 64}};
+  tool_call.body = DumpJson(body);
+  ScriptedLlmServer server({tool_call, CachedTextReply("a is 1", 140, 6, 128)});
+  FakeLlmCallGate gate;
+  ToolContext context;
+  context.set_llm_gate(&gate);
+  AgentOutcome outcome = Agent(Definition(server)).Run(Task(), context);
+  ASSERT_TRUE(outcome.success) << outcome.error;
+  EXPECT_EQ(gate.acquired().size(), 2u);
+  ASSERT_EQ(gate.reported().size(), 2u);
+  EXPECT_EQ(gate.reported()[1].end.cached_tokens, 128);
+  EXPECT_EQ(outcome.usage.input_tokens(), 240);
+  EXPECT_EQ(outcome.usage.cache_read_tokens(), 192);
+}
+
+TEST(LlmAgent, RefusedByTheScheduler_FailsWithItsTextWithoutARequest) {
+  ScriptedLlmServer server({TextReply("never")});
+  FakeLlmCallGate gate;
+  gate.Refuse(absl::FailedPreconditionError("run r1 is over its budget of $5.00"));
+  ToolContext context;
+  context.set_llm_gate(&gate);
+  AgentOutcome outcome = Agent(Definition(server)).Run(Task(), context);
+  EXPECT_FALSE(outcome.success);
+  EXPECT_THAT(outcome.error,
+              AllOf(HasSubstr("llm agent 'helper'"),
+                    HasSubstr("the scheduler refused the call: run r1 is over its budget")));
+  EXPECT_EQ(outcome.execution.stop_reason(), "error");
+  EXPECT_TRUE(server.requests().empty());
 }
 
 TEST(LlmAgent, PriorWork_AppearsInTheUserMessage) {

@@ -48,6 +48,16 @@ inline ScriptedReply TextReply(const std::string& content, int prompt_tokens = 1
   return {.body = DumpJson(body)};
 }
 
+// TextReply with OpenAI's detail of the prompt tokens served from its cache.
+inline ScriptedReply CachedTextReply(const std::string& content, int prompt_tokens,
+                                     int completion_tokens, int cached_tokens) {
+  ScriptedReply reply = TextReply(content, prompt_tokens, completion_tokens);
+  Json body = Json::parse(reply.body);
+  body["usage"]["prompt_tokens_details"] = {{"cached_tokens", cached_tokens}};
+  reply.body = DumpJson(body);
+  return reply;
+}
+
 // A chat completion calling tool `name` with `arguments` (JSON text).
 inline ScriptedReply ToolCallReply(const std::string& id, const std::string& name,
                                    const std::string& arguments, int prompt_tokens = 10,

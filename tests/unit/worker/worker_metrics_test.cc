@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -20,9 +21,11 @@
 #include "gtest/gtest.h"
 #include "tests/testing/prometheus_text.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/unit/worker/fake_llm_grant_link.h"
 #include "tests/unit/worker/fake_tool_link.h"
 #include "tests/unit/worker/session_harness.h"
 #include "tests/unit/worker/test_tools.h"
+#include "worker/session/llm_grants.h"
 #include "worker/session/tool_caller.h"
 
 namespace taskboard::worker {
@@ -31,6 +34,7 @@ namespace {
 using ::taskboard::testing::IsOk;
 using ::taskboard::testing::StatusIs;
 using ::taskboard::worker::testing::CountingTool;
+using ::taskboard::worker::testing::FakeLlmGrantLink;
 using ::taskboard::worker::testing::FakeStream;
 using ::taskboard::worker::testing::FakeToolLink;
 using ::taskboard::worker::testing::SessionHarness;
@@ -129,6 +133,57 @@ TEST_F(WorkerMetricsTest, ReconnectsAndConnected_FollowTheHooks) {
   metrics_.Reconnecting();
   EXPECT_THAT(Sample(registry_, "taskboard_worker_connected"), Optional(1));
   EXPECT_THAT(Sample(registry_, "taskboard_worker_reconnects_total"), Optional(2));
+}
+
+TEST_F(WorkerMetricsTest, LlmGrantWaited_ObservedByOutcomeEverySeriesFromTheStart) {
+  for (const char* outcome : {"granted", "refused", "unreachable", "abandoned"}) {
+    EXPECT_THAT(
+        Sample(registry_, absl::StrCat(R"(taskboard_worker_llm_grant_wait_seconds_count{outcome=")",
+                                       outcome, R"("})")),
+        Optional(0))
+        << outcome;
+  }
+  metrics_.LlmGrantWaited(GrantWaitOutcome::kGranted, absl::Seconds(2));
+  metrics_.LlmGrantWaited(GrantWaitOutcome::kGranted, absl::Milliseconds(500));
+  metrics_.LlmGrantWaited(GrantWaitOutcome::kUnreachable, absl::Seconds(60));
+  EXPECT_THAT(
+      Sample(registry_, R"(taskboard_worker_llm_grant_wait_seconds_count{outcome="granted"})"),
+      Optional(2));
+  EXPECT_THAT(
+      Sample(registry_, R"(taskboard_worker_llm_grant_wait_seconds_sum{outcome="granted"})"),
+      Optional(::testing::DoubleNear(2.5, 1e-9)));
+  EXPECT_THAT(
+      Sample(registry_, R"(taskboard_worker_llm_grant_wait_seconds_count{outcome="unreachable"})"),
+      Optional(1));
+}
+
+// LlmGrants' waits, through its hook.
+TEST_F(WorkerMetricsTest, LlmGrants_GrantedAndRefusedWaitsObserved) {
+  FakeLlmGrantLink link;
+  LlmGrants grants(link, {.metrics = &metrics_});
+  grants.OnWelcome(true);
+  CancelToken cancel;
+  const LlmTask task{.task_id = "scan", .lease_id = "l1", .run_id = "r1"};
+  for (bool granted : {true, false}) {
+    absl::StatusOr<std::string> result;
+    std::thread call(
+        [&] { result = grants.Acquire(task, {.model = "m"}, &cancel, absl::InfiniteFuture()); });
+    std::optional<v1::ConnectRequest> sent = link.WaitForMessage(link.sent().size());
+    ASSERT_TRUE(sent.has_value());
+    v1::LlmGrant grant;
+    grant.set_request_id(sent->llm_grant_request().request_id());
+    grant.set_granted(granted);
+    grant.set_grant_id("g");
+    grants.OnGrant(grant);
+    call.join();
+    EXPECT_EQ(result.ok(), granted);
+  }
+  EXPECT_THAT(
+      Sample(registry_, R"(taskboard_worker_llm_grant_wait_seconds_count{outcome="granted"})"),
+      Optional(1));
+  EXPECT_THAT(
+      Sample(registry_, R"(taskboard_worker_llm_grant_wait_seconds_count{outcome="refused"})"),
+      Optional(1));
 }
 
 // The tool caller's calls, through its hook.
