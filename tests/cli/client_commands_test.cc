@@ -210,6 +210,46 @@ TEST(ShowCommand, FetchesTheRun) {
   EXPECT_EQ(result.err, "taskboard show: NOT_FOUND: run 'r-404' not found\n");
 }
 
+TEST(ShowCommand, Billed_AfterTheFrameWithTheBudget) {
+  v1::Run run = MakeRun(kAuditMidRun, kAuditFlow);
+  *run.mutable_billed() =
+      ParseText<v1::Usage>("input_tokens: 12000 output_tokens: 3100 cost_usd: 0.42");
+  *run.mutable_budget() = ParseText<v1::RunBudget>("usd: 0.5 tokens: 100000");
+  std::ostringstream out;
+  PrintRunDetails(run, At(absl::Seconds(65)), TerminalInfo{}, out);
+  EXPECT_THAT(out.str(), HasSubstr("↳ discover\nbilled ↑12k ↓3.1k $0.420 of budget $0.500 / 100k "
+                                   "tokens\n"));
+
+  // Nothing billed and no budget: no line.
+  run.clear_billed();
+  run.clear_budget();
+  out.str("");
+  PrintRunDetails(run, At(absl::Seconds(65)), TerminalInfo{}, out);
+  EXPECT_THAT(out.str(), Not(HasSubstr("billed")));
+}
+
+TEST(ShowCommand, PausedOnItsBudget_StatusErrorAndHowToContinue) {
+  FakeScheduler scheduler;
+  scheduler.SetRun(MakeRun(R"pb(
+    run_id: "r-1"
+    flow_name: "audit"
+    kind: FLOW_KIND_BOARD
+    status: RUN_STATUS_PAUSED
+    error: "paused: run r-1's budget of $0.5000 is reached: $0.4800 billed, $0.0000 in calls "
+           "still running, and this call may cost up to $0.0500"
+    billed { input_tokens: 20000 output_tokens: 4000 cost_usd: 0.48 }
+    budget { usd: 0.5 })pb"));
+  testing::CliResult result = Cli({"show", "r-1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out,
+              AllOf(StartsWith("‖ board audit  0/0 tasks · paused"),
+                    HasSubstr("\nbilled ↑20k ↓4.0k $0.480 of budget $0.500\n"),
+                    HasSubstr("\nerror: paused: run r-1's budget of $0.5000 is reached: "),
+                    HasSubstr("\n  raise its budget and continue: `taskboard resume r-1 "
+                              "--budget-usd X` (X: the new total in dollars, above the $0.480 "
+                              "billed)\n")));
+}
+
 // A plan whose step `storage` is carried out by the supervisor run c-1.
 constexpr char kNestedPlan[] = R"pb(
   run_id: "p-1"
@@ -625,7 +665,7 @@ TEST(CliApp, HelpExits0AndListsEveryCommand) {
   testing::CliResult result = Cli({"--help"});
   EXPECT_EQ(result.exit_code, 0);
   for (const char* command :
-       {"validate", "run", "watch", "show", "runs", "cancel", "resume", "flows", "dev"}) {
+       {"validate", "run", "watch", "show", "runs", "cancel", "resume", "flows", "dev", "usage"}) {
     EXPECT_THAT(result.out, HasSubstr(absl::StrCat("\n  ", command, " "))) << command;
   }
 }

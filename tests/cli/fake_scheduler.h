@@ -128,6 +128,11 @@ class FakeScheduler final : public v1::Scheduler::Service {
     std::lock_guard lock(mu_);
     flows_ = std::move(flows);
   }
+  // What GetUsage answers, whatever was asked.
+  void SetUsage(v1::GetUsageResponse usage) {
+    std::lock_guard lock(mu_);
+    usage_ = std::move(usage);
+  }
 
   // --- What the CLI sent --------------------------------------------------
   v1::SubmitRunRequest submitted() const {
@@ -149,6 +154,14 @@ class FakeScheduler final : public v1::Scheduler::Service {
   v1::DrainWorkerRequest drain_request() const {
     std::lock_guard lock(mu_);
     return drain_request_;
+  }
+  v1::ResumeRunRequest resume_request() const {
+    std::lock_guard lock(mu_);
+    return resume_request_;
+  }
+  v1::GetUsageRequest usage_request() const {
+    std::lock_guard lock(mu_);
+    return usage_request_;
   }
   v1::CancelRunRequest cancel_request() const {
     std::lock_guard lock(mu_);
@@ -282,8 +295,18 @@ class FakeScheduler final : public v1::Scheduler::Service {
                          v1::ResumeRunResponse* response) override {
     std::lock_guard lock(mu_);
     if (grpc::Status error = TakeError(); !error.ok()) return error;
+    resume_request_ = *request;
     response->set_run_id(request->run_id());
     for (const std::string& phase : reused_) response->add_reused_phases(phase);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetUsage(grpc::ServerContext*, const v1::GetUsageRequest* request,
+                        v1::GetUsageResponse* response) override {
+    std::lock_guard lock(mu_);
+    if (grpc::Status error = TakeError(); !error.ok()) return error;
+    usage_request_ = *request;
+    *response = usage_;
     return grpc::Status::OK;
   }
 
@@ -359,6 +382,9 @@ class FakeScheduler final : public v1::Scheduler::Service {
   std::vector<int64_t> watch_after_seqs_;
   v1::ListRunsRequest list_request_;
   v1::CancelRunRequest cancel_request_;
+  v1::ResumeRunRequest resume_request_;
+  v1::GetUsageResponse usage_;
+  v1::GetUsageRequest usage_request_;
   v1::ListWorkersResponse workers_;
   v1::DrainWorkerRequest drain_request_;
   v1::SaveFlowRequest save_request_;

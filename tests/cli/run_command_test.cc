@@ -501,6 +501,97 @@ TEST(ResumeCommand, CompletedRun_NothingToResumeExits0) {
   EXPECT_THAT(result.err, HasSubstr("run r-1 already completed; nothing to resume"));
 }
 
+// A run paused on its budget of $0.50, having billed $0.48.
+v1::Run PausedOnBudget() {
+  return MakeRun(R"pb(
+    run_id: "r-1"
+    flow_name: "audit"
+    kind: FLOW_KIND_BOARD
+    status: RUN_STATUS_PAUSED
+    last_seq: 3
+    error: "paused: run r-1's budget of $0.5000 is reached: $0.4800 billed, $0.0000 in calls "
+           "still running, and this call may cost up to $0.0500"
+    billed { input_tokens: 20000 output_tokens: 4000 cost_usd: 0.48 }
+    budget { usd: 0.5 tokens: 100000 })pb");
+}
+
+TEST(ResumeCommand, BudgetFlags_SentWithTheResumeAndTheNewBudgetPrinted) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "COMPLETED", "done");
+  scheduler.SetRun(PausedOnBudget());
+  testing::CliResult result = Cli({"resume", "r-1", "--budget-usd", "2", "--budget-tokens",
+                                   "300000", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  const v1::ResumeRunRequest sent = scheduler.resume_request();
+  EXPECT_EQ(sent.run_id(), "r-1");
+  ASSERT_TRUE(sent.has_budget_usd());
+  EXPECT_EQ(sent.budget_usd(), 2);
+  ASSERT_TRUE(sent.has_budget_tokens());
+  EXPECT_EQ(sent.budget_tokens(), 300000);
+  EXPECT_THAT(result.err,
+              AllOf(HasSubstr("resumed run r-1; "),
+                    HasSubstr("\nbudget now $2.00 / 300k tokens; billed so far ↑20k ↓4.0k "
+                              "$0.480\n")));
+}
+
+// The other limit stays as it was, and only the given one is sent.
+TEST(ResumeCommand, OneBudgetFlag_SendsOnlyItAndKeepsTheOtherLimit) {
+  FakeScheduler scheduler;
+  scheduler.SetRun(PausedOnBudget());
+  testing::CliResult result = Cli(
+      {"resume", "r-1", "--budget-usd", "0.75", "--no-watch", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(scheduler.resume_request().budget_usd(), 0.75);
+  EXPECT_FALSE(scheduler.resume_request().has_budget_tokens());
+  EXPECT_THAT(result.err, HasSubstr("\nbudget now $0.750 / 100k tokens;"));
+}
+
+TEST(ResumeCommand, NoBudgetFlags_SendsNoBudgetAndPrintsNone) {
+  FakeScheduler scheduler;
+  scheduler.SetRun(PausedOnBudget());
+  testing::CliResult result =
+      Cli({"resume", "r-1", "--no-watch", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_FALSE(scheduler.resume_request().has_budget_usd());
+  EXPECT_FALSE(scheduler.resume_request().has_budget_tokens());
+  EXPECT_THAT(result.err, Not(HasSubstr("budget now")));
+}
+
+TEST(ResumeCommand, BudgetNotAbove0_Exits2BeforeAnyCall) {
+  FakeScheduler scheduler;
+  scheduler.SetRun(PausedOnBudget());
+  for (const char* usd : {"0", "-1", "nan", "inf"}) {
+    testing::CliResult result =
+        Cli({"resume", "r-1", "--budget-usd", usd, "--scheduler", scheduler.address()});
+    EXPECT_EQ(result.exit_code, 2) << usd;
+    EXPECT_THAT(result.err, AllOf(HasSubstr("taskboard resume: --budget-usd"),
+                                  HasSubstr("give the run's new total in dollars, above 0")))
+        << usd;
+  }
+  testing::CliResult result =
+      Cli({"resume", "r-1", "--budget-tokens", "0", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("taskboard resume: --budget-tokens 0 is not a budget"));
+  // Not numbers at all: CLI11 refuses them.
+  EXPECT_EQ(Cli({"resume", "r-1", "--budget-usd", "lots"}).exit_code, 2);
+  EXPECT_EQ(Cli({"resume", "r-1", "--budget-tokens", "1.5"}).exit_code, 2);
+  EXPECT_EQ(scheduler.calls(), 0);
+}
+
+TEST(WatchCommand, PausedOnItsBudget_BilledLineErrorAndHowToContinue) {
+  FakeScheduler scheduler;
+  scheduler.SetRun(PausedOnBudget());
+  testing::CliResult result = Cli({"watch", "r-1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err,
+              AllOf(HasSubstr("\nbilled ↑20k ↓4.0k $0.480 of budget $0.500 / 100k tokens\n"
+                              "taskboard watch: run r-1 paused: run r-1's budget of $0.5000 is "
+                              "reached: "),
+                    HasSubstr("\n  raise its budget and continue: `taskboard resume r-1 "
+                              "--budget-usd X`"),
+                    Not(HasSubstr("paused: paused:")), Not(HasSubstr("resume it with"))));
+}
+
 TEST(ResumeCommand, NotResumable_Exits1) {
   FakeScheduler scheduler;
   ScriptDigestRun(scheduler, "COMPLETED", "done");

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "CLI/CLI.hpp"
+#include "common/json_depth_flag.h"
 #include "tools/cli/cancel_command.h"
 #include "tools/cli/command_set.h"
 #include "tools/cli/dev_command.h"
@@ -12,7 +13,7 @@
 #include "tools/cli/runs_command.h"
 #include "tools/cli/show_command.h"
 #include "tools/cli/tool_command.h"
-#include "common/json_depth_flag.h"
+#include "tools/cli/usage_command.h"
 #include "tools/cli/validate_command.h"
 #include "tools/cli/watch_command.h"
 #include "tools/cli/workers_command.h"
@@ -40,6 +41,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   AddFlowsCommand(app, commands);
   AddToolCommand(app, commands);
   AddWorkersCommand(app, commands);
+  AddUsageCommand(app, commands);
   // Set last: subcommands copy the footer of their parent when added.
   app.footer(
       "Client commands talk to the scheduler at --scheduler (env TASKBOARD_SCHEDULER, default "

@@ -1,19 +1,51 @@
 #include "tools/cli/resume_command.h"
 
+#include <cmath>
 #include <memory>
 
 #include "absl/strings/str_join.h"
+#include "tools/cli/display_format.h"
 #include "tools/cli/proto_json.h"
 #include "tools/cli/rpc_call.h"
+#include "tools/cli/run_billing.h"
 
 namespace taskboard::cli {
 namespace {
 
 constexpr absl::string_view kCommand = "taskboard resume";
 
+// A budget of 0 would mean "no limit" to the scheduler: lifting a budget by
+// accident is worse than a refused command, so only positive totals pass.
+bool CheckBudgetFlags(const ResumeOptions& options, std::ostream& err) {
+  if (options.budget_usd && !(std::isfinite(*options.budget_usd) && *options.budget_usd > 0)) {
+    err << kCommand << ": --budget-usd " << *options.budget_usd
+        << " is not a budget: give the run's new total in dollars, above 0 and above what it "
+           "billed (taskboard show "
+        << options.run_id << ")\n";
+    return false;
+  }
+  if (options.budget_tokens && *options.budget_tokens <= 0) {
+    err << kCommand << ": --budget-tokens " << *options.budget_tokens
+        << " is not a budget: give the run's new total of input and output tokens, above 0 "
+           "and above what it billed (taskboard show "
+        << options.run_id << ")\n";
+    return false;
+  }
+  return true;
+}
+
+// The budget once the request applies: the given totals over the old ones.
+v1::RunBudget RaisedBudget(const v1::RunBudget& before, const ResumeOptions& options) {
+  v1::RunBudget budget = before;
+  if (options.budget_usd) budget.set_usd(*options.budget_usd);
+  if (options.budget_tokens) budget.set_tokens(*options.budget_tokens);
+  return budget;
+}
+
 }  // namespace
 
 int RunResume(const ResumeOptions& options, std::ostream& out, std::ostream& err) {
+  if (!CheckBudgetFlags(options, err)) return 2;
   SchedulerClient client(options.scheduler);
   // The events of the earlier attempt stay in the log; follow only what the
   // resumed attempt adds.
@@ -26,13 +58,14 @@ int RunResume(const ResumeOptions& options, std::ostream& out, std::ostream& err
   }
   if (before.run().status() == v1::RUN_STATUS_COMPLETED) {
     // Nothing to do is not an error: the run is where the user wants it.
-    err << "run " << options.run_id
-        << " already completed; nothing to resume (taskboard show " << options.run_id
-        << " prints its result)\n";
+    err << "run " << options.run_id << " already completed; nothing to resume (taskboard show "
+        << options.run_id << " prints its result)\n";
     return 0;
   }
   v1::ResumeRunRequest request;
   request.set_run_id(options.run_id);
+  if (options.budget_usd) request.set_budget_usd(*options.budget_usd);
+  if (options.budget_tokens) request.set_budget_tokens(*options.budget_tokens);
   v1::ResumeRunResponse response;
   if (int code =
           CallScheduler(client, kCommand, &v1::Scheduler::Stub::ResumeRun, request, &response, err);
@@ -54,6 +87,13 @@ int RunResume(const ResumeOptions& options, std::ostream& out, std::ostream& err
           << (response.reused_phases_size() == 1 ? " phase: " : " phases: ")
           << absl::StrJoin(response.reused_phases(), ", ") << "\n";
     }
+    if (options.budget_usd || options.budget_tokens) {
+      err << "budget now " << FormatBudget(RaisedBudget(before.run().budget(), options));
+      if (std::string billed = FormatUsage(before.run().billed()); !billed.empty()) {
+        err << "; billed so far " << billed;
+      }
+      err << "\n";
+    }
   }
   if (options.no_watch) return 0;
   FollowOptions follow = options.follow;
@@ -70,6 +110,15 @@ void AddResumeCommand(CLI::App& app, CommandSet& commands) {
   command->add_flag("--json", options->follow.json,
                     "Print the resume response and every event as JSON lines, then the final run");
   command->add_flag("--no-watch", options->no_watch, "Return once the run is resumed");
+  // Callbacks rather than plain values: an absent flag must stay unset, and
+  // 0 is a value to refuse, not "absent".
+  command->add_option_function<double>(
+      "--budget-usd", [options](const double& usd) { options->budget_usd = usd; },
+      "Raise the run's budget to this many dollars in all (a run paused on its budget "
+      "continues)");
+  command->add_option_function<int64_t>(
+      "--budget-tokens", [options](const int64_t& tokens) { options->budget_tokens = tokens; },
+      "Raise the run's budget to this many input and output tokens in all");
   AddSchedulerOption(command, &options->scheduler);
   commands.Add(command, [options](std::ostream& out, std::ostream& err) {
     return RunResume(*options, out, err);

@@ -5,11 +5,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "tools/cli/child_run_snapshots.h"
 #include "tools/cli/live_view.h"
 #include "tools/cli/proto_json.h"
 #include "tools/cli/rpc_errors.h"
+#include "tools/cli/run_billing.h"
 #include "tools/cli/run_event_stream.h"
 #include "tools/cli/run_states.h"
 
@@ -172,11 +174,20 @@ void Follower::PrintResult() {
     if (run_.output().back() != '\n') out_ << "\n";
     out_.flush();
   }
+  if (BillingWorthShowing(run_)) err_ << BilledLine(run_) << "\n";
   if (run_.status() == v1::RUN_STATUS_COMPLETED) return;
-  err_ << command_ << ": run " << run_.run_id() << " " << RunStatusName(run_.status());
-  if (!run_.error().empty()) err_ << ": " << run_.error();
+  const std::string status = RunStatusName(run_.status());
+  err_ << command_ << ": run " << run_.run_id() << " " << status;
+  if (!run_.error().empty()) {
+    // "run r-1 paused: run r-1's budget ...", not "paused: paused: ...".
+    absl::string_view error = run_.error();
+    absl::ConsumePrefix(&error, absl::StrCat(status, ": "));
+    err_ << ": " << error;
+  }
   err_ << "\n";
-  if (IsSettled(run_.status())) {
+  if (std::string hint = BudgetResumeHint(run_); !hint.empty()) {
+    err_ << "  " << hint << "\n";
+  } else if (IsSettled(run_.status())) {
     err_ << "  resume it with `taskboard resume " << run_.run_id() << "`\n";
   }
 }

@@ -12,6 +12,7 @@
 #include "tools/cli/proto_json.h"
 #include "tools/cli/rpc_call.h"
 #include "tools/cli/rpc_errors.h"
+#include "tools/cli/run_billing.h"
 #include "tools/cli/run_render.h"
 #include "tools/cli/run_states.h"
 #include "tools/cli/task_tool_calls.h"
@@ -95,12 +96,18 @@ void PrintRunDetails(const v1::Run& run, absl::Time now, const TerminalInfo& ter
   render.width = terminal.width;
   render.children = &details.children;
   out << RenderRun(run, now, render);
+  // The header's usage sums the tasks' final results; budgets count every
+  // call made (retries too), so that figure gets a line of its own.
+  if (std::string billed = BilledLine(run); !billed.empty()) out << billed << "\n";
   if (run.tasks_size() > 0) {
     out << "\ntasks:\n";
     PrintTasks(run, now, terminal.width, out);
   }
   if (!details.tasks.empty()) PrintToolCalls(details, terminal, out);
-  if (!run.error().empty()) out << "\nerror: " << run.error() << "\n";
+  if (!run.error().empty()) {
+    out << "\nerror: " << run.error() << "\n";
+    if (std::string hint = BudgetResumeHint(run); !hint.empty()) out << "  " << hint << "\n";
+  }
   if (!run.output().empty()) {
     out << "\noutput:\n" << run.output();
     if (run.output().back() != '\n') out << "\n";
