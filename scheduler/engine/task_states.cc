@@ -34,6 +34,9 @@ bool IsTerminal(v1::RunStatus status) {
     case v1::RUN_STATUS_FAILED:
     case v1::RUN_STATUS_BLOCKED:
     case v1::RUN_STATUS_CANCELLED:
+    // Stopped by a budget: it leaves memory like any ended run, and
+    // ResumeRun brings it back.
+    case v1::RUN_STATUS_PAUSED:
       return true;
     default:
       return false;

@@ -4,18 +4,26 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "httplib.h"
 #include "tests/testing/cluster.h"
 
 namespace taskboard::testing {
 
 absl::StatusOr<std::unique_ptr<FakeLlm>> FakeLlm::Start(const std::filesystem::path& dir,
-                                                        const std::string& script_path) {
+                                                        const std::string& script_path,
+                                                        std::vector<std::string> flags) {
   const std::filesystem::path log = dir / "llm-requests.jsonl";
   const std::string port_file = (dir / "llm.port").string();
+  std::vector<std::string> argv = {BinaryPath("fake-llm"),
+                                   "--script",
+                                   script_path,
+                                   "--port-file",
+                                   port_file,
+                                   "--log",
+                                   log.string()};
+  argv.insert(argv.end(), flags.begin(), flags.end());
   absl::StatusOr<std::unique_ptr<ChildProcess>> process =
-      ChildProcess::Spawn({BinaryPath("fake-llm"), "--script", script_path, "--port-file",
-                           port_file, "--log", log.string()},
-                          (dir / "fake-llm.log").string());
+      ChildProcess::Spawn(argv, (dir / "fake-llm.log").string());
   if (!process.ok()) return process.status();
   absl::StatusOr<int> port = WaitForPortFile(**process, port_file, 30'000);
   if (!port.ok()) return port.status();
@@ -23,10 +31,21 @@ absl::StatusOr<std::unique_ptr<FakeLlm>> FakeLlm::Start(const std::filesystem::p
 }
 
 absl::StatusOr<std::unique_ptr<FakeLlm>> FakeLlm::StartWithScript(const std::filesystem::path& dir,
-                                                                  const std::string& script) {
+                                                                  const std::string& script,
+                                                                  std::vector<std::string> flags) {
   const std::filesystem::path path = dir / "script.yaml";
   std::ofstream(path) << script;
-  return Start(dir, path.string());
+  return Start(dir, path.string(), std::move(flags));
+}
+
+absl::StatusOr<Json> FakeLlm::Stats() const {
+  httplib::Client client("127.0.0.1", port_);
+  httplib::Result result = client.Get("/stats");
+  if (!result || result->status != 200) {
+    return absl::UnavailableError(
+        absl::StrCat("fake-llm on port ", port_, " did not answer /stats"));
+  }
+  return ParseJson(result->body);
 }
 
 std::string FakeLlm::base_url() const { return absl::StrCat("http://127.0.0.1:", port_, "/v1"); }

@@ -19,12 +19,18 @@ namespace taskboard::testing {
 class FakeLlm {
  public:
   // Starts fake-llm on the script file `script_path`, keeping its port file,
-  // output and request log in `dir`.
+  // output and request log in `dir`; `flags` go on its command line (e.g.
+  // {"--rpm", "600"}).
   static absl::StatusOr<std::unique_ptr<FakeLlm>> Start(const std::filesystem::path& dir,
-                                                        const std::string& script_path);
+                                                        const std::string& script_path,
+                                                        std::vector<std::string> flags = {});
   // Writes `script` (YAML) into `dir` and starts on it.
-  static absl::StatusOr<std::unique_ptr<FakeLlm>> StartWithScript(const std::filesystem::path& dir,
-                                                                  const std::string& script);
+  static absl::StatusOr<std::unique_ptr<FakeLlm>> StartWithScript(
+      const std::filesystem::path& dir, const std::string& script,
+      std::vector<std::string> flags = {});
+
+  // GET /stats: {requests, admitted, rate_limited}.
+  absl::StatusOr<Json> Stats() const;
 
   int port() const { return port_; }
   // What an llm agent's `baseUrl` names: http://127.0.0.1:PORT/v1

@@ -1,0 +1,236 @@
+// LLM governance across real processes (docs/llm-governance.md): a scheduler
+// with --llm-limits, four workers with four slots each, and tools/fake-llm
+// enforcing its own requests-per-minute limit the way a provider does (429
+// with Retry-After beyond it).
+//
+// With the scheduler's limits equal to the provider's, no call is ever
+// refused and the cluster still runs at the limit; without them, the same
+// work gets 429s (so the first test can fail). Budgets pause a run and a
+// resume with more budget finishes it without calling the model again for
+// the work already done.
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/cluster.h"
+#include "tests/testing/fake_llm.h"
+#include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
+
+namespace taskboard {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::IsOk;
+
+// fake-llm's own limit, and the scheduler's when it is configured.
+constexpr int kRpm = 600;  // 10 calls per second
+constexpr int kTasks = 100;
+
+// Every call answers at once (after 20 ms of "thinking") with known usage.
+constexpr char kScript[] = R"(rules:
+  - name: answer
+    respond:
+      content: done
+      usage: {prompt_tokens: 10, completion_tokens: 5}
+      delay_ms: 20
+)";
+
+// One LLM call per task.
+std::string Board(int tasks, const std::string& options = "") {
+  std::string text = absl::StrCat("name: governed\nkind: board\n", options, "board:\n  tasks:\n");
+  for (int i = 0; i < tasks; ++i) {
+    absl::StrAppend(&text, "    - id: t", i, "\n      agent: writer\n      task: write part ", i,
+                    "\n");
+  }
+  return text;
+}
+
+// Tasks that run one after another: t1 <- t2 <- ... (deps).
+std::string Chain(int tasks, const std::string& options) {
+  std::string text = absl::StrCat("name: chained\nkind: board\n", options, "board:\n  tasks:\n");
+  for (int i = 1; i <= tasks; ++i) {
+    absl::StrAppend(&text, "    - id: t", i, "\n      agent: writer\n      task: write part ", i,
+                    "\n");
+    if (i > 1) absl::StrAppend(&text, "      deps: [t", i - 1, "]\n");
+  }
+  return text;
+}
+
+class LlmGovernanceTest : public ::testing::Test {
+ protected:
+  // Starts fake-llm at kRpm, and a cluster whose scheduler reads `limits`
+  // ("" for none).
+  void Start(const std::string& limits, int workers = 4) {
+    absl::StatusOr<std::unique_ptr<testing::FakeLlm>> llm =
+        testing::FakeLlm::StartWithScript(dir_.path(), kScript, {"--rpm", std::to_string(kRpm)});
+    ASSERT_THAT(llm.status(), IsOk());
+    llm_ = *std::move(llm);
+
+    const std::filesystem::path agents = dir_.path() / "agents";
+    std::filesystem::create_directory(agents);
+    // One attempt per call: a 429 that reached the agent fails its task.
+    std::ofstream(agents / "writer.md") << testing::LlmAgentFileText(
+        "writer", llm_->base_url(), "maxAttempts: 1\nmaxTokens: 20\n", "You write one part.");
+
+    testing::ClusterOptions options;
+    options.workers = workers;
+    options.slots = 4;
+    options.agents_dir = agents.string();
+    if (!limits.empty()) {
+      const std::filesystem::path file = dir_.path() / "llm-limits.yaml";
+      std::ofstream(file) << limits;
+      options.scheduler_flags = {"--llm-limits", file.string()};
+    }
+    cluster_ = std::make_unique<testing::Cluster>(options);
+    ASSERT_THAT(cluster_->Start(), IsOk());
+  }
+
+  int64_t FakeStat(const std::string& name) {
+    absl::StatusOr<Json> stats = llm_->Stats();
+    EXPECT_THAT(stats.status(), IsOk());
+    return stats.ok() ? (*stats)[name].get<int64_t>() : -1;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<testing::FakeLlm> llm_;
+  std::unique_ptr<testing::Cluster> cluster_;
+};
+
+TEST_F(LlmGovernanceTest, LimitsEqualToTheProvidersLetNo429ThroughAndRunAtTheLimit) {
+  Start(absl::StrCat("models:\n  fake-model:\n    rpm: ", kRpm,
+                     "\n    price: {input: 1, output: 2}\n"));
+  absl::StatusOr<std::string> run_id = cluster_->Submit(Board(kTasks));
+  ASSERT_THAT(run_id.status(), IsOk());
+  absl::StatusOr<v1::Run> run = cluster_->WaitForRun(*run_id, 120'000);
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_->Logs();
+
+  // Sixteen agents wanted the model at once; the provider refused nobody.
+  EXPECT_EQ(FakeStat("rate_limited"), 0);
+  EXPECT_EQ(FakeStat("admitted"), kTasks);
+
+  // And the cluster used the limit: past the first burst, calls arrived at
+  // (at least 90% of) 10 per second.
+  std::vector<int64_t> arrivals;
+  for (const Json& entry : llm_->LogEntries()) arrivals.push_back(entry["time_ms"].get<int64_t>());
+  std::sort(arrivals.begin(), arrivals.end());
+  ASSERT_EQ(arrivals.size(), static_cast<size_t>(kTasks));
+  constexpr int kSkip = 10;
+  const double seconds = static_cast<double>(arrivals.back() - arrivals[kSkip]) / 1000.0;
+  const double per_second = (kTasks - 1 - kSkip) / seconds;
+  EXPECT_GE(per_second, 0.9 * kRpm / 60.0) << "calls per second past the first burst";
+  EXPECT_LE(per_second, 1.05 * kRpm / 60.0) << "calls per second past the first burst";
+
+  // Every call was billed to the run, at the scheduler's prices.
+  EXPECT_EQ(run->billed().input_tokens(), 10 * kTasks);
+  EXPECT_EQ(run->billed().output_tokens(), 5 * kTasks);
+  EXPECT_EQ(run->billed().turns(), kTasks);
+  EXPECT_NEAR(run->billed().cost_usd(), kTasks * (10 * 1 + 5 * 2) / 1e6, 1e-9);
+
+  // GetUsage shows the day's row for the model.
+  v1::GetUsageRequest request;
+  v1::GetUsageResponse usage;
+  grpc::ClientContext context;
+  ASSERT_TRUE(cluster_->client().GetUsage(&context, request, &usage).ok());
+  ASSERT_EQ(usage.rows_size(), 1);
+  EXPECT_EQ(usage.rows(0).model(), "fake-model");
+  EXPECT_EQ(usage.rows(0).requests(), kTasks);
+  EXPECT_EQ(usage.rows(0).rate_limited(), 0);
+  EXPECT_EQ(usage.rows(0).usage().output_tokens(), 5 * kTasks);
+}
+
+TEST_F(LlmGovernanceTest, WithoutLimitsTheProvidersRateLimitReachesTheAgents) {
+  Start("");
+  absl::StatusOr<std::string> run_id = cluster_->Submit(Board(kTasks));
+  ASSERT_THAT(run_id.status(), IsOk());
+  absl::StatusOr<v1::Run> run = cluster_->WaitForRun(*run_id, 120'000);
+  ASSERT_THAT(run.status(), IsOk());
+  // Sixteen agents at once against a bucket of ten: some were refused, and
+  // with one attempt each, their tasks failed.
+  EXPECT_GT(FakeStat("rate_limited"), 0);
+  EXPECT_EQ(run->status(), v1::RUN_STATUS_FAILED);
+  // The refused calls were billed as calls (no tokens) and counted as 429s.
+  v1::GetUsageRequest request;
+  v1::GetUsageResponse usage;
+  grpc::ClientContext context;
+  ASSERT_TRUE(cluster_->client().GetUsage(&context, request, &usage).ok());
+  ASSERT_EQ(usage.rows_size(), 1);
+  EXPECT_EQ(usage.rows(0).rate_limited(), FakeStat("rate_limited"));
+}
+
+// Output costs $0.001 a token and input nothing: a call may cost $0.02 (its
+// maxTokens of 20) and costs $0.005 (5 tokens), so a budget of $0.03 lets
+// three calls through and stops the fourth.
+constexpr char kPricedLimits[] = R"(models:
+  fake-model:
+    price: {input: 0, output: 1000}
+)";
+
+TEST_F(LlmGovernanceTest, ABudgetPausesTheRunAndAResumeWithMoreFinishesIt) {
+  Start(kPricedLimits, /*workers=*/1);
+  absl::StatusOr<std::string> run_id = cluster_->Submit(Chain(5, "budget: {usd: 0.03}\n"));
+  ASSERT_THAT(run_id.status(), IsOk());
+  absl::StatusOr<v1::Run> run = cluster_->WaitForRun(*run_id);
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_PAUSED) << run->error() << cluster_->Logs();
+  EXPECT_THAT(run->error(), HasSubstr(absl::StrCat("run ", *run_id, "'s budget of $0.0300")));
+  EXPECT_THAT(run->error(), HasSubstr("--budget-usd"));
+  EXPECT_EQ(FakeStat("requests"), 3);
+  EXPECT_NEAR(run->billed().cost_usd(), 0.015, 1e-9);
+
+  // Not more than it billed: refused, saying so.
+  {
+    v1::ResumeRunRequest request;
+    request.set_run_id(*run_id);
+    request.set_budget_usd(0.01);
+    v1::ResumeRunResponse response;
+    grpc::ClientContext context;
+    grpc::Status status = cluster_->client().ResumeRun(&context, request, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_THAT(status.error_message(), HasSubstr("billed $0.0150 already"));
+  }
+  v1::ResumeRunRequest request;
+  request.set_run_id(*run_id);
+  request.set_budget_usd(1);
+  v1::ResumeRunResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(cluster_->client().ResumeRun(&context, request, &response).ok());
+  run = cluster_->WaitForRun(*run_id);
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_->Logs();
+  // The three finished tasks were kept: two more calls, not five.
+  EXPECT_EQ(FakeStat("requests"), 5);
+  EXPECT_DOUBLE_EQ(run->budget().usd(), 1);
+  EXPECT_NEAR(run->billed().cost_usd(), 0.025, 1e-9);
+}
+
+TEST_F(LlmGovernanceTest, OnBudgetFailFailsTheTaskNamingTheBudget) {
+  Start(kPricedLimits, /*workers=*/1);
+  absl::StatusOr<std::string> run_id =
+      cluster_->Submit(Chain(5, "budget: {usd: 0.03}\nonBudget: fail\n"));
+  ASSERT_THAT(run_id.status(), IsOk());
+  absl::StatusOr<v1::Run> run = cluster_->WaitForRun(*run_id);
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_FAILED) << cluster_->Logs();
+  EXPECT_EQ(FakeStat("requests"), 3);
+  v1::GetTaskRequest request;
+  request.set_run_id(*run_id);
+  request.set_task_id("t4");
+  v1::GetTaskResponse task;
+  grpc::ClientContext context;
+  ASSERT_TRUE(cluster_->client().GetTask(&context, request, &task).ok());
+  EXPECT_EQ(task.task().state(), v1::TASK_STATE_FAILED);
+  EXPECT_THAT(task.task().error(), HasSubstr("budget of $0.0300 is reached"));
+}
+
+}  // namespace
+}  // namespace taskboard
