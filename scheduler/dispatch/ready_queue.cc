@@ -7,17 +7,36 @@
 namespace taskboard::dispatch {
 
 void ReadyQueue::Push(absl::string_view agent, ReadyEntry entry) {
-  if (queues_[agent].insert(std::move(entry)).second) ++size_;
+  AgentQueue& queue = queues_[agent];
+  std::set<ReadyEntry>& tenant = queue.by_tenant[entry.tenant];
+  if (tenant.insert(std::move(entry)).second) {
+    ++queue.size;
+    ++size_;
+  }
 }
 
-bool ReadyQueue::Empty(absl::string_view agent) const {
-  auto it = queues_.find(agent);
-  return it == queues_.end() || it->second.empty();
-}
+bool ReadyQueue::Empty(absl::string_view agent) const { return Depth(agent) == 0; }
 
 ReadyEntry ReadyQueue::Pop(absl::string_view agent) {
-  auto& queue = queues_.find(agent)->second;
-  ReadyEntry entry = std::move(queue.extract(queue.begin()).value());
+  AgentQueue& queue = queues_.find(agent)->second;
+  // The best head among the tenants: highest priority, then the tenant
+  // served least recently. One tenant (the usual case) is a plain pop.
+  auto chosen = queue.by_tenant.begin();
+  if (queue.by_tenant.size() > 1) {
+    for (auto it = std::next(chosen); it != queue.by_tenant.end(); ++it) {
+      const int32_t priority = it->second.begin()->priority;
+      const int32_t best = chosen->second.begin()->priority;
+      if (priority > best ||
+          (priority == best && queue.served[it->first] < queue.served[chosen->first])) {
+        chosen = it;
+      }
+    }
+  }
+  std::set<ReadyEntry>& tenant = chosen->second;
+  ReadyEntry entry = std::move(tenant.extract(tenant.begin()).value());
+  queue.served[chosen->first] = ++pops_;
+  if (tenant.empty()) queue.by_tenant.erase(chosen);
+  --queue.size;
   --size_;
   return entry;
 }
@@ -25,30 +44,39 @@ ReadyEntry ReadyQueue::Pop(absl::string_view agent) {
 std::vector<std::string> ReadyQueue::AgentsWithWork() const {
   std::vector<std::string> agents;
   for (const auto& [agent, queue] : queues_) {
-    if (!queue.empty()) agents.push_back(agent);
+    if (queue.size > 0) agents.push_back(agent);
   }
   return agents;
 }
 
 size_t ReadyQueue::Depth(absl::string_view agent) const {
   auto it = queues_.find(agent);
-  return it == queues_.end() ? 0 : it->second.size();
+  return it == queues_.end() ? 0 : it->second.size;
+}
+
+size_t ReadyQueue::Depth(absl::string_view agent, absl::string_view tenant) const {
+  auto it = queues_.find(agent);
+  if (it == queues_.end()) return 0;
+  auto found = it->second.by_tenant.find(std::string(tenant));
+  return found == it->second.by_tenant.end() ? 0 : found->second.size();
 }
 
 std::optional<int64_t> ReadyQueue::OldestReadyMs() const {
   std::optional<int64_t> oldest;
-  for (const auto& [agent, queue] : queues_) {
-    // Within one priority entries are ordered by ready_ms, so the first of
-    // each priority group is that group's oldest; jump group to group.
-    auto it = queue.begin();
-    while (it != queue.end()) {
-      oldest = oldest.has_value() ? std::min(*oldest, it->ready_ms) : it->ready_ms;
-      if (it->priority == std::numeric_limits<int32_t>::min()) break;
-      ReadyEntry next_group;
-      next_group.priority = it->priority - 1;
-      next_group.ready_ms = std::numeric_limits<int64_t>::min();
-      next_group.order = std::numeric_limits<int64_t>::min();
-      it = queue.lower_bound(next_group);
+  for (const auto& [agent, tenants] : queues_) {
+    for (const auto& [tenant, queue] : tenants.by_tenant) {
+      // Within one priority entries are ordered by ready_ms, so the first of
+      // each priority group is that group's oldest; jump group to group.
+      auto it = queue.begin();
+      while (it != queue.end()) {
+        oldest = oldest.has_value() ? std::min(*oldest, it->ready_ms) : it->ready_ms;
+        if (it->priority == std::numeric_limits<int32_t>::min()) break;
+        ReadyEntry next_group;
+        next_group.priority = it->priority - 1;
+        next_group.ready_ms = std::numeric_limits<int64_t>::min();
+        next_group.order = std::numeric_limits<int64_t>::min();
+        it = queue.lower_bound(next_group);
+      }
     }
   }
   return oldest;

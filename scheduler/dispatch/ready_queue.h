@@ -2,11 +2,16 @@
 #define TASKBOARD_SCHEDULER_DISPATCH_READY_QUEUE_H_
 
 // Ready tasks waiting for a worker, one queue per agent name: higher priority
-// first, then FIFO by the order the run created them (then run id, so the
-// order is total). Entries may go stale or repeat (the task was cancelled or
-// re-queued meanwhile): the dispatcher re-checks the task when it pops one.
+// first, then the tenant served least recently, then FIFO by when the task
+// became ready and the order the run created it (then run id, so the order
+// is total). Taking tenants in turn keeps one tenant's 10,000-item map from
+// holding another tenant's single task until the map is through
+// (docs/llm-governance.md); with one tenant (no authentication) it is plain
+// priority-then-FIFO. Entries may go stale or repeat (the task was cancelled
+// or re-queued meanwhile): the dispatcher re-checks the task when it pops one.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -25,6 +30,7 @@ struct ReadyEntry {
   std::string run_id;
   std::string task_id;
   int64_t queued_us = 0;  // when it entered the queue (latency metrics only)
+  std::string tenant;     // whose turn it is (the run's tenant; "" without auth)
 
   bool operator<(const ReadyEntry& other) const {
     if (priority != other.priority) return priority > other.priority;
@@ -44,14 +50,23 @@ class ReadyQueue {
   std::vector<std::string> AgentsWithWork() const;
   size_t Depth(absl::string_view agent) const;
   size_t TotalDepth() const { return size_; }
+  // Entries of `agent` in `tenant`'s turn.
+  size_t Depth(absl::string_view agent, absl::string_view tenant) const;
   // The earliest ready_ms of any queued entry (stale ones included), or
   // nullopt when every queue is empty. Costs one lookup per distinct
   // priority in each queue, not one per entry.
   std::optional<int64_t> OldestReadyMs() const;
 
  private:
-  absl::flat_hash_map<std::string, std::set<ReadyEntry>> queues_;
+  struct AgentQueue {
+    std::map<std::string, std::set<ReadyEntry>> by_tenant;
+    // When each tenant was last served (a pop counter): least recent first.
+    absl::flat_hash_map<std::string, uint64_t> served;
+    size_t size = 0;
+  };
+  absl::flat_hash_map<std::string, AgentQueue> queues_;
   size_t size_ = 0;
+  uint64_t pops_ = 0;
 };
 
 }  // namespace taskboard::dispatch

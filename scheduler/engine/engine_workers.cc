@@ -530,7 +530,7 @@ void Engine::QueueReadyTasks(RunState& run, const std::set<std::string>* task_id
     if (task.task().state() != v1::TASK_STATE_READY) return;
     ready_.Push(task.task().agent(),
                 {task.priority(), task.ready_unix_ms(), task.order(), run.run_id(),
-                 task.task().task_id(), options_.clock->NowUs()});
+                 task.task().task_id(), options_.clock->NowUs(), run.record().tenant()});
     if (!workers_.AnyOffers(task.task().agent())) ArmSchedulingTimeout(run.run_id(), task);
   };
   if (task_ids == nullptr) {

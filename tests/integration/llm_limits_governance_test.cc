@@ -10,20 +10,24 @@
 // the work already done.
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/engine/task_states.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/fake_llm.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/test_channel.h"
 
 namespace taskboard {
 namespace {
@@ -68,8 +72,9 @@ std::string Chain(int tasks, const std::string& options) {
 class LlmGovernanceTest : public ::testing::Test {
  protected:
   // Starts fake-llm at kRpm, and a cluster whose scheduler reads `limits`
-  // ("" for none).
-  void Start(const std::string& limits, int workers = 4) {
+  // ("" for none); `tokens` (a tokens file's text) turns authentication on,
+  // the cluster's client being acme's and the workers the pool's.
+  void Start(const std::string& limits, int workers = 4, const std::string& tokens = "") {
     absl::StatusOr<std::unique_ptr<testing::FakeLlm>> llm =
         testing::FakeLlm::StartWithScript(dir_.path(), kScript, {"--rpm", std::to_string(kRpm)});
     ASSERT_THAT(llm.status(), IsOk());
@@ -90,9 +95,21 @@ class LlmGovernanceTest : public ::testing::Test {
       std::ofstream(file) << limits;
       options.scheduler_flags = {"--llm-limits", file.string()};
     }
+    if (!tokens.empty()) {
+      const std::filesystem::path file = dir_.path() / "tokens.yaml";
+      std::ofstream(file) << tokens;
+      options.scheduler_flags.insert(options.scheduler_flags.end(),
+                                     {"--auth-tokens", file.string()});
+      options.worker_flags = {"--token", kWorkerToken};
+      options.client_token = kAcmeToken;
+    }
     cluster_ = std::make_unique<testing::Cluster>(options);
     ASSERT_THAT(cluster_->Start(), IsOk());
   }
+
+  static constexpr char kAcmeToken[] = "acme-token-0123456789";
+  static constexpr char kGlobexToken[] = "globex-token-0123456789";
+  static constexpr char kWorkerToken[] = "worker-token-0123456789";
 
   int64_t FakeStat(const std::string& name) {
     absl::StatusOr<Json> stats = llm_->Stats();
@@ -230,6 +247,61 @@ TEST_F(LlmGovernanceTest, OnBudgetFailFailsTheTaskNamingTheBudget) {
   ASSERT_TRUE(cluster_->client().GetTask(&context, request, &task).ok());
   EXPECT_EQ(task.task().state(), v1::TASK_STATE_FAILED);
   EXPECT_THAT(task.task().error(), HasSubstr("budget of $0.0300 is reached"));
+}
+
+constexpr char kTwoTenants[] = R"(tokens:
+  - {token: acme-token-0123456789, name: alice, role: client, tenant: acme}
+  - {token: globex-token-0123456789, name: bob, role: client, tenant: globex}
+  - {token: worker-token-0123456789, name: pool, role: worker}
+)";
+
+// acme's 100-task board saturates the model (and every slot) before
+// globex's 5-task board arrives: globex still gets every other place, at
+// dispatch and at the model, and finishes while acme is far from done.
+TEST_F(LlmGovernanceTest, TwoTenantsBothProgressAtTheSharedLimit) {
+  Start(absl::StrCat("models:\n  fake-model:\n    rpm: ", kRpm, "\n"), /*workers=*/4, kTwoTenants);
+  absl::StatusOr<std::string> acme = cluster_->Submit(Board(kTasks));
+  ASSERT_THAT(acme.status(), IsOk());
+  ASSERT_THAT(cluster_->WaitUntil(
+                  *acme, [](const v1::Run& run) { return run.tasks_done() >= 10; }, 30'000),
+              IsOk());
+
+  auto globex = v1::Scheduler::NewStub(testing::TestChannel(cluster_->address(), kGlobexToken));
+  v1::SubmitRunRequest submit;
+  submit.mutable_source()->set_text(Board(5));
+  v1::SubmitRunResponse submitted;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(globex->SubmitRun(&context, submit, &submitted).ok());
+  }
+  v1::Run globex_run;
+  for (int i = 0; i < 300 && !engine::IsTerminal(globex_run.status()); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    v1::GetRunRequest request;
+    request.set_run_id(submitted.run_id());
+    v1::GetRunResponse response;
+    grpc::ClientContext context;
+    if (globex->GetRun(&context, request, &response).ok()) globex_run = response.run();
+  }
+  ASSERT_EQ(globex_run.status(), v1::RUN_STATUS_COMPLETED) << cluster_->Logs();
+  absl::StatusOr<v1::Run> acme_now = cluster_->GetRun(*acme);
+  ASSERT_THAT(acme_now.status(), IsOk());
+  EXPECT_EQ(acme_now->status(), v1::RUN_STATUS_RUNNING);
+  EXPECT_LT(acme_now->tasks_done(), kTasks - 30) << "globex waited for most of acme's board";
+
+  absl::StatusOr<v1::Run> acme_done = cluster_->WaitForRun(*acme, 120'000);
+  ASSERT_THAT(acme_done.status(), IsOk());
+  EXPECT_EQ(acme_done->status(), v1::RUN_STATUS_COMPLETED);
+  EXPECT_EQ(FakeStat("rate_limited"), 0);
+
+  // Both tenants' calls were billed to them.
+  v1::GetUsageRequest request;
+  v1::GetUsageResponse usage;
+  grpc::ClientContext context;
+  ASSERT_TRUE(globex->GetUsage(&context, request, &usage).ok());
+  ASSERT_EQ(usage.rows_size(), 1);
+  EXPECT_EQ(usage.rows(0).tenant(), "globex");
+  EXPECT_EQ(usage.rows(0).requests(), 5);
 }
 
 }  // namespace

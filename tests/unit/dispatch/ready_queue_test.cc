@@ -1,0 +1,79 @@
+#include "scheduler/dispatch/ready_queue.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace taskboard::dispatch {
+namespace {
+
+ReadyEntry Entry(const std::string& tenant, const std::string& task, int64_t ready_ms,
+                 int32_t priority = 0) {
+  ReadyEntry entry;
+  entry.priority = priority;
+  entry.ready_ms = ready_ms;
+  entry.order = ready_ms;
+  entry.run_id = tenant + "-run";
+  entry.task_id = task;
+  entry.tenant = tenant;
+  return entry;
+}
+
+std::vector<std::string> PopAll(ReadyQueue& queue, const std::string& agent) {
+  std::vector<std::string> tasks;
+  while (!queue.Empty(agent)) tasks.push_back(queue.Pop(agent).task_id);
+  return tasks;
+}
+
+TEST(ReadyQueue, OneTenant_PriorityThenFifo) {
+  ReadyQueue queue;
+  queue.Push("a", Entry("", "first", 1));
+  queue.Push("a", Entry("", "urgent", 3, /*priority=*/5));
+  queue.Push("a", Entry("", "second", 2));
+  queue.Push("a", Entry("", "second", 2));  // a repeat is ignored
+  EXPECT_EQ(queue.Depth("a"), 3u);
+  EXPECT_THAT(PopAll(queue, "a"), ::testing::ElementsAre("urgent", "first", "second"));
+  EXPECT_EQ(queue.TotalDepth(), 0u);
+}
+
+TEST(ReadyQueue, AnotherTenantsSingleTaskDoesNotWaitBehindAThousand) {
+  ReadyQueue queue;
+  for (int i = 0; i < 1000; ++i) queue.Push("a", Entry("acme", "map-" + std::to_string(i), i));
+  queue.Pop("a");  // acme was just served
+  queue.Push("a", Entry("globex", "single", 5000));
+  EXPECT_EQ(queue.Pop("a").task_id, "single");
+  EXPECT_EQ(queue.Depth("a", "acme"), 999u);
+  EXPECT_EQ(queue.Depth("a", "globex"), 0u);
+}
+
+TEST(ReadyQueue, TenantsTakeTurns) {
+  ReadyQueue queue;
+  for (int i = 0; i < 3; ++i) {
+    queue.Push("a", Entry("acme", "a" + std::to_string(i), i));
+    queue.Push("a", Entry("globex", "g" + std::to_string(i), 100 + i));
+  }
+  EXPECT_THAT(PopAll(queue, "a"), ::testing::ElementsAre("a0", "g0", "a1", "g1", "a2", "g2"));
+}
+
+TEST(ReadyQueue, PriorityComesBeforeTheTenantsTurn) {
+  ReadyQueue queue;
+  queue.Push("a", Entry("acme", "a0", 1));
+  queue.Pop("a");
+  queue.Push("a", Entry("acme", "a-urgent", 2, /*priority=*/3));
+  queue.Push("a", Entry("globex", "g0", 1));
+  EXPECT_EQ(queue.Pop("a").task_id, "a-urgent");
+}
+
+TEST(ReadyQueue, OldestReadyMsLooksAtEveryTenant) {
+  ReadyQueue queue;
+  EXPECT_FALSE(queue.OldestReadyMs().has_value());
+  queue.Push("a", Entry("acme", "a0", 50));
+  queue.Push("b", Entry("globex", "g0", 20, /*priority=*/-1));
+  queue.Push("a", Entry("globex", "g1", 30));
+  EXPECT_EQ(queue.OldestReadyMs(), 20);
+}
+
+}  // namespace
+}  // namespace taskboard::dispatch
