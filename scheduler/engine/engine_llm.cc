@@ -162,7 +162,7 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
   usage.set_cache_read_tokens(std::clamp<int64_t>(report.cached_tokens(), 0, outcome.input_tokens));
   usage.set_cost_usd(governance::PriceCall(governor_.limits(), report.model(), outcome.input_tokens,
                                            outcome.output_tokens, usage.cache_read_tokens())
-                         .value_or(0));
+                         .value_or(std::max(0.0, report.cost_usd())));
   usage.set_turns(1);
   usage.set_model(report.model());
 

@@ -74,7 +74,8 @@ class LlmGovernanceTest : public ::testing::Test {
   // Starts fake-llm at kRpm, and a cluster whose scheduler reads `limits`
   // ("" for none); `tokens` (a tokens file's text) turns authentication on,
   // the cluster's client being acme's and the workers the pool's.
-  void Start(const std::string& limits, int workers = 4, const std::string& tokens = "") {
+  void Start(const std::string& limits, int workers = 4, const std::string& tokens = "",
+             const std::string& agent_fields = "") {
     absl::StatusOr<std::unique_ptr<testing::FakeLlm>> llm =
         testing::FakeLlm::StartWithScript(dir_.path(), kScript, {"--rpm", std::to_string(kRpm)});
     ASSERT_THAT(llm.status(), IsOk());
@@ -84,7 +85,8 @@ class LlmGovernanceTest : public ::testing::Test {
     std::filesystem::create_directory(agents);
     // One attempt per call: a 429 that reached the agent fails its task.
     std::ofstream(agents / "writer.md") << testing::LlmAgentFileText(
-        "writer", llm_->base_url(), "maxAttempts: 1\nmaxTokens: 20\n", "You write one part.");
+        "writer", llm_->base_url(), absl::StrCat("maxAttempts: 1\nmaxTokens: 20\n", agent_fields),
+        "You write one part.");
 
     testing::ClusterOptions options;
     options.workers = workers;
@@ -247,6 +249,18 @@ TEST_F(LlmGovernanceTest, OnBudgetFailFailsTheTaskNamingTheBudget) {
   ASSERT_TRUE(cluster_->client().GetTask(&context, request, &task).ok());
   EXPECT_EQ(task.task().state(), v1::TASK_STATE_FAILED);
   EXPECT_THAT(task.task().error(), HasSubstr("budget of $0.0300 is reached"));
+}
+
+TEST_F(LlmGovernanceTest, ModelsTheLimitsFileDoesNotPriceAreBilledAtTheAgentFilesPrice) {
+  Start("models:\n  fake-model: {rpm: 6000}\n", /*workers=*/1, /*tokens=*/"",
+        "pricing:\n  fake-model: {inputPerMtok: 1, outputPerMtok: 2}\n");
+  absl::StatusOr<std::string> run_id = cluster_->Submit(Board(3));
+  ASSERT_THAT(run_id.status(), IsOk());
+  absl::StatusOr<v1::Run> run = cluster_->WaitForRun(*run_id);
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_->Logs();
+  EXPECT_NEAR(run->billed().cost_usd(), 3 * (10 * 1 + 5 * 2) / 1e6, 1e-12);
+  EXPECT_NEAR(run->usage().cost_usd(), run->billed().cost_usd(), 1e-12);
 }
 
 constexpr char kTwoTenants[] = R"(tokens:

@@ -1,6 +1,7 @@
 #include "worker/agents/llm_agent.h"
 
 #include <cstdlib>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,29 @@ v1::ChatMessage ToolMessage(const v1::ChatToolCall& call,
                           : DumpJson(Json{{"error", std::string(result.status().message())}}));
   return message;
 }
+
+// The context's gate, with each call priced from the agent file: the
+// scheduler bills that price for models its own price table lacks.
+class PricedGate : public LlmCallGate {
+ public:
+  PricedGate(LlmCallGate* inner, const LlmSettings& settings)
+      : inner_(inner), settings_(settings) {}
+
+  absl::StatusOr<std::string> Acquire(const LlmCallPlan& plan, const CancelToken* cancel,
+                                      absl::Time deadline) override {
+    return inner_->Acquire(plan, cancel, deadline);
+  }
+  void Report(const std::string& grant_id, const LlmCallPlan& plan,
+              const LlmCallEnd& end) override {
+    LlmCallEnd priced = end;
+    priced.cost_usd = CostUsd(settings_, plan.model, end.input_tokens, end.output_tokens);
+    inner_->Report(grant_id, plan, priced);
+  }
+
+ private:
+  LlmCallGate* inner_;
+  const LlmSettings& settings_;
+};
 
 // One run's state: the conversation so far and what the outcome reports.
 class Conversation {
@@ -156,7 +180,9 @@ AgentOutcome LlmAgent::Run(const v1::Assignment& assignment, AgentContext& conte
   client_options.max_response_bytes = static_cast<size_t>(settings.max_response_bytes);
   client_options.backoff = options_.retry_backoff;
   // Every request waits for the scheduler's grant when it governs LLM calls.
-  client_options.gate = context.llm_gate();
+  std::optional<PricedGate> gate;
+  if (context.llm_gate() != nullptr) gate.emplace(context.llm_gate(), settings);
+  client_options.gate = gate.has_value() ? &*gate : nullptr;
   const ChatClient client(std::move(client_options));
 
   absl::Duration timeout = definition_.timeout;

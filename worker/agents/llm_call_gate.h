@@ -42,6 +42,9 @@ struct LlmCallEnd {
   int64_t input_tokens = 0;
   int64_t output_tokens = 0;
   int64_t cached_tokens = 0;
+  // The agent file's price of those tokens (the scheduler's price table
+  // wins when it has the model).
+  double cost_usd = 0;
 };
 
 // Thread-safe: the calls of one task may come from any thread.

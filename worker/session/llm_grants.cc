@@ -63,6 +63,7 @@ v1::ConnectRequest CallReport(const LlmTask& task, const std::string& grant_id,
   report.set_input_tokens(end.input_tokens);
   report.set_output_tokens(end.output_tokens);
   report.set_cached_tokens(end.cached_tokens);
+  report.set_cost_usd(end.cost_usd);
   return message;
 }
 

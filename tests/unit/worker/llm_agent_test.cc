@@ -252,6 +252,21 @@ TEST(LlmAgent, Usage_SumsTurnsAndPricesThem) {
   EXPECT_DOUBLE_EQ(outcome.usage.cost_usd(), 0.006 + 0.004);
 }
 
+TEST(LlmAgent, Gate_ReportsEachCallPricedByTheAgentFile) {
+  ScriptedLlmServer server(
+      {ToolCallReply("c", "lookup", "{}", 1000, 100), TextReply("x", 2000, 300)});
+  FakeLlmCallGate gate;
+  ToolContext context;
+  context.set_llm_gate(&gate);
+  AgentDefinition def = Definition(server);
+  def.llm.pricing["test-model"] = {.input_per_mtok = 2.0, .output_per_mtok = 10.0};
+  ASSERT_TRUE(Agent(def).Run(Task(), context).success);
+  ASSERT_EQ(gate.reported().size(), 2u);
+  // 1000 * $2/M + 100 * $10/M, then 2000 * $2/M + 300 * $10/M.
+  EXPECT_DOUBLE_EQ(gate.reported()[0].end.cost_usd, 0.002 + 0.001);
+  EXPECT_DOUBLE_EQ(gate.reported()[1].end.cost_usd, 0.004 + 0.003);
+}
+
 TEST(LlmAgent, OutputSchema_AsksForJson) {
   ScriptedLlmServer server({TextReply(R"({"tasks":[]})")});
   ToolContext context;
