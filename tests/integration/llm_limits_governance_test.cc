@@ -9,6 +9,8 @@
 // resume with more budget finishes it without calling the model again for
 // the work already done.
 
+#include <signal.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -19,6 +21,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/child_process.h"
+#include "common/files.h"
 #include "common/json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -93,9 +97,8 @@ class LlmGovernanceTest : public ::testing::Test {
     options.slots = 4;
     options.agents_dir = agents.string();
     if (!limits.empty()) {
-      const std::filesystem::path file = dir_.path() / "llm-limits.yaml";
-      std::ofstream(file) << limits;
-      options.scheduler_flags = {"--llm-limits", file.string()};
+      std::ofstream(LimitsPath()) << limits;
+      options.scheduler_flags = {"--llm-limits", LimitsPath().string()};
     }
     if (!tokens.empty()) {
       const std::filesystem::path file = dir_.path() / "tokens.yaml";
@@ -118,6 +121,8 @@ class LlmGovernanceTest : public ::testing::Test {
     EXPECT_THAT(stats.status(), IsOk());
     return stats.ok() ? (*stats)[name].get<int64_t>() : -1;
   }
+
+  std::filesystem::path LimitsPath() const { return dir_.path() / "llm-limits.yaml"; }
 
   testing::TempDir dir_;
   std::unique_ptr<testing::FakeLlm> llm_;
@@ -263,6 +268,46 @@ TEST_F(LlmGovernanceTest, ModelsTheLimitsFileDoesNotPriceAreBilledAtTheAgentFile
   EXPECT_NEAR(run->usage().cost_usd(), run->billed().cost_usd(), 1e-12);
 }
 
+// One call per 10 s: three calls would take 20 s. The limits file is then
+// raised and the scheduler sent SIGHUP: the waiting calls go at once. A file
+// with a mistake sent meanwhile changes nothing.
+TEST_F(LlmGovernanceTest, SighupRereadsTheLimitsFile) {
+  Start("models:\n  fake-model: {rpm: 6}\n", /*workers=*/1);
+  absl::StatusOr<std::string> run_id = cluster_->Submit(Board(3));
+  ASSERT_THAT(run_id.status(), IsOk());
+  ASSERT_THAT(cluster_->WaitUntil(
+                  *run_id, [](const v1::Run& run) { return run.tasks_done() >= 1; }, 30'000),
+              IsOk());
+
+  std::ofstream(LimitsPath()) << "models:\n  fake-model: {rpm: fast}\n";
+  cluster_->scheduler()->Signal(SIGHUP);
+  absl::StatusOr<v1::Run> run = cluster_->WaitForRun(*run_id, 2'000);
+  EXPECT_FALSE(run.ok()) << "a limits file with a mistake was applied";
+
+  std::ofstream(LimitsPath()) << "models:\n  fake-model: {rpm: 6000}\n";
+  cluster_->scheduler()->Signal(SIGHUP);
+  run = cluster_->WaitForRun(*run_id, 6'000);
+  ASSERT_THAT(run.status(), IsOk());
+  EXPECT_EQ(run->status(), v1::RUN_STATUS_COMPLETED);
+  EXPECT_THAT(cluster_->Logs(), HasSubstr("llm limits not re-read"));
+}
+
+TEST(LlmLimitsStartupTest, AMistakeInTheLimitsFile_SchedulerExitsNamingIt) {
+  testing::TempDir dir;
+  const std::string limits = (dir.path() / "limits.yaml").string();
+  std::ofstream(limits) << "models:\n  gpt-4o: {rmp: 500}\n";
+  const std::string log = (dir.path() / "scheduler.log").string();
+  absl::StatusOr<std::unique_ptr<ChildProcess>> scheduler =
+      ChildProcess::Spawn({testing::BinaryPath("taskboard-scheduler"), "--memory", "--listen",
+                           "127.0.0.1:0", "--llm-limits", limits},
+                          log);
+  ASSERT_THAT(scheduler.status(), IsOk());
+  EXPECT_EQ((*scheduler)->WaitFor(30'000), 2);
+  const std::string output = ReadFileOrEmpty(log);
+  EXPECT_THAT(output, HasSubstr(limits));
+  EXPECT_THAT(output, HasSubstr("models.gpt-4o.rmp: unknown key"));
+}
+
 constexpr char kTwoTenants[] = R"(tokens:
   - {token: acme-token-0123456789, name: alice, role: client, tenant: acme}
   - {token: globex-token-0123456789, name: bob, role: client, tenant: globex}
@@ -316,6 +361,12 @@ TEST_F(LlmGovernanceTest, TwoTenantsBothProgressAtTheSharedLimit) {
   ASSERT_EQ(usage.rows_size(), 1);
   EXPECT_EQ(usage.rows(0).tenant(), "globex");
   EXPECT_EQ(usage.rows(0).requests(), 5);
+  // A tenant reads its own usage only.
+  request.set_tenant("acme");
+  grpc::ClientContext other;
+  grpc::Status refused = globex->GetUsage(&other, request, &usage);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("reads tenant 'globex' only"));
 }
 
 }  // namespace
