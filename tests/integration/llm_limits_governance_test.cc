@@ -21,14 +21,18 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "common/child_process.h"
 #include "common/files.h"
 #include "common/json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "httplib.h"
 #include "scheduler/engine/task_states.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/fake_llm.h"
+#include "tests/testing/prometheus_text.h"
+#include "tests/testing/promtool.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_channel.h"
@@ -38,6 +42,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::IsOk;
+using ::testing::Optional;
 
 // fake-llm's own limit, and the scheduler's when it is configured.
 constexpr int kRpm = 600;  // 10 calls per second
@@ -96,9 +101,12 @@ class LlmGovernanceTest : public ::testing::Test {
     options.workers = workers;
     options.slots = 4;
     options.agents_dir = agents.string();
+    options.scheduler_flags = {"--metrics-listen", "127.0.0.1:0", "--metrics-port-file",
+                               MetricsPortFile().string()};
     if (!limits.empty()) {
       std::ofstream(LimitsPath()) << limits;
-      options.scheduler_flags = {"--llm-limits", LimitsPath().string()};
+      options.scheduler_flags.insert(options.scheduler_flags.end(),
+                                     {"--llm-limits", LimitsPath().string()});
     }
     if (!tokens.empty()) {
       const std::filesystem::path file = dir_.path() / "tokens.yaml";
@@ -123,6 +131,32 @@ class LlmGovernanceTest : public ::testing::Test {
   }
 
   std::filesystem::path LimitsPath() const { return dir_.path() / "llm-limits.yaml"; }
+  std::filesystem::path MetricsPortFile() const { return dir_.path() / "metrics.port"; }
+
+  // The scheduler's /metrics.
+  std::string Metrics() {
+    int port = 0;
+    std::ifstream(MetricsPortFile()) >> port;
+    httplib::Client http("127.0.0.1", port);
+    httplib::Result response = http.Get("/metrics");
+    EXPECT_TRUE(response && response->status == 200) << "no /metrics on port " << port;
+    return response ? response->body : "";
+  }
+
+  struct CliResult {
+    int exit_code = -1;
+    std::string output;
+  };
+  // The `taskboard` binary with `args` against the cluster.
+  CliResult Taskboard(std::vector<std::string> args) {
+    args.insert(args.begin(), testing::BinaryPath("taskboard"));
+    args.insert(args.end(), {"--scheduler", cluster_->address()});
+    const std::string log = (dir_.path() / absl::StrCat("cli-", ++cli_calls_, ".log")).string();
+    absl::StatusOr<std::unique_ptr<ChildProcess>> cli = ChildProcess::Spawn(args, log);
+    if (!cli.ok()) return {-1, std::string(cli.status().message())};
+    return {(*cli)->WaitFor(60'000).value_or(-1), ReadFileOrEmpty(log)};
+  }
+  int cli_calls_ = 0;
 
   testing::TempDir dir_;
   std::unique_ptr<testing::FakeLlm> llm_;
@@ -170,6 +204,58 @@ TEST_F(LlmGovernanceTest, LimitsEqualToTheProvidersLetNo429ThroughAndRunAtTheLim
   EXPECT_EQ(usage.rows(0).requests(), kTasks);
   EXPECT_EQ(usage.rows(0).rate_limited(), 0);
   EXPECT_EQ(usage.rows(0).usage().output_tokens(), 5 * kTasks);
+
+  // `taskboard usage` prints it.
+  const CliResult cli = Taskboard({"usage"});
+  EXPECT_EQ(cli.exit_code, 0) << cli.output;
+  EXPECT_THAT(cli.output, HasSubstr("fake-model"));
+  EXPECT_THAT(cli.output, HasSubstr("TOTAL"));
+
+  // And the metrics count it, in a form promtool accepts.
+  const std::string metrics = Metrics();
+  EXPECT_THAT(
+      testing::SampleValue(
+          metrics, R"(taskboard_llm_tokens_total{kind="output",model="fake-model",tenant=""})"),
+      Optional(5 * kTasks))
+      << metrics;
+  EXPECT_THAT(
+      testing::SampleValue(
+          metrics, R"(taskboard_llm_requests_total{model="fake-model",outcome="ok",tenant=""})"),
+      Optional(kTasks));
+  EXPECT_THAT(
+      testing::SampleValue(metrics, R"(taskboard_llm_limit{kind="rpm",model="fake-model"})"),
+      Optional(kRpm));
+  EXPECT_THAT(testing::SampleValue(metrics,
+                                   R"(taskboard_llm_grant_wait_seconds_count{model="fake-model"})"),
+              Optional(kTasks));
+  std::optional<testing::Promtool> promtool =
+      testing::CheckMetrics(metrics, (dir_.path() / "scheduler.metrics").string());
+  if (promtool.has_value()) {
+    EXPECT_EQ(promtool->exit_code, 0) << promtool->output;
+    EXPECT_EQ(promtool->output, "") << metrics;
+  }
+}
+
+// The scheduler believes the model allows twice what the provider does. The
+// first 429 pauses the model and halves its rate for every worker, which is
+// what the provider allows: the refusals stop after the first burst, and
+// the tasks (three attempts each) all complete.
+TEST_F(LlmGovernanceTest, AProviders429SlowsTheWholeClusterDown) {
+  Start(absl::StrCat("models:\n  fake-model:\n    rpm: ", 2 * kRpm, "\n"), /*workers=*/4,
+        /*tokens=*/"", "maxAttempts: 3\n");
+  absl::StatusOr<std::string> run_id = cluster_->Submit(Board(kTasks));
+  ASSERT_THAT(run_id.status(), IsOk());
+  absl::StatusOr<v1::Run> run = cluster_->WaitForRun(*run_id, 120'000);
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_->Logs();
+  const int64_t refused = FakeStat("rate_limited");
+  EXPECT_GT(refused, 0) << "the provider never refused: the test shows nothing";
+  EXPECT_LE(refused, 16) << "refusals went on after the first 429 slowed the model down";
+  const std::string metrics = Metrics();
+  EXPECT_THAT(
+      testing::SampleValue(metrics, R"(taskboard_llm_limit{kind="rpm",model="fake-model"})"),
+      Optional(::testing::Le(kRpm)))
+      << "the model still runs at its configured rate";
 }
 
 TEST_F(LlmGovernanceTest, WithoutLimitsTheProvidersRateLimitReachesTheAgents) {
@@ -367,6 +453,55 @@ TEST_F(LlmGovernanceTest, TwoTenantsBothProgressAtTheSharedLimit) {
   grpc::Status refused = globex->GetUsage(&other, request, &usage);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_THAT(refused.error_message(), HasSubstr("reads tenant 'globex' only"));
+}
+
+// acme may spend $0.03 a day: its chained run pauses at the fourth call,
+// naming the tenant's budget, while globex's run goes on. Raised in the limits
+// file (SIGHUP), acme's run resumes and finishes.
+TEST_F(LlmGovernanceTest, ATenantsDailyBudgetPausesItsRunsOnly) {
+  const std::string limits = R"(models:
+  fake-model:
+    price: {input: 0, output: 1000}
+tenants:
+  acme:
+    budget: {usd: 0.03, period: day}
+)";
+  Start(limits, /*workers=*/1, kTwoTenants);
+  absl::StatusOr<std::string> acme = cluster_->Submit(Chain(5, ""));
+  ASSERT_THAT(acme.status(), IsOk());
+  absl::StatusOr<v1::Run> run = cluster_->WaitForRun(*acme);
+  ASSERT_THAT(run.status(), IsOk());
+  ASSERT_EQ(run->status(), v1::RUN_STATUS_PAUSED) << run->error() << cluster_->Logs();
+  EXPECT_THAT(run->error(), HasSubstr("tenant acme's daily budget of $0.0300 is reached"));
+  EXPECT_EQ(FakeStat("requests"), 3);
+
+  auto globex = v1::Scheduler::NewStub(testing::TestChannel(cluster_->address(), kGlobexToken));
+  v1::SubmitRunRequest submit;
+  submit.mutable_source()->set_text(Chain(2, ""));
+  v1::SubmitRunResponse submitted;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(globex->SubmitRun(&context, submit, &submitted).ok());
+  }
+  ASSERT_THAT(cluster_->WaitUntil(
+                  *acme, [&](const v1::Run&) { return FakeStat("requests") >= 5; }, 30'000),
+              IsOk());
+
+  std::ofstream(LimitsPath()) << absl::StrReplaceAll(limits, {{"usd: 0.03", "usd: 1"}});
+  cluster_->scheduler()->Signal(SIGHUP);
+  for (int i = 0; i < 200 && cluster_->Logs().find("llm limits reloaded") == std::string::npos;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  v1::ResumeRunRequest resume;
+  resume.set_run_id(*acme);
+  v1::ResumeRunResponse resumed;
+  grpc::ClientContext context;
+  ASSERT_TRUE(cluster_->client().ResumeRun(&context, resume, &resumed).ok());
+  run = cluster_->WaitForRun(*acme);
+  ASSERT_THAT(run.status(), IsOk());
+  EXPECT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_->Logs();
+  EXPECT_EQ(FakeStat("requests"), 7);  // 3 + globex's 2 + acme's last 2
 }
 
 }  // namespace
