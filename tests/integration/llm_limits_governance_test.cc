@@ -308,12 +308,13 @@ TEST_F(LlmGovernanceTest, ABudgetPausesTheRunAndAResumeWithMoreFinishesIt) {
     EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
     EXPECT_THAT(status.error_message(), HasSubstr("billed $0.0150 already"));
   }
-  v1::ResumeRunRequest request;
-  request.set_run_id(*run_id);
-  request.set_budget_usd(1);
-  v1::ResumeRunResponse response;
-  grpc::ClientContext context;
-  ASSERT_TRUE(cluster_->client().ResumeRun(&context, request, &response).ok());
+  // `taskboard show` says why it stopped and how to go on; `taskboard
+  // resume --budget-usd` does, following the run to its end.
+  const CliResult shown = Taskboard({"show", *run_id});
+  EXPECT_THAT(shown.output, HasSubstr("of budget $0.03"));
+  EXPECT_THAT(shown.output, HasSubstr("--budget-usd"));
+  const CliResult resumed = Taskboard({"resume", *run_id, "--budget-usd", "1"});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
   run = cluster_->WaitForRun(*run_id);
   ASSERT_THAT(run.status(), IsOk());
   ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_->Logs();
