@@ -25,6 +25,29 @@ governance::Spend Billed(const v1::Run& run) {
   return {run.billed().input_tokens() + run.billed().output_tokens(), run.billed().cost_usd()};
 }
 
+// The most tokens one call may claim or report; far beyond any model's
+// context window.
+constexpr int64_t kMaxCallTokens = 100'000'000;
+// Model names become metric labels and map keys: bounded and printable.
+constexpr size_t kMaxModelName = 200;
+// Distinct models the governor tracks; a worker naming more is refused.
+constexpr size_t kMaxModels = 1'000;
+
+absl::Status CheckModelName(absl::string_view model) {
+  if (model.empty() || model.size() > kMaxModelName) {
+    return absl::InvalidArgumentError(absl::StrCat("the model name must have 1 to ", kMaxModelName,
+                                                   " characters, got ", model.size()));
+  }
+  for (char c : model) {
+    if (c < 0x21 || c > 0x7e) {
+      return absl::InvalidArgumentError(
+          "the model name may hold only printable ASCII without spaces: check the agent file's "
+          "`model` or OPENAI_MODEL");
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::string Month(absl::Time now) {
   return governance::PeriodOf(governance::BudgetPeriod::kMonth, now);
 }
@@ -66,28 +89,45 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
                                       " no longer holds this lease (it was cancelled, timed out "
                                       "or given to another worker): the call is not needed"));
   }
+  if (absl::Status model = CheckModelName(request.model()); !model.ok()) {
+    return RefuseLlmCall(stream_id, request.request_id(), std::string(model.message()));
+  }
+  if (!governor_.Admit(request.model(), kMaxModels)) {
+    return RefuseLlmCall(stream_id, request.request_id(),
+                         absl::StrCat("the scheduler already tracks ", kMaxModels,
+                                      " models; calls to another one are refused (list the "
+                                      "models you use in --llm-limits)"));
+  }
   RunState& run = *active->state;
   const v1::Run& view = run.record().run();
   const std::string& root_id = view.root_run_id().empty() ? view.run_id() : view.root_run_id();
-  auto root = runs_.find(root_id);
-  RunState* root_run = root != runs_.end() ? root->second.state.get() : nullptr;
+  // The run and every run above it that is active: each one's budget caps
+  // its whole subtree, and the root's flow decides priority and onBudget.
+  std::vector<ActiveRun*> chain = {active};
+  while (!chain.back()->state->record().run().parent_run_id().empty()) {
+    auto parent = runs_.find(chain.back()->state->record().run().parent_run_id());
+    if (parent == runs_.end()) break;
+    chain.push_back(&parent->second);
+  }
   const governance::LlmLimits& limits = governor_.limits();
-  const int64_t input = std::max<int64_t>(0, request.estimated_input_tokens());
-  const int64_t output =
-      request.max_output_tokens() > 0 ? request.max_output_tokens() : limits.default_output_tokens;
+  // A worker's estimates are bounded before any sum: a hostile one cannot
+  // overflow the arithmetic (it could only make its own calls wait).
+  const int64_t input = std::clamp<int64_t>(request.estimated_input_tokens(), 0, kMaxCallTokens);
+  const int64_t output = request.max_output_tokens() > 0
+                             ? std::min<int64_t>(request.max_output_tokens(), kMaxCallTokens)
+                             : limits.default_output_tokens;
   const governance::Spend call{
       input + output, governance::PriceCall(limits, request.model(), input, output, 0).value_or(0)};
 
-  // The run's own budget, then its root's (a budget caps the whole tree).
-  for (RunState* owner : {&run, root_run == &run ? nullptr : root_run}) {
-    if (owner == nullptr) continue;
-    const v1::Run& owner_view = owner->record().run();
+  for (ActiveRun* link : chain) {
+    const v1::Run& owner_view = link->state->record().run();
     const governance::BudgetLimit limit{owner_view.budget().tokens(), owner_view.budget().usd()};
     if (limit.tokens == 0 && limit.usd == 0) continue;
     std::optional<std::string> over = governance::OverBudget(
         absl::StrCat("run ", owner_view.run_id(), "'s budget"), limit, Billed(owner_view),
         governor_.Reserved(RunAccount(owner_view.run_id())), call,
-        absl::StrCat("raise it with `taskboard resume ", root_id, " --budget-usd X`"));
+        absl::StrCat("raise it with `taskboard resume ", root_id,
+                     " --budget-usd X` or `--budget-tokens N`"));
     if (over.has_value()) return StopOnBudget(stream_id, request, run, "run", *over);
   }
   const std::string& tenant = run.record().tenant();
@@ -115,11 +155,9 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
   ask.usd = call.usd;
   ask.tenant = tenant;
   ask.run_id = root_id;
-  ask.priority = root_run != nullptr && root_run != &run
-                     ? runs_.find(root_id)->second.spec->priority()
-                     : active->spec->priority();
-  ask.accounts = {RunAccount(view.run_id()), TenantAccount(tenant)};
-  if (root_id != view.run_id()) ask.accounts.push_back(RunAccount(root_id));
+  ask.priority = chain.back()->spec->priority();
+  ask.accounts = {TenantAccount(tenant)};
+  for (ActiveRun* link : chain) ask.accounts.push_back(RunAccount(link->state->run_id()));
   if (std::optional<governance::Granted> granted = governor_.Ask(std::move(ask), Now())) {
     SendLlmGrant(*granted);
   }
@@ -152,8 +190,13 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
   governance::CallOutcome outcome;
   outcome.http_status = report.http_status();
   outcome.retry_after = absl::Milliseconds(std::max<int64_t>(0, report.retry_after_ms()));
-  outcome.input_tokens = std::max<int64_t>(0, report.input_tokens());
-  outcome.output_tokens = std::max<int64_t>(0, report.output_tokens());
+  outcome.input_tokens = std::clamp<int64_t>(report.input_tokens(), 0, kMaxCallTokens);
+  outcome.output_tokens = std::clamp<int64_t>(report.output_tokens(), 0, kMaxCallTokens);
+  if (!CheckModelName(report.model()).ok() || !governor_.Admit(report.model(), kMaxModels)) {
+    log::Warn("llm call report with a malformed or untracked model name ignored")
+        .With("task_id", report.task_id());
+    return;
+  }
   if (!report.grant_id().empty()) governor_.Report(report.grant_id(), outcome, Now());
 
   v1::Usage usage;

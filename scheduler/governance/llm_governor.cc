@@ -189,6 +189,13 @@ void LlmGovernor::Reserve(const GrantAsk& ask, int sign) {
   }
 }
 
+bool LlmGovernor::Admit(const std::string& model, size_t max_models) {
+  if (models_.contains(model) || limits_.models.contains(model)) return true;
+  if (models_.size() >= max_models) return false;
+  ModelLimiter(model);
+  return true;
+}
+
 Spend LlmGovernor::Reserved(const std::string& account) const {
   auto it = reserved_.find(account);
   return it != reserved_.end() ? it->second : Spend{};

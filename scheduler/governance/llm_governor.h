@@ -121,6 +121,11 @@ class LlmGovernor {
   // on its next stream) and its unreported grants released.
   void ReleaseStream(uint64_t stream_id, absl::Time now);
 
+  // Whether calls to `model` may be tracked: a model already tracked or
+  // configured, or a new one while fewer than `max_models` are (it is then
+  // tracked). Bounds what workers naming models can make the scheduler hold.
+  bool Admit(const std::string& model, size_t max_models);
+
   // What the asks and calls in flight of `account` may still cost.
   Spend Reserved(const std::string& account) const;
 

@@ -145,6 +145,27 @@ TEST_F(LlmBillingTest, ARootBudgetStopsItsChildsCallAndPausesTheWholeTree) {
   EXPECT_EQ(Run(run_).billed().input_tokens(), 400);
 }
 
+TEST_F(LlmBillingTest, HostileAsksAreRefusedOrBounded) {
+  const v1::Assignment planner = StartChild(R"("budget": {"tokens": 1000}, )");
+  v1::ConnectRequest message;
+  v1::LlmGrantRequest& ask = *message.mutable_llm_grant_request();
+  ask.set_request_id("bad-model");
+  ask.set_task_id(planner.task_id());
+  ask.set_lease_id(planner.lease_id());
+  ask.set_model(std::string(300, 'm'));
+  h_.Send(w_, message);
+  std::vector<v1::ConnectResponse> sent = w_.channel->Take();
+  ASSERT_THAT(sent, SizeIs(1));
+  EXPECT_FALSE(sent[0].llm_grant().granted());
+  EXPECT_THAT(sent[0].llm_grant().error(), HasSubstr("1 to 200 characters, got 300"));
+
+  // Estimates past any model's window cannot overflow the budget check:
+  // the call is simply over the budget.
+  const v1::LlmGrant huge = Ask(planner, INT64_MAX, INT64_MAX);
+  EXPECT_FALSE(huge.granted());
+  EXPECT_THAT(huge.error(), HasSubstr("budget of 1000 tokens is reached"));
+}
+
 TEST_F(LlmBillingTest, AnAskUnderALeaseThatEndedIsRefused) {
   const v1::Assignment planner = StartChild("");
   v1::Assignment stale = planner;

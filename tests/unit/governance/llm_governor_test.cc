@@ -18,8 +18,8 @@ LlmLimits Limits(const std::string& model, ModelLimits limits) {
   return config;
 }
 
-GrantAsk AskFor(const std::string& model, const std::string& tenant, const std::string& run,
-                int n, int64_t tokens = 100) {
+GrantAsk AskFor(const std::string& model, const std::string& tenant, const std::string& run, int n,
+                int64_t tokens = 100) {
   GrantAsk ask;
   ask.stream_id = 1;
   ask.request_id = absl::StrCat(tenant, "/", run, "/", n);
@@ -162,8 +162,7 @@ TEST(LlmGovernor, A429PausesTheModelForItsRetryAfterThenRunsItAtHalfRate) {
   LlmGovernor governor(Limits("m", {.rpm = 600}));
   std::optional<Granted> call = governor.Ask(AskFor("m", "t", "r", 0), kStart);
   ASSERT_TRUE(call.has_value());
-  governor.Report(call->grant_id,
-                  {.http_status = 429, .retry_after = absl::Seconds(2)}, kStart);
+  governor.Report(call->grant_id, {.http_status = 429, .retry_after = absl::Seconds(2)}, kStart);
   EXPECT_FALSE(governor.Ask(AskFor("m", "t", "r", 1), kStart + absl::Seconds(1)).has_value());
   EXPECT_EQ(governor.NextWake(), kStart + absl::Seconds(2));
   ASSERT_EQ(governor.Models().size(), 1u);
@@ -261,6 +260,15 @@ TEST(LlmGovernor, AsksAndCallsInFlightAreReservedAgainstTheirAccounts) {
   EXPECT_EQ(governor.Reserved("run/r").tokens, 500);
   governor.ReleaseLease(queued.lease_id, kStart);
   EXPECT_EQ(governor.Reserved("run/r").tokens, 0);
+}
+
+TEST(LlmGovernor, TracksABoundedNumberOfModels) {
+  LlmGovernor governor(Limits("configured", {.rpm = 60}));
+  EXPECT_TRUE(governor.Admit("a", 2));
+  EXPECT_TRUE(governor.Admit("b", 2));
+  EXPECT_FALSE(governor.Admit("c", 2));
+  EXPECT_TRUE(governor.Admit("a", 2));           // already tracked
+  EXPECT_TRUE(governor.Admit("configured", 2));  // in the limits file
 }
 
 }  // namespace
