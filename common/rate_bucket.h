@@ -33,7 +33,8 @@ class RateBucket {
   double per_minute() const { return per_minute_; }
   absl::Duration burst() const { return burst_; }
 
-  // Zero when a call of `cost` fits at `now`, else how long until it does.
+  // Zero when a call fits at `now` (whatever its cost: a call bigger than
+  // what is left fits a full bucket), else how long until one does.
   absl::Duration WaitFor(absl::Time now) const;
   // Charges `cost` units at `now`; call only when WaitFor(now) is zero.
   void Take(absl::Time now, double cost);

@@ -166,6 +166,7 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   }
   Dispatch();
   GrantLlmCalls();
+  BillEndedRuns();
   SweepRetention();
   loop_stats_.batches++;
   loop_stats_.events += static_cast<int64_t>(batch.size());

@@ -313,10 +313,13 @@ class Engine {
   void OnLlmCallReport(const v1::LlmCallReport& report);
   // Sends what the governor can grant by now; after every batch.
   void GrantLlmCalls();
+  // Bills the calls reported for runs that had ended to their stored
+  // records (and those above them); before each commit.
+  void BillEndedRuns();
   void SendLlmGrant(const governance::Granted& granted);
   void RefuseLlmCall(uint64_t stream_id, const std::string& request_id, const std::string& error);
-  // A call would exceed `owner`'s budget (a run of the tree, or the tenant
-  // when null): pauses the root run or refuses the call, as the flow says.
+  // A call would exceed a budget (`scope`: run or tenant): refuses it, and
+  // pauses the root run unless its flow says `onBudget: fail`.
   void StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request, RunState& asking,
                     const std::string& scope, const std::string& reason);
   // The current month's usage rows, at start-up.
@@ -458,6 +461,8 @@ class Engine {
   governance::LlmGovernor governor_;
   governance::UsageBook usage_book_;
   std::string usage_month_;  // the month usage_book_ holds ("2026-11")
+  // Calls reported this batch for runs no longer in memory, by run.
+  absl::flat_hash_map<std::string, v1::Usage> late_bills_;
   // The run --retention is deleting, a slice per loop iteration.
   std::optional<RunDeletion> deletion_;
   int64_t next_retention_check_ms_ = 0;

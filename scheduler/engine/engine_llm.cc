@@ -3,6 +3,7 @@
 // billing of every call a worker reports.
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -30,13 +31,16 @@ governance::Spend Billed(const v1::Run& run) {
 constexpr int64_t kMaxCallTokens = 100'000'000;
 // Model names become metric labels and map keys: bounded and printable.
 constexpr size_t kMaxModelName = 200;
+// Model calls one task may have waiting or running at once.
+constexpr size_t kMaxCallsPerLease = 64;
 // Distinct models the governor tracks; a worker naming more is refused.
 constexpr size_t kMaxModels = 1'000;
 
 absl::Status CheckModelName(absl::string_view model) {
   if (model.empty() || model.size() > kMaxModelName) {
-    return absl::InvalidArgumentError(absl::StrCat("the model name must have 1 to ", kMaxModelName,
-                                                   " characters, got ", model.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the model name must have 1 to ", kMaxModelName, " characters, got ",
+                     model.size(), ": check the agent file's `model` or OPENAI_MODEL"));
   }
   for (char c : model) {
     if (c < 0x21 || c > 0x7e) {
@@ -46,6 +50,15 @@ absl::Status CheckModelName(absl::string_view model) {
     }
   }
   return absl::OkStatus();
+}
+
+// The longest a provider's Retry-After may pause a model for everyone.
+constexpr int64_t kMaxRetryAfterMs = 5 * 60 * 1000;
+// The most one call may be billed when the worker prices it.
+constexpr double kMaxCallUsd = 1000;
+
+double ReportedCost(double usd) {
+  return std::isfinite(usd) ? std::clamp(usd, 0.0, kMaxCallUsd) : 0.0;
 }
 
 std::string Month(absl::Time now) {
@@ -92,6 +105,12 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
   if (absl::Status model = CheckModelName(request.model()); !model.ok()) {
     return RefuseLlmCall(stream_id, request.request_id(), std::string(model.message()));
   }
+  if (governor_.LeaseCalls(request.lease_id()) >= kMaxCallsPerLease) {
+    return RefuseLlmCall(
+        stream_id, request.request_id(),
+        absl::StrCat("task ", request.task_id(), " already has ", kMaxCallsPerLease,
+                     " model calls waiting or running: report those first"));
+  }
   if (!governor_.Admit(request.model(), kMaxModels)) {
     return RefuseLlmCall(stream_id, request.request_id(),
                          absl::StrCat("the scheduler already tracks ", kMaxModels,
@@ -110,8 +129,9 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
     chain.push_back(&parent->second);
   }
   const governance::LlmLimits& limits = governor_.limits();
-  // A worker's estimates are bounded before any sum: a hostile one cannot
-  // overflow the arithmetic (it could only make its own calls wait).
+  // A worker's estimates are bounded before any sum, so a hostile one
+  // cannot overflow the arithmetic; the governor also caps what one call
+  // reserves at the model's tokens per minute.
   const int64_t input = std::clamp<int64_t>(request.estimated_input_tokens(), 0, kMaxCallTokens);
   const int64_t output = request.max_output_tokens() > 0
                              ? std::min<int64_t>(request.max_output_tokens(), kMaxCallTokens)
@@ -119,13 +139,14 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
   const governance::Spend call{
       input + output, governance::PriceCall(limits, request.model(), input, output, 0).value_or(0)};
 
-  for (ActiveRun* link : chain) {
-    const v1::Run& owner_view = link->state->record().run();
-    const governance::BudgetLimit limit{owner_view.budget().tokens(), owner_view.budget().usd()};
-    if (limit.tokens == 0 && limit.usd == 0) continue;
+  // The root's budget caps the whole tree: a step flow's own `budget` is
+  // not enforced, since a resume could not raise it (docs/llm-governance.md).
+  const v1::Run& root_view = chain.back()->state->record().run();
+  const governance::BudgetLimit limit{root_view.budget().tokens(), root_view.budget().usd()};
+  if (limit.tokens > 0 || limit.usd > 0) {
     std::optional<std::string> over = governance::OverBudget(
-        absl::StrCat("run ", owner_view.run_id(), "'s budget"), limit, Billed(owner_view),
-        governor_.Reserved(RunAccount(owner_view.run_id())), call,
+        absl::StrCat("run ", root_view.run_id(), "'s budget"), limit, Billed(root_view),
+        governor_.Reserved(RunAccount(root_view.run_id())), call,
         absl::StrCat("raise it with `taskboard resume ", root_id,
                      " --budget-usd X` or `--budget-tokens N`"));
     if (over.has_value()) return StopOnBudget(stream_id, request, run, "run", *over);
@@ -178,7 +199,9 @@ void Engine::StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request
       .With("action", pause ? "pause" : "fail")
       .With("reason", reason);
   RefuseLlmCall(stream_id, request.request_id(), reason);
-  if (!pause) return;
+  // A root that ended earlier in this batch (paused by another call,
+  // cancelled) stays as it ended.
+  if (!pause || IsTerminal(root->second.state->record().run().status())) return;
   // The whole tree stops: the root ends paused, its children are cancelled
   // with it (AdvanceNested) and resumed with it.
   RunState& root_run = *root->second.state;
@@ -189,15 +212,19 @@ void Engine::StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request
 void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
   governance::CallOutcome outcome;
   outcome.http_status = report.http_status();
-  outcome.retry_after = absl::Milliseconds(std::max<int64_t>(0, report.retry_after_ms()));
+  outcome.retry_after =
+      absl::Milliseconds(std::clamp<int64_t>(report.retry_after_ms(), 0, kMaxRetryAfterMs));
   outcome.input_tokens = std::clamp<int64_t>(report.input_tokens(), 0, kMaxCallTokens);
   outcome.output_tokens = std::clamp<int64_t>(report.output_tokens(), 0, kMaxCallTokens);
+  // The grant is freed whatever else the report says.
+  if (!report.grant_id().empty()) governor_.Report(report.grant_id(), outcome, Now());
+  // A grant handed back unused (no answer, no tokens) is not a call.
+  if (outcome.http_status == 0 && outcome.input_tokens == 0 && outcome.output_tokens == 0) return;
   if (!CheckModelName(report.model()).ok() || !governor_.Admit(report.model(), kMaxModels)) {
     log::Warn("llm call report with a malformed or untracked model name ignored")
         .With("task_id", report.task_id());
     return;
   }
-  if (!report.grant_id().empty()) governor_.Report(report.grant_id(), outcome, Now());
 
   v1::Usage usage;
   usage.set_input_tokens(outcome.input_tokens);
@@ -205,15 +232,17 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
   usage.set_cache_read_tokens(std::clamp<int64_t>(report.cached_tokens(), 0, outcome.input_tokens));
   usage.set_cost_usd(governance::PriceCall(governor_.limits(), report.model(), outcome.input_tokens,
                                            outcome.output_tokens, usage.cache_read_tokens())
-                         .value_or(std::max(0.0, report.cost_usd())));
+                         .value_or(ReportedCost(report.cost_usd())));
   usage.set_turns(1);
   usage.set_model(report.model());
 
-  // Billed to the run and every run above it that is still active; a run
-  // that ended meanwhile is only billed to its tenant.
+  // Billed to the run and every run above it. A run that ended meanwhile
+  // (paused with this call in flight, say) is billed in its stored record
+  // at the end of the batch (BillEndedRuns), so a resume counts it.
   std::string tenant;
   bool found = false;
-  for (std::string run_id = report.run_id(); !run_id.empty();) {
+  std::string run_id = report.run_id();
+  while (!run_id.empty()) {
     auto it = runs_.find(run_id);
     if (it == runs_.end()) break;
     RunState& run = *it->second.state;
@@ -223,9 +252,12 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
     Touch(run_id);
     run_id = run.record().run().parent_run_id();
   }
-  if (!found && !report.run_id().empty()) {
-    absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, report.run_id());
-    if (record.ok()) tenant = record->tenant();
+  if (!run_id.empty()) {
+    absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
+    if (record.ok()) {
+      if (!found) tenant = record->tenant();
+      AddUsage(late_bills_[run_id], usage);
+    }
   }
 
   const absl::Time now = Now();
@@ -246,12 +278,37 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
   }
 }
 
+void Engine::BillEndedRuns() {
+  for (auto& [first, usage] : late_bills_) {
+    // Up the chain of stored records; a run active again (resumed in this
+    // batch) takes it in memory instead.
+    for (std::string run_id = first; !run_id.empty();) {
+      if (auto active = runs_.find(run_id); active != runs_.end()) {
+        AddUsage(*active->second.state->MutableRecord().mutable_run()->mutable_billed(), usage);
+        Touch(run_id);
+        break;
+      }
+      if (deletion_.has_value()) break;  // never write back what retention deletes
+      absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
+      if (!record.ok()) break;
+      AddUsage(*record->mutable_run()->mutable_billed(), usage);
+      extra_writes_.Put(store::Column::kRuns, store::keys::Run(run_id),
+                        record->SerializeAsString());
+      run_id = record->run().parent_run_id();
+    }
+  }
+  late_bills_.clear();
+}
+
 void Engine::GrantLlmCalls() {
   const absl::Time now = Now();
   if (governor_.NextWake() <= now) {
     for (const governance::Granted& granted : governor_.Tick(now)) SendLlmGrant(granted);
   }
-  if (options_.llm_metrics != nullptr) options_.llm_metrics->UpdateModels(governor_.Models());
+  if (options_.llm_metrics != nullptr && governor_.has_models()) {
+    governor_.Refresh(now);
+    options_.llm_metrics->UpdateModels(governor_.Models());
+  }
 }
 
 absl::Status Engine::LoadLlmUsage() {

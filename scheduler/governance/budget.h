@@ -4,8 +4,10 @@
 // Whether a model call fits a budget (a run's `budget`, a tenant's budget
 // for the period; docs/llm-governance.md). A call fits when what was billed,
 // plus what calls in flight may still cost, plus this call's most, stays
-// within every limit the budget sets: budgets are hard caps, never
-// overshot by calls that were already running.
+// within every limit the budget sets, so concurrent calls cannot overshoot
+// it together. The one exception is cost for models the --llm-limits file
+// does not price: it is known only when the call reports (the agent file's
+// price), so a call in flight counts $0 until then.
 
 #include <cstdint>
 #include <optional>

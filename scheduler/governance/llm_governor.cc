@@ -74,11 +74,18 @@ struct LlmGovernor::Limiter {
     ++in_flight;
   }
 
-  void Throttle(absl::Duration retry_after, absl::Time now) {
+  // A 429 for a call granted at `granted_at`. Calls granted before the
+  // last slow-down were sent at the old rate: their 429s extend the pause
+  // but do not halve the rate again, so one burst halves it once.
+  void Throttle(absl::Duration retry_after, absl::Time granted_at, absl::Time now) {
     paused_until = std::max(paused_until, now + retry_after);
     slow_until = paused_until + kSlowWindow;
-    SetFactor(std::max(factor / 2, kMinFactor));
+    if (granted_at >= throttled_at) {
+      SetFactor(std::max(factor / 2, kMinFactor));
+      throttled_at = now;
+    }
   }
+  absl::Time throttled_at = absl::InfinitePast();
 };
 
 // Waiting asks of every model: by priority (highest first), tenant, run.
@@ -97,6 +104,10 @@ struct LlmGovernor::Waiting {
   absl::flat_hash_map<std::string, uint64_t> run_served;
   uint64_t served = 0;
 };
+
+std::string LlmGovernor::ShareKey(const std::string& tenant, const std::string& model) {
+  return absl::StrCat(tenant, absl::string_view("\0", 1), model);
+}
 
 LlmGovernor::LlmGovernor(LlmLimits limits)
     : limits_(std::move(limits)), waiting_asks_(std::make_unique<Waiting>()) {
@@ -122,8 +133,7 @@ LlmGovernor::Limiter* LlmGovernor::TenantLimiter(const std::string& tenant,
   if (policy == limits_.tenants.end()) return nullptr;
   auto share = policy->second.models.find(model);
   if (share == policy->second.models.end()) return nullptr;
-  std::unique_ptr<Limiter>& limiter =
-      tenant_models_[absl::StrCat(tenant, absl::string_view("\0", 1), model)];
+  std::unique_ptr<Limiter>& limiter = tenant_models_[ShareKey(tenant, model)];
   if (limiter == nullptr) {
     limiter = std::make_unique<Limiter>();
     limiter->Configure(share->second);
@@ -167,16 +177,21 @@ Granted LlmGovernor::Grant(GrantAsk ask, absl::Time asked_at, absl::Time now) {
   }
   Waiting& waiting = *waiting_asks_;
   waiting.tenant_served[ask.tenant] = ++waiting.served;
-  waiting.run_served[ask.run_id] = waiting.served;
   Granted granted;
   granted.stream_id = ask.stream_id;
   granted.request_id = std::move(ask.request_id);
   granted.grant_id = absl::StrCat(grant_prefix_, next_grant_++);
   granted.model = ask.model;
   granted.waited = now - asked_at;
-  grants_[granted.grant_id] = GrantRecord{
-      ask.model, std::move(ask.tenant),  std::move(ask.lease_id), ask.stream_id, ask.tokens,
-      ask.usd,   std::move(ask.accounts)};
+  GrantRecord& record = grants_[granted.grant_id];
+  record.model = ask.model;
+  record.tenant = std::move(ask.tenant);
+  record.lease_id = std::move(ask.lease_id);
+  record.stream_id = ask.stream_id;
+  record.tokens = ask.tokens;
+  record.usd = ask.usd;
+  record.accounts = std::move(ask.accounts);
+  record.granted_at = now;
   return granted;
 }
 
@@ -202,7 +217,14 @@ Spend LlmGovernor::Reserved(const std::string& account) const {
 }
 
 std::optional<Granted> LlmGovernor::Ask(GrantAsk ask, absl::Time now) {
+  // One call never reserves more than a minute of the model's tokens: it
+  // would hold the bucket for everyone far longer than any real call.
+  if (auto limits = limits_.models.find(ask.model);
+      limits != limits_.models.end() && limits->second.tpm > 0) {
+    ask.tokens = std::min<int64_t>(ask.tokens, static_cast<int64_t>(limits->second.tpm));
+  }
   Reserve(ask, +1);
+  CountLeaseCall(ask.lease_id, +1);
   Waiting& waiting = *waiting_asks_;
   auto queued = waiting.by_model.find(ask.model);
   // Others already wait for this model: the ask takes its turn behind them.
@@ -227,8 +249,6 @@ std::optional<Granted> LlmGovernor::Ask(GrantAsk ask, absl::Time now) {
 
 std::vector<Granted> LlmGovernor::Tick(absl::Time now) {
   std::vector<Granted> granted;
-  // Slow windows end on time even for models nobody waits for (metrics).
-  for (auto& [model, limiter] : models_) limiter->Recover(now);
   Waiting& waiting = *waiting_asks_;
   absl::Time wake = absl::InfiniteFuture();
   for (auto model_it = waiting.by_model.begin(); model_it != waiting.by_model.end();) {
@@ -271,9 +291,13 @@ std::vector<Granted> LlmGovernor::Tick(absl::Time now) {
       Waiting::Entry entry = std::move(run_it->second.front());
       run_it->second.pop_front();
       --waiting_;
+      // Round-robin between runs matters only while they wait: a run with
+      // nothing waiting is forgotten, so the map stays bounded.
       if (run_it->second.empty()) {
         waiting.run_served.erase(run_it->first);
         runs.erase(run_it);
+      } else {
+        waiting.run_served[run_it->first] = waiting.served + 1;
       }
       if (runs.empty()) tenants->erase(chosen);
       for (auto level = levels.begin(); level != levels.end();) {
@@ -281,8 +305,11 @@ std::vector<Granted> LlmGovernor::Tick(absl::Time now) {
       }
       granted.push_back(Grant(std::move(entry.ask), entry.asked_at, now));
     }
-    model_it = levels.empty() ? (waiting.by_model.erase(model_it), waiting.by_model.begin())
-                              : std::next(model_it);
+    if (levels.empty()) {
+      waiting.by_model.erase(model_it++);
+    } else {
+      ++model_it;
+    }
   }
   next_wake_ = waiting_ > 0 ? wake : absl::InfiniteFuture();
   return granted;
@@ -298,8 +325,11 @@ void LlmGovernor::Free(const std::string& grant_id, const CallOutcome* outcome, 
   reserved.usd = grant.usd;
   reserved.accounts = std::move(grant.accounts);
   Reserve(reserved, -1);
+  CountLeaseCall(grant.lease_id, -1);
   Limiter& model = ModelLimiter(grant.model);
-  Limiter* share = TenantLimiter(grant.tenant, grant.model);
+  // The share the call was granted under, even if a reload removed it since.
+  auto found = tenant_models_.find(ShareKey(grant.tenant, grant.model));
+  Limiter* share = found != tenant_models_.end() ? found->second.get() : nullptr;
   for (Limiter* limiter : {&model, share}) {
     if (limiter == nullptr) continue;
     limiter->in_flight = std::max(0, limiter->in_flight - 1);
@@ -312,7 +342,7 @@ void LlmGovernor::Free(const std::string& grant_id, const CallOutcome* outcome, 
   if (outcome != nullptr && outcome->http_status == 429) {
     model.Throttle(
         outcome->retry_after > absl::ZeroDuration() ? outcome->retry_after : kDefaultRetryAfter,
-        now);
+        grant.granted_at, now);
   }
   if (waiting_ > 0) next_wake_ = std::min(next_wake_, now);
 }
@@ -332,6 +362,7 @@ void LlmGovernor::Drop(const std::function<bool(const GrantAsk&)>& matches) {
                                        [&](const Waiting::Entry& e) {
                                          if (!matches(e.ask)) return false;
                                          Reserve(e.ask, -1);
+                                         CountLeaseCall(e.ask.lease_id, -1);
                                          return true;
                                        }),
                         entries.end());
@@ -346,22 +377,45 @@ void LlmGovernor::Drop(const std::function<bool(const GrantAsk&)>& matches) {
   absl::erase_if(waiting.by_model, [](const auto& entry) { return entry.second.empty(); });
 }
 
-void LlmGovernor::ReleaseLease(const std::string& lease_id, absl::Time now) {
-  Drop([&lease_id](const GrantAsk& ask) { return ask.lease_id == lease_id; });
+void LlmGovernor::Release(const std::function<bool(const GrantAsk&)>& matches, absl::Time now) {
+  Drop(matches);
   std::vector<std::string> held;
   for (const auto& [id, grant] : grants_) {
-    if (grant.lease_id == lease_id) held.push_back(id);
+    GrantAsk granted;
+    granted.lease_id = grant.lease_id;
+    granted.stream_id = grant.stream_id;
+    if (matches(granted)) held.push_back(id);
   }
   for (const std::string& id : held) Free(id, nullptr, now);
 }
 
+void LlmGovernor::ReleaseLease(const std::string& lease_id, absl::Time now) {
+  // Most leases never asked (no-op and command agents): nothing to scan.
+  if (LeaseCalls(lease_id) == 0) return;
+  Release([&lease_id](const GrantAsk& ask) { return ask.lease_id == lease_id; }, now);
+}
+
 void LlmGovernor::ReleaseStream(uint64_t stream_id, absl::Time now) {
-  Drop([stream_id](const GrantAsk& ask) { return ask.stream_id == stream_id; });
-  std::vector<std::string> held;
-  for (const auto& [id, grant] : grants_) {
-    if (grant.stream_id == stream_id) held.push_back(id);
+  if (waiting_ == 0 && grants_.empty()) return;
+  Release([stream_id](const GrantAsk& ask) { return ask.stream_id == stream_id; }, now);
+}
+
+void LlmGovernor::CountLeaseCall(const std::string& lease_id, int delta) {
+  auto it = lease_calls_.find(lease_id);
+  if (delta > 0) {
+    lease_calls_[lease_id] += static_cast<size_t>(delta);
+  } else if (it != lease_calls_.end() && (it->second -= 1) == 0) {
+    lease_calls_.erase(it);
   }
-  for (const std::string& id : held) Free(id, nullptr, now);
+}
+
+size_t LlmGovernor::LeaseCalls(const std::string& lease_id) const {
+  auto it = lease_calls_.find(lease_id);
+  return it != lease_calls_.end() ? it->second : 0;
+}
+
+void LlmGovernor::Refresh(absl::Time now) {
+  for (auto& [model, limiter] : models_) limiter->Recover(now);
 }
 
 std::vector<ModelState> LlmGovernor::Models() const {

@@ -126,10 +126,17 @@ class LlmGovernor {
   // tracked). Bounds what workers naming models can make the scheduler hold.
   bool Admit(const std::string& model, size_t max_models);
 
+  // Asks waiting plus calls granted under `lease_id`.
+  size_t LeaseCalls(const std::string& lease_id) const;
+  // Ends slow windows that have passed, for the metrics' sake (Tick does
+  // it for models that have asks waiting).
+  void Refresh(absl::Time now);
+
   // What the asks and calls in flight of `account` may still cost.
   Spend Reserved(const std::string& account) const;
 
   std::vector<ModelState> Models() const;
+  bool has_models() const { return !models_.empty() || !limits_.models.empty(); }
   size_t waiting() const { return waiting_; }
   size_t in_flight() const { return grants_.size(); }
 
@@ -144,8 +151,14 @@ class LlmGovernor {
     int64_t tokens = 0;
     double usd = 0;
     std::vector<std::string> accounts;
+    absl::Time granted_at;
   };
   void Reserve(const GrantAsk& ask, int sign);
+  void CountLeaseCall(const std::string& lease_id, int delta);
+  // Drops the waiting asks and frees the grants that `matches` (on their
+  // lease and stream ids).
+  void Release(const std::function<bool(const GrantAsk&)>& matches, absl::Time now);
+  static std::string ShareKey(const std::string& tenant, const std::string& model);
 
   Limiter& ModelLimiter(const std::string& model);
   Limiter* TenantLimiter(const std::string& tenant, const std::string& model);
@@ -165,6 +178,7 @@ class LlmGovernor {
   size_t waiting_ = 0;
   absl::flat_hash_map<std::string, GrantRecord> grants_;
   absl::flat_hash_map<std::string, Spend> reserved_;
+  absl::flat_hash_map<std::string, size_t> lease_calls_;  // waiting + granted
   // Random per governor, so a report from before a restart frees nothing.
   std::string grant_prefix_;
   uint64_t next_grant_ = 1;

@@ -209,10 +209,16 @@ void LlmGrants::OnGrant(const v1::LlmGrant& grant) {
       return;
     }
     auto it = abandoned_.find(grant.request_id());
-    if (it == abandoned_.end()) return;
-    if (grant.granted())
-      release = CallReport(it->second.task, grant.grant_id(), it->second.model, {});
-    abandoned_.erase(it);
+    if (it == abandoned_.end()) {
+      // No request waits for it (a request sent twice across a reconnect
+      // was granted twice): hand it back as a call not made.
+      if (grant.granted()) release = CallReport({}, grant.grant_id(), "", {});
+    } else {
+      if (grant.granted()) {
+        release = CallReport(it->second.task, grant.grant_id(), it->second.model, {});
+      }
+      abandoned_.erase(it);
+    }
   }
   // On the stream the grant came on; should that be gone already, so is the
   // grant (the scheduler releases it when the lease ends).

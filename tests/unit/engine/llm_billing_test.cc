@@ -166,6 +166,24 @@ TEST_F(LlmBillingTest, HostileAsksAreRefusedOrBounded) {
   EXPECT_THAT(huge.error(), HasSubstr("budget of 1000 tokens is reached"));
 }
 
+TEST_F(LlmBillingTest, ACallStillRunningWhenTheRunPausedIsBilledToTheStoredRun) {
+  run_ = h_.Submit(R"({"name": "two", "kind": "board", "budget": {"tokens": 1000},
+      "board": {"tasks": [{"id": "a", "agent": "coder", "task": "A"},
+                          {"id": "b", "agent": "coder", "task": "B"}]}})");
+  w_ = h_.Connect("w1", {"coder"}, 2);
+  std::vector<v1::Assignment> tasks = h_.TakeAssignments(w_);
+  ASSERT_THAT(tasks, SizeIs(2));
+  const v1::LlmGrant running = Ask(tasks[0], 300, 100);
+  ASSERT_TRUE(running.granted()) << running.error();
+  // 400 reserved for a's call: b's 700 would pass 1,000.
+  EXPECT_FALSE(Ask(tasks[1], 600, 100).granted());
+  ASSERT_EQ(Run(run_).status(), v1::RUN_STATUS_PAUSED);
+  // a's call ends after the pause; the paused run is billed for it.
+  Report(tasks[0], running.grant_id(), 300, 90);
+  EXPECT_EQ(Run(run_).billed().input_tokens(), 300);
+  EXPECT_EQ(Run(run_).billed().output_tokens(), 90);
+}
+
 TEST_F(LlmBillingTest, AnAskUnderALeaseThatEndedIsRefused) {
   const v1::Assignment planner = StartChild("");
   v1::Assignment stale = planner;

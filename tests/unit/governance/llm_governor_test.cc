@@ -179,7 +179,9 @@ TEST(LlmGovernor, TheSlowWindowEndsAMinuteAfterThePause) {
   LlmGovernor governor(Limits("m", {.rpm = 600}));
   std::optional<Granted> call = governor.Ask(AskFor("m", "t", "r", 0), kStart);
   governor.Report(call->grant_id, {.http_status = 429, .retry_after = absl::Seconds(1)}, kStart);
-  governor.Tick(kStart + absl::Seconds(62));
+  governor.Refresh(kStart + absl::Seconds(30));
+  EXPECT_EQ(governor.Models()[0].rpm, 300);
+  governor.Refresh(kStart + absl::Seconds(62));
   EXPECT_EQ(governor.Models()[0].rpm, 600);
 }
 
@@ -269,6 +271,70 @@ TEST(LlmGovernor, TracksABoundedNumberOfModels) {
   EXPECT_FALSE(governor.Admit("c", 2));
   EXPECT_TRUE(governor.Admit("a", 2));           // already tracked
   EXPECT_TRUE(governor.Admit("configured", 2));  // in the limits file
+}
+
+TEST(LlmGovernor, ABurstOf429sHalvesTheRateOnce) {
+  LlmGovernor governor(Limits("m", {.rpm = 600}));
+  std::vector<Granted> burst;
+  for (int i = 0; i < 4; ++i) {
+    if (auto granted = governor.Ask(AskFor("m", "t", "r", i), kStart)) burst.push_back(*granted);
+  }
+  ASSERT_GE(burst.size(), 3u);
+  for (const Granted& call : burst) {
+    governor.Report(call.grant_id, {.http_status = 429, .retry_after = absl::Seconds(1)},
+                    kStart + absl::Milliseconds(10));
+  }
+  EXPECT_EQ(governor.Models()[0].rpm, 300);
+  // A call granted after the slow-down that still gets a 429 halves again.
+  std::optional<Granted> later = governor.Ask(AskFor("m", "t", "r", 9), kStart + absl::Seconds(2));
+  ASSERT_TRUE(later.has_value());
+  governor.Report(later->grant_id, {.http_status = 429}, kStart + absl::Seconds(2));
+  EXPECT_EQ(governor.Models()[0].rpm, 150);
+}
+
+TEST(LlmGovernor, OneCallReservesAtMostAMinuteOfTheModelsTokens) {
+  LlmGovernor governor(Limits("m", {.tpm = 60'000}));
+  GrantAsk huge = AskFor("m", "t", "r", 0, 100'000'000);
+  huge.accounts = {"run/r"};
+  ASSERT_TRUE(governor.Ask(huge, kStart).has_value());
+  EXPECT_EQ(governor.Reserved("run/r").tokens, 60'000);
+  // The bucket owes a minute less its burst, not 28 hours.
+  std::optional<Granted> next;
+  for (absl::Time now = kStart; !next && now < kStart + absl::Minutes(2); now += absl::Seconds(1)) {
+    next = governor.Ask(AskFor("m", "t", "r", 1, 10), now);
+    if (!next) {
+      std::vector<Granted> ticked = governor.Tick(now);
+      if (!ticked.empty()) next = ticked[0];
+    }
+  }
+  EXPECT_TRUE(next.has_value());
+}
+
+TEST(LlmGovernor, CountsTheCallsOfEachLease) {
+  LlmGovernor governor(Limits("m", {.concurrency = 1}));
+  GrantAsk first = AskFor("m", "t", "r", 0);
+  first.lease_id = "l";
+  GrantAsk second = AskFor("m", "t", "r", 1);
+  second.lease_id = "l";
+  std::optional<Granted> granted = governor.Ask(first, kStart);
+  governor.Ask(second, kStart);
+  EXPECT_EQ(governor.LeaseCalls("l"), 2u);
+  governor.Report(granted->grant_id, {.http_status = 200}, kStart);
+  EXPECT_EQ(governor.LeaseCalls("l"), 1u);
+  governor.ReleaseLease("l", kStart);
+  EXPECT_EQ(governor.LeaseCalls("l"), 0u);
+}
+
+TEST(LlmGovernor, ACallUnderAShareARemovedAfterReloadStillFreesIt) {
+  LlmLimits limits = Limits("m", {.rpm = 6000});
+  limits.tenants["acme"].models["m"] = {.concurrency = 1};
+  LlmGovernor governor(limits);
+  std::optional<Granted> call = governor.Ask(AskFor("m", "acme", "r", 0), kStart);
+  ASSERT_TRUE(call.has_value());
+  governor.SetLimits(Limits("m", {.rpm = 6000}), kStart);  // share removed
+  governor.Report(call->grant_id, {.http_status = 200}, kStart);
+  governor.SetLimits(limits, kStart);  // and back
+  EXPECT_TRUE(governor.Ask(AskFor("m", "acme", "r", 1), kStart + absl::Seconds(1)).has_value());
 }
 
 }  // namespace

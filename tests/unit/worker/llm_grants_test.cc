@@ -158,9 +158,11 @@ TEST_F(LlmGrantsTest, GrantAfterTheWaitWasGivenUp_ReportedAsACallNotMade) {
   EXPECT_EQ(report.http_status(), 0);
   EXPECT_EQ(report.input_tokens(), 0);
   EXPECT_EQ(report.output_tokens(), 0);
-  // A second answer for it is ignored.
-  grants_->OnGrant(Granted(sent->llm_grant_request().request_id(), "late"));
-  EXPECT_THAT(link_.sent(), SizeIs(2));
+  // A second grant for it (the request went out twice across a reconnect)
+  // is handed back too.
+  grants_->OnGrant(Granted(sent->llm_grant_request().request_id(), "late-2"));
+  ASSERT_THAT(link_.sent(), SizeIs(3));
+  EXPECT_EQ(link_.sent()[2].llm_call_report().grant_id(), "late-2");
 }
 
 TEST_F(LlmGrantsTest, DeadlinePassesWhileWaiting_DeadlineExceeded) {
@@ -292,10 +294,19 @@ TEST_F(LlmGrantsTest, ReportWithoutAStream_DroppedWhenTheNextSchedulerDoesNotGov
   EXPECT_THAT(grants_->OnWelcome(true), IsEmpty());
 }
 
-TEST_F(LlmGrantsTest, GrantForAnUnknownRequest_Ignored) {
+// A request sent twice across a reconnect can be granted twice; the grant
+// nobody waits for goes back as a call not made, so it holds no place.
+TEST_F(LlmGrantsTest, GrantForAnUnknownRequest_HandedBackAsACallNotMade) {
   grants_->OnWelcome(true);
   grants_->OnGrant(Granted("nobody", "g0"));
-  EXPECT_THAT(link_.sent(), IsEmpty());
+  ASSERT_THAT(link_.sent(), SizeIs(1));
+  EXPECT_EQ(link_.sent()[0].llm_call_report().grant_id(), "g0");
+  EXPECT_EQ(link_.sent()[0].llm_call_report().http_status(), 0);
+  // A refusal for nobody needs nothing back.
+  v1::LlmGrant refused;
+  refused.set_request_id("nobody-else");
+  grants_->OnGrant(refused);
+  EXPECT_THAT(link_.sent(), SizeIs(1));
 }
 
 }  // namespace
