@@ -166,9 +166,13 @@ TEST_F(WorkerMetricsTest, LlmGrants_GrantedAndRefusedWaitsObserved) {
   const LlmTask task{.task_id = "scan", .lease_id = "l1", .run_id = "r1"};
   for (bool granted : {true, false}) {
     absl::StatusOr<std::string> result;
+    // Counted before the call starts: it may send before this thread looks.
+    const size_t index = link.sent().size();
     std::thread call(
         [&] { result = grants.Acquire(task, {.model = "m"}, &cancel, absl::InfiniteFuture()); });
-    std::optional<v1::ConnectRequest> sent = link.WaitForMessage(link.sent().size());
+    std::optional<v1::ConnectRequest> sent = link.WaitForMessage(index);
+    if (!sent.has_value()) cancel.Cancel("no request was sent");
+    if (!sent.has_value()) call.join();
     ASSERT_TRUE(sent.has_value());
     v1::LlmGrant grant;
     grant.set_request_id(sent->llm_grant_request().request_id());
