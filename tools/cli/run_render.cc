@@ -131,6 +131,20 @@ void AddEdges(const std::vector<std::string>& deps, const std::vector<std::strin
   if (!edges.empty()) tail->push_back({"↳ " + absl::StrJoin(edges, ", "), Style::kDim});
 }
 
+// An approval step waiting for a person says so, with the first line of
+// what it asks (the whole prompt is in `taskboard approvals --json`).
+void AddApprovalWait(absl::Span<const v1::Task* const> tasks, std::vector<Piece>* tail) {
+  for (const v1::Task* task : tasks) {
+    if (task->role() != "approval" || task->state() != v1::TASK_STATE_RUNNING ||
+        task->approval().has_decision()) {
+      continue;
+    }
+    const std::string& prompt = task->approval().prompt();
+    tail->push_back({absl::StrCat("waiting for approval: ", prompt.substr(0, prompt.find('\n'))),
+                     Style::kYellow});
+  }
+}
+
 void AddOutcome(std::string outcome, v1::TaskState state, std::vector<Piece>* tail) {
   if (outcome.empty()) return;
   const bool bad = state == v1::TASK_STATE_FAILED || absl::StartsWith(outcome, "BLOCK");
@@ -359,6 +373,7 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
     if (options.tools != nullptr) AddToolCount(options.tools->OfPhase(tasks, id), &row.tail);
     if (spec != nullptr) AddEdges(flow::PhaseDependencies(*spec), previous, &row.tail);
     AddOutcome(PhaseOutcome(status, tasks), status.state(), &row.tail);
+    AddApprovalWait(tasks, &row.tail);
     if (auto children = child_runs.find(id); children != child_runs.end()) {
       AddChildRuns(children->second, options, &row);
     }
