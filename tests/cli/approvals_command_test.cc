@@ -134,5 +134,34 @@ TEST(ApprovalsCommand, RunView_ShowsWaitingForApprovalWithThePrompt) {
               HasSubstr("waiting for approval: Ship v1?"));
 }
 
+TEST(ApprovalsCommand, RunView_ShowsTheDecisionAndWhoMadeIt) {
+  const v1::Run run =
+      MakeRun(R"pb(
+                run_id: "r-1"
+                flow_name: "release"
+                kind: FLOW_KIND_TASKFLOW
+                status: RUN_STATUS_BLOCKED
+                phases {
+                  phase_id: "ok"
+                  type: PHASE_TYPE_APPROVAL
+                  state: TASK_STATE_COMPLETED
+                  gate { pass: false reason: "rejected by bob: not now" }
+                }
+                tasks {
+                  task_id: "ok"
+                  phase_id: "ok"
+                  role: "approval"
+                  state: TASK_STATE_COMPLETED
+                  approval {
+                    prompt: "Ship?"
+                    decision { decision: "reject" decided_by: "bob" comment: "not now" }
+                  }
+                }
+              )pb",
+              R"({"name": "release", "phases": [
+                                  {"id": "ok", "type": "approval", "prompt": "Ship?"}]})");
+  EXPECT_THAT(RenderRun(run, At(absl::ZeroDuration())), HasSubstr("rejected by bob: not now"));
+}
+
 }  // namespace
 }  // namespace taskboard::cli

@@ -512,9 +512,26 @@ std::string TaskOutcome(const v1::Task& task) {
   }
 }
 
+// A decided approval: what was decided and by whom (its gate verdict would
+// only say PASS or BLOCK).
+std::string DecisionText(absl::Span<const v1::Task* const> tasks) {
+  for (const v1::Task* task : tasks) {
+    if (!task->approval().has_decision()) continue;
+    const v1::ApprovalDecision& decision = task->approval().decision();
+    const std::string verb = decision.decision() == "approve"  ? "approved"
+                             : decision.decision() == "reject" ? "rejected"
+                                                               : decision.decision();
+    return WithReason(absl::StrCat(verb, " by ", decision.decided_by()), decision.comment());
+  }
+  return "";
+}
+
 std::string PhaseOutcome(const v1::PhaseStatus& phase, absl::Span<const v1::Task* const> tasks) {
   switch (phase.state()) {
     case v1::TASK_STATE_COMPLETED: {
+      if (phase.type() == v1::PHASE_TYPE_APPROVAL) {
+        if (std::string decided = DecisionText(tasks); !decided.empty()) return decided;
+      }
       if (phase.has_gate()) return GateText(phase.gate());
       const bool reused =
           !tasks.empty() &&
