@@ -166,9 +166,12 @@ TEST_F(WorkerMetricsTest, LlmGrants_GrantedAndRefusedWaitsObserved) {
   const LlmTask task{.task_id = "scan", .lease_id = "l1", .run_id = "r1"};
   for (bool granted : {true, false}) {
     absl::StatusOr<std::string> result;
+    // Counted before the call starts: once it runs, its request may already
+    // be sent, and waiting for the one after it would wait forever.
+    const size_t request_index = link.sent().size();
     std::thread call(
         [&] { result = grants.Acquire(task, {.model = "m"}, &cancel, absl::InfiniteFuture()); });
-    std::optional<v1::ConnectRequest> sent = link.WaitForMessage(link.sent().size());
+    std::optional<v1::ConnectRequest> sent = link.WaitForMessage(request_index);
     ASSERT_TRUE(sent.has_value());
     v1::LlmGrant grant;
     grant.set_request_id(sent->llm_grant_request().request_id());
