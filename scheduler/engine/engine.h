@@ -42,6 +42,7 @@
 #include "scheduler/dispatch/ready_queue.h"
 #include "scheduler/dispatch/worker_channel.h"
 #include "scheduler/dispatch/worker_registry.h"
+#include "scheduler/engine/approval_task.h"
 #include "scheduler/engine/clock.h"
 #include "scheduler/engine/driver.h"
 #include "scheduler/engine/engine_metrics.h"
@@ -191,6 +192,17 @@ class Engine {
   void WorkerMessage(uint64_t stream_id, v1::ConnectRequest message);
   void WorkerDisconnected(uint64_t stream_id);
 
+  // Approvals (engine_approvals.cc, approval_task.h). ListApprovals answers
+  // with the approval tasks waiting in the active runs of `tenant` (nullopt:
+  // every tenant), the oldest first. DecideApproval decides the approval
+  // phase `step_id` of `run_id` as `who` (the caller already may see the
+  // run): NOT_FOUND for an unknown run or step, and the errors of
+  // approval_task.h's CheckApprover and Decide; answers with the task.
+  void ListApprovals(std::optional<std::string> tenant,
+                     std::function<void(std::vector<v1::PendingApproval>)> done);
+  void DecideApproval(std::string run_id, std::string step_id, ApprovalAnswer answer, Approver who,
+                      std::function<void(absl::StatusOr<v1::Task>)> done);
+
   // Operators (engine_worker_admin.cc). ListWorkers answers with the
   // connected workers sorted by id. DrainWorker sends Drain{grace_ms} to
   // every stream of `worker_id` and stops assigning to it; the worker hands
@@ -226,7 +238,7 @@ class Engine {
     // Tool-cache warnings already emitted for this run (each once).
     std::set<std::string> warned;
   };
-  enum class TimerKind { kRetry, kTaskTimeout, kScheduling };
+  enum class TimerKind { kRetry, kTaskTimeout, kScheduling, kApprovalTimeout };
   struct Timer {
     int64_t due_ms;
     TimerKind kind;
@@ -299,6 +311,14 @@ class Engine {
   // tenant) to them, and the marker.
   void BackfillRunIndexes(const std::vector<std::pair<std::string, int64_t>>& finished_roots,
                           const std::vector<std::pair<std::string, std::string>>& tenant_runs);
+
+  // Approvals (engine_approvals.cc).
+  absl::StatusOr<v1::Task> DoDecideApproval(const std::string& run_id, const std::string& step_id,
+                                            const ApprovalAnswer& answer, const Approver& who);
+  // Arms the deadline of a waiting approval task (a new one, or after a
+  // restart).
+  void ArmApprovalTimeout(const std::string& run_id, const store::TaskRecord& task);
+  void OnApprovalTimeout(RunState& run, const std::string& task_id);
 
   // Worker events and dispatch (engine_workers.cc).
   void DoHello(uint64_t stream_id, v1::Hello& hello,

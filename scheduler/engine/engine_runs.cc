@@ -359,6 +359,8 @@ absl::Status Engine::RecoverRun(const std::string& run_id) {
       case v1::TASK_STATE_DISPATCHED:
       case v1::TASK_STATE_RUNNING:
         if (AwaitsChildRun(task)) break;  // no worker holds it: its child run does
+        // A person holds it; QueueReadyTasks re-arms its deadline below.
+        if (WaitsForApproval(task)) break;
         // The worker may still be running it: wait for it to reconnect
         // holding the lease, or for the lease to expire.
         leases_.Add({task.lease_id(), run_id, task_id, task.task().worker_id(), "", 0,

@@ -497,6 +497,9 @@ void Engine::FireTimers() {
         Touch(timer.run_id);
         break;
       }
+      case TimerKind::kApprovalTimeout:
+        OnApprovalTimeout(run, timer.task_id);
+        break;
       case TimerKind::kScheduling: {
         const std::string& agent = task->task().agent();
         if (task->task().state() != v1::TASK_STATE_READY ||
@@ -527,6 +530,7 @@ void Engine::ArmSchedulingTimeout(const std::string& run_id, const store::TaskRe
 
 void Engine::QueueReadyTasks(RunState& run, const std::set<std::string>* task_ids) {
   auto queue = [&](const store::TaskRecord& task) {
+    if (WaitsForApproval(task)) return ArmApprovalTimeout(run.run_id(), task);
     if (task.task().state() != v1::TASK_STATE_READY) return;
     ready_.Push(task.task().agent(),
                 {task.priority(), task.ready_unix_ms(), task.order(), run.run_id(),

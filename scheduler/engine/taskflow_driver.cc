@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "scheduler/engine/approval_task.h"
 #include "scheduler/engine/board_flow.h"
 #include "scheduler/engine/child_runs.h"
 #include "scheduler/engine/plan_execute_driver.h"
@@ -171,7 +172,8 @@ bool TaskflowDriver::StartReadyPhases(RunState& run, int64_t now_ms) {
     if (run.record().phases(i).status().state() != v1::TASK_STATE_PENDING) continue;
     if (!blocked_by.empty()) {
       SkipPhase(run, i,
-                absl::StrCat("gate '", blocked_by, "' blocked: ", run.record().blocked_reason()),
+                absl::StrCat(BlockerNoun(blocked_by), " '", blocked_by,
+                             "' blocked: ", run.record().blocked_reason()),
                 now_ms);
       changed = true;
       continue;
@@ -217,7 +219,8 @@ flow::InterpolationContext TaskflowDriver::ContextFor(const RunState& run, int i
   }
   // Templates may only name upstream phases (the validator checks), so only
   // those are loaded; JSON is parsed only for phases a template reads as JSON.
-  std::string templates = absl::StrCat(phase.task(), "\n", phase.over());
+  std::string templates =
+      absl::StrCat(phase.task(), "\n", phase.over(), "\n", phase.approval().prompt());
   for (const v1::Branch& branch : phase.branches())
     absl::StrAppend(&templates, "\n", branch.task());
   if (!absl::StrContains(templates, "{")) return ctx;
@@ -279,6 +282,7 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, const v1::Phase& phase,
   task.set_role(board_                                    ? "board_task"
                 : phase.type() == v1::PHASE_TYPE_MAP      ? "map_item"
                 : phase.type() == v1::PHASE_TYPE_PARALLEL ? "branch"
+                : phase.type() == v1::PHASE_TYPE_APPROVAL ? kApprovalRole
                                                           : "phase");
   task.set_agent(agent);
   task.set_state(v1::TASK_STATE_PENDING);
@@ -317,6 +321,9 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, const v1::Phase& phase,
   store::RunRecord& run_record = run.MutableRecord();
   record.set_order(run_record.next_task_order());
   run_record.set_next_task_order(run_record.next_task_order() + 1);
+  if (phase.type() == v1::PHASE_TYPE_APPROVAL) {
+    DescribeApproval(record, phase, record.assignment().prompt());
+  }
   return record;
 }
 
@@ -379,9 +386,14 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
       break;
     }
     default: {
-      absl::StatusOr<std::string> prompt = flow::Interpolate(phase.task(), ctx);
+      // An approval phase asks its `prompt`; the others run their `task`.
+      const bool approval = phase.type() == v1::PHASE_TYPE_APPROVAL;
+      absl::StatusOr<std::string> prompt =
+          flow::Interpolate(approval ? phase.approval().prompt() : phase.task(), ctx);
       if (!prompt.ok()) {
-        return FailPhase(run, index, InterpolationError(phase, "task", prompt.status()), now_ms);
+        return FailPhase(run, index,
+                         InterpolationError(phase, approval ? "prompt" : "task", prompt.status()),
+                         now_ms);
       }
       items.push_back({phase.agent(), *prompt});
     }
@@ -401,7 +413,8 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
   store::PhaseRecord& phase_record = run.MutablePhase(index);
   if (phase_record.has_previous() &&
       phase_record.previous().status().state() == v1::TASK_STATE_COMPLETED &&
-      phase_record.previous().input_hash() == hash) {
+      phase_record.previous().input_hash() == hash &&
+      !WasRejected(phase, phase_record.previous())) {
     // ResumeRun: the same inputs already produced this output; reuse it.
     store::PhaseRecord previous = phase_record.previous();
     phase_record = std::move(previous);
@@ -533,6 +546,9 @@ void TaskflowDriver::PromoteItems(RunState& run, int index, int64_t now_ms) {
       // Composition: a child run of the phase's pattern does the task.
       AwaitChildRun(ready, PhasePatternFlow(parent_, phase, id, ready.assignment().prompt()),
                     now_ms);
+    } else if (phase.type() == v1::PHASE_TYPE_APPROVAL) {
+      // A person decides: no worker, no slot, no lease (approval_task.h).
+      StartWaiting(ready, phase.timeout_seconds(), now_ms);
     } else {
       ready.mutable_task()->set_state(v1::TASK_STATE_READY);
       ready.set_ready_unix_ms(now_ms);
@@ -595,6 +611,8 @@ bool TaskflowDriver::MaybeFinishPhase(RunState& run, int index, int64_t now_ms) 
     record.set_output_json(DumpJson(flow::MergeFanOutJson(items)));
   } else if (!items.empty()) {
     record.set_output(items.front().output);
+    // The decision is JSON: `{steps.ID.json.values.x}` reads the form.
+    if (phase.type() == v1::PHASE_TYPE_APPROVAL) record.set_output_json(items.front().output);
   }
   if (failed > 0) {
     status.set_state(v1::TASK_STATE_FAILED);
@@ -604,6 +622,7 @@ bool TaskflowDriver::MaybeFinishPhase(RunState& run, int index, int64_t now_ms) 
   } else {
     status.set_state(v1::TASK_STATE_COMPLETED);
     if (phase.type() == v1::PHASE_TYPE_GATE) ApplyGate(run, index);
+    if (phase.type() == v1::PHASE_TYPE_APPROVAL) ApplyApproval(run, index);
   }
   EmitPhaseEvent(run, index);
   return true;
@@ -620,6 +639,28 @@ void TaskflowDriver::ApplyGate(RunState& run, int index) {
     record.set_blocked_by(PhaseAt(index).id());
     record.set_blocked_reason(verdict.reason);
   }
+}
+
+void TaskflowDriver::ApplyApproval(RunState& run, int index) {
+  const store::TaskRecord* task = run.FindTask(PhaseAt(index).id());
+  if (task == nullptr) return;
+  const bool rejected = IsRejected(*task);
+  const std::string reason = rejected ? RejectionReason(*task) : "";
+  // Shown like a gate's verdict; a rejection blocks the run like one.
+  v1::GateVerdict& gate = *run.MutablePhase(index).mutable_status()->mutable_gate();
+  gate.set_pass(!rejected);
+  gate.set_reason(reason);
+  if (rejected && run.record().blocked_by().empty()) {
+    store::RunRecord& record = run.MutableRecord();
+    record.set_blocked_by(PhaseAt(index).id());
+    record.set_blocked_reason(reason);
+  }
+}
+
+bool TaskflowDriver::WasRejected(const v1::Phase& phase, const store::PhaseRecord& record) {
+  if (phase.type() != v1::PHASE_TYPE_APPROVAL) return false;
+  // ResumeRun asks again after a rejection rather than reusing it.
+  return record.status().has_gate() && !record.status().gate().pass();
 }
 
 void TaskflowDriver::FailPhase(RunState& run, int index, std::string error, int64_t now_ms) {
@@ -653,6 +694,13 @@ void TaskflowDriver::SkipPhase(RunState& run, int index, std::string reason, int
   EmitPhaseEvent(run, index);
 }
 
+std::string TaskflowDriver::BlockerNoun(const std::string& phase_id) const {
+  auto index = index_of_.find(phase_id);
+  return index != index_of_.end() && PhaseAt(index->second).type() == v1::PHASE_TYPE_APPROVAL
+             ? "approval"
+             : "gate";
+}
+
 void TaskflowDriver::EmitPhaseEvent(RunState& run, int index) {
   // Boards show their tasks; their one-task phases would only repeat them.
   if (board_) return;
@@ -680,11 +728,14 @@ void TaskflowDriver::FinishRun(RunState& run, int64_t now_ms) {
 
   if (!record.blocked_by().empty()) {
     const store::PhaseRecord& gate = record.phases(index_of_.at(record.blocked_by()));
+    const bool approval =
+        PhaseAt(index_of_.at(record.blocked_by())).type() == v1::PHASE_TYPE_APPROVAL;
     return engine::FinishRun(
         run, v1::RUN_STATUS_BLOCKED,
         final_done ? final_phase->output()
-                   : absl::StrCat("Gate blocked the workflow.\nReason: ", record.blocked_reason(),
-                                  "\n\n", gate.output()),
+                   : absl::StrCat(approval ? "Approval rejected the workflow.\nReason: "
+                                           : "Gate blocked the workflow.\nReason: ",
+                                  record.blocked_reason(), "\n\n", gate.output()),
         "", now_ms);
   }
   if (!first_failure.empty()) {

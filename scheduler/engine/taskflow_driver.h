@@ -52,6 +52,11 @@ class TaskflowDriver final : public Driver {
   // Completes or fails a running phase whose tasks are all terminal.
   bool MaybeFinishPhase(RunState& run, int index, int64_t now_ms);
   void ApplyGate(RunState& run, int index);
+  // A decided approval phase: a rejection blocks the run like a gate.
+  void ApplyApproval(RunState& run, int index);
+  static bool WasRejected(const v1::Phase& phase, const store::PhaseRecord& record);
+  // "approval" or "gate": what blocked the run, for skip reasons.
+  std::string BlockerNoun(const std::string& phase_id) const;
   void FailPhase(RunState& run, int index, std::string error, int64_t now_ms);
   void SkipPhase(RunState& run, int index, std::string reason, int64_t now_ms);
   void FinishRun(RunState& run, int64_t now_ms);

@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "scheduler/flow/approval_phase.h"
 #include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/flow_options_decoder.h"
 #include "scheduler/flow/json_reader.h"
@@ -42,9 +43,10 @@ void DecodeArgs(const Json& value, const std::string& path, v1::FlowSpec* spec,
 v1::PhaseType DecodePhaseType(const std::string& type, const std::string& path,
                               FlowErrorList* errors) {
   if (auto known = PhaseTypeFromName(type)) return *known;
-  errors->Add(path,
-              absl::StrCat("unknown phase type '", type,
-                           "'; use one of agent, parallel, map, gate, reduce, plan, supervise"));
+  errors->Add(
+      path,
+      absl::StrCat("unknown phase type '", type,
+                   "'; use one of agent, parallel, map, gate, reduce, plan, supervise, approval"));
   return v1::PHASE_TYPE_UNSPECIFIED;
 }
 
@@ -192,6 +194,7 @@ void DecodePhase(const Json& value, const std::string& path, v1::Phase* phase,
       cacheable != nullptr && !cacheable->is_null()) {
     DecodeCacheable(*cacheable, reader.FieldPath("cacheable"), phase, errors);
   }
+  DecodeApprovalFields(reader, phase, errors);
   reader.RejectUnknownFields();
 }
 

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "scheduler/flow/approval_phase.h"
 #include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/phase_pattern.h"
 #include "scheduler/flow/proto_value.h"
@@ -160,6 +161,7 @@ Json EncodePhase(const v1::Phase& phase) {
       out["cacheable"] = std::move(tools);
     }
   }
+  EncodeApprovalFields(phase, out);
   return out;
 }
 

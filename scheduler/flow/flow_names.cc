@@ -14,7 +14,7 @@ struct Named {
 constexpr Named<v1::PhaseType> kPhaseTypes[] = {
     {v1::PHASE_TYPE_AGENT, "agent"},   {v1::PHASE_TYPE_PARALLEL, "parallel"},
     {v1::PHASE_TYPE_MAP, "map"},       {v1::PHASE_TYPE_GATE, "gate"},
-    {v1::PHASE_TYPE_REDUCE, "reduce"},
+    {v1::PHASE_TYPE_REDUCE, "reduce"}, {v1::PHASE_TYPE_APPROVAL, "approval"},
 };
 constexpr Named<v1::CacheScope> kCacheScopes[] = {
     {v1::CACHE_SCOPE_RUN, "run"},

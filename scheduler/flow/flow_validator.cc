@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/task_cwd.h"
+#include "scheduler/flow/approval_phase.h"
 #include "scheduler/flow/dag.h"
 #include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/flow_options_decoder.h"
@@ -193,13 +194,14 @@ void ValidateTaskflow(const v1::FlowSpec& spec, const absl::flat_hash_set<std::s
 
     const v1::PhaseType type = phase.type();
     const absl::string_view type_name = PhaseTypeName(type);
-    const bool uses_task = type != v1::PHASE_TYPE_PARALLEL;
+    const bool uses_task = type != v1::PHASE_TYPE_PARALLEL && type != v1::PHASE_TYPE_APPROVAL;
     if (uses_task && phase.task().empty()) {
       AddMissing(
           errors, JoinPath(path, "task"),
           absl::StrCat(type_name[0] == 'a' ? "an " : "a ", type_name, " phase needs a task"));
     }
-    if (!uses_task && !phase.task().empty()) {
+    ValidateApprovalPhase(phase, path, errors);
+    if (type == v1::PHASE_TYPE_PARALLEL && !phase.task().empty()) {
       errors->Add(JoinPath(path, "task"),
                   "parallel phases take their tasks from `branches`, not `task`");
     }
@@ -273,8 +275,9 @@ void ValidateTaskflow(const v1::FlowSpec& spec, const absl::flat_hash_set<std::s
     if (errors->IsBroken(path)) continue;
     // The closure costs O(phases); only templates with placeholders need it,
     // so a large flow of plain prompts validates in linear time.
-    bool has_placeholders =
-        absl::StrContains(phase.task(), '{') || absl::StrContains(phase.over(), '{');
+    bool has_placeholders = absl::StrContains(phase.task(), '{') ||
+                            absl::StrContains(phase.over(), '{') ||
+                            absl::StrContains(phase.approval().prompt(), '{');
     for (const v1::Branch& branch : phase.branches()) {
       has_placeholders = has_placeholders || absl::StrContains(branch.task(), '{');
     }
@@ -290,6 +293,7 @@ void ValidateTaskflow(const v1::FlowSpec& spec, const absl::flat_hash_set<std::s
       scope.item_var = phase.item_var().empty() ? "item" : phase.item_var();
     }
     CheckTemplate(phase.task(), JoinPath(path, "task"), scope, errors);
+    CheckTemplate(phase.approval().prompt(), JoinPath(path, "prompt"), scope, errors);
     for (int b = 0; b < phase.branches_size(); ++b) {
       CheckTemplate(phase.branches(b).task(),
                     JoinPath(IndexPath(JoinPath(path, "branches"), b), "task"), scope, errors);

@@ -73,6 +73,13 @@ class SchedulerService final : public v1::Scheduler::CallbackService {
   grpc::ServerUnaryReactor* GetUsage(grpc::CallbackServerContext* context,
                                      const v1::GetUsageRequest* request,
                                      v1::GetUsageResponse* response) override;
+  // Approvals (scheduler_approvals.cc, docs/approvals.md).
+  grpc::ServerUnaryReactor* ListApprovals(grpc::CallbackServerContext* context,
+                                          const v1::ListApprovalsRequest* request,
+                                          v1::ListApprovalsResponse* response) override;
+  grpc::ServerUnaryReactor* DecideApproval(grpc::CallbackServerContext* context,
+                                           const v1::DecideApprovalRequest* request,
+                                           v1::DecideApprovalResponse* response) override;
 
  private:
   // Calls `then` once run `run_id` is visible to `tenant` (run_access.h),

@@ -155,6 +155,14 @@ class FakeScheduler final : public v1::Scheduler::Service {
     std::lock_guard lock(mu_);
     return drain_request_;
   }
+  void SetApprovals(v1::ListApprovalsResponse approvals) {
+    std::lock_guard lock(mu_);
+    approvals_ = std::move(approvals);
+  }
+  v1::DecideApprovalRequest decide_request() const {
+    std::lock_guard lock(mu_);
+    return decide_request_;
+  }
   v1::ResumeRunRequest resume_request() const {
     std::lock_guard lock(mu_);
     return resume_request_;
@@ -291,6 +299,28 @@ class FakeScheduler final : public v1::Scheduler::Service {
                         "no connected worker has id '" + request->worker_id() + "'");
   }
 
+  grpc::Status ListApprovals(grpc::ServerContext*, const v1::ListApprovalsRequest*,
+                             v1::ListApprovalsResponse* response) override {
+    std::lock_guard lock(mu_);
+    if (grpc::Status error = TakeError(); !error.ok()) return error;
+    *response = approvals_;
+    return grpc::Status::OK;
+  }
+
+  // Answers with the decision made by "alice".
+  grpc::Status DecideApproval(grpc::ServerContext*, const v1::DecideApprovalRequest* request,
+                              v1::DecideApprovalResponse* response) override {
+    std::lock_guard lock(mu_);
+    if (grpc::Status error = TakeError(); !error.ok()) return error;
+    decide_request_ = *request;
+    v1::ApprovalDecision& decision =
+        *response->mutable_task()->mutable_approval()->mutable_decision();
+    decision.set_decision(request->decision() == "choice" ? request->choice()
+                                                          : request->decision());
+    decision.set_decided_by("alice");
+    return grpc::Status::OK;
+  }
+
   grpc::Status ResumeRun(grpc::ServerContext*, const v1::ResumeRunRequest* request,
                          v1::ResumeRunResponse* response) override {
     std::lock_guard lock(mu_);
@@ -387,6 +417,8 @@ class FakeScheduler final : public v1::Scheduler::Service {
   v1::GetUsageRequest usage_request_;
   v1::ListWorkersResponse workers_;
   v1::DrainWorkerRequest drain_request_;
+  v1::ListApprovalsResponse approvals_;
+  v1::DecideApprovalRequest decide_request_;
   v1::SaveFlowRequest save_request_;
   int calls_ = 0;
   int port_ = 0;

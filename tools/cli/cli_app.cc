@@ -4,6 +4,7 @@
 
 #include "CLI/CLI.hpp"
 #include "common/json_depth_flag.h"
+#include "tools/cli/approvals_command.h"
 #include "tools/cli/cancel_command.h"
 #include "tools/cli/command_set.h"
 #include "tools/cli/dev_command.h"
@@ -42,6 +43,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   AddToolCommand(app, commands);
   AddWorkersCommand(app, commands);
   AddUsageCommand(app, commands);
+  AddApprovalsCommands(app, commands);
   // Set last: subcommands copy the footer of their parent when added.
   app.footer(
       "Client commands talk to the scheduler at --scheduler (env TASKBOARD_SCHEDULER, default "

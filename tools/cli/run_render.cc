@@ -131,6 +131,20 @@ void AddEdges(const std::vector<std::string>& deps, const std::vector<std::strin
   if (!edges.empty()) tail->push_back({"↳ " + absl::StrJoin(edges, ", "), Style::kDim});
 }
 
+// An approval step waiting for a person says so, with the first line of
+// what it asks (the whole prompt is in `taskboard approvals --json`).
+void AddApprovalWait(absl::Span<const v1::Task* const> tasks, std::vector<Piece>* tail) {
+  for (const v1::Task* task : tasks) {
+    if (task->role() != "approval" || task->state() != v1::TASK_STATE_RUNNING ||
+        task->approval().has_decision()) {
+      continue;
+    }
+    const std::string& prompt = task->approval().prompt();
+    tail->push_back({absl::StrCat("waiting for approval: ", prompt.substr(0, prompt.find('\n'))),
+                     Style::kYellow});
+  }
+}
+
 void AddOutcome(std::string outcome, v1::TaskState state, std::vector<Piece>* tail) {
   if (outcome.empty()) return;
   const bool bad = state == v1::TASK_STATE_FAILED || absl::StartsWith(outcome, "BLOCK");
@@ -359,6 +373,7 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
     if (options.tools != nullptr) AddToolCount(options.tools->OfPhase(tasks, id), &row.tail);
     if (spec != nullptr) AddEdges(flow::PhaseDependencies(*spec), previous, &row.tail);
     AddOutcome(PhaseOutcome(status, tasks), status.state(), &row.tail);
+    AddApprovalWait(tasks, &row.tail);
     if (auto children = child_runs.find(id); children != child_runs.end()) {
       AddChildRuns(children->second, options, &row);
     }
@@ -497,9 +512,26 @@ std::string TaskOutcome(const v1::Task& task) {
   }
 }
 
+// A decided approval: what was decided and by whom (its gate verdict would
+// only say PASS or BLOCK).
+std::string DecisionText(absl::Span<const v1::Task* const> tasks) {
+  for (const v1::Task* task : tasks) {
+    if (!task->approval().has_decision()) continue;
+    const v1::ApprovalDecision& decision = task->approval().decision();
+    const std::string verb = decision.decision() == "approve"  ? "approved"
+                             : decision.decision() == "reject" ? "rejected"
+                                                               : decision.decision();
+    return WithReason(absl::StrCat(verb, " by ", decision.decided_by()), decision.comment());
+  }
+  return "";
+}
+
 std::string PhaseOutcome(const v1::PhaseStatus& phase, absl::Span<const v1::Task* const> tasks) {
   switch (phase.state()) {
     case v1::TASK_STATE_COMPLETED: {
+      if (phase.type() == v1::PHASE_TYPE_APPROVAL) {
+        if (std::string decided = DecisionText(tasks); !decided.empty()) return decided;
+      }
       if (phase.has_gate()) return GateText(phase.gate());
       const bool reused =
           !tasks.empty() &&

@@ -35,6 +35,8 @@ TEST(MethodRolesTest, EveryServedMethod_HasARule) {
 TEST(MethodRolesTest, Table) {
   EXPECT_THAT(RolesFor("/taskboard.v1.Scheduler/GetRun"), ElementsAre(Role::kClient, Role::kAdmin));
   EXPECT_THAT(RolesFor("/taskboard.v1.Scheduler/DrainWorker"), ElementsAre(Role::kAdmin));
+  EXPECT_THAT(RolesFor("/taskboard.v1.Scheduler/DecideApproval"),
+              ElementsAre(Role::kClient, Role::kAdmin));
   EXPECT_THAT(RolesFor("/taskboard.v1.WorkerGateway/Connect"),
               ElementsAre(Role::kWorker, Role::kAdmin));
   EXPECT_THAT(RolesFor("/taskboard.v1.Scheduler/Unknown"), IsEmpty());

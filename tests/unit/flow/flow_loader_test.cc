@@ -147,7 +147,7 @@ TEST(FlowLoader, Validate_DuplicatePhaseId_ReportsBothPositions) {
 TEST(FlowLoader, Validate_UnknownPhaseType_ListsAllowedTypes) {
   EXPECT_THAT(LoadFlowErrors(WithPhases(R"([{"id": "a", "type": "loop", "task": "x"}])")),
               ElementsAre("phases[0].type: unknown phase type 'loop'; use one of agent, "
-                          "parallel, map, gate, reduce, plan, supervise"));
+                          "parallel, map, gate, reduce, plan, supervise, approval"));
 }
 
 TEST(FlowLoader, Validate_PhasesWithoutTask_ReportTaskPerType) {

@@ -1,0 +1,111 @@
+// Engine: approval tasks (approval_task.h, docs/approvals.md). The driver
+// starts an approval task waiting; here the engine lists the waiting ones,
+// applies a person's decision in a batch like any result (so the decision,
+// its task_change event and what it unblocks commit together), and decides
+// the ones whose deadline passed.
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/engine/engine.h"
+#include "scheduler/engine/run_reader.h"
+#include "scheduler/engine/task_states.h"
+
+namespace taskboard::engine {
+
+void Engine::ListApprovals(std::optional<std::string> tenant,
+                           std::function<void(std::vector<v1::PendingApproval>)> done) {
+  Post([this, tenant = std::move(tenant), done = std::move(done)]() mutable {
+    std::vector<v1::PendingApproval> pending;
+    for (const auto& [run_id, active] : runs_) {
+      const RunState& run = *active.state;
+      if (tenant.has_value() && run.record().tenant() != *tenant) continue;
+      if (IsTerminal(run.record().run().status())) continue;
+      // An approval task's id is its phase's id, so only phase tasks can be.
+      for (const auto& [task_id, task] : run.tasks()) {
+        if (!WaitsForApproval(task)) continue;
+        v1::PendingApproval& row = pending.emplace_back();
+        row.set_run_id(run_id);
+        row.set_step_id(task_id);
+        row.set_flow_name(run.record().run().flow_name());
+        *row.mutable_approval() = task.task().approval();
+      }
+    }
+    std::sort(pending.begin(), pending.end(),
+              [](const v1::PendingApproval& a, const v1::PendingApproval& b) {
+                const int64_t since_a = ToUnixMs(a.approval().waiting_since());
+                const int64_t since_b = ToUnixMs(b.approval().waiting_since());
+                if (since_a != since_b) return since_a < since_b;
+                return std::tie(a.run_id(), a.step_id()) < std::tie(b.run_id(), b.step_id());
+              });
+    effects_.push_back([done = std::move(done), pending = std::move(pending)]() mutable {
+      done(std::move(pending));
+    });
+  });
+}
+
+void Engine::DecideApproval(std::string run_id, std::string step_id, ApprovalAnswer answer,
+                            Approver who, std::function<void(absl::StatusOr<v1::Task>)> done) {
+  Post([this, run_id = std::move(run_id), step_id = std::move(step_id), answer = std::move(answer),
+        who = std::move(who), done = std::move(done)]() mutable {
+    absl::StatusOr<v1::Task> task = DoDecideApproval(run_id, step_id, answer, who);
+    effects_.push_back(
+        [done = std::move(done), task = std::move(task)]() mutable { done(std::move(task)); });
+  });
+}
+
+absl::StatusOr<v1::Task> Engine::DoDecideApproval(const std::string& run_id,
+                                                  const std::string& step_id,
+                                                  const ApprovalAnswer& answer,
+                                                  const Approver& who) {
+  auto it = runs_.find(run_id);
+  if (it == runs_.end()) {
+    // A finished run: say who decided, if someone did, else that it ended.
+    absl::StatusOr<v1::GetTaskResponse> stored = ReadTask(*options_.store, run_id, step_id);
+    if (!stored.ok()) return stored.status();
+    store::TaskRecord record;
+    *record.mutable_task() = stored->task();
+    if (!IsApprovalTask(record)) {
+      return absl::NotFoundError(absl::StrCat("step '", step_id, "' of run '", run_id,
+                                              "' is not an approval; list them with "
+                                              "`taskboard approvals`"));
+    }
+    if (record.task().approval().has_decision()) return Decide(record, answer, who.name, now_ms_);
+    return absl::FailedPreconditionError(
+        absl::StrCat("run '", run_id, "' has ended; its approval '", step_id,
+                     "' can no longer be decided (resume the run to ask again)"));
+  }
+  RunState& run = *it->second.state;
+  const store::TaskRecord* task = run.FindTask(step_id);
+  if (task == nullptr || !IsApprovalTask(*task)) {
+    return absl::NotFoundError(absl::StrCat(
+        "run '", run_id, "' has no approval step '", step_id,
+        task == nullptr ? "' waiting (it may not have started yet)" : "' (it is not an approval)",
+        "; list the pending ones with `taskboard approvals`"));
+  }
+  if (absl::Status allowed = CheckApprover(*task, who); !allowed.ok()) return allowed;
+  // Decided on a copy: a refused decision leaves the task untouched.
+  store::TaskRecord decided = *task;
+  if (absl::Status status = Decide(decided, answer, who.name, now_ms_); !status.ok()) {
+    return status;
+  }
+  run.MutableTask(step_id) = decided;
+  Touch(run_id);
+  return decided.task();
+}
+
+void Engine::ArmApprovalTimeout(const std::string& run_id, const store::TaskRecord& task) {
+  const int64_t deadline = ApprovalDeadlineMs(task);
+  if (deadline > 0) {
+    AddTimer({deadline, TimerKind::kApprovalTimeout, run_id, task.task().task_id(), ""});
+  }
+}
+
+void Engine::OnApprovalTimeout(RunState& run, const std::string& task_id) {
+  const store::TaskRecord* task = run.FindTask(task_id);
+  if (task == nullptr || !WaitsForApproval(*task) || ApprovalDeadlineMs(*task) > now_ms_) return;
+  DecideOnTimeout(run.MutableTask(task_id), now_ms_);
+  Touch(run.run_id());
+}
+
+}  // namespace taskboard::engine
