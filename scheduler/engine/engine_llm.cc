@@ -118,10 +118,10 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
                                       "models you use in --llm-limits)"));
   }
   RunState& run = *active->state;
-  const v1::Run& view = run.record().run();
-  const std::string& root_id = view.root_run_id().empty() ? view.run_id() : view.root_run_id();
-  // The run and every run above it that is active: each one's budget caps
-  // its whole subtree, and the root's flow decides priority and onBudget.
+  const std::string& root_id = run.root_run_id();
+  // The run and every active run above it: each holds the call's
+  // reservation; the root's budget caps the tree, and its flow decides
+  // priority and onBudget.
   std::vector<ActiveRun*> chain = {active};
   while (!chain.back()->state->record().run().parent_run_id().empty()) {
     auto parent = runs_.find(chain.back()->state->record().run().parent_run_id());
@@ -186,15 +186,14 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
 
 void Engine::StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request, RunState& asking,
                           const std::string& scope, const std::string& reason) {
-  const v1::Run& view = asking.record().run();
-  const std::string root_id = view.root_run_id().empty() ? view.run_id() : view.root_run_id();
+  const std::string& root_id = asking.root_run_id();
   auto root = runs_.find(root_id);
   const bool pause = root != runs_.end() && root->second.spec->on_budget() != v1::ON_BUDGET_FAIL;
   if (options_.llm_metrics != nullptr) {
     options_.llm_metrics->BudgetStop(scope, pause ? "pause" : "fail");
   }
   log::Warn("llm call over budget")
-      .With("run_id", view.run_id())
+      .With("run_id", asking.run_id())
       .With("task_id", request.task_id())
       .With("action", pause ? "pause" : "fail")
       .With("reason", reason);

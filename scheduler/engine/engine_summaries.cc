@@ -27,25 +27,17 @@
 #include "scheduler/policy/compaction.h"
 
 namespace taskboard::engine {
-namespace {
-
-const std::string& RequestIdOf(const RunState& run) {
-  const v1::Run& record = run.record().run();
-  return record.root_run_id().empty() ? record.run_id() : record.root_run_id();
-}
-
-}  // namespace
 
 bool Engine::ParkForSummary(ActiveRun& active, const std::string& task_id) {
   RunState& run = *active.state;
   const std::string parked_key = absl::StrCat(run.run_id(), "/", task_id);
   if (parked_once_.count(parked_key) > 0) return false;
-  absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(RequestIdOf(run));
+  absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(run.root_run_id());
   if (!ledger.ok()) return false;
   const v1::CompactPolicy& compact = active.policy.compact();
   policy::CompactionPlan plan = policy::PlanCompaction(compact, **ledger);
   if (!plan.needs_summary()) return false;
-  const std::string& request_id = RequestIdOf(run);
+  const std::string& request_id = run.root_run_id();
   policy::NarrativeCache& narratives = narratives_[request_id];
   if (narratives.Find(plan.watermark) != nullptr) return false;
   if (!workers_.AnyOffers(compact.summarizer_agent())) {
@@ -142,7 +134,7 @@ v1::PriorWork Engine::CompactPriorWork(ActiveRun& active, const policy::RequestL
     parked_once_.erase(parked);
   }
   if (plan.needs_summary()) {
-    const policy::NarrativeCache& narratives = narratives_[RequestIdOf(run)];
+    const policy::NarrativeCache& narratives = narratives_[run.root_run_id()];
     if (const std::string* exact = narratives.Find(plan.watermark)) {
       narrative = *exact;
     } else if (auto latest = narratives.Latest(plan.watermark)) {

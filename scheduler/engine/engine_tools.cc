@@ -31,14 +31,9 @@ constexpr int kMaxPolicyCandidates = 500;
 bool SameCall(const v1::Observation& seen, const v1::ToolObservation& reported) {
   return seen.tool_name() == reported.tool_name() && seen.args_json() == reported.args_json() &&
          seen.duration_ms() == reported.duration_ms() && seen.cached() == reported.cached() &&
-         (reported.error().empty() ? seen.error().empty() && seen.result_json() ==
-                                                                reported.result_json()
-                                   : seen.error() == reported.error());
-}
-
-const std::string& RequestId(const RunState& run) {
-  const v1::Run& record = run.record().run();
-  return record.root_run_id().empty() ? record.run_id() : record.root_run_id();
+         (reported.error().empty()
+              ? seen.error().empty() && seen.result_json() == reported.result_json()
+              : seen.error() == reported.error());
 }
 
 }  // namespace
@@ -106,7 +101,7 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
   // Fencing, as for results: a superseded attempt's calls are not the run's.
   if (active == nullptr) return;
   RunState& run = *active->state;
-  const std::string& request_id = RequestId(run);
+  const std::string& request_id = run.root_run_id();
   absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(request_id);
   if (!ledger.ok()) {
     // The stored ledger is unreadable; recording on top of it would corrupt
@@ -194,7 +189,8 @@ void Engine::EndLease(absl::string_view lease_id) {
     // The assignment waited for a PolicyService and was never sent: the
     // worker's slot is still free, so its credit comes back.
     const dispatch::Lease* lease = leases_.Find(lease_id);
-    dispatch::ConnectedWorker* worker = lease == nullptr ? nullptr : workers_.Find(lease->stream_id);
+    dispatch::ConnectedWorker* worker =
+        lease == nullptr ? nullptr : workers_.Find(lease->stream_id);
     if (worker != nullptr) worker->credits++;
     awaiting_policy_.erase(pending);
   }
@@ -208,7 +204,7 @@ void Engine::EndLease(absl::string_view lease_id) {
 
 v1::PriorWork Engine::PriorWorkFor(ActiveRun& active, const std::string& task_id) {
   RunState& run = *active.state;
-  absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(RequestId(run));
+  absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(run.root_run_id());
   v1::PriorWork prior_work;
   if (!ledger.ok()) {
     prior_work.mutable_meta()->set_policy("none");
@@ -238,7 +234,7 @@ void Engine::RecordPriorWork(const std::string& run_id, const std::string& task_
 void Engine::DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse message) {
   const v1::Assignment& assignment = message.assignment();
   RunState& run = *active.state;
-  absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(RequestId(run));
+  absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(run.root_run_id());
   const dispatch::Lease* lease = leases_.Find(assignment.lease_id());
   if (!ledger.ok() || lease == nullptr) {
     *message.mutable_assignment()->mutable_prior_work() =
@@ -294,7 +290,7 @@ void Engine::OnExternalPriorWork(const std::string& lease_id,
   ActiveRun& active = it->second;
   RunState& run = *active.state;
   const std::string& task_id = message.assignment().task_id();
-  absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(RequestId(run));
+  absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(run.root_run_id());
   v1::PriorWork prior_work;
   if (!ledger.ok()) {
     prior_work = PriorWorkFor(active, task_id);

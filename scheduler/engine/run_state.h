@@ -33,6 +33,12 @@ class RunState {
   RunState& operator=(RunState&&) = default;
 
   const std::string& run_id() const { return record_.run().run_id(); }
+  // The root of the run's tree (itself when it has no parent): the request
+  // its ledger and caches belong to, and the run whose budget caps the tree.
+  const std::string& root_run_id() const {
+    const v1::Run& run = record_.run();
+    return run.root_run_id().empty() ? run.run_id() : run.root_run_id();
+  }
   const store::RunRecord& record() const { return record_; }
   // The run's own fields. Phases change through MutablePhase / MutablePhases,
   // which record which ones to write: a run's phases are stored one key each,

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "google/protobuf/timestamp.pb.h"
+#include "scheduler/governance/usage_sum.h"
 #include "taskboard/v1/common.pb.h"
 
 namespace taskboard::engine {
@@ -25,9 +26,8 @@ google::protobuf::Timestamp ToTimestamp(int64_t unix_ms);
 // The inverse: Unix milliseconds (0 for an unset timestamp).
 int64_t ToUnixMs(const google::protobuf::Timestamp& ts);
 
-// Adds `usage`'s counters to `total` (phase and run totals; the model is
-// not summed).
-void AddUsage(v1::Usage& total, const v1::Usage& usage);
+// Phase and run totals sum usage like governance's billing does.
+using governance::AddUsage;
 
 }  // namespace taskboard::engine
 

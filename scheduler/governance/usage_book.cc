@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "scheduler/governance/usage_sum.h"
 
 namespace taskboard::governance {
 
@@ -12,13 +13,8 @@ const UsageRow& UsageBook::Add(const UsageKey& key, const v1::Usage& usage, bool
   UsageRow& row = rows_[key];
   row.requests++;
   if (rate_limited) row.rate_limited++;
-  v1::Usage& total = row.usage;
-  total.set_input_tokens(total.input_tokens() + usage.input_tokens());
-  total.set_output_tokens(total.output_tokens() + usage.output_tokens());
-  total.set_cache_read_tokens(total.cache_read_tokens() + usage.cache_read_tokens());
-  total.set_cost_usd(total.cost_usd() + usage.cost_usd());
-  total.set_turns(total.turns() + usage.turns());
-  total.set_model(key.model);
+  AddUsage(row.usage, usage);
+  row.usage.set_model(key.model);
   return row;
 }
 
