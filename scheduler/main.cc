@@ -5,8 +5,9 @@
 // 5 s, commits what the engine holds and closes the store; runs in progress
 // continue when a scheduler starts again on the same data directory.
 //
-// With --metrics-listen it also serves /metrics, /healthz and /readyz over
-// HTTP (docs/services.md, docs/metrics.md).
+// With --metrics-listen (or its other name --http-listen) it also serves
+// /metrics, /healthz and /readyz over HTTP (docs/services.md,
+// docs/metrics.md), and the HTTP API at /api/v1/ (docs/http-api.md).
 //
 // Logs are JSON lines on stderr (--log-level, --log-format; docs/services.md#logs).
 // Usage errors found before logging starts (bad flags) are plain
@@ -27,6 +28,8 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "common/duration_text.h"
 #include "common/files.h"
 #include "common/json_depth_flag.h"
@@ -41,6 +44,9 @@
 #include "scheduler/engine/run_limits.h"
 #include "scheduler/governance/llm_limits.h"
 #include "scheduler/server/scheduler_server.h"
+#include "scheduler/web/console_routes.h"
+#include "scheduler/web/http_api.h"
+#include "scheduler/web/json_gateway.h"
 
 namespace {
 
@@ -101,6 +107,9 @@ int main(int argc, char** argv) {
   bool memory = false;
   std::string metrics_listen;
   std::string metrics_port_file;
+  taskboard::web::GatewayOptions gateway_options;
+  taskboard::web::HttpApiOptions http_api_options;
+  int64_t http_stream_seconds = 300;
   log::LogFlags log_flags;
   std::string auth_tokens;
   bool insecure = false;
@@ -197,13 +206,29 @@ int main(int argc, char** argv) {
       ->envname("TASKBOARD_MAX_TASKS_PER_RUN")
       ->capture_default_str();
   AddRunLimitFlags(app, options.engine.limits);
-  app.add_option("--metrics-listen", metrics_listen,
-                 "Serve Prometheus /metrics, /healthz and /readyz over HTTP on HOST:PORT "
-                 "(port 0: any free); empty: off")
+  app.add_option("--metrics-listen,--http-listen", metrics_listen,
+                 "Serve Prometheus /metrics, /healthz, /readyz and the HTTP API (/api/v1/) "
+                 "over HTTP on HOST:PORT (port 0: any free); empty: off")
       ->envname("TASKBOARD_METRICS_LISTEN");
-  app.add_option("--metrics-port-file", metrics_port_file,
-                 "With --metrics-listen: write the metrics port chosen to this file")
+  app.add_option("--metrics-port-file,--http-port-file", metrics_port_file,
+                 "With --metrics-listen: write the HTTP port chosen to this file")
       ->envname("TASKBOARD_METRICS_PORT_FILE");
+  app.add_option("--http-max-streams", gateway_options.max_streams,
+                 "HTTP API: most WatchRun event streams open at once")
+      ->envname("TASKBOARD_HTTP_MAX_STREAMS")
+      ->check(CLI::Range(1, 10'000))
+      ->capture_default_str();
+  app.add_option("--http-stream-seconds", http_stream_seconds,
+                 "HTTP API: an event stream ends after this long (readers reconnect with "
+                 "Last-Event-ID)")
+      ->envname("TASKBOARD_HTTP_STREAM_SECONDS")
+      ->check(CLI::Range(int64_t{1}, int64_t{86'400}))
+      ->capture_default_str();
+  app.add_option("--http-max-body-bytes", http_api_options.max_body_bytes,
+                 "HTTP API: largest request body (413 above)")
+      ->envname("TASKBOARD_HTTP_MAX_BODY_BYTES")
+      ->check(CLI::Range(int64_t{1024}, int64_t{1} << 30))
+      ->capture_default_str();
   app.add_option("--max-request-bytes", options.max_request_bytes,
                  "Largest client request accepted (RESOURCE_EXHAUSTED above); 0: no limit")
       ->envname("TASKBOARD_MAX_REQUEST_BYTES")
@@ -320,9 +345,31 @@ int main(int argc, char** argv) {
                                                   : "mtls");
   // Before the gRPC port file: whoever waits for that one finds this one too.
   std::unique_ptr<taskboard::metrics::MetricsHttpServer> http;
+  std::unique_ptr<taskboard::web::JsonGateway> gateway;
   if (!metrics_listen.empty()) {
     taskboard::server::SchedulerServer* serving = server->get();
     http_options.readiness = [serving] { return serving->Readiness(); };
+    // The HTTP API answers with the same token checks as gRPC, so the same
+    // rule holds for its port: reachable from elsewhere needs tokens or
+    // --insecure. Without either, /metrics stays served and the API refuses.
+    absl::StatusOr<taskboard::auth::Exposure> http_exposure =
+        taskboard::auth::CheckListenExposure(metrics_listen, !auth_tokens.empty(), insecure);
+    if (!http_exposure.ok()) {
+      http_api_options.refused = absl::PermissionDeniedError(absl::StrCat(
+          "the HTTP API is off on ", metrics_listen,
+          ": other machines can reach it and calls need no token; start the scheduler with "
+          "--auth-tokens, or with --insecure if the network is trusted"));
+      log::Warn("HTTP API off").With("reason", http_api_options.refused.message());
+    }
+    gateway_options.stream_timeout = absl::Seconds(http_stream_seconds);
+    gateway = std::make_unique<taskboard::web::JsonGateway>((*server)->InProcessChannel(),
+                                                            gateway_options);
+    http_options.routes = [&gateway, &http_api_options](httplib::Server& routes) {
+      taskboard::web::RouteHttpApi(routes, *gateway, http_api_options);
+      taskboard::web::RouteConsole(routes);
+    };
+    // A thread per open stream, and some for scrapes, probes and calls.
+    http_options.threads = gateway_options.max_streams + 8;
     absl::StatusOr<std::unique_ptr<taskboard::metrics::MetricsHttpServer>> started =
         taskboard::metrics::ServeMetrics(&registry, std::move(http_options), metrics_port_file);
     if (!started.ok()) {
@@ -369,8 +416,11 @@ int main(int argc, char** argv) {
     }
   }
   log::Info("scheduler shutting down").With("signal", received);
-  (*server)->Shutdown();
+  // The HTTP API's open streams first, so the HTTP server's threads end
+  // before the gRPC server they call stops.
+  if (gateway != nullptr) gateway->Shutdown();
   if (http != nullptr) http->Shutdown();
+  (*server)->Shutdown();
   log::Info("scheduler stopped");
   return 0;
 }

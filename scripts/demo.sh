@@ -32,6 +32,8 @@ done
 export TASKBOARD_SCHEDULER=$(cat "$dir/address")
 
 echo "Taskboard dev: scheduler and worker on $TASKBOARD_SCHEDULER"
+# The web console (docs/console.md) is served while the demo runs.
+sed -n 's/^  console *\(http[^ ]*\).*/Web console: \1 (open it to watch the run)/p' "$dir/dev.out"
 echo "\$ taskboard run examples/flows/repo-digest.yaml dir=scheduler"
 echo
 "$bin/taskboard" run examples/flows/repo-digest.yaml dir=scheduler

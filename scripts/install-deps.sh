@@ -22,6 +22,8 @@ packages=(
   python3 curl prometheus
   # the openssl CLI: tls_test makes its CA, server and client certificates with it
   openssl
+  # headless chromium: the web console's browser test (console.browser, label web) drives it
+  chromium
   # polyglot example clients (examples/clients, run by the e2e tests): gRPC for Debian's
   # python3; Go and its gRPC/protobuf sources, built offline in GOPATH mode (the 1-5
   # golang/protobuf, not the 1-3 one apt picks for gRPC: that one cannot marshal messages
@@ -71,5 +73,13 @@ if [[ ! -f deploy/test/node_modules/.package-versions ]] ||
   # kubernetes-models (+ KEDA, Prometheus Operator) and yaml, exact versions in package.json.
   npm install --prefix deploy/test --no-package-lock --no-audit --no-fund --loglevel=error
   cp deploy/test/package.json deploy/test/node_modules/.package-versions
+fi
+if [[ ! -f web/console/node_modules/.package-lock.json ]] ||
+  ! cmp -s web/console/package-lock.json web/console/node_modules/.lock-installed; then
+  echo "install-deps: installing the web console's packages into web/console"
+  # TypeScript, esbuild, Preact, dagre and puppeteer-core, as web/console/package-lock.json pins
+  # them; scripts/build.sh bundles the console into the scheduler.
+  npm ci --prefix web/console --no-audit --no-fund --loglevel=error
+  cp web/console/package-lock.json web/console/node_modules/.lock-installed
 fi
 echo "install-deps: done"

@@ -74,6 +74,12 @@ absl::StatusOr<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
     const Registry* registry, MetricsHttpOptions options) {
   std::unique_ptr<MetricsHttpServer> server(new MetricsHttpServer(registry, std::move(options)));
   server->Route();
+  if (server->options_.routes) server->options_.routes(*server->http_);
+  if (const int threads = server->options_.threads; threads > 0) {
+    server->http_->new_task_queue = [threads] {
+      return new httplib::ThreadPool(static_cast<size_t>(threads));
+    };
+  }
   // httplib's default adds SO_REUSEPORT, which lets a second process bind the
   // same port and take half the scrapes; SO_REUSEADDR alone still allows a
   // quick restart while old connections linger in TIME_WAIT.

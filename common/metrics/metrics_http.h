@@ -36,6 +36,13 @@ struct MetricsHttpOptions {
   // Unset: always 200 "ok" (the process is up and serving HTTP).
   HealthCheck health;
   HealthCheck readiness;
+  // More routes the service serves on the same port (the scheduler's HTTP
+  // API, scheduler/web/), added before the server starts.
+  std::function<void(httplib::Server&)> routes;
+  // Threads serving requests; 0: cpp-httplib's default. A service that
+  // holds long requests open (server-sent events) needs one per stream
+  // besides those for scrapes and probes.
+  int threads = 0;
 };
 
 // Fills `out.host` and `out.port` from a --metrics-listen value HOST:PORT

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/cord.h"
 #include "google/rpc/status.pb.h"
 #include "scheduler/flow/flow_errors.h"
 
@@ -20,6 +21,23 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   details.set_message(message);
   details.add_details()->PackFrom(flow::FlowErrorsFromStatus(status));
   return grpc::Status(code, message, details.SerializeAsString());
+}
+
+absl::Status FromGrpcStatus(const grpc::Status& status) {
+  if (status.ok()) return absl::OkStatus();
+  absl::Status out(static_cast<absl::StatusCode>(static_cast<int>(status.error_code())),
+                   status.error_message());
+  google::rpc::Status details;
+  if (status.error_details().empty() || !details.ParseFromString(status.error_details())) {
+    return out;
+  }
+  for (const google::protobuf::Any& detail : details.details()) {
+    v1::FlowErrors errors;
+    if (detail.UnpackTo(&errors)) {
+      out.SetPayload(flow::kFlowErrorsPayloadUrl, absl::Cord(errors.SerializeAsString()));
+    }
+  }
+  return out;
 }
 
 }  // namespace taskboard::server

@@ -13,6 +13,11 @@ namespace taskboard::server {
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
+// The way back, for the scheduler's own in-process calls (the HTTP API,
+// scheduler/web/): the code, the message and a FlowErrors detail as the
+// status's payload again.
+absl::Status FromGrpcStatus(const grpc::Status& status);
+
 }  // namespace taskboard::server
 
 #endif  // TASKBOARD_SCHEDULER_SERVER_GRPC_STATUS_H_

@@ -109,6 +109,13 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
 
 SchedulerServer::~SchedulerServer() { Shutdown(); }
 
+std::shared_ptr<grpc::Channel> SchedulerServer::InProcessChannel() {
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(-1);
+  arguments.SetMaxSendMessageSize(-1);
+  return server_->InProcessChannel(arguments);
+}
+
 absl::Status SchedulerServer::Readiness() const {
   if (!serving_) {
     return absl::UnavailableError(

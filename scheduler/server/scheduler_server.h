@@ -71,6 +71,10 @@ class SchedulerServer {
 
   int port() const { return port_; }
   engine::Engine& engine() { return *engine_; }
+  // A channel to this server that skips the network, for the scheduler's
+  // own HTTP API (scheduler/web/): its calls pass the same checks as any
+  // client's. No message size limit of its own (the server's apply).
+  std::shared_ptr<grpc::Channel> InProcessChannel();
   // For /readyz: OK while the store is open and the engine loop runs;
   // UNAVAILABLE with the reason otherwise (shutting down). Thread-safe.
   absl::Status Readiness() const;

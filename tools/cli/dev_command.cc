@@ -9,6 +9,7 @@
 #include <memory>
 #include <thread>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/child_process.h"
 #include "common/files.h"
@@ -69,7 +70,9 @@ int RunDev(const DevOptions& options, std::ostream& out, std::ostream& err) {
   }
   fs::path dir = fs::absolute(options.data_dir);
   std::string port_file = (dir / "scheduler.port").string();
+  std::string http_port_file = (dir / "scheduler.http.port").string();
   fs::remove(port_file, error);
+  fs::remove(http_port_file, error);
   std::string scheduler_log = (dir / "scheduler.log").string();
   std::string worker_log = (dir / "worker.log").string();
 
@@ -78,7 +81,9 @@ int RunDev(const DevOptions& options, std::ostream& out, std::ostream& err) {
 
   absl::StatusOr<std::unique_ptr<ChildProcess>> scheduler = ChildProcess::Spawn(
       {SiblingBinary("taskboard-scheduler"), "--listen", options.listen, "--data-dir",
-       (dir / "data").string(), "--durability", options.durability, "--port-file", port_file},
+       (dir / "data").string(), "--durability", options.durability, "--port-file", port_file,
+       // The web console and the HTTP API, on loopback only.
+       "--http-listen", "127.0.0.1:0", "--http-port-file", http_port_file},
       scheduler_log);
   if (!scheduler.ok()) {
     err << "taskboard dev: " << scheduler.status().message() << "\n";
@@ -93,13 +98,17 @@ int RunDev(const DevOptions& options, std::ostream& out, std::ostream& err) {
     return 1;
   }
   std::string address = absl::StrCat("127.0.0.1:", *port);
+  // Written before the gRPC port file, so it is there now.
+  const std::string http_port(absl::StripAsciiWhitespace(ReadFileOrEmpty(http_port_file)));
+  const std::string console = http_port.empty() ? std::string("(not served)")
+                                                : absl::StrCat("http://127.0.0.1:", http_port, "/");
 
   std::string agents = options.agents_dir;
   if (agents.empty() && fs::is_directory("agents")) agents = "agents";
   std::vector<std::string> worker_argv = {
-      SiblingBinary("taskboard-worker"), "--scheduler", address,     "--slots",
-      absl::StrCat(options.slots),       "--worker-id", "dev-worker",
-      "--data-dir",                      (dir / "worker").string()};
+      SiblingBinary("taskboard-worker"), "--scheduler", address,      "--slots",
+      absl::StrCat(options.slots),       "--worker-id", "dev-worker", "--data-dir",
+      (dir / "worker").string()};
   if (!options.workspace_root.empty()) {
     worker_argv.push_back("--workspace-root");
     worker_argv.push_back(fs::absolute(options.workspace_root).string());
@@ -119,6 +128,7 @@ int RunDev(const DevOptions& options, std::ostream& out, std::ostream& err) {
       << "  scheduler  " << address << "  (data in " << (dir / "data").string() << ")\n"
       << "  worker     dev-worker, " << options.slots << " slots, agents from "
       << (agents.empty() ? std::string("(built-in noop only)") : agents) << "\n"
+      << "  console    " << console << "  (no token needed)\n"
       << "  logs       " << scheduler_log << ", " << worker_log << "\n\n"
       << "In another terminal:\n"
       << "  export TASKBOARD_SCHEDULER=" << address << "\n"

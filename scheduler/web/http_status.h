@@ -1,0 +1,25 @@
+#ifndef TASKBOARD_SCHEDULER_WEB_HTTP_STATUS_H_
+#define TASKBOARD_SCHEDULER_WEB_HTTP_STATUS_H_
+
+// How the HTTP API (docs/http-api.md) reports a gRPC status: the HTTP status
+// Google's API design guide maps each code to, and a JSON body
+// {"code": "failed_precondition", "message": "..."} that keeps the exact
+// code, so a curl user and the web console see what a gRPC client sees.
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace taskboard::web {
+
+int HttpStatusOf(absl::StatusCode code);
+
+// "invalid_argument", "not_found", ...
+std::string CodeName(absl::StatusCode code);
+
+// {"code": ..., "message": ...}
+std::string ErrorBody(const absl::Status& status);
+
+}  // namespace taskboard::web
+
+#endif  // TASKBOARD_SCHEDULER_WEB_HTTP_STATUS_H_

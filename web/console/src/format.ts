@@ -1,0 +1,36 @@
+// Small display helpers shared by the pages.
+
+export function shortStatus(status: string | undefined): string {
+  return (status ?? "").replace(/^(RUN_STATUS_|TASK_STATE_)/, "").toLowerCase() || "unknown";
+}
+
+export function ago(timestamp: string | undefined, now = Date.now()): string {
+  if (!timestamp) return "";
+  return span(now - Date.parse(timestamp)) + " ago";
+}
+
+export function duration(from: string | undefined, to: string | undefined, now = Date.now()): string {
+  if (!from) return "";
+  return span((to ? Date.parse(to) : now) - Date.parse(from));
+}
+
+export function span(ms: number): string {
+  if (!(ms >= 0)) return "";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${Math.round(s % 60)}s`;
+  const h = Math.floor(m / 60);
+  return h < 48 ? `${h}h ${m % 60}m` : `${Math.floor(h / 24)}d ${h % 24}h`;
+}
+
+export function usd(value: number | undefined): string {
+  return value ? `$${value.toFixed(value < 0.01 ? 4 : 2)}` : "";
+}
+
+export function tokens(usage: any): string {
+  if (!usage) return "";
+  const total = Number(usage.inputTokens ?? 0) + Number(usage.outputTokens ?? 0);
+  return total ? `${total.toLocaleString()} tokens` : "";
+}

@@ -1,0 +1,74 @@
+// Taskboard's web console (docs/console.md): a single page served by the
+// scheduler, talking to its HTTP API with the token the user signs in with.
+// Routes live in the URL's hash so the scheduler serves one page for all.
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { getToken, setToken } from "./api";
+import { ApprovalsPage } from "./pages/approvals";
+import { RunPage } from "./pages/run";
+import { RunsPage } from "./pages/runs";
+import { SignIn } from "./pages/signin";
+import { WorkersPage } from "./pages/workers";
+
+function useHash(): string {
+  const [hash, setHash] = useState(location.hash);
+  useEffect(() => {
+    const changed = () => setHash(location.hash);
+    addEventListener("hashchange", changed);
+    return () => removeEventListener("hashchange", changed);
+  }, []);
+  return hash;
+}
+
+function App() {
+  const hash = useHash();
+  const [signedIn, setSignedIn] = useState(sessionStorage.getItem("taskboard.signedIn") === "1");
+  if (!signedIn) {
+    return (
+      <SignIn
+        onSignedIn={(token) => {
+          setToken(token);
+          sessionStorage.setItem("taskboard.signedIn", "1");
+          setSignedIn(true);
+        }}
+      />
+    );
+  }
+  const path = hash.replace(/^#/, "") || "/runs";
+  const [, section, id, taskId] = path.split("/").map(decodeURIComponent);
+  let page;
+  if (section === "runs" && id) page = <RunPage runId={id} taskId={taskId} />;
+  else if (section === "approvals") page = <ApprovalsPage />;
+  else if (section === "workers") page = <WorkersPage />;
+  else page = <RunsPage />;
+  const link = (to: string, label: string) => (
+    <a href={`#/${to}`} aria-current={section === to ? "page" : undefined}>
+      {label}
+    </a>
+  );
+  return (
+    <>
+      <header class="top">
+        <span class="brand">Taskboard</span>
+        <nav aria-label="Sections">
+          {link("runs", "Runs")}
+          {link("approvals", "Approvals")}
+          {link("workers", "Workers")}
+        </nav>
+        <button
+          class="link"
+          onClick={() => {
+            setToken(null);
+            sessionStorage.removeItem("taskboard.signedIn");
+            setSignedIn(false);
+          }}
+        >
+          Sign out{getToken() ? "" : " (no token)"}
+        </button>
+      </header>
+      <main>{page}</main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById("app")!);
