@@ -36,12 +36,6 @@ export interface Dag {
 const NODE_WIDTH = 200;
 const NODE_HEIGHT = 48;
 
-// The node a task belongs to: its phase when the phase has several tasks.
-function groupKey(task: any, phaseSizes: Map<string, number>): string {
-  const phase = task.phaseId ?? "";
-  return phase && (phaseSizes.get(phase) ?? 0) > 1 ? `phase:${phase}` : `task:${task.taskId}`;
-}
-
 // The state a group shows: failing beats running beats waiting beats done.
 function groupState(states: string[]): string {
   const order = ["failed", "running", "dispatched", "retrying", "ready", "pending", "cancelled", "skipped", "completed"];
@@ -49,55 +43,75 @@ function groupState(states: string[]): string {
   return states[0] ?? "pending";
 }
 
-// `phases`: a taskflow's phases, whose `dependsOn` and `from` connect them
-// (their tasks carry no deps of their own); empty for other kinds.
-export function buildDag(tasks: any[], phases: any[], previous?: Dag): Dag {
-  const phaseSizes = new Map<string, number>();
-  for (const task of tasks) {
-    if (task.phaseId) phaseSizes.set(task.phaseId, (phaseSizes.get(task.phaseId) ?? 0) + 1);
-  }
-  const groups = new Map<string, any[]>();
+interface Group {
+  key: string;
+  label: string;
+  role: string;
+  tasks: any[];
+}
+
+// The graph's nodes and edges before layout. What the flow declares is
+// drawn from the start (a board's tasks and a taskflow's phases exist in
+// the spec before their tasks are created); tasks fill them in as they
+// appear. Plan-and-execute and supervisor runs grow their tasks as they go,
+// so their graph is the tasks and their deps.
+function groupsOf(tasks: any[], spec: any): { groups: Map<string, Group>; edges: Set<string> } {
+  const groups = new Map<string, Group>();
+  const edges = new Set<string>();
+  const add = (key: string, label: string, role = "") => {
+    if (!groups.has(key)) groups.set(key, { key, label, role, tasks: [] });
+    return groups.get(key)!;
+  };
+  const edge = (from: string, to: string) => {
+    if (from !== to && groups.has(from) && groups.has(to)) edges.add(`${from}\u0000${to}`);
+  };
+  const phases: any[] = spec?.taskflow?.phases ?? [];
+  const boardTasks: any[] = spec?.board?.tasks ?? [];
+  for (const phase of phases) add(`phase:${phase.id}`, phase.id, phase.type ? shortType(phase.type) : "");
+  for (const task of boardTasks) add(`task:${task.id}`, task.id, task.agent ?? "");
   const nodeOf = new Map<string, string>();
   for (const task of tasks) {
-    const key = groupKey(task, phaseSizes);
+    const key =
+      phases.length > 0 && task.phaseId && groups.has(`phase:${task.phaseId}`)
+        ? `phase:${task.phaseId}`
+        : `task:${task.taskId}`;
+    add(key, task.phaseId || task.taskId, [task.role, task.agent].filter(Boolean).join(" · ")).tasks.push(task);
     nodeOf.set(task.taskId, key);
-    if (!groups.has(key)) groups.set(key, []);
-    groups.get(key)!.push(task);
   }
-  const edgeKeys = new Set<string>();
+  for (const phase of phases) {
+    for (const dep of [...(phase.dependsOn ?? []), ...(phase.fromPhases ?? [])]) edge(`phase:${dep}`, `phase:${phase.id}`);
+  }
+  for (const task of boardTasks) for (const dep of task.deps ?? []) edge(`task:${dep}`, `task:${task.id}`);
   for (const task of tasks) {
     for (const dep of task.deps ?? []) {
       const from = nodeOf.get(dep);
-      const to = nodeOf.get(task.taskId)!;
-      if (from && from !== to) edgeKeys.add(`${from}\u0000${to}`);
+      if (from) edge(from, nodeOf.get(task.taskId)!);
     }
   }
-  const nodeOfPhase = new Map<string, string>();
-  for (const task of tasks) if (task.phaseId) nodeOfPhase.set(task.phaseId, nodeOf.get(task.taskId)!);
-  for (const phase of phases) {
-    const to = nodeOfPhase.get(phase.id);
-    for (const dep of [...(phase.dependsOn ?? []), ...(phase.fromPhases ?? [])]) {
-      const from = nodeOfPhase.get(dep);
-      if (to && from && from !== to) edgeKeys.add(`${from}\u0000${to}`);
-    }
-  }
+  return { groups, edges };
+}
+
+function shortType(type: string): string {
+  return type.replace(/^PHASE_TYPE_/, "").toLowerCase();
+}
+
+export function buildDag(tasks: any[], spec: any, previous?: Dag): Dag {
+  const { groups, edges: edgeKeys } = groupsOf(tasks, spec);
   const shape = [...groups.keys()].join("\u0001") + "\u0002" + [...edgeKeys].join("\u0001");
 
   const nodes: DagNode[] = [];
-  for (const [key, members] of groups) {
-    const states = members.map((t) => shortStatus(t.state));
+  for (const group of groups.values()) {
+    const states = group.tasks.map((t) => shortStatus(t.state));
     const done = states.filter((s) => s === "completed").length;
-    const first = members[0];
-    const collapsed = members.length > 1;
+    const first = group.tasks[0];
+    const collapsed = group.tasks.length > 1;
     nodes.push({
-      id: key,
-      label: first.phaseId || first.taskId,
-      sublabel: collapsed
-        ? `${members.length} items · ${done} done`
-        : [first.role, first.agent].filter(Boolean).join(" · "),
+      id: group.key,
+      label: group.label,
+      sublabel: collapsed ? `${group.tasks.length} items · ${done} done` : group.role,
       state: groupState(states),
-      taskIds: members.map((t) => t.taskId),
-      childRunId: collapsed ? undefined : first.childRunId || undefined,
+      taskIds: group.tasks.map((t) => t.taskId),
+      childRunId: !collapsed && first?.childRunId ? first.childRunId : undefined,
       x: 0,
       y: 0,
       width: NODE_WIDTH,

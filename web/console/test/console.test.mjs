@@ -1,26 +1,11 @@
 // The web console in a real browser (Debian's chromium, headless, driven by
 // puppeteer-core) against a real scheduler and worker over loopback
-// (docs/console.md). CTest runs it (label `web`) with:
-//   node --test web/console/test/console.test.mjs
-// and these environment variables: TASKBOARD_BIN_DIR (the built binaries),
-// TASKBOARD_SOURCE_DIR (the checkout: examples/), TASKBOARD_ARTIFACTS (where
-// screenshots go), CHROMIUM (default /usr/bin/chromium).
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+// (docs/console.md#tests). CTest runs it as console.browser (labels e2e, web).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import assert from "node:assert/strict";
-import puppeteer from "puppeteer-core";
-
-const bin = process.env.TASKBOARD_BIN_DIR ?? "build/bin";
-const source = process.env.TASKBOARD_SOURCE_DIR ?? ".";
-const artifacts = process.env.TASKBOARD_ARTIFACTS ?? join(tmpdir(), "taskboard-console-artifacts");
-const chromium = process.env.CHROMIUM ?? "/usr/bin/chromium";
-
-const CLIENT = "console-client-token-0123456789";
-const WORKER = "console-worker-token-0123456789";
-const ADMIN = "console-admin-token-0123456789";
+import { ADMIN, shot, source, startConsoleCluster, until } from "./harness.mjs";
 
 const APPROVAL_FLOW = `
 name: console-approval
@@ -36,103 +21,22 @@ phases:
     dependsOn: [ask]
 `;
 
-let dir;
-let scheduler;
-let worker;
+let cluster;
 let base;
 let browser;
-const logs = [];
-
-function start(command, args, name) {
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
-  child.stdout.on("data", (d) => logs.push(`[${name}] ${d}`));
-  child.stderr.on("data", (d) => logs.push(`[${name}] ${d}`));
-  return child;
-}
-
-async function until(what, check, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${logs.join("").slice(-4000)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function api(method, body, token = CLIENT) {
-  const response = await fetch(`${base}/api/v1/${method}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-    body: JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function shot(page, name) {
-  mkdirSync(artifacts, { recursive: true });
-  await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
-}
-
-async function signedInPage(token = CLIENT) {
-  const page = await browser.newPage();
-  await page.setViewport({ width: 1400, height: 1000 });
-  await page.goto(`${base}/`);
-  await page.waitForSelector("#token");
-  await page.type("#token", token);
-  await page.click("button[type=submit]");
-  await page.waitForSelector("h1 ::-p-text(Runs)");
-  return page;
-}
+let api;
+let signedInPage;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), "taskboard-test.console-"));
-  writeFileSync(
-    join(dir, "tokens.yaml"),
-    `tokens:
-  - {token: ${CLIENT}, name: alice, role: client, tenant: acme}
-  - {token: ${WORKER}, name: pool, role: worker}
-  - {token: ${ADMIN}, name: ops, role: admin}
-`,
-  );
-  scheduler = start(
-    join(bin, "taskboard-scheduler"),
-    ["--memory", "--listen", "127.0.0.1:0", "--port-file", join(dir, "grpc.port"),
-     "--http-listen", "127.0.0.1:0", "--http-port-file", join(dir, "http.port"),
-     "--auth-tokens", join(dir, "tokens.yaml")],
-    "scheduler",
-  );
-  const grpcPort = await until("the scheduler's port", () =>
-    existsSync(join(dir, "grpc.port")) && readFileSync(join(dir, "grpc.port"), "utf8").trim());
-  const httpPort = readFileSync(join(dir, "http.port"), "utf8").trim();
-  base = `http://127.0.0.1:${httpPort}`;
-  worker = start(
-    join(bin, "taskboard-worker"),
-    ["--scheduler", `127.0.0.1:${grpcPort}`, "--token", WORKER, "--slots", "4",
-     "--worker-id", "console-worker", "--agents", join(source, "examples/agents"),
-     "--workspace-root", source, "--data-dir", join(dir, "worker")],
-    "worker",
-  );
-  await until("the worker to connect", async () => (await api("ListWorkers", {}, ADMIN)).workers?.length);
-  await api("SaveFlow", { source: { text: readFileSync(join(source, "examples/flows/repo-digest.yaml"), "utf8") } });
-  browser = await puppeteer.launch({
-    executablePath: chromium,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+  cluster = await startConsoleCluster();
+  ({ base, browser, api, signedInPage } = cluster);
+  await api("SaveFlow", {
+    source: { text: readFileSync(join(source, "examples/flows/repo-digest.yaml"), "utf8") },
   });
 });
 
 after(async () => {
-  await browser?.close();
-  for (const child of [worker, scheduler]) {
-    if (child && child.exitCode === null) {
-      child.kill("SIGTERM");
-      await new Promise((r) => child.once("exit", r));
-    }
-  }
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await cluster?.stop();
 });
 
 test("a wrong token is refused and nothing is shown", async () => {

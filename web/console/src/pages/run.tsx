@@ -177,7 +177,7 @@ function RunActions({ run, onDone }: { run: any; onDone: () => void }) {
 function RunGraph({ run, selected }: { run: any; selected?: string }) {
   const previous = useRef<Dag | undefined>(undefined);
   const dag = useMemo(() => {
-    const built = buildDag(run.tasks ?? [], run.spec?.taskflow?.phases ?? [], previous.current);
+    const built = buildDag(run.tasks ?? [], run.spec, previous.current);
     previous.current = built;
     return built;
   }, [run]);
@@ -213,8 +213,9 @@ function RunGraph({ run, selected }: { run: any; selected?: string }) {
             aria-label={`${n.label}: ${n.state}, ${n.sublabel}`}
             data-node={n.id}
             data-state={n.state}
-            onClick={() => open(n.taskIds[0])}
-            onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && open(n.taskIds[0])}
+            aria-disabled={n.taskIds.length === 0 ? "true" : undefined}
+            onClick={() => n.taskIds.length && open(n.taskIds[0])}
+            onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && n.taskIds.length && open(n.taskIds[0])}
           >
             <rect width={n.width} height={n.height} rx="6" />
             <text x="10" y="20" class="label">
