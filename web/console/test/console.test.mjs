@@ -5,7 +5,14 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ADMIN, shot, source, startConsoleCluster, until } from "./harness.mjs";
+import {
+  accessibilityViolations,
+  ADMIN,
+  shot,
+  source,
+  startConsoleCluster,
+  until,
+} from "./harness.mjs";
 
 const APPROVAL_FLOW = `
 name: console-approval
@@ -40,8 +47,10 @@ after(async () => {
 });
 
 test("a wrong token is refused and nothing is shown", async () => {
-  const page = await browser.newPage();
+  const page = await cluster.newPage();
   await page.goto(`${base}/`);
+  await page.waitForSelector("#token");
+  assert.deepEqual(await accessibilityViolations(page), []);
   await page.type("#token", "not-a-token-0123456789");
   await page.click("button[type=submit]");
   const alert = await page.waitForSelector("[role=alert]");
@@ -54,6 +63,7 @@ test("a wrong token is refused and nothing is shown", async () => {
 test("submit repo-digest, watch its graph complete live, open a task with prior work and a cache hit", async () => {
   const page = await signedInPage();
   await page.waitForSelector("form.submit select");
+  assert.deepEqual(await accessibilityViolations(page), []);
   await page.click("form.submit input.args", { count: 3 });
   await page.keyboard.press("Backspace");
   await page.type("form.submit input.args", '{"dir": "scheduler/flow"}');
@@ -72,6 +82,7 @@ test("submit repo-digest, watch its graph complete live, open a task with prior 
   const summarize = await page.$eval("g.node[data-node='phase:summarize']", (n) => n.getAttribute("aria-label"));
   assert.match(summarize, /items · \d+ done/);
   await page.waitForSelector("[data-testid=run-output]");
+  assert.deepEqual(await accessibilityViolations(page), []);
   await shot(page, "repo-digest-completed");
 
   // A summarizer answered from the shared cache, and the one that paid.
@@ -100,6 +111,7 @@ test("submit repo-digest, watch its graph complete live, open a task with prior 
   assert.ok(withPrior.length > 0, "no task was given prior work");
   await page.evaluate((h) => (location.hash = h), `#/runs/${encodeURIComponent(runId)}/${encodeURIComponent(withPrior[0])}`);
   await page.waitForSelector("[data-testid=prior-work] li a");
+  assert.deepEqual(await accessibilityViolations(page), []);
   await shot(page, "task-prior-work");
 
   // Keyboard: Tab reaches a node, Enter opens its task.
@@ -136,6 +148,7 @@ test("approve a pending approval with its form", async () => {
   await page.click("nav a[href='#/approvals']");
   const card = await page.waitForSelector(`[data-testid=approval]:has(a[href$='${runId}'])`);
   // Approving without the required field is refused with the scheduler's reason.
+  assert.deepEqual(await accessibilityViolations(page), []);
   await (await card.$("button ::-p-text(Approve)")).click();
   const refusal = await card.waitForSelector("[role=alert]");
   assert.match(await refusal.evaluate((e) => e.textContent), /channel/);
@@ -156,6 +169,7 @@ test("workers page shows the worker and an admin drains it", async () => {
   const page = await signedInPage(ADMIN);
   await page.click("nav a[href='#/workers']");
   await page.waitForSelector("td ::-p-text(console-worker)");
+  assert.deepEqual(await accessibilityViolations(page), []);
   await shot(page, "workers");
   await page.click("button[aria-label='Drain console-worker']");
   await until("the worker to drain", async () => {

@@ -67,7 +67,7 @@ export function ApprovalCard({ pending, onDecided }: { pending: any; onDecided: 
         Waiting {ago(approval.waitingSince)}
         {approval.deadline ? ` · decided by ${approval.onTimeout ?? "timeout"} at ${approval.deadline}` : ""}
       </p>
-      <pre class="output">{approval.prompt}</pre>
+      <pre tabIndex={0} class="output">{approval.prompt}</pre>
       {done ? (
         <p role="status">Decision sent: {done}.</p>
       ) : (

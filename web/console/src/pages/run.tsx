@@ -122,13 +122,13 @@ export function RunPage({ runId, taskId }: { runId: string; taskId?: string }) {
       {run.error && (
         <section>
           <h2>Error</h2>
-          <pre class="output">{run.error}</pre>
+          <pre tabIndex={0} class="output">{run.error}</pre>
         </section>
       )}
       {run.output && (
         <section>
           <h2>Output</h2>
-          <pre class="output" data-testid="run-output">
+          <pre tabIndex={0} class="output" data-testid="run-output">
             {run.output}
           </pre>
         </section>

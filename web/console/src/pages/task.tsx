@@ -57,11 +57,11 @@ export function TaskPanel({ runId, taskId }: { runId: string; taskId: string }) 
         )}
       </dl>
       {task.skipReason && <p class="hint">Skipped: {task.skipReason}</p>}
-      {task.error && <pre class="output error-text">{task.error}</pre>}
+      {task.error && <pre tabIndex={0} class="output error-text">{task.error}</pre>}
       {execution.prompt && (
         <>
           <h3>Prompt</h3>
-          <pre class="output" data-testid="task-prompt">
+          <pre tabIndex={0} class="output" data-testid="task-prompt">
             {execution.prompt}
           </pre>
         </>
@@ -92,7 +92,7 @@ export function TaskPanel({ runId, taskId }: { runId: string; taskId: string }) 
           ))}
         </ul>
       )}
-      {prior.narrative && <pre class="output">{prior.narrative}</pre>}
+      {prior.narrative && <pre tabIndex={0} class="output">{prior.narrative}</pre>}
       <h3>Tool calls</h3>
       {calls.length === 0 ? (
         <p class="hint">None.</p>
@@ -137,7 +137,7 @@ export function TaskPanel({ runId, taskId }: { runId: string; taskId: string }) 
             {execution.messages.map((m: any, i: number) => (
               <li key={i}>
                 <strong>{m.role}</strong>
-                <pre class="output">{m.content}</pre>
+                <pre tabIndex={0} class="output">{m.content}</pre>
               </li>
             ))}
           </ol>
@@ -147,7 +147,7 @@ export function TaskPanel({ runId, taskId }: { runId: string; taskId: string }) 
       {task.output && (
         <>
           <h3>Output</h3>
-          <pre class="output" data-testid="task-output">
+          <pre tabIndex={0} class="output" data-testid="task-output">
             {task.output}
           </pre>
         </>
