@@ -2,11 +2,12 @@
 #define TASKBOARD_SCHEDULER_ENGINE_APPROVAL_TASK_H_
 
 // Approval tasks (docs/approvals.md): the one task of a `type: approval`
-// phase. It is never dispatched: it waits RUNNING, with no worker, lease or
-// slot, until a person decides (Decide) or its deadline passes
-// (DecideOnTimeout). Its output is the decision as JSON, so downstream
-// phases read `{steps.ID.json.values.x}`; a rejection completes the task and
-// the taskflow driver then blocks the run like a gate.
+// phase or of a gate with an `approval:` block. It is never dispatched: it
+// waits RUNNING, with no worker, lease or slot, until a person decides
+// (Decide) or its deadline passes (DecideOnTimeout). Its output is the
+// decision as JSON, so downstream phases read `{steps.ID.json.values.x}` (or
+// `{steps.ID.output.x}`); a rejection completes the task and the taskflow
+// driver then blocks the run like a gate, or follows the phase's `onReject`.
 
 #include <cstdint>
 #include <map>

@@ -13,6 +13,8 @@
 #include "scheduler/engine/run_finish.h"
 #include "scheduler/engine/supervisor_driver.h"
 #include "scheduler/engine/task_states.h"
+#include "scheduler/flow/approval_phase.h"
+#include "scheduler/flow/approval_routes.h"
 #include "scheduler/flow/dag.h"
 #include "scheduler/flow/fanout_output.h"
 #include "scheduler/flow/flow_names.h"
@@ -57,6 +59,11 @@ TaskflowDriver::TaskflowDriver(const v1::FlowSpec& spec, const RunLimits& limits
     for (const std::string& id : layers[layer]) layers_[index_of_[id]] = static_cast<int>(layer);
   }
   final_phase_ = flow::FinalPhaseId(flow_);
+  for (int i = 0; i < flow_.phases_size(); ++i) {
+    if (!flow::RoutesRejection(flow_.phases(i))) continue;
+    const auto& route = flow_.phases(i).approval().on_reject();
+    routes_[i].insert(route.begin(), route.end());
+  }
   if (board_) {
     for (const v1::BoardTask& task : spec.board().tasks()) priorities_[task.id()] = task.priority();
   }
@@ -188,6 +195,11 @@ bool TaskflowDriver::StartReadyPhases(RunState& run, int64_t now_ms) {
         waiting = true;
         break;
       }
+      // An approval with `onReject` decides which of its dependents run.
+      if (std::string routed = RouteSkipReason(d, dep_phase, PhaseAt(i).id()); !routed.empty()) {
+        skip_reason = std::move(routed);
+        continue;
+      }
       if (state == v1::TASK_STATE_COMPLETED || PhaseAt(d).is_optional()) continue;
       // A skipped dependency passes on the reason naming the phase that failed.
       skip_reason = state == v1::TASK_STATE_SKIPPED
@@ -245,7 +257,15 @@ flow::InterpolationContext TaskflowDriver::ContextFor(const RunState& run, int i
     }
     value.output = record.output();
     value.optional = PhaseAt(d).is_optional();
-    if (absl::StrContains(templates, absl::StrCat("steps.", id, ".json"))) {
+    const bool approval = PhaseAt(d).has_approval();
+    if (approval) {
+      // `{steps.ID.output.NAME}` reads the decision's form values.
+      std::vector<std::string>& fields = value.form_fields.emplace();
+      for (const v1::ApprovalField& field : PhaseAt(d).approval().form()) {
+        fields.push_back(field.name());
+      }
+    }
+    if (approval || absl::StrContains(templates, absl::StrCat("steps.", id, ".json"))) {
       if (!record.output_json().empty()) {
         absl::StatusOr<Json> parsed = ParseJson(record.output_json());
         if (parsed.ok()) value.json = *std::move(parsed);
@@ -282,7 +302,7 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, const v1::Phase& phase,
   task.set_role(board_                                    ? "board_task"
                 : phase.type() == v1::PHASE_TYPE_MAP      ? "map_item"
                 : phase.type() == v1::PHASE_TYPE_PARALLEL ? "branch"
-                : phase.type() == v1::PHASE_TYPE_APPROVAL ? kApprovalRole
+                : phase.has_approval()                    ? kApprovalRole
                                                           : "phase");
   task.set_agent(agent);
   task.set_state(v1::TASK_STATE_PENDING);
@@ -321,9 +341,7 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, const v1::Phase& phase,
   store::RunRecord& run_record = run.MutableRecord();
   record.set_order(run_record.next_task_order());
   run_record.set_next_task_order(run_record.next_task_order() + 1);
-  if (phase.type() == v1::PHASE_TYPE_APPROVAL) {
-    DescribeApproval(record, phase, record.assignment().prompt());
-  }
+  if (phase.has_approval()) DescribeApproval(record, phase, record.assignment().prompt());
   return record;
 }
 
@@ -386,14 +404,16 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
       break;
     }
     default: {
-      // An approval phase asks its `prompt`; the others run their `task`.
-      const bool approval = phase.type() == v1::PHASE_TYPE_APPROVAL;
+      // An approval asks its `prompt` (a gate's: its `task` by default); the
+      // others run their `task`.
+      const bool approval = phase.has_approval();
       absl::StatusOr<std::string> prompt =
-          flow::Interpolate(approval ? phase.approval().prompt() : phase.task(), ctx);
+          flow::Interpolate(approval ? flow::ApprovalPromptTemplate(phase) : phase.task(), ctx);
       if (!prompt.ok()) {
-        return FailPhase(run, index,
-                         InterpolationError(phase, approval ? "prompt" : "task", prompt.status()),
-                         now_ms);
+        const char* field = !approval || phase.approval().prompt().empty() ? "task"
+                            : phase.type() == v1::PHASE_TYPE_GATE          ? "approval.prompt"
+                                                                           : "prompt";
+        return FailPhase(run, index, InterpolationError(phase, field, prompt.status()), now_ms);
       }
       items.push_back({phase.agent(), *prompt});
     }
@@ -420,7 +440,8 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
     phase_record = std::move(previous);
     phase_record.set_reused(true);
     phase_record.mutable_status()->set_layer(layers_[index]);
-    if (phase.type() == v1::PHASE_TYPE_GATE) ApplyGate(run, index);
+    // An approval's verdict is in the reused status; an agent's is parsed.
+    if (phase.type() == v1::PHASE_TYPE_GATE && !phase.has_approval()) ApplyGate(run, index);
     EmitPhaseEvent(run, index);
     return;
   }
@@ -546,7 +567,7 @@ void TaskflowDriver::PromoteItems(RunState& run, int index, int64_t now_ms) {
       // Composition: a child run of the phase's pattern does the task.
       AwaitChildRun(ready, PhasePatternFlow(parent_, phase, id, ready.assignment().prompt()),
                     now_ms);
-    } else if (phase.type() == v1::PHASE_TYPE_APPROVAL) {
+    } else if (phase.has_approval()) {
       // A person decides: no worker, no slot, no lease (approval_task.h).
       StartWaiting(ready, phase.timeout_seconds(), now_ms);
     } else {
@@ -612,7 +633,7 @@ bool TaskflowDriver::MaybeFinishPhase(RunState& run, int index, int64_t now_ms) 
   } else if (!items.empty()) {
     record.set_output(items.front().output);
     // The decision is JSON: `{steps.ID.json.values.x}` reads the form.
-    if (phase.type() == v1::PHASE_TYPE_APPROVAL) record.set_output_json(items.front().output);
+    if (phase.has_approval()) record.set_output_json(items.front().output);
   }
   if (failed > 0) {
     status.set_state(v1::TASK_STATE_FAILED);
@@ -621,8 +642,11 @@ bool TaskflowDriver::MaybeFinishPhase(RunState& run, int index, int64_t now_ms) 
                                      : first_error);
   } else {
     status.set_state(v1::TASK_STATE_COMPLETED);
-    if (phase.type() == v1::PHASE_TYPE_GATE) ApplyGate(run, index);
-    if (phase.type() == v1::PHASE_TYPE_APPROVAL) ApplyApproval(run, index);
+    if (phase.has_approval()) {
+      ApplyApproval(run, index);
+    } else if (phase.type() == v1::PHASE_TYPE_GATE) {
+      ApplyGate(run, index);
+    }
   }
   EmitPhaseEvent(run, index);
   return true;
@@ -646,11 +670,13 @@ void TaskflowDriver::ApplyApproval(RunState& run, int index) {
   if (task == nullptr) return;
   const bool rejected = IsRejected(*task);
   const std::string reason = rejected ? RejectionReason(*task) : "";
-  // Shown like a gate's verdict; a rejection blocks the run like one.
+  // Shown like a gate's verdict; a rejection blocks the run like one,
+  // unless `onReject` routes it (StartReadyPhases then skips and runs
+  // dependents by the verdict).
   v1::GateVerdict& gate = *run.MutablePhase(index).mutable_status()->mutable_gate();
   gate.set_pass(!rejected);
   gate.set_reason(reason);
-  if (rejected && run.record().blocked_by().empty()) {
+  if (rejected && !flow::RoutesRejection(PhaseAt(index)) && run.record().blocked_by().empty()) {
     store::RunRecord& record = run.MutableRecord();
     record.set_blocked_by(PhaseAt(index).id());
     record.set_blocked_reason(reason);
@@ -658,9 +684,24 @@ void TaskflowDriver::ApplyApproval(RunState& run, int index) {
 }
 
 bool TaskflowDriver::WasRejected(const v1::Phase& phase, const store::PhaseRecord& record) {
-  if (phase.type() != v1::PHASE_TYPE_APPROVAL) return false;
-  // ResumeRun asks again after a rejection rather than reusing it.
+  // ResumeRun asks again after a rejection that blocked the run rather than
+  // reusing it. A routed rejection is reused: the run went on past it, and a
+  // later failure is what the resume retries.
+  if (!phase.has_approval() || flow::RoutesRejection(phase)) return false;
   return record.status().has_gate() && !record.status().gate().pass();
+}
+
+std::string TaskflowDriver::RouteSkipReason(int approval_index, const store::PhaseRecord& record,
+                                            const std::string& dependent_id) const {
+  const v1::Phase& approval = PhaseAt(approval_index);
+  if (!flow::RoutesRejection(approval)) return "";
+  const v1::PhaseStatus& status = record.status();
+  flow::ApprovalOutcome outcome;
+  outcome.completed = status.state() == v1::TASK_STATE_COMPLETED;
+  outcome.rejected = status.has_gate() && !status.gate().pass();
+  outcome.reason = status.gate().reason();
+  return flow::RouteSkipReason(approval, outcome,
+                               routes_.at(approval_index).contains(dependent_id));
 }
 
 void TaskflowDriver::FailPhase(RunState& run, int index, std::string error, int64_t now_ms) {
@@ -696,9 +737,7 @@ void TaskflowDriver::SkipPhase(RunState& run, int index, std::string reason, int
 
 std::string TaskflowDriver::BlockerNoun(const std::string& phase_id) const {
   auto index = index_of_.find(phase_id);
-  return index != index_of_.end() && PhaseAt(index->second).type() == v1::PHASE_TYPE_APPROVAL
-             ? "approval"
-             : "gate";
+  return index != index_of_.end() && PhaseAt(index->second).has_approval() ? "approval" : "gate";
 }
 
 void TaskflowDriver::EmitPhaseEvent(RunState& run, int index) {
@@ -728,8 +767,7 @@ void TaskflowDriver::FinishRun(RunState& run, int64_t now_ms) {
 
   if (!record.blocked_by().empty()) {
     const store::PhaseRecord& gate = record.phases(index_of_.at(record.blocked_by()));
-    const bool approval =
-        PhaseAt(index_of_.at(record.blocked_by())).type() == v1::PHASE_TYPE_APPROVAL;
+    const bool approval = PhaseAt(index_of_.at(record.blocked_by())).has_approval();
     return engine::FinishRun(
         run, v1::RUN_STATUS_BLOCKED,
         final_done ? final_phase->output()
@@ -756,6 +794,16 @@ void TaskflowDriver::FinishRun(RunState& run, int64_t now_ms) {
       }
     }
     output = DumpJson(outputs);
+  } else if (final_phase != nullptr && final_phase->status().state() == v1::TASK_STATE_SKIPPED) {
+    // Only a rejection's route skips the final phase of a run that
+    // completes: the output is the end of the route taken, the last phase
+    // (array order) that completed.
+    for (int i = flow_.phases_size() - 1; i >= 0; --i) {
+      if (record.phases(i).status().state() == v1::TASK_STATE_COMPLETED) {
+        output = record.phases(i).output();
+        break;
+      }
+    }
   } else if (final_phase != nullptr) {
     output = final_phase->output();
   }

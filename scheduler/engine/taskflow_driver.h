@@ -12,11 +12,13 @@
 //   PENDING --deps satisfied--> RUNNING --all tasks terminal--> COMPLETED | FAILED
 //      |                           (map over [] completes at once)
 //      +--upstream failed / gate blocked / resume reuse--> SKIPPED | COMPLETED
+//      +--not on the route an approval's decision took (onReject)--> SKIPPED
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "common/json.h"
 #include "scheduler/engine/driver.h"
 #include "scheduler/engine/run_limits.h"
@@ -52,9 +54,14 @@ class TaskflowDriver final : public Driver {
   // Completes or fails a running phase whose tasks are all terminal.
   bool MaybeFinishPhase(RunState& run, int index, int64_t now_ms);
   void ApplyGate(RunState& run, int index);
-  // A decided approval phase: a rejection blocks the run like a gate.
+  // A decided approval phase or approval gate: a rejection blocks the run
+  // like a gate's, unless its `onReject` routes it (approval_routes.h).
   void ApplyApproval(RunState& run, int index);
   static bool WasRejected(const v1::Phase& phase, const store::PhaseRecord& record);
+  // Why the dependent `dependent_id` of the phase at `approval_index`, which
+  // ended as `record` says, is skipped by its `onReject` route; "" if not.
+  std::string RouteSkipReason(int approval_index, const store::PhaseRecord& record,
+                              const std::string& dependent_id) const;
   // "approval" or "gate": what blocked the run, for skip reasons.
   std::string BlockerNoun(const std::string& phase_id) const;
   void FailPhase(RunState& run, int index, std::string error, int64_t now_ms);
@@ -85,6 +92,8 @@ class TaskflowDriver final : public Driver {
   std::vector<int> start_order_;
   std::vector<int> layers_;
   std::string final_phase_;
+  // Approvals with `onReject` (by index) -> the phases their rejection runs.
+  std::map<int, absl::flat_hash_set<std::string>> routes_;
   bool scanned_ = false;  // Advance has looked at every phase once
 
   // What a running phase's tasks have done, kept so that a batch costs what

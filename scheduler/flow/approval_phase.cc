@@ -1,6 +1,8 @@
 #include "scheduler/flow/approval_phase.h"
 
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -36,19 +38,92 @@ void DecodeForm(const Json& value, const std::string& path, v1::Approval* approv
   }
 }
 
-bool HasAnyApprovalField(const v1::Approval& approval) {
-  return !approval.prompt().empty() || !approval.choices().empty() || !approval.form().empty() ||
-         approval.on_timeout() != v1::APPROVAL_ON_TIMEOUT_UNSPECIFIED ||
-         !approval.approvers().empty();
+// Reads the string or list of strings of DSL `onReject`.
+void DecodeOnReject(JsonReader& reader, v1::Approval* approval, FlowErrorList* errors) {
+  const Json* value = reader.Raw("onReject");
+  if (value == nullptr || value->is_null()) return;
+  const std::string path = reader.FieldPath("onReject");
+  if (value->is_string()) {
+    approval->add_on_reject(value->get<std::string>());
+    return;
+  }
+  if (!value->is_array()) {
+    errors->Add(path, absl::StrCat("must be a phase id or a list of phase ids (got ",
+                                   DescribeJsonType(*value), ")"));
+    return;
+  }
+  for (size_t i = 0; i < value->size(); ++i) {
+    const Json& id = (*value)[i];
+    if (!id.is_string()) {
+      errors->Add(IndexPath(path, i),
+                  absl::StrCat("must be a phase id (got ", DescribeJsonType(id), ")"));
+      continue;
+    }
+    approval->add_on_reject(id.get<std::string>());
+  }
 }
 
-// The DSL name of the first approval field `approval` sets, for errors.
-const char* FirstApprovalField(const v1::Approval& approval) {
-  if (!approval.prompt().empty()) return "prompt";
-  if (!approval.choices().empty()) return "choices";
-  if (!approval.form().empty()) return "form";
-  if (approval.on_timeout() != v1::APPROVAL_ON_TIMEOUT_UNSPECIFIED) return "onTimeout";
-  return "approvers";
+// The approval fields `reader` has (on an approval phase itself, or in a
+// gate's `approval:` block).
+v1::Approval ReadApproval(JsonReader& reader, FlowErrorList* errors) {
+  v1::Approval approval;
+  approval.set_prompt(reader.String("prompt").value_or(""));
+  for (std::string& choice : reader.StringList("choices")) approval.add_choices(std::move(choice));
+  if (const Json* form = reader.Raw("form"); form != nullptr && !form->is_null()) {
+    DecodeForm(*form, reader.FieldPath("form"), &approval, errors);
+  }
+  if (auto on_timeout = reader.String("onTimeout")) {
+    bool known = false;
+    for (const OnTimeoutName& entry : kOnTimeouts) {
+      if (entry.name == *on_timeout) {
+        approval.set_on_timeout(entry.value);
+        known = true;
+      }
+    }
+    if (!known) {
+      errors->Add(reader.FieldPath("onTimeout"),
+                  absl::StrCat("must be reject, approve or fail (got \"", *on_timeout, "\")"));
+    }
+  }
+  for (std::string& approver : reader.StringList("approvers")) {
+    approval.add_approvers(std::move(approver));
+  }
+  DecodeOnReject(reader, &approval, errors);
+  return approval;
+}
+
+// The DSL names of the fields `approval` sets, for errors.
+std::vector<const char*> SetApprovalFields(const v1::Approval& approval) {
+  std::vector<const char*> set;
+  if (!approval.prompt().empty()) set.push_back("prompt");
+  if (!approval.choices().empty()) set.push_back("choices");
+  if (!approval.form().empty()) set.push_back("form");
+  if (approval.on_timeout() != v1::APPROVAL_ON_TIMEOUT_UNSPECIFIED) set.push_back("onTimeout");
+  if (!approval.approvers().empty()) set.push_back("approvers");
+  if (!approval.on_reject().empty()) set.push_back("onReject");
+  return set;
+}
+
+// DSL `approval: true | {...}` on a gate phase; nullopt when absent (or
+// `false`).
+std::optional<v1::Approval> ReadApprovalBlock(JsonReader& reader, FlowErrorList* errors) {
+  const Json* value = reader.Raw("approval");
+  if (value == nullptr || value->is_null()) return std::nullopt;
+  const std::string path = reader.FieldPath("approval");
+  if (value->is_boolean()) {
+    if (!value->get<bool>()) return std::nullopt;
+    return v1::Approval();
+  }
+  if (!value->is_object()) {
+    errors->Add(path, absl::StrCat("must be true or {prompt?, approvers?, choices?, form?, "
+                                   "onTimeout?, onReject?} (got ",
+                                   DescribeJsonType(*value), ")"));
+    return std::nullopt;
+  }
+  JsonReader block(*value, path, errors);
+  v1::Approval approval = ReadApproval(block, errors);
+  block.RejectUnknownFields();
+  return approval;
 }
 
 void CheckName(const std::string& name, const std::string& path, const char* what,
@@ -73,36 +148,31 @@ absl::string_view ApprovalOnTimeoutName(v1::ApprovalOnTimeout on_timeout) {
 }
 
 void DecodeApprovalFields(JsonReader& reader, v1::Phase* phase, FlowErrorList* errors) {
-  v1::Approval approval;
-  approval.set_prompt(reader.String("prompt").value_or(""));
-  for (std::string& choice : reader.StringList("choices")) approval.add_choices(std::move(choice));
-  if (const Json* form = reader.Raw("form"); form != nullptr && !form->is_null()) {
-    DecodeForm(*form, reader.FieldPath("form"), &approval, errors);
-  }
-  if (auto on_timeout = reader.String("onTimeout")) {
-    bool known = false;
-    for (const OnTimeoutName& entry : kOnTimeouts) {
-      if (entry.name == *on_timeout) {
-        approval.set_on_timeout(entry.value);
-        known = true;
-      }
+  v1::Approval on_phase = ReadApproval(reader, errors);
+  std::optional<v1::Approval> block = ReadApprovalBlock(reader, errors);
+  if (phase->type() == v1::PHASE_TYPE_APPROVAL) {
+    if (block.has_value()) {
+      errors->Add(reader.FieldPath("approval"),
+                  "an approval phase writes its fields (prompt, approvers, choices, form, "
+                  "onTimeout, onReject) on the phase itself: remove the `approval:` wrapper");
     }
-    if (!known) {
-      errors->Add(reader.FieldPath("onTimeout"),
-                  absl::StrCat("must be reject, approve or fail (got \"", *on_timeout, "\")"));
-    }
+    *phase->mutable_approval() = std::move(on_phase);
+    return;
   }
-  for (std::string& approver : reader.StringList("approvers")) {
-    approval.add_approvers(std::move(approver));
+  // Elsewhere these names are approval fields only inside a gate's block.
+  for (const char* field : SetApprovalFields(on_phase)) {
+    errors->Add(reader.FieldPath(field),
+                absl::StrCat("`", field, "` only applies to approval phases (`type: approval`)",
+                             phase->type() == v1::PHASE_TYPE_GATE
+                                 ? "; on a gate, put it in its `approval:` block"
+                                 : ""));
   }
-  if (phase->type() == v1::PHASE_TYPE_APPROVAL || HasAnyApprovalField(approval)) {
-    *phase->mutable_approval() = std::move(approval);
-  }
+  if (block.has_value()) *phase->mutable_approval() = *std::move(block);
 }
 
-void EncodeApprovalFields(const v1::Phase& phase, Json& out) {
-  if (!phase.has_approval()) return;
-  const v1::Approval& approval = phase.approval();
+namespace {
+
+void EncodeApproval(const v1::Approval& approval, Json& out) {
   if (!approval.prompt().empty()) out["prompt"] = approval.prompt();
   if (!approval.choices().empty()) {
     out["choices"] =
@@ -125,30 +195,50 @@ void EncodeApprovalFields(const v1::Phase& phase, Json& out) {
     out["approvers"] =
         Json(std::vector<std::string>(approval.approvers().begin(), approval.approvers().end()));
   }
+  if (!approval.on_reject().empty()) {
+    out["onReject"] =
+        Json(std::vector<std::string>(approval.on_reject().begin(), approval.on_reject().end()));
+  }
+}
+
+}  // namespace
+
+void EncodeApprovalFields(const v1::Phase& phase, Json& out) {
+  if (!phase.has_approval()) return;
+  if (phase.type() == v1::PHASE_TYPE_APPROVAL) return EncodeApproval(phase.approval(), out);
+  // A gate's block; all defaults is `approval: true`.
+  Json block = Json::object();
+  EncodeApproval(phase.approval(), block);
+  out["approval"] = block.empty() ? Json(true) : std::move(block);
 }
 
 void ValidateApprovalPhase(const v1::Phase& phase, const std::string& path, FlowErrorList* errors) {
   const v1::Approval& approval = phase.approval();
+  const bool gate = phase.type() == v1::PHASE_TYPE_GATE;
   if (phase.type() != v1::PHASE_TYPE_APPROVAL) {
-    if (HasAnyApprovalField(approval)) {
-      const char* field = FirstApprovalField(approval);
-      errors->Add(JoinPath(path, field),
-                  absl::StrCat("`", field, "` only applies to approval phases (`type: approval`)"));
+    if (phase.has_approval() && !gate) {
+      errors->Add(JoinPath(path, "approval"),
+                  "`approval` only applies to gate phases (a person gives the verdict) and "
+                  "approval phases (`type: approval`)");
     }
-    return;
+    if (!phase.has_approval() || !gate) return;
   }
-  if (!phase.task().empty()) {
-    errors->Add(JoinPath(path, "task"),
-                "an approval phase asks a person with `prompt`, not `task`: rename the field");
-  }
-  if (approval.prompt().empty()) {
-    errors->Add(JoinPath(path, "prompt"),
-                "an approval phase needs a `prompt`: what the approver is asked to decide");
+  // A gate's approval fields are in its `approval:` block.
+  const std::string at = gate ? JoinPath(path, "approval") : path;
+  if (!gate) {
+    if (!phase.task().empty()) {
+      errors->Add(JoinPath(path, "task"),
+                  "an approval phase asks a person with `prompt`, not `task`: rename the field");
+    }
+    if (approval.prompt().empty()) {
+      errors->Add(JoinPath(path, "prompt"),
+                  "an approval phase needs a `prompt`: what the approver is asked to decide");
+    }
   }
   std::set<std::string> choices = {"approve", "reject"};
   for (int i = 0; i < approval.choices_size(); ++i) {
     const std::string& choice = approval.choices(i);
-    const std::string choice_path = IndexPath(JoinPath(path, "choices"), i);
+    const std::string choice_path = IndexPath(JoinPath(at, "choices"), i);
     if (choice == "approve" || choice == "reject") {
       errors->Add(choice_path,
                   absl::StrCat("'", choice, "' is always a choice; list only the extra ones"));
@@ -158,13 +248,13 @@ void ValidateApprovalPhase(const v1::Phase& phase, const std::string& path, Flow
   }
   std::set<std::string> fields;
   for (int i = 0; i < approval.form_size(); ++i) {
-    const std::string field_path = IndexPath(JoinPath(path, "form"), i);
+    const std::string field_path = IndexPath(JoinPath(at, "form"), i);
     if (errors->IsBroken(field_path)) continue;
     CheckName(approval.form(i).name(), JoinPath(field_path, "name"), "form field", fields, errors);
   }
   for (int i = 0; i < approval.approvers_size(); ++i) {
     const std::string& approver = approval.approvers(i);
-    const std::string approver_path = IndexPath(JoinPath(path, "approvers"), i);
+    const std::string approver_path = IndexPath(JoinPath(at, "approvers"), i);
     if (absl::StartsWith(approver, "role:")) {
       if (approver != "role:admin" && approver != "role:client") {
         errors->Add(approver_path, absl::StrCat("unknown role in '", approver,
@@ -176,9 +266,17 @@ void ValidateApprovalPhase(const v1::Phase& phase, const std::string& path, Flow
   }
   if (approval.on_timeout() != v1::APPROVAL_ON_TIMEOUT_UNSPECIFIED &&
       phase.timeout_seconds() <= 0) {
-    errors->Add(JoinPath(path, "onTimeout"),
+    errors->Add(JoinPath(at, "onTimeout"),
                 "onTimeout needs `timeoutSeconds` on the phase: how long to wait for a decision");
   }
+}
+
+std::string ApprovalFieldsPath(const v1::Phase& phase, const std::string& path) {
+  return phase.type() == v1::PHASE_TYPE_GATE ? JoinPath(path, "approval") : path;
+}
+
+const std::string& ApprovalPromptTemplate(const v1::Phase& phase) {
+  return phase.approval().prompt().empty() ? phase.task() : phase.approval().prompt();
 }
 
 }  // namespace taskboard::flow

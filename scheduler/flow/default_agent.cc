@@ -16,9 +16,10 @@ void VisitAgent(const std::string& path, std::string* agent, const Visit& visit)
 }
 
 // A parallel phase's agent matters only to branches without their own.
-// An approval phase runs no agent: a person decides.
+// An approval phase, or a gate with an approval, runs no agent: a person
+// decides.
 bool PhaseNeedsAgent(const v1::Phase& phase) {
-  if (phase.type() == v1::PHASE_TYPE_APPROVAL) return false;
+  if (phase.has_approval()) return false;
   if (phase.type() != v1::PHASE_TYPE_PARALLEL) return true;
   for (const v1::Branch& branch : phase.branches()) {
     if (branch.agent().empty()) return true;

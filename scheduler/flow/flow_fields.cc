@@ -17,7 +17,7 @@ namespace {
 std::vector<Json> SampleDocuments() {
   std::vector<Json> docs = {
       Json::parse(R"({"args": {"*": {}}, "toolCache": {"tools": {"*": {}}}, "budget": {},
-                      "phases": [{"branches": [{}]}]})"),
+                      "phases": [{"branches": [{}], "approval": {}}]})"),
       Json::parse(R"({"planAndExecute": {"stepExecutor": {}}})"),
       Json::parse(R"({"planAndExecute": {"stepExecutor": {"flow": ""}}})"),
       Json::parse(R"({"phases": [{"type": "plan", "plan": {"stepExecutor": {}}},

@@ -1,5 +1,6 @@
 #include "scheduler/flow/flow_validator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "common/task_cwd.h"
 #include "scheduler/flow/approval_phase.h"
+#include "scheduler/flow/approval_routes.h"
 #include "scheduler/flow/dag.h"
 #include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/flow_options_decoder.h"
@@ -51,7 +53,29 @@ struct TemplateScope {
   bool has_deps = false;
   std::string item_var;  // non-empty inside a map phase's task
   const char* node_word = "phase";
+  // Approval phases (and approval gates) by id -> their form's field names:
+  // `{steps.ID.output.NAME}` reads those. Null for boards.
+  const absl::flat_hash_map<std::string, std::vector<std::string>>* forms = nullptr;
 };
+
+// `{steps.ID.output.NAME...}`: a form value of an approval step. An error
+// for `shown` naming what to write instead, or "".
+std::string CheckOutputField(const std::vector<std::string>& seg, const std::string& shown,
+                             const TemplateScope& scope) {
+  const std::vector<std::string>* fields = nullptr;
+  if (scope.forms != nullptr) {
+    auto form = scope.forms->find(seg[1]);
+    if (form != scope.forms->end()) fields = &form->second;
+  }
+  if (fields != nullptr && seg.size() > 4) {
+    return absl::StrCat(shown, ": a form value is text, with no fields of its own; use {steps.",
+                        seg[1], ".output.", seg[3], "}");
+  }
+  // Past NAME, the rest of a JSON path belongs in the suggestion too.
+  const std::string name = absl::StrJoin(seg.begin() + 3, seg.end(), ".");
+  std::string error = FormFieldError(scope.node_word, seg[1], name, fields);
+  return error.empty() ? "" : absl::StrCat(shown, ": ", error);
+}
 
 void CheckTemplate(absl::string_view text, const std::string& path, const TemplateScope& scope,
                    FlowErrorList* errors) {
@@ -71,11 +95,11 @@ void CheckTemplate(absl::string_view text, const std::string& path, const Templa
                              : absl::StrCat(" (declared: ", absl::StrJoin(declared, ", "), ")")));
       }
     } else if (root == "steps") {
-      if (seg.size() < 3 || (seg[2] != "output" && seg[2] != "json") ||
-          (seg[2] == "output" && seg.size() > 3)) {
+      if (seg.size() < 3 || (seg[2] != "output" && seg[2] != "json")) {
         errors->Add(path, absl::StrCat(shown,
-                                       " is not a step placeholder; use {steps.ID.output} "
-                                       "or {steps.ID.json[.path]}"));
+                                       " is not a step placeholder; use {steps.ID.output}, "
+                                       "{steps.ID.json[.path]} or, for an approval, "
+                                       "{steps.ID.output.FIELD}"));
       } else if (!scope.node_ids->contains(seg[1])) {
         errors->Add(path,
                     absl::StrCat(shown, " refers to unknown ", scope.node_word, " '", seg[1], "'"));
@@ -83,6 +107,10 @@ void CheckTemplate(absl::string_view text, const std::string& path, const Templa
         errors->Add(path, absl::StrCat(shown, " refers to ", scope.node_word, " '", seg[1],
                                        "', which is not upstream of this ", scope.node_word,
                                        "; add it to its dependencies"));
+      } else if (seg[2] == "output" && seg.size() > 3) {
+        if (std::string error = CheckOutputField(seg, shown, scope); !error.empty()) {
+          errors->Add(path, std::move(error));
+        }
       }
     } else if (root == "previous") {
       if (seg.size() != 2 || seg[1] != "output") {
@@ -194,7 +222,9 @@ void ValidateTaskflow(const v1::FlowSpec& spec, const absl::flat_hash_set<std::s
 
     const v1::PhaseType type = phase.type();
     const absl::string_view type_name = PhaseTypeName(type);
-    const bool uses_task = type != v1::PHASE_TYPE_PARALLEL && type != v1::PHASE_TYPE_APPROVAL;
+    // An approval gate asks its `task`, unless its block has a `prompt`.
+    const bool uses_task = type != v1::PHASE_TYPE_PARALLEL && type != v1::PHASE_TYPE_APPROVAL &&
+                           phase.approval().prompt().empty();
     if (uses_task && phase.task().empty()) {
       AddMissing(
           errors, JoinPath(path, "task"),
@@ -267,7 +297,14 @@ void ValidateTaskflow(const v1::FlowSpec& spec, const absl::flat_hash_set<std::s
                              "); mark exactly one, or none to use the last phase"));
   }
   CheckCycle(nodes, "phases", "dependsOn", errors);
+  ValidateApprovalRoutes(flow, errors);
 
+  absl::flat_hash_map<std::string, std::vector<std::string>> forms;
+  for (const v1::Phase& phase : flow.phases()) {
+    if (!phase.has_approval()) continue;
+    std::vector<std::string>& fields = forms[phase.id()];
+    for (const v1::ApprovalField& field : phase.approval().form()) fields.push_back(field.name());
+  }
   // Placeholders, once the graph is known.
   for (int i = 0; i < flow.phases_size(); ++i) {
     const v1::Phase& phase = flow.phases(i);
@@ -287,13 +324,15 @@ void ValidateTaskflow(const v1::FlowSpec& spec, const absl::flat_hash_set<std::s
         has_placeholders ? UpstreamClosure(nodes, phase.id()) : absl::flat_hash_set<std::string>(),
         !PhaseDependencies(phase).empty(),
         "",
-        "phase"};
+        "phase",
+        &forms};
     if (phase.type() == v1::PHASE_TYPE_MAP) {
       CheckTemplate(phase.over(), JoinPath(path, "over"), scope, errors);
       scope.item_var = phase.item_var().empty() ? "item" : phase.item_var();
     }
     CheckTemplate(phase.task(), JoinPath(path, "task"), scope, errors);
-    CheckTemplate(phase.approval().prompt(), JoinPath(path, "prompt"), scope, errors);
+    CheckTemplate(phase.approval().prompt(), JoinPath(ApprovalFieldsPath(phase, path), "prompt"),
+                  scope, errors);
     for (int b = 0; b < phase.branches_size(); ++b) {
       CheckTemplate(phase.branches(b).task(),
                     JoinPath(IndexPath(JoinPath(path, "branches"), b), "task"), scope, errors);

@@ -1,5 +1,6 @@
 #include "scheduler/flow/interpolation.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,11 +96,25 @@ Resolved ResolveArgs(Segments segments, const InterpolationContext& ctx) {
   return ResolvePath(*value, segments.subspan(2), absl::StrCat("args.", name));
 }
 
+// `{steps.ID.output.NAME}` of a done approval step: the form value NAME of
+// its decision ("" when the approver left it empty).
+Resolved ResolveFormValue(const std::string& id, const StepValue& step, const std::string& name) {
+  if (std::string error = FormFieldError("phase", id, name, &*step.form_fields); !error.empty()) {
+    return Unresolved(error);
+  }
+  const std::string path[] = {"values", name};
+  const Json* value = step.json.has_value() ? FollowPath(*step.json, path) : nullptr;
+  return value != nullptr && value->is_string() ? *value : Json("");
+}
+
 Resolved ResolveStep(Segments segments, const InterpolationContext& ctx) {
   const bool is_output = segments.size() == 3 && segments[2] == "output";
+  const bool is_field = segments.size() == 4 && segments[2] == "output";
   const bool is_json = segments.size() >= 3 && segments[2] == "json";
-  if (!is_output && !is_json) {
-    return Unresolved("expected {steps.ID.output} or {steps.ID.json[.path]}");
+  if (!is_output && !is_field && !is_json) {
+    return Unresolved(
+        "expected {steps.ID.output}, {steps.ID.json[.path]} or, for an approval, "
+        "{steps.ID.output.FIELD}");
   }
   const std::string& id = segments[1];
   auto it = ctx.steps.find(id);
@@ -107,6 +122,9 @@ Resolved ResolveStep(Segments segments, const InterpolationContext& ctx) {
     return Unresolved(absl::StrCat("phase '", id, "' is not upstream of this phase"));
   }
   const StepValue& step = it->second;
+  if (is_field && !step.form_fields.has_value()) {
+    return Unresolved(FormFieldError("phase", id, segments[3], nullptr));
+  }
   if (step.state != StepValue::State::kDone) {
     // A failed or skipped optional dependency still satisfies its dependents
     // (SEMANTICS.md 2.4), so its placeholders must resolve: to empty.
@@ -115,6 +133,7 @@ Resolved ResolveStep(Segments segments, const InterpolationContext& ctx) {
         "phase '", id, "' ", step.state == StepValue::State::kFailed ? "failed" : "was skipped"));
   }
   if (is_output) return Json(step.output);
+  if (is_field) return ResolveFormValue(id, step, segments[3]);
   if (!step.json.has_value()) {
     return Unresolved(absl::StrCat("phase '", id, "' output is not JSON"));
   }
@@ -193,6 +212,21 @@ std::vector<Placeholder> FindPlaceholders(absl::string_view tmpl, absl::string_v
     open = tmpl.find('{', close + 1);
   }
   return found;
+}
+
+std::string FormFieldError(absl::string_view noun, absl::string_view id, absl::string_view name,
+                           const std::vector<std::string>* form_fields) {
+  if (form_fields == nullptr) {
+    return absl::StrCat("only approval steps have named outputs (their form values); ", noun, " '",
+                        id, "' is not one: read its JSON output with {steps.", id, ".json.", name,
+                        "}");
+  }
+  if (std::find(form_fields->begin(), form_fields->end(), name) != form_fields->end()) return "";
+  return absl::StrCat("approval '", id, "' has no form field '", name, "' (",
+                      form_fields->empty()
+                          ? std::string("it has no form")
+                          : absl::StrCat("its fields: ", absl::StrJoin(*form_fields, ", ")),
+                      "); its decision is {steps.", id, ".json.decision}");
 }
 
 std::string RenderValue(const Json& value) {

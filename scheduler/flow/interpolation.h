@@ -2,8 +2,10 @@
 #define TASKBOARD_SCHEDULER_FLOW_INTERPOLATION_H_
 
 // Placeholder interpolation in phase task text (SEMANTICS.md 2.3): finds
-// `{args.x}`, `{steps.a.output}`, `{steps.d.json.0.name}`, `{item.path}` and
-// `{previous.output}` in a template and replaces them with upstream values.
+// `{args.x}`, `{steps.a.output}`, `{steps.d.json.0.name}`, `{item.path}`,
+// `{previous.output}` and, for an approval step, its form value
+// `{steps.ok.output.version}` in a template and replaces them with upstream
+// values.
 //
 // Interpolation is strict: a placeholder that cannot be resolved fails the
 // phase before dispatch, because sending a literal placeholder to an LLM is a
@@ -54,6 +56,9 @@ struct StepValue {
   std::string output;        // text output
   std::optional<Json> json;  // parsed JSON (output:json phases, or text that held JSON)
   bool optional = false;     // the phase is marked `optional`
+  // Set for an approval step (its `json` is the decision): its form's field
+  // names, which `{steps.ID.output.NAME}` reads from the decision's values.
+  std::optional<std::vector<std::string>> form_fields;
 };
 
 // Everything a phase's placeholders may refer to. Pointers are borrowed and
@@ -70,6 +75,13 @@ struct InterpolationContext {
   size_t max_bytes = 0;
 };
 
+// Why `{steps.ID.output.NAME}` cannot read a form value of the step `id`
+// (a `noun`: phase, task), whose form has `form_fields` (null: the step is
+// not an approval, so it has no named outputs); "" when it can. Shared by
+// interpolation and the validator, which checks declared forms up front.
+std::string FormFieldError(absl::string_view noun, absl::string_view id, absl::string_view name,
+                           const std::vector<std::string>* form_fields);
+
 // Renders a value the way interpolation inserts it: strings as-is; null ->
 // ""; numbers and booleans -> JSON text; objects and arrays -> JSON
 // pretty-printed with a 2-space indent.
@@ -79,12 +91,14 @@ std::string RenderValue(const Json& value);
 // again, so a value containing `{args.x}` text stays literal.
 //
 // An optional dependency that failed or was skipped resolves to "" for
-// `.output` and to null (rendered as "") for `.json[.path]`.
+// `.output[.NAME]` and to null (rendered as "") for `.json[.path]`. A form
+// field the approver left empty resolves to "".
 //
 // Errors: INVALID_ARGUMENT listing every unresolved placeholder, one per
 // line, as `unresolved placeholder {steps.x.output}: <why>`, e.g.
 // "phase 'x' is not upstream of this phase", "arg 'x' has no value",
-// "path 'a.b' not found in steps.d.json", "phase 'x' output is not JSON".
+// "path 'a.b' not found in steps.d.json", "phase 'x' output is not JSON",
+// "approval 'x' has no form field 'y' (its fields: a, b)".
 // RESOURCE_EXHAUSTED `is over N bytes once interpolated` when the text
 // passes ctx.max_bytes (checked while it grows, so nothing larger is built).
 absl::StatusOr<std::string> Interpolate(absl::string_view tmpl, const InterpolationContext& ctx);

@@ -163,5 +163,34 @@ TEST(ApprovalsCommand, RunView_ShowsTheDecisionAndWhoMadeIt) {
   EXPECT_THAT(RenderRun(run, At(absl::ZeroDuration())), HasSubstr("rejected by bob: not now"));
 }
 
+TEST(ApprovalsCommand, RunView_AGateAPersonDecided_ShowsWhoApproved) {
+  const v1::Run run =
+      MakeRun(R"pb(
+                run_id: "r-1"
+                flow_name: "release"
+                kind: FLOW_KIND_TASKFLOW
+                status: RUN_STATUS_RUNNING
+                phases {
+                  phase_id: "review"
+                  type: PHASE_TYPE_GATE
+                  state: TASK_STATE_COMPLETED
+                  gate { pass: true }
+                }
+                tasks {
+                  task_id: "review"
+                  phase_id: "review"
+                  role: "approval"
+                  state: TASK_STATE_COMPLETED
+                  approval {
+                    prompt: "Ship?"
+                    decision { decision: "approve" decided_by: "alice" comment: "ship it" }
+                  }
+                }
+              )pb",
+              R"({"name": "release", "phases": [
+                  {"id": "review", "type": "gate", "task": "Ship?", "approval": true}]})");
+  EXPECT_THAT(RenderRun(run, At(absl::ZeroDuration())), HasSubstr("approved by alice: ship it"));
+}
+
 }  // namespace
 }  // namespace taskboard::cli

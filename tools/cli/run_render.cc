@@ -529,7 +529,8 @@ std::string DecisionText(absl::Span<const v1::Task* const> tasks) {
 std::string PhaseOutcome(const v1::PhaseStatus& phase, absl::Span<const v1::Task* const> tasks) {
   switch (phase.state()) {
     case v1::TASK_STATE_COMPLETED: {
-      if (phase.type() == v1::PHASE_TYPE_APPROVAL) {
+      // An approval phase, or a gate a person decided.
+      if (phase.type() == v1::PHASE_TYPE_APPROVAL || phase.type() == v1::PHASE_TYPE_GATE) {
         if (std::string decided = DecisionText(tasks); !decided.empty()) return decided;
       }
       if (phase.has_gate()) return GateText(phase.gate());

@@ -27,6 +27,7 @@ const std::map<std::string, std::string>& SectionOfPlace() {
       {"budget", "## 2. Top-level fields"},
       {"phases[]", "## 4. Phases"},
       {"phases[].branches[]", "## 4. Phases"},
+      {"phases[].approval", "## 4. Phases"},
       {"phases[].plan", "**`planAndExecute`**"},
       {"phases[].plan.stepExecutor", "**`supervisor`**"},
       {"phases[].supervise", "**`supervisor`**"},

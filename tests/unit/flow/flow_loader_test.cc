@@ -472,7 +472,8 @@ TEST(FlowLoader, Placeholders_StepWithoutOutputOrJson_Reported) {
         {"id": "a", "task": "x"},
         {"id": "b", "task": "{steps.a}", "dependsOn": ["a"]}])")),
               ElementsAre("phases[1].task: {steps.a} is not a step placeholder; use "
-                          "{steps.ID.output} or {steps.ID.json[.path]}"));
+                          "{steps.ID.output}, {steps.ID.json[.path]} or, for an approval, "
+                          "{steps.ID.output.FIELD}"));
 }
 
 TEST(FlowLoader, Placeholders_OtherBracedWordsAndJson_LeftAlone) {

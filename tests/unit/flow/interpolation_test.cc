@@ -256,10 +256,18 @@ TEST(Interpolate, PathIntoScalar_IsUnresolved) {
 TEST(Interpolate, MalformedStepPlaceholder_IsUnresolved) {
   InterpolationContext ctx;
   ctx.steps["a"] = Done("x");
-  const std::string why = ": expected {steps.ID.output} or {steps.ID.json[.path]}";
+  const std::string why =
+      ": expected {steps.ID.output}, {steps.ID.json[.path]} or, for an approval, "
+      "{steps.ID.output.FIELD}";
   ExpectUnresolved("{steps.a}", ctx, "unresolved placeholder {steps.a}" + why);
   ExpectUnresolved("{steps.a.text}", ctx, "unresolved placeholder {steps.a.text}" + why);
-  ExpectUnresolved("{steps.a.output.x}", ctx, "unresolved placeholder {steps.a.output.x}" + why);
+  ExpectUnresolved("{steps.a.output.x.y}", ctx,
+                   "unresolved placeholder {steps.a.output.x.y}" + why);
+  // Only an approval step's output has named fields (its form values).
+  ExpectUnresolved("{steps.a.output.x}", ctx,
+                   "unresolved placeholder {steps.a.output.x}: only approval steps have named "
+                   "outputs (their form values); phase 'a' is not one: read its JSON output "
+                   "with {steps.a.json.x}");
 }
 
 TEST(Interpolate, NonOptionalFailedStep_IsUnresolved) {
