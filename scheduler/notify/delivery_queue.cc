@@ -1,0 +1,36 @@
+#include "scheduler/notify/delivery_queue.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace taskboard::notify {
+
+std::optional<Delivery> DeliveryQueue::Push(Delivery delivery) {
+  std::optional<Delivery> dropped;
+  if (queue_.size() >= capacity_) {
+    dropped = std::move(queue_.front());
+    queue_.pop_front();
+  }
+  queue_.push_back(std::move(delivery));
+  return dropped;
+}
+
+std::optional<Delivery> DeliveryQueue::TakeDue(int64_t now_ms) {
+  // Linear: the queue holds at most --approval-webhook-queue deliveries and
+  // is scanned once per attempt.
+  auto due = std::find_if(queue_.begin(), queue_.end(),
+                          [now_ms](const Delivery& delivery) { return delivery.due_ms <= now_ms; });
+  if (due == queue_.end()) return std::nullopt;
+  Delivery taken = std::move(*due);
+  queue_.erase(due);
+  return taken;
+}
+
+std::optional<int64_t> DeliveryQueue::NextDueMs() const {
+  if (queue_.empty()) return std::nullopt;
+  int64_t next = queue_.front().due_ms;
+  for (const Delivery& delivery : queue_) next = std::min(next, delivery.due_ms);
+  return next;
+}
+
+}  // namespace taskboard::notify
