@@ -5,12 +5,15 @@
 
 namespace taskboard::notify {
 
-std::optional<Delivery> DeliveryQueue::Push(Delivery delivery) {
-  std::optional<Delivery> dropped;
-  if (queue_.size() >= capacity_) {
-    dropped = std::move(queue_.front());
+std::vector<Delivery> DeliveryQueue::Push(Delivery delivery) {
+  std::vector<Delivery> dropped;
+  while (!queue_.empty() &&
+         (queue_.size() >= capacity_ || bytes_ + delivery.body.size() > max_bytes_)) {
+    bytes_ -= queue_.front().body.size();
+    dropped.push_back(std::move(queue_.front()));
     queue_.pop_front();
   }
+  bytes_ += delivery.body.size();
   queue_.push_back(std::move(delivery));
   return dropped;
 }
@@ -23,6 +26,7 @@ std::optional<Delivery> DeliveryQueue::TakeDue(int64_t now_ms) {
   if (due == queue_.end()) return std::nullopt;
   Delivery taken = std::move(*due);
   queue_.erase(due);
+  bytes_ -= taken.body.size();
   return taken;
 }
 

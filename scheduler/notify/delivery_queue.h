@@ -2,14 +2,16 @@
 #define TASKBOARD_SCHEDULER_NOTIFY_DELIVERY_QUEUE_H_
 
 // The approval webhook's pending deliveries, new and waiting to be retried,
-// bounded by --approval-webhook-queue: when full, the oldest is dropped so
-// the newest news gets through and memory stays bounded whatever the
-// receiver does. Not thread-safe (the notifier locks around it).
+// bounded in count (--approval-webhook-queue) and in bytes (prompts and
+// form values can be large): when full, the oldest are dropped so the
+// newest news gets through and memory stays bounded whatever the receiver
+// or the flows do. Not thread-safe (the notifier locks around it).
 
 #include <cstdint>
 #include <deque>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace taskboard::notify {
 
@@ -31,20 +33,29 @@ struct Delivery {
 
 class DeliveryQueue {
  public:
-  explicit DeliveryQueue(size_t capacity) : capacity_(capacity == 0 ? 1 : capacity) {}
+  // At most `capacity` deliveries whose bodies hold at most `max_bytes` in
+  // all (one larger delivery is still kept, alone).
+  DeliveryQueue(size_t capacity, size_t max_bytes)
+      : capacity_(capacity == 0 ? 1 : capacity), max_bytes_(max_bytes) {}
 
-  // Adds `delivery`; when the queue was full, drops the oldest first and
-  // returns it.
-  std::optional<Delivery> Push(Delivery delivery);
+  // Adds `delivery`, dropping the oldest first as long as there would be too
+  // many or too many bytes; returns those dropped, the oldest first.
+  std::vector<Delivery> Push(Delivery delivery);
   // Removes and returns the oldest delivery due by `now_ms`, if any.
   std::optional<Delivery> TakeDue(int64_t now_ms);
   // The earliest due time, if any delivery is queued.
   std::optional<int64_t> NextDueMs() const;
   size_t size() const { return queue_.size(); }
-  void Clear() { queue_.clear(); }
+  size_t bytes() const { return bytes_; }
+  void Clear() {
+    queue_.clear();
+    bytes_ = 0;
+  }
 
  private:
   size_t capacity_;
+  size_t max_bytes_;
+  size_t bytes_ = 0;  // of the bodies queued
   // In the order they were added: the front is the oldest.
   std::deque<Delivery> queue_;
 };

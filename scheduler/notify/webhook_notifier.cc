@@ -12,7 +12,7 @@
 namespace taskboard::notify {
 
 WebhookNotifier::WebhookNotifier(WebhookNotifierOptions options)
-    : options_(std::move(options)), queue_(options_.queue_capacity) {
+    : options_(std::move(options)), queue_(options_.queue_capacity, options_.queue_max_bytes) {
   if (options_.transport == nullptr) own_transport_ = std::make_unique<CurlWebhookTransport>();
   transport_ = options_.transport != nullptr ? options_.transport : own_transport_.get();
   thread_ = std::thread([this] { Run(); });
@@ -44,16 +44,16 @@ void WebhookNotifier::Notify(engine::ApprovalEvent event) {
 }
 
 void WebhookNotifier::Enqueue(Delivery delivery) {
-  std::optional<Delivery> dropped = queue_.Push(std::move(delivery));
-  if (!dropped.has_value()) return;
-  if (options_.metrics != nullptr) options_.metrics->Delivery("dropped");
-  log::Warn(
-      "approval webhook queue full: dropped the oldest delivery (raise "
-      "--approval-webhook-queue, or fix the receiver)")
-      .With("delivery", dropped->id)
-      .With("event", dropped->event)
-      .With("run_id", dropped->run_id)
-      .With("step_id", dropped->step_id);
+  for (const Delivery& dropped : queue_.Push(std::move(delivery))) {
+    if (options_.metrics != nullptr) options_.metrics->Delivery("dropped");
+    log::Warn(
+        "approval webhook queue full: dropped the oldest delivery (raise "
+        "--approval-webhook-queue, or fix the receiver)")
+        .With("delivery", dropped.id)
+        .With("event", dropped.event)
+        .With("run_id", dropped.run_id)
+        .With("step_id", dropped.step_id);
+  }
 }
 
 void WebhookNotifier::Stop() {

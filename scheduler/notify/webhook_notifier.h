@@ -37,8 +37,9 @@ struct WebhookNotifierOptions {
   // signed.
   std::string secret;
   WebhookRetryPolicy retry;
-  // --approval-webhook-queue.
+  // --approval-webhook-queue; and the most bytes of bodies queued.
   size_t queue_capacity = 1000;
+  size_t queue_max_bytes = 64 << 20;
   absl::Duration attempt_timeout = absl::Seconds(10);
   // Null: no metrics. Outlives the notifier.
   engine::ApprovalMetrics* metrics = nullptr;

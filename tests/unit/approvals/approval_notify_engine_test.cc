@@ -2,7 +2,8 @@
 // that starts waiting and is decided reaches the notifier once each, after
 // the commit, with the flow's approvalWebhook; a restart announces the
 // still-waiting one again (same wait, so the same delivery id) and the
-// pending gauge is right again.
+// pending gauge is right again; a child run's approvals go to its root
+// run's webhook.
 
 #include <optional>
 #include <string>
@@ -22,6 +23,7 @@ namespace taskboard::engine {
 namespace {
 
 using ::taskboard::engine::testing::EngineHarness;
+using ::taskboard::engine::testing::TestWorker;
 using ::testing::Optional;
 using ::testing::SizeIs;
 
@@ -129,6 +131,35 @@ TEST_F(ApprovalNotifyEngineTest, Restart_AnnouncedAgainWithTheSameWait_GaugeReco
       taskboard::testing::SampleValue(metrics::SerializeTextFormat(fresh_registry.Collect()),
                                       R"(taskboard_approvals_pending{tenant=""})"),
       Optional(1.0));
+}
+
+TEST_F(ApprovalNotifyEngineTest, ChildRun_UsesItsRootRunsWebhook) {
+  EngineHarness h(Options());
+  SubmitRequest request;
+  request.spec = taskboard::testing::LoadValidFlow(R"({"name": "plan",
+      "kind": "plan_and_execute", "approvalWebhook": "https://hooks.example.com/root",
+      "planAndExecute": {"goal": "g", "plannerAgent": "planner", "synthesizerAgent": "planner",
+                         "stepExecutor": {"flow": "stepper"}}})");
+  // As intake resolves `stepExecutor: {flow}`: a saved flow naming its own webhook.
+  *request.spec.mutable_plan_and_execute()->mutable_step_flow_spec() =
+      taskboard::testing::LoadValidFlow(R"({"name": "stepper",
+          "approvalWebhook": "https://elsewhere.example.com/",
+          "args": {"goal": {"required": true}},
+          "phases": [{"id": "ok", "type": "approval", "prompt": "Do {args.goal}?"}]})");
+  std::optional<absl::StatusOr<SubmitResult>> submitted;
+  h.engine().Submit(std::move(request),
+                    [&](absl::StatusOr<SubmitResult> result) { submitted = result; });
+  h.RunOnce();
+  ASSERT_TRUE(submitted.has_value() && submitted->ok());
+  TestWorker worker = h.Connect("w1", {"planner"});
+  h.Finish(worker, h.OnlyAssignment(worker), true,
+           R"({"tasks": [{"id": "s1", "goal": "step one"}]})");
+  ASSERT_THAT(notifier_.events, SizeIs(1));
+  const ApprovalEvent& waiting = notifier_.events[0];
+  EXPECT_NE(waiting.run_id, (*submitted)->run_id) << "the approval is the child run's";
+  EXPECT_EQ(waiting.flow_name, "stepper");
+  EXPECT_EQ(waiting.approval.prompt(), "Do step one?");
+  EXPECT_EQ(waiting.flow_webhook, "https://hooks.example.com/root");
 }
 
 TEST_F(ApprovalNotifyEngineTest, Cancelled_NoDecidedEvent_NotPending) {
