@@ -43,6 +43,7 @@
 #include "scheduler/auth/listen_exposure.h"
 #include "scheduler/engine/run_limits.h"
 #include "scheduler/governance/llm_limits.h"
+#include "scheduler/notify/webhook_flags.h"
 #include "scheduler/server/scheduler_server.h"
 #include "scheduler/web/console_routes.h"
 #include "scheduler/web/http_api.h"
@@ -95,6 +96,35 @@ void AddRunLimitFlags(CLI::App& app, taskboard::engine::RunLimits& limits) {
       ->capture_default_str();
 }
 
+// The approval webhook (docs/approvals.md#notify).
+void AddApprovalWebhookFlags(CLI::App& app, taskboard::notify::WebhookFlags& flags) {
+  app.add_option("--approval-webhook", flags.url,
+                 "POST every approval's events (approval.waiting, approval.decided) to this "
+                 "http(s) URL; empty: only the flows' own approvalWebhook")
+      ->envname("TASKBOARD_APPROVAL_WEBHOOK");
+  app.add_option("--approval-webhook-secret-file", flags.secret_file,
+                 "Sign approval webhook requests (X-Taskboard-Signature, HMAC-SHA256) with the "
+                 "key in this file (trailing newlines dropped); empty: unsigned")
+      ->envname("TASKBOARD_APPROVAL_WEBHOOK_SECRET_FILE");
+  app.add_option("--approval-webhook-allow", flags.allow,
+                 "URL prefixes (comma-separated) a flow's own approvalWebhook may start with; "
+                 "empty: flows may name none")
+      ->envname("TASKBOARD_APPROVAL_WEBHOOK_ALLOW")
+      ->delimiter(',');
+  app.add_option("--approval-webhook-attempts", flags.attempts,
+                 "Attempts per approval webhook delivery (retried after connection errors, "
+                 "timeouts, 5xx and 429, waiting 1 s doubling up to 60 s)")
+      ->envname("TASKBOARD_APPROVAL_WEBHOOK_ATTEMPTS")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  app.add_option("--approval-webhook-queue", flags.queue,
+                 "Approval webhook deliveries held (new and retrying); when full the oldest is "
+                 "dropped")
+      ->envname("TASKBOARD_APPROVAL_WEBHOOK_QUEUE")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}))
+      ->capture_default_str();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -115,6 +145,7 @@ int main(int argc, char** argv) {
   bool insecure = false;
   std::string llm_limits;
   taskboard::tls::ServerTlsFlags tls_flags;
+  taskboard::notify::WebhookFlags webhook_flags;
 
   CLI::App app{"taskboard-scheduler: owns Taskboard runs, their tasks and their durable state"};
   app.set_version_flag("--version", "taskboard-scheduler 0.1.0");
@@ -248,6 +279,7 @@ int main(int argc, char** argv) {
   app.add_option("--tls-client-ca", tls_flags.client_ca,
                  "Require client certificates signed by this CA (mTLS; PEM)")
       ->envname("TASKBOARD_TLS_CLIENT_CA");
+  AddApprovalWebhookFlags(app, webhook_flags);
   log::AddLogFlags(app, &log_flags);
   taskboard::AddJsonDepthFlag(app);
   try {
@@ -306,6 +338,12 @@ int main(int argc, char** argv) {
       return 2;
     }
     options.engine.llm_limits = *std::move(loaded);
+  }
+  if (absl::Status webhook = taskboard::notify::ApplyWebhookFlags(
+          webhook_flags, options.approval_webhook, options.limits.approval_webhook_allow);
+      !webhook.ok()) {
+    std::cerr << "taskboard-scheduler: " << webhook.message() << "\n";
+    return 2;
   }
   taskboard::metrics::MetricsHttpOptions http_options;
   if (absl::Status flags =

@@ -22,7 +22,10 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
 }
 
 Engine::Engine(EngineOptions options)
-    : options_(std::move(options)), ledgers_(options_.store), governor_(options_.llm_limits) {
+    : options_(std::move(options)),
+      ledgers_(options_.store),
+      governor_(options_.llm_limits),
+      approval_watch_(options_.approval_metrics) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
   cache_.set_limits(options_.cache_limits);
 }
@@ -186,6 +189,7 @@ void Engine::Commit() {
   std::swap(batch, extra_writes_);
   std::vector<std::pair<std::string, std::vector<v1::RunEvent>>> published;
   std::vector<std::string> finished;
+  std::vector<ApprovalEvent> approval_events;
   google::protobuf::Timestamp ts = ToTimestamp(now_ms_);
   for (const std::string& run_id : touched_) {
     auto it = runs_.find(run_id);
@@ -209,9 +213,11 @@ void Engine::Commit() {
       v1::RunEvent event;
       *event.mutable_task_change()->mutable_task() = task->task();
       events.push_back(std::move(event));
+      ObserveApproval(run, *task, approval_events);
     }
     for (const std::string& task_id : changes.removed) {
       batch.Delete(store::Column::kTasks, store::keys::Task(run_id, task_id));
+      approval_watch_.Forget(run_id, task_id);
     }
     for (v1::RunEvent& event : finish) events.push_back(std::move(event));
     for (v1::RunEvent& event : events) {
@@ -232,6 +238,8 @@ void Engine::Commit() {
     if (!events.empty()) published.emplace_back(run_id, std::move(events));
     if (IsTerminal(record.run().status())) {
       finished.push_back(run_id);
+      // Approvals that end with their run, without a decision.
+      approval_watch_.ForgetRun(run_id);
       // Root runs, by age, for --retention (children go with their root).
       if (record.run().parent_run_id().empty()) {
         batch.Put(store::Column::kMeta,
@@ -265,6 +273,7 @@ void Engine::Commit() {
       std::abort();
     }
   }
+  NotifyApprovals(std::move(approval_events));
   for (auto& [run_id, events] : published) {
     effects_.push_back([this, run_id = run_id, events = std::move(events)] {
       watch_hub_.Publish(run_id, events);
@@ -279,6 +288,7 @@ void Engine::Commit() {
 }
 
 void Engine::UpdateGauges() {
+  approval_watch_.UpdateGauges(now_ms_);
   EngineMetrics* metrics = options_.metrics;
   if (metrics == nullptr) return;
   std::vector<std::pair<std::string, int64_t>> depths;

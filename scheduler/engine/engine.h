@@ -42,7 +42,10 @@
 #include "scheduler/dispatch/ready_queue.h"
 #include "scheduler/dispatch/worker_channel.h"
 #include "scheduler/dispatch/worker_registry.h"
+#include "scheduler/engine/approval_event.h"
+#include "scheduler/engine/approval_metrics.h"
 #include "scheduler/engine/approval_task.h"
+#include "scheduler/engine/approval_watch.h"
 #include "scheduler/engine/clock.h"
 #include "scheduler/engine/driver.h"
 #include "scheduler/engine/engine_metrics.h"
@@ -103,6 +106,10 @@ struct EngineOptions {
   // the engine.
   EngineMetrics* metrics = nullptr;
   LlmMetrics* llm_metrics = nullptr;
+  ApprovalMetrics* approval_metrics = nullptr;
+  // Told when an approval starts waiting or is decided (the approval
+  // webhook, docs/approvals.md#notify); null: nobody. Outlives the engine.
+  ApprovalNotifier* approval_notifier = nullptr;
   // LLM governance (--llm-limits; docs/llm-governance.md): model limits,
   // prices and tenant budgets. Empty: calls are granted at once and billed.
   governance::LlmLimits llm_limits;
@@ -319,6 +326,15 @@ class Engine {
   // restart).
   void ArmApprovalTimeout(const std::string& run_id, const store::TaskRecord& task);
   void OnApprovalTimeout(RunState& run, const std::string& task_id);
+  // A committed change of an approval task: queues its event, if any, to
+  // go to the notifier after the commit (approval_watch.h).
+  void ObserveApproval(const RunState& run, const store::TaskRecord& task,
+                       std::vector<ApprovalEvent>& events);
+  // After recovery: the waiting approvals of the loaded runs count as
+  // pending again and are announced once more.
+  void RecoverApprovals();
+  // Hands `events` to the notifier once the batch is committed.
+  void NotifyApprovals(std::vector<ApprovalEvent> events);
 
   // Worker events and dispatch (engine_workers.cc).
   void DoHello(uint64_t stream_id, v1::Hello& hello,
@@ -487,6 +503,7 @@ class Engine {
   std::optional<RunDeletion> deletion_;
   int64_t next_retention_check_ms_ = 0;
   EngineStats loop_stats_;
+  ApprovalWatch approval_watch_;
 };
 
 }  // namespace taskboard::engine

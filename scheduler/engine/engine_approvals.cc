@@ -94,6 +94,33 @@ absl::StatusOr<v1::Task> Engine::DoDecideApproval(const std::string& run_id,
   return decided.task();
 }
 
+void Engine::ObserveApproval(const RunState& run, const store::TaskRecord& task,
+                             std::vector<ApprovalEvent>& events) {
+  if (!IsApprovalTask(task)) return;
+  auto active = runs_.find(run.run_id());
+  ApprovalRun about{run.run_id(), run.record().run().flow_name(), run.record().tenant(),
+                    active != runs_.end() ? active->second.spec->approval_webhook() : ""};
+  std::optional<ApprovalEvent> event = approval_watch_.Observe(about, task, now_ms_);
+  if (event.has_value()) events.push_back(*std::move(event));
+}
+
+void Engine::RecoverApprovals() {
+  std::vector<ApprovalEvent> events;
+  for (const auto& [run_id, active] : runs_) {
+    for (const auto& [task_id, task] : active.state->tasks()) {
+      if (WaitsForApproval(task)) ObserveApproval(*active.state, task, events);
+    }
+  }
+  NotifyApprovals(std::move(events));
+}
+
+void Engine::NotifyApprovals(std::vector<ApprovalEvent> events) {
+  if (options_.approval_notifier == nullptr || events.empty()) return;
+  effects_.push_back([notifier = options_.approval_notifier, events = std::move(events)]() mutable {
+    for (ApprovalEvent& event : events) notifier->Notify(std::move(event));
+  });
+}
+
 void Engine::ArmApprovalTimeout(const std::string& run_id, const store::TaskRecord& task) {
   const int64_t deadline = ApprovalDeadlineMs(task);
   if (deadline > 0) {

@@ -98,6 +98,12 @@ std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) 
   }
   SubmitRequest request;
   request.spec = task.child_spec();
+  // Approvals anywhere in a run's tree go to the root's approvalWebhook
+  // (the one intake checked against --approval-webhook-allow), whatever
+  // the child's own flow says.
+  if (auto active = runs_.find(parent.run_id()); active != runs_.end()) {
+    request.spec.set_approval_webhook(active->second.spec->approval_webhook());
+  }
   absl::StatusOr<Json> args =
       ChildRunArgs(task, flow::ProtoStructToJson(parent.record().run().args()));
   if (!args.ok()) {

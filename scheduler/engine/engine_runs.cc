@@ -320,6 +320,7 @@ absl::Status Engine::Recover() {
   // quarantines the same runs again on the next start.
   if (quarantined) Commit();
   if (absl::Status linked = RecoverChildLinks(); !linked.ok()) return linked;
+  RecoverApprovals();
   // Cache entries come back too; expired ones are deleted by the first batch.
   if (absl::Status loaded = cache_.Load(*options_.store, now_ms_, &extra_writes_); !loaded.ok()) {
     return loaded;

@@ -395,6 +395,9 @@ v1::FlowSpec DecodeFlow(const Json& doc, FlowErrorList* errors) {
   spec.set_timeout_seconds(
       static_cast<int32_t>(root.Int("timeoutSeconds", 1, kMaxTimeoutSeconds).value_or(0)));
   DecodeLlmGovernance(root, &spec, errors);
+  // Checked by the validator (common/webhook_url.h), and against the
+  // scheduler's --approval-webhook-allow at intake.
+  spec.set_approval_webhook(root.String("approvalWebhook").value_or(""));
   // pi-taskflow's agent discovery scope; Taskboard's agents live on workers.
   root.Ignore("agentScope");
   DecodeVersion(root, errors);

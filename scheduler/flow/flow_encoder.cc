@@ -246,6 +246,7 @@ Json EncodeFlow(const v1::FlowSpec& spec) {
   SetInt(out, "maxAttemptsPerTask", spec.max_attempts_per_task());
   SetInt(out, "timeoutSeconds", spec.timeout_seconds());
   EncodeLlmGovernance(spec, out);
+  SetString(out, "approvalWebhook", spec.approval_webhook());
   switch (spec.kind_case()) {
     case v1::FlowSpec::kTaskflow: {
       SetInt(out, "concurrency", spec.taskflow().concurrency());

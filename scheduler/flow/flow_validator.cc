@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/task_cwd.h"
+#include "common/webhook_url.h"
 #include "scheduler/flow/approval_phase.h"
 #include "scheduler/flow/approval_routes.h"
 #include "scheduler/flow/dag.h"
@@ -473,6 +474,11 @@ void ValidateFlow(const v1::FlowSpec& spec, FlowErrorList* errors) {
   }
   const absl::flat_hash_set<std::string> args = ArgNames(spec, errors);
   ValidateLlmGovernance(spec, errors);
+  if (!spec.approval_webhook().empty()) {
+    if (absl::Status url = CheckWebhookUrl(spec.approval_webhook()); !url.ok()) {
+      errors->Add("approvalWebhook", std::string(url.message()));
+    }
+  }
   switch (spec.kind_case()) {
     case v1::FlowSpec::kTaskflow:
       ValidateTaskflow(spec, args, errors);

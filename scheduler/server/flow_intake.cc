@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/webhook_url.h"
 #include "scheduler/flow/dsl_text.h"
 #include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/flow_loader.h"
@@ -53,6 +55,24 @@ void CheckIterations(int iterations, const std::string& path, const engine::RunL
                                 engine::limit_flags::kMaxIterations, ")"));
 }
 
+// A flow's own webhook makes the scheduler POST wherever it says: only to
+// what the operator allowed.
+void CheckApprovalWebhook(const v1::FlowSpec& spec, const IntakeLimits& limits,
+                          flow::FlowErrorList& errors) {
+  const std::string& url = spec.approval_webhook();
+  if (url.empty() || WebhookUrlAllowed(url, limits.approval_webhook_allow)) return;
+  errors.Add("approvalWebhook",
+             limits.approval_webhook_allow.empty()
+                 ? absl::StrCat("'", url,
+                                "' is not allowed: this scheduler allows no per-flow webhooks "
+                                "(scheduler flag --approval-webhook-allow); remove "
+                                "approvalWebhook or ask the operator to allow its prefix")
+                 : absl::StrCat("'", url,
+                                "' is not allowed: it must start with one of the prefixes of the "
+                                "scheduler flag --approval-webhook-allow (",
+                                absl::StrJoin(limits.approval_webhook_allow, ", "), ")"));
+}
+
 // What the run would fan out to that the flow shows up front: task counts,
 // parallel branches and revision rounds.
 absl::Status CheckFlowLimits(const v1::FlowSpec& spec, const IntakeLimits& limits) {
@@ -69,6 +89,7 @@ absl::Status CheckFlowLimits(const v1::FlowSpec& spec, const IntakeLimits& limit
     }
   }
   flow::FlowErrorList errors;
+  CheckApprovalWebhook(spec, limits, errors);
   if (spec.has_plan_and_execute()) {
     const v1::PlanExecuteSpec& plan = spec.plan_and_execute();
     CheckIterations(plan.max_iterations(), "planAndExecute.maxIterations", run, errors);

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "scheduler/engine/engine.h"
@@ -25,6 +26,9 @@ struct IntakeLimits {
   // intake checks the ones a flow shows up front, so nothing accepted fails
   // later for a reason intake could have seen.
   engine::RunLimits run;
+  // --approval-webhook-allow: the URL prefixes a flow's `approvalWebhook`
+  // may start with (common/webhook_url.h); empty: flows may name none.
+  std::vector<std::string> approval_webhook_allow;
 };
 
 // INVALID_ARGUMENT (with every flow error, including a maxIterations over

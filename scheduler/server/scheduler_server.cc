@@ -37,6 +37,15 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
     options.engine.llm_metrics = server->llm_metrics_.get();
     server->grpc_metrics_ = std::make_unique<GrpcRequestMetrics>(*options.metrics_registry);
     options.engine.metrics = server->engine_metrics_.get();
+    server->approval_metrics_ =
+        std::make_unique<engine::ApprovalMetrics>(*options.metrics_registry);
+    options.engine.approval_metrics = server->approval_metrics_.get();
+  }
+  if (!options.approval_webhook.url.empty() || !options.limits.approval_webhook_allow.empty()) {
+    options.approval_webhook.metrics = server->approval_metrics_.get();
+    server->approval_notifier_ =
+        std::make_unique<notify::WebhookNotifier>(options.approval_webhook);
+    options.engine.approval_notifier = server->approval_notifier_.get();
   }
   server->policy_client_ = std::make_unique<PolicyServiceClient>();
   options.engine.policy_service = server->policy_client_.get();
@@ -137,6 +146,9 @@ void SchedulerServer::Shutdown() {
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   }
   engine_->Stop();
+  // After the engine's last batch: what it still queued is abandoned
+  // (waiting approvals are announced again at the next start).
+  if (approval_notifier_ != nullptr) approval_notifier_->Stop();
   pool_.reset();
   server_.reset();
 }

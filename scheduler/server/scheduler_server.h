@@ -18,6 +18,7 @@
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/saved_flows.h"
+#include "scheduler/notify/webhook_notifier.h"
 #include "scheduler/server/blocking_pool.h"
 #include "scheduler/server/call_gate.h"
 #include "scheduler/server/flow_intake.h"
@@ -59,6 +60,10 @@ struct SchedulerServerOptions {
   // timeout. Clients may ping as often as every kMinClientPingMs.
   int64_t keepalive_time_ms = 10'000;
   int64_t keepalive_timeout_ms = 10'000;
+  // The approval webhook (--approval-webhook*, docs/approvals.md#notify):
+  // its sender starts when `url` is set or flows may name their own
+  // (limits.approval_webhook_allow); `metrics` is filled in by Create.
+  notify::WebhookNotifierOptions approval_webhook;
 };
 
 class SchedulerServer {
@@ -93,6 +98,9 @@ class SchedulerServer {
   std::unique_ptr<engine::LlmMetrics> llm_metrics_;
   std::unique_ptr<engine::EngineMetrics> engine_metrics_;
   std::unique_ptr<GrpcRequestMetrics> grpc_metrics_;
+  std::unique_ptr<engine::ApprovalMetrics> approval_metrics_;
+  // Before the engine, which notifies it until it stops; stopped after it.
+  std::unique_ptr<notify::WebhookNotifier> approval_notifier_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<engine::Engine> engine_;
   // After engine_: destroyed first, waiting for PolicyService calls whose
