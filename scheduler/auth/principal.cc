@@ -24,4 +24,18 @@ absl::StatusOr<Role> ParseRole(absl::string_view name) {
       absl::StrCat("unknown role '", name, "'; use client, worker or admin"));
 }
 
+absl::StatusOr<std::optional<std::string>> Caller::TenantToRead(absl::string_view requested) const {
+  const std::optional<std::string> own = visible_tenant();
+  if (!own.has_value()) {
+    if (requested.empty()) return std::nullopt;
+    return std::string(requested);
+  }
+  if (!requested.empty() && requested != *own) {
+    return absl::PermissionDeniedError(absl::StrCat("the token of '", principal->name,
+                                                    "' reads tenant '", *own, "' only, not '",
+                                                    requested, "' (an admin token reads all)"));
+  }
+  return own;
+}
+
 }  // namespace taskboard::auth

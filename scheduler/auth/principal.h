@@ -39,6 +39,11 @@ struct Caller {
     if (!principal || principal->role == Role::kAdmin) return std::nullopt;
     return principal->tenant;
   }
+  // The tenant a read that asks for `requested` (empty: no preference)
+  // covers: the caller's own for a client token, `requested` or every
+  // tenant (nullopt) for an admin or without authentication.
+  // PERMISSION_DENIED when a client token asks for another tenant.
+  absl::StatusOr<std::optional<std::string>> TenantToRead(absl::string_view requested) const;
 };
 
 }  // namespace taskboard::auth

@@ -49,6 +49,7 @@ v1::Run ViewOf(store::RunRecord& record) {
   v1::Run run = std::move(*record.mutable_run());
   // Pattern runs: where the run is, as its board_meta events name it.
   run.set_board_meta(record.pattern_phase());
+  run.set_tenant(record.tenant());
   for (store::PhaseRecord& phase : *record.mutable_phases()) {
     *run.add_phases() = std::move(*phase.mutable_status());
   }

@@ -101,15 +101,16 @@ grpc::ServerUnaryReactor* SchedulerService::ListRuns(grpc::CallbackServerContext
   absl::StatusOr<auth::Caller> caller =
       gate_->Admit(*context, SchedulerMethod("ListRuns"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
-  return FinishFromPool(
-      context, pool_,
-      [this, request, response, tenant = caller->visible_tenant()]() -> absl::Status {
-        absl::StatusOr<v1::ListRunsResponse> runs =
-            engine::ListRuns(engine_->store(), *request, tenant);
-        if (!runs.ok()) return runs.status();
-        *response = *std::move(runs);
-        return absl::OkStatus();
-      });
+  absl::StatusOr<std::optional<std::string>> tenant = caller->TenantToRead(request->tenant());
+  if (!tenant.ok()) return Refuse(context, tenant.status());
+  return FinishFromPool(context, pool_,
+                        [this, request, response, tenant = *std::move(tenant)]() -> absl::Status {
+                          absl::StatusOr<v1::ListRunsResponse> runs =
+                              engine::ListRuns(engine_->store(), *request, tenant);
+                          if (!runs.ok()) return runs.status();
+                          *response = *std::move(runs);
+                          return absl::OkStatus();
+                        });
 }
 
 grpc::ServerWriteReactor<v1::WatchRunResponse>* SchedulerService::WatchRun(
@@ -318,15 +319,10 @@ grpc::ServerUnaryReactor* SchedulerService::GetUsage(grpc::CallbackServerContext
   absl::StatusOr<auth::Caller> caller =
       gate_->Admit(*context, SchedulerMethod("GetUsage"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
-  std::string tenant = request->tenant();
-  if (std::optional<std::string> own = caller->visible_tenant(); own.has_value()) {
-    if (!tenant.empty() && tenant != *own) {
-      return Refuse(context, absl::PermissionDeniedError(absl::StrCat(
-                                 "the token of '", caller->principal->name, "' reads tenant '",
-                                 *own, "' only, not '", tenant, "' (an admin token reads all)")));
-    }
-    tenant = *own;
-  }
+  absl::StatusOr<std::optional<std::string>> readable = caller->TenantToRead(request->tenant());
+  if (!readable.ok()) return Refuse(context, readable.status());
+  // Usage rows are per tenant: an admin asking for none reads every tenant's.
+  const std::string tenant = readable->value_or("");
   const absl::Time since = request->has_since() ? absl::FromUnixSeconds(request->since().seconds())
                                                 : absl::Now() - absl::Hours(24 * 30);
   return FinishFromPool(context, pool_, [this, tenant, since, response]() -> absl::Status {

@@ -77,15 +77,28 @@ TEST(RunsCommand, Table_OneRowPerRunWithProgressCostAndAge) {
             "b-1  triage  board     failed   3/5 tasks   -       2h\n");
 }
 
+TEST(RunsCommand, Table_RunsOfSeveralTenants_SayWhose) {
+  v1::ListRunsResponse runs = TwoRuns();
+  runs.mutable_runs(0)->set_tenant("acme");
+  runs.mutable_runs(1)->set_tenant("globex");
+  std::ostringstream out;
+  PrintRunTable(runs, At(absl::ZeroDuration()), 0, out);
+  EXPECT_EQ(out.str(),
+            "RUN  TENANT  FLOW    KIND      STATUS   DONE        COST    AGE\n"
+            "r-2  acme    audit   taskflow  running  1/2 phases  $0.013  1m\n"
+            "b-1  globex  triage  board     failed   3/5 tasks   -       2h\n");
+}
+
 TEST(RunsCommand, SendsFiltersAndPrintsTheTable) {
   FakeScheduler scheduler;
   scheduler.SetRuns(TwoRuns());
-  testing::CliResult result =
-      Cli({"runs", "--status", "running,failed", "--status", "BLOCKED", "--flow", "audit",
-           "--parent", "p-1", "--limit", "5", "--scheduler", scheduler.address()});
+  testing::CliResult result = Cli({"runs", "--status", "running,failed", "--status", "BLOCKED",
+                                   "--flow", "audit", "--parent", "p-1", "--tenant", "globex",
+                                   "--limit", "5", "--scheduler", scheduler.address()});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(result.out, AllOf(StartsWith("RUN  FLOW"), HasSubstr("\nb-1  triage  board")));
   const v1::ListRunsRequest request = scheduler.list_request();
+  EXPECT_EQ(request.tenant(), "globex");
   EXPECT_THAT(request.statuses(),
               ElementsAre(v1::RUN_STATUS_RUNNING, v1::RUN_STATUS_FAILED, v1::RUN_STATUS_BLOCKED));
   EXPECT_EQ(request.flow_name(), "audit");

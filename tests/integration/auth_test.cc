@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -253,6 +254,41 @@ TEST_F(AuthTest, OtherTenant_CannotReadWatchCancelOrResume_AnswersAsIfTheRunDidN
   EXPECT_FALSE(events_a->empty());
 }
 
+TEST_F(AuthTest, ListRunsByTenant_AdminsFilterClientsReadOnlyTheirOwn) {
+  v1::SubmitRunResponse a;
+  v1::SubmitRunResponse b;
+  ASSERT_TRUE(Submit(kTenantA, "", &a).ok());
+  ASSERT_TRUE(Submit(kTenantB, "", &b).ok());
+
+  v1::ListRunsResponse all;
+  ASSERT_TRUE(As(kAdmin)->ListRuns(Context().get(), {}, &all).ok());
+  ASSERT_EQ(all.runs_size(), 2);
+  std::set<std::string> tenants;
+  for (const v1::Run& run : all.runs()) tenants.insert(run.tenant());
+  EXPECT_EQ(tenants, (std::set<std::string>{"acme", "globex"}));
+
+  v1::ListRunsRequest only_globex;
+  only_globex.set_tenant("globex");
+  v1::ListRunsResponse globex;
+  ASSERT_TRUE(As(kAdmin)->ListRuns(Context().get(), only_globex, &globex).ok());
+  ASSERT_EQ(globex.runs_size(), 1);
+  EXPECT_EQ(globex.runs(0).run_id(), b.run_id());
+  EXPECT_EQ(globex.runs(0).tenant(), "globex");
+
+  // A client token reads its own tenant, named or not, and no other.
+  v1::ListRunsRequest own;
+  own.set_tenant("acme");
+  v1::ListRunsResponse acme;
+  ASSERT_TRUE(As(kTenantA)->ListRuns(Context().get(), own, &acme).ok());
+  ASSERT_EQ(acme.runs_size(), 1);
+  EXPECT_EQ(acme.runs(0).run_id(), a.run_id());
+  v1::ListRunsResponse refused;
+  grpc::Status other = As(kTenantA)->ListRuns(Context().get(), only_globex, &refused);
+  EXPECT_EQ(other.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(other.error_message(), HasSubstr("reads tenant 'acme' only"));
+  EXPECT_EQ(refused.runs_size(), 0);
+}
+
 TEST_F(AuthTest, IdempotencyKey_ScopedPerTenant) {
   v1::SubmitRunResponse a1, a2, b1;
   ASSERT_TRUE(Submit(kTenantA, "nightly-1", &a1).ok());
@@ -415,9 +451,10 @@ TEST(AuthReloadTest, Sighup_RevokedTokensLoseTheirOpenStreams) {
 
   // Alice and the worker pool lose their tokens; bob and ops keep theirs.
   ASSERT_TRUE(WriteFileAtomically(
-      path, "tokens:\n"
-            "  - {token: tenant-b-token-0123456789, name: bob, role: client, tenant: globex}\n"
-            "  - {token: admin-token-0123456789, name: ops, role: admin}\n"));
+      path,
+      "tokens:\n"
+      "  - {token: tenant-b-token-0123456789, name: bob, role: client, tenant: globex}\n"
+      "  - {token: admin-token-0123456789, name: ops, role: admin}\n"));
   cluster.scheduler()->Signal(SIGHUP);
 
   while (alice_watch->Read(&event)) {

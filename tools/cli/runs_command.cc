@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
@@ -21,13 +22,25 @@ constexpr absl::string_view kCommand = "taskboard runs";
 }  // namespace
 
 void PrintRunTable(const v1::ListRunsResponse& runs, absl::Time now, int width, std::ostream& out) {
-  TextTable table({"RUN", "FLOW", "KIND", "STATUS", "DONE", "COST", "AGE"});
+  // An admin's list can mix tenants: then say whose each run is.
+  absl::flat_hash_set<std::string> tenants;
+  for (const v1::Run& run : runs.runs()) tenants.insert(run.tenant());
+  const bool by_tenant = tenants.size() > 1;
+  std::vector<std::string> header = {"RUN", "FLOW", "KIND", "STATUS", "DONE", "COST", "AGE"};
+  if (by_tenant) header.insert(header.begin() + 1, "TENANT");
+  TextTable table(header);
   for (const v1::Run& run : runs.runs()) {
     const std::optional<absl::Time> created = TimeFromProto(run.created_at());
-    table.AddRow({run.run_id(), run.flow_name(), RunKindName(run.kind()),
-                  RunStatusName(run.status()), RunProgress(run),
-                  run.usage().cost_usd() > 0 ? FormatCost(run.usage().cost_usd()) : "-",
-                  created ? FormatAge(now - *created) : "-"});
+    std::vector<std::string> row = {
+        run.run_id(),
+        run.flow_name(),
+        RunKindName(run.kind()),
+        RunStatusName(run.status()),
+        RunProgress(run),
+        run.usage().cost_usd() > 0 ? FormatCost(run.usage().cost_usd()) : "-",
+        created ? FormatAge(now - *created) : "-"};
+    if (by_tenant) row.insert(row.begin() + 1, run.tenant().empty() ? "-" : run.tenant());
+    table.AddRow(row);
   }
   table.Print(out, width);
 }
@@ -48,6 +61,7 @@ int RunListRuns(const RunsOptions& options, std::ostream& out, std::ostream& err
   }
   request.set_flow_name(options.flow_name);
   request.set_parent_run_id(options.parent_run_id);
+  request.set_tenant(options.tenant);
   request.set_page_size(options.limit);
   SchedulerClient client(options.scheduler);
   v1::ListRunsResponse response;
@@ -77,6 +91,8 @@ void AddRunsCommand(CLI::App& app, CommandSet& commands) {
   command->add_option("--flow", options->flow_name, "Only runs of this flow");
   command->add_option("--parent", options->parent_run_id,
                       "Only the child runs of this run (a nested pattern's steps)");
+  command->add_option("--tenant", options->tenant,
+                      "Only this tenant's runs (admin tokens; a client token sees its own)");
   command->add_option("--limit", options->limit, "How many runs at most")
       ->check(CLI::Range(1, 500))
       ->capture_default_str();

@@ -19,6 +19,7 @@ struct RunsOptions {
   std::vector<std::string> statuses;  // names (running, failed, ...); any of them
   std::string flow_name;
   std::string parent_run_id;  // only the child runs of this run
+  std::string tenant;         // admins: only this tenant's runs
   int limit = 20;
   bool json = false;
   std::string scheduler;

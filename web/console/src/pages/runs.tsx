@@ -11,6 +11,7 @@ export function RunsPage() {
   const [status, setStatus] = useState("");
   const [flow, setFlow] = useState("");
   const [label, setLabel] = useState("");
+  const [tenant, setTenant] = useState("");
   const [pages, setPages] = useState<string[]>([""]);
   const [runs, setRuns] = useState<any[]>([]);
   const [next, setNext] = useState("");
@@ -28,6 +29,7 @@ export function RunsPage() {
       statuses: status ? [`RUN_STATUS_${status}`] : [],
       flowName: flow.trim(),
       labels,
+      tenant: tenant.trim(),
       pageSize: 100,
       pageToken,
     })
@@ -42,7 +44,9 @@ export function RunsPage() {
     return () => {
       live = false;
     };
-  }, [status, flow, label, pageToken]);
+  }, [status, flow, label, tenant, pageToken]);
+  // An admin's list can mix tenants: then say whose each run is.
+  const byTenant = tenant.trim() !== "" || new Set(runs.map((r) => r.tenant ?? "")).size > 1;
 
   const refilter = (set: (v: string) => void) => (e: Event) => {
     set((e.target as HTMLInputElement).value);
@@ -67,12 +71,16 @@ export function RunsPage() {
         <label>
           Label <input value={label} onChange={refilter(setLabel)} placeholder="key=value" />
         </label>
+        <label>
+          Tenant <input value={tenant} onChange={refilter(setTenant)} placeholder="admin tokens: any" />
+        </label>
       </form>
       <ErrorNote error={error} />
       <table class="runs" aria-busy={loading}>
         <thead>
           <tr>
             <th scope="col">Run</th>
+            {byTenant && <th scope="col">Tenant</th>}
             <th scope="col">Flow</th>
             <th scope="col">Status</th>
             <th scope="col">Tasks</th>
@@ -86,6 +94,7 @@ export function RunsPage() {
               <td>
                 <a href={`#/runs/${encodeURIComponent(run.runId)}`}>{run.runId}</a>
               </td>
+              {byTenant && <td>{run.tenant || "—"}</td>}
               <td>{run.flowName}</td>
               <td>
                 <StatusBadge status={shortStatus(run.status)} />
