@@ -72,18 +72,13 @@ absl::string_view ApprovalOnTimeoutName(v1::ApprovalOnTimeout on_timeout) {
   return "";
 }
 
-void DecodeApprovalFields(JsonReader& reader, v1::Phase* phase, FlowErrorList* errors) {
-  v1::Approval approval;
-  approval.set_prompt(reader.String("prompt").value_or(""));
-  for (std::string& choice : reader.StringList("choices")) approval.add_choices(std::move(choice));
-  if (const Json* form = reader.Raw("form"); form != nullptr && !form->is_null()) {
-    DecodeForm(*form, reader.FieldPath("form"), &approval, errors);
-  }
+void DecodeOnTimeoutAndApprovers(JsonReader& reader, v1::Approval* approval,
+                                 FlowErrorList* errors) {
   if (auto on_timeout = reader.String("onTimeout")) {
     bool known = false;
     for (const OnTimeoutName& entry : kOnTimeouts) {
       if (entry.name == *on_timeout) {
-        approval.set_on_timeout(entry.value);
+        approval->set_on_timeout(entry.value);
         known = true;
       }
     }
@@ -93,8 +88,34 @@ void DecodeApprovalFields(JsonReader& reader, v1::Phase* phase, FlowErrorList* e
     }
   }
   for (std::string& approver : reader.StringList("approvers")) {
-    approval.add_approvers(std::move(approver));
+    approval->add_approvers(std::move(approver));
   }
+}
+
+void ValidateApprovers(const v1::Approval& approval, const std::string& path,
+                       FlowErrorList* errors) {
+  for (int i = 0; i < approval.approvers_size(); ++i) {
+    const std::string& approver = approval.approvers(i);
+    const std::string approver_path = IndexPath(JoinPath(path, "approvers"), i);
+    if (absl::StartsWith(approver, "role:")) {
+      if (approver != "role:admin" && approver != "role:client") {
+        errors->Add(approver_path, absl::StrCat("unknown role in '", approver,
+                                                "'; use role:admin, role:client or a token name"));
+      }
+    } else if (approver.empty()) {
+      errors->Add(approver_path, "an approver needs a token name, role:admin or role:client");
+    }
+  }
+}
+
+void DecodeApprovalFields(JsonReader& reader, v1::Phase* phase, FlowErrorList* errors) {
+  v1::Approval approval;
+  approval.set_prompt(reader.String("prompt").value_or(""));
+  for (std::string& choice : reader.StringList("choices")) approval.add_choices(std::move(choice));
+  if (const Json* form = reader.Raw("form"); form != nullptr && !form->is_null()) {
+    DecodeForm(*form, reader.FieldPath("form"), &approval, errors);
+  }
+  DecodeOnTimeoutAndApprovers(reader, &approval, errors);
   if (phase->type() == v1::PHASE_TYPE_APPROVAL || HasAnyApprovalField(approval)) {
     *phase->mutable_approval() = std::move(approval);
   }
@@ -162,18 +183,7 @@ void ValidateApprovalPhase(const v1::Phase& phase, const std::string& path, Flow
     if (errors->IsBroken(field_path)) continue;
     CheckName(approval.form(i).name(), JoinPath(field_path, "name"), "form field", fields, errors);
   }
-  for (int i = 0; i < approval.approvers_size(); ++i) {
-    const std::string& approver = approval.approvers(i);
-    const std::string approver_path = IndexPath(JoinPath(path, "approvers"), i);
-    if (absl::StartsWith(approver, "role:")) {
-      if (approver != "role:admin" && approver != "role:client") {
-        errors->Add(approver_path, absl::StrCat("unknown role in '", approver,
-                                                "'; use role:admin, role:client or a token name"));
-      }
-    } else if (approver.empty()) {
-      errors->Add(approver_path, "an approver needs a token name, role:admin or role:client");
-    }
-  }
+  ValidateApprovers(approval, path, errors);
   if (approval.on_timeout() != v1::APPROVAL_ON_TIMEOUT_UNSPECIFIED &&
       phase.timeout_seconds() <= 0) {
     errors->Add(JoinPath(path, "onTimeout"),

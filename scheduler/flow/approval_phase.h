@@ -26,6 +26,13 @@ void EncodeApprovalFields(const v1::Phase& phase, Json& out);
 // no approval fields).
 void ValidateApprovalPhase(const v1::Phase& phase, const std::string& path, FlowErrorList* errors);
 
+// Shared with the approvals patterns ask (pattern_approval.h): reads
+// `onTimeout` (reject | approve | fail) and `approvers`, and checks the
+// approvers' format under `path`.approvers[i].
+void DecodeOnTimeoutAndApprovers(JsonReader& reader, v1::Approval* approval, FlowErrorList* errors);
+void ValidateApprovers(const v1::Approval& approval, const std::string& path,
+                       FlowErrorList* errors);
+
 absl::string_view ApprovalOnTimeoutName(v1::ApprovalOnTimeout on_timeout);
 
 }  // namespace taskboard::flow
