@@ -52,10 +52,18 @@ bool WaitsForApproval(const store::TaskRecord& task) {
 }
 
 void DescribeApproval(store::TaskRecord& task, const v1::Phase& phase, std::string prompt) {
-  const v1::Approval& spec = phase.approval();
+  DescribeApproval(task, phase.approval(),
+                   std::vector<std::string>(phase.approval().choices().begin(),
+                                            phase.approval().choices().end()),
+                   std::move(prompt));
+}
+
+void DescribeApproval(store::TaskRecord& task, const v1::Approval& spec,
+                      const std::vector<std::string>& choices, std::string prompt) {
   v1::TaskApproval& approval = *task.mutable_task()->mutable_approval();
   approval.set_prompt(std::move(prompt));
-  *approval.mutable_choices() = spec.choices();
+  approval.clear_choices();
+  for (const std::string& choice : choices) approval.add_choices(choice);
   *approval.mutable_form() = spec.form();
   *approval.mutable_approvers() = spec.approvers();
   approval.set_on_timeout(spec.on_timeout() == v1::APPROVAL_ON_TIMEOUT_UNSPECIFIED
@@ -72,6 +80,22 @@ void StartWaiting(store::TaskRecord& task, int64_t timeout_seconds, int64_t now_
   if (timeout_seconds > 0) {
     *approval.mutable_deadline() = ToTimestamp(now_ms + timeout_seconds * 1000);
   }
+}
+
+void AskAgain(store::TaskRecord& task, int64_t now_ms) {
+  v1::TaskApproval& approval = *task.mutable_task()->mutable_approval();
+  const int64_t timeout_seconds =
+      approval.has_deadline()
+          ? (ToUnixMs(approval.deadline()) - ToUnixMs(approval.waiting_since())) / 1000
+          : 0;
+  approval.clear_decision();
+  approval.clear_deadline();
+  v1::Task& view = *task.mutable_task();
+  view.clear_output();
+  view.clear_error();
+  view.clear_finished_at();
+  task.set_finished_unix_ms(0);
+  StartWaiting(task, timeout_seconds, now_ms);
 }
 
 int64_t ApprovalDeadlineMs(const store::TaskRecord& task) {
@@ -120,6 +144,10 @@ absl::Status Decide(store::TaskRecord& task, const ApprovalAnswer& answer,
     return absl::InvalidArgumentError(absl::StrCat(
         "decision must be approve, reject or choice (with a choice name), got '", decision, "'"));
   }
+  if (!answer.edited_plan.empty() && decision != "approve") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "an edited plan goes with approve (got ", decision, "); approve with it, or leave it out"));
+  }
   std::vector<std::string> missing;
   std::vector<std::string> unknown;
   for (const v1::ApprovalField& field : approval.form()) {
@@ -153,6 +181,7 @@ absl::Status Decide(store::TaskRecord& task, const ApprovalAnswer& answer,
   for (const auto& [name, value] : answer.values) (*made.mutable_values())[name] = value;
   made.set_comment(answer.comment);
   made.set_decided_by(decided_by);
+  made.set_edited_plan(answer.edited_plan);
   Complete(task, std::move(made), now_ms);
   return absl::OkStatus();
 }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "scheduler/store/records.pb.h"
@@ -36,6 +37,9 @@ struct ApprovalAnswer {
   std::string choice;
   std::map<std::string, std::string> values;
   std::string comment;
+  // Plan approvals only: approve this plan (JSON) instead of the planner's.
+  // The engine checks it against the run first (plan_approval.h).
+  std::string edited_plan;
 };
 
 bool IsApprovalTask(const store::TaskRecord& task);
@@ -44,9 +48,16 @@ bool WaitsForApproval(const store::TaskRecord& task);
 
 // Fills in what the approver is shown (the interpolated `prompt`).
 void DescribeApproval(store::TaskRecord& task, const v1::Phase& phase, std::string prompt);
+// The same for an approval a pattern asks (`approvePlan`, `humanReview`),
+// offering `choices` besides approve and reject.
+void DescribeApproval(store::TaskRecord& task, const v1::Approval& spec,
+                      const std::vector<std::string>& choices, std::string prompt);
 // Starts the wait: RUNNING from now, with its deadline when the phase has a
 // timeout.
 void StartWaiting(store::TaskRecord& task, int64_t timeout_seconds, int64_t now_ms);
+// Asks again: a decided or failed approval task waits again from now, with
+// the timeout it had (ResumeRun: a rejection is not reused).
+void AskAgain(store::TaskRecord& task, int64_t now_ms);
 // The deadline in unix ms; 0 without one.
 int64_t ApprovalDeadlineMs(const store::TaskRecord& task);
 
@@ -55,7 +66,8 @@ int64_t ApprovalDeadlineMs(const store::TaskRecord& task);
 absl::Status CheckApprover(const store::TaskRecord& task, const Approver& who);
 // Completes a waiting task with `answer`. FAILED_PRECONDITION naming who
 // decided first and when; INVALID_ARGUMENT for an unknown decision or choice,
-// or required form values missing (naming them).
+// or required form values missing (naming them); `edited_plan` with a
+// decision other than approve.
 absl::Status Decide(store::TaskRecord& task, const ApprovalAnswer& answer,
                     const std::string& decided_by, int64_t now_ms);
 // The deadline passed: decides as the phase's onTimeout says (reject by

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/engine.h"
+#include "scheduler/engine/plan_approval.h"
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/engine/task_states.h"
 
@@ -84,6 +85,14 @@ absl::StatusOr<v1::Task> Engine::DoDecideApproval(const std::string& run_id,
         "; list the pending ones with `taskboard approvals`"));
   }
   if (absl::Status allowed = CheckApprover(*task, who); !allowed.ok()) return allowed;
+  if (!answer.edited_plan.empty() && WaitsForApproval(*task)) {
+    // Checked now, against the run as it is, so that a plan the run cannot
+    // take is refused while the approval still waits.
+    if (absl::Status plan = CheckEditedPlan(run, *task, answer.edited_plan, options_.limits);
+        !plan.ok()) {
+      return plan;
+    }
+  }
   // Decided on a copy: a refused decision leaves the task untouched.
   store::TaskRecord decided = *task;
   if (absl::Status status = Decide(decided, answer, who.name, now_ms_); !status.ok()) {

@@ -70,6 +70,7 @@ void PatternDriver::Advance(RunState& run, int64_t now_ms) {
 
 void PatternDriver::Resume(RunState& run, int64_t now_ms) {
   if (run.FindTask(kPlannerId) == nullptr) return Start(run, now_ms);
+  BeforeResume(run, now_ms);
   if (run.record().pattern_phase() == pattern_phase::kCompleted) BeforeRewind(run, now_ms);
   RewindPatternRun(run, {roles_.work_role, kSynthesizerId}, now_ms);
   Advance(run, now_ms);

@@ -74,6 +74,9 @@ class PatternDriver : public Driver {
   // Resume of a run that reached its end, before the rewind (a supervisor
   // sends back what its reviewer did not accept).
   virtual void BeforeRewind(RunState&, int64_t) {}
+  // Any resume, before the rewind (a plan approval that was rejected asks
+  // again).
+  virtual void BeforeResume(RunState&, int64_t) {}
   // The iteration shown in board_meta events.
   virtual int Iteration(const RunState& run) const = 0;
 

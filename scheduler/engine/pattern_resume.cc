@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/engine/approval_task.h"
 #include "scheduler/engine/pattern_tasks.h"
 #include "scheduler/engine/task_lifecycle.h"
 
@@ -41,6 +42,11 @@ std::vector<std::string> RewindPatternRun(RunState& run, const PatternShape& sha
     store::TaskRecord& task = run.MutableTask(id);
     const bool is_work = task.task().role() == shape.work_role;
     if (ended && id == shape.synthesizer_id) continue;  // dropped below
+    if (IsApprovalTask(task)) {
+      // A person's task is asked again, never dispatched.
+      if (!WaitsForApproval(task)) AskAgain(task, now_ms);
+      continue;
+    }
     ResetForResume(task);
     if (is_work) {
       work.push_back(id);

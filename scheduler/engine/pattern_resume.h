@@ -10,6 +10,8 @@
 //   with fresh attempts; the driver readies it in dependency order.
 // - A task of the driver's own (planner, evaluator, replanner, reviewer,
 //   synthesizer) that did not complete is READY again, with the prompt it had.
+// - An approval task (plan approval, human review) that did not complete
+//   waits for a person again (approval_task.h AskAgain).
 // - A task carried out by a child run keeps its child: the engine resumes that
 //   child under its own id instead of starting a new one (child_runs.h).
 // - A run that had reached its end (it failed because nothing completed, or a

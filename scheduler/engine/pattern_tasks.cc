@@ -82,8 +82,12 @@ std::optional<std::vector<flow::PlannedTask>> TakePlan(RunState& run, const std:
 
 void FailPatternRun(RunState& run, const store::TaskRecord& task, std::string output,
                     int64_t now_ms) {
+  // A person's task is named: a run may wait on several (human reviews).
+  const std::string what = task.task().role() == "approval"
+                               ? absl::StrCat("approval '", task.task().task_id(), "'")
+                               : task.task().role();
   FinishRun(run, v1::RUN_STATUS_FAILED, std::move(output),
-            absl::StrCat(task.task().role(), " failed: ", task.task().error(),
+            absl::StrCat(what, " failed: ", task.task().error(),
                          " (taskboard resume runs it again and keeps the completed work)"),
             now_ms);
 }

@@ -25,6 +25,9 @@ inline constexpr char kPlanning[] = "planning";
 inline constexpr char kActive[] = "active";
 inline constexpr char kEvaluating[] = "evaluating";
 inline constexpr char kReplanning[] = "replanning";
+// Waiting for a person: a plan approval, or human reviews of escalations.
+inline constexpr char kApproving[] = "approving";
+inline constexpr char kHumanReview[] = "human-review";
 inline constexpr char kReviewing[] = "reviewing";
 inline constexpr char kRevising[] = "revising";
 inline constexpr char kSynthesizing[] = "synthesizing";

@@ -9,9 +9,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
+#include "scheduler/engine/approval_task.h"
 #include "scheduler/engine/child_runs.h"
 #include "scheduler/engine/pattern_resume.h"
 #include "scheduler/engine/pattern_tasks.h"
+#include "scheduler/engine/plan_approval.h"
+#include "scheduler/engine/plan_steps.h"
 #include "scheduler/engine/run_finish.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
@@ -20,6 +23,7 @@ namespace taskboard::engine {
 namespace {
 
 using pattern_phase::kActive;
+using pattern_phase::kApproving;
 using pattern_phase::kCompleted;
 using pattern_phase::kEvaluating;
 using pattern_phase::kPlanning;
@@ -45,12 +49,6 @@ const char* StepStatus(v1::TaskState state) {
 
 std::string EvaluatorId(int iteration) { return absl::StrCat("evaluator-", iteration); }
 std::string ReplannerId(int iteration) { return absl::StrCat("replanner-", iteration); }
-
-// Ids the driver's own tasks use; a step may not take them.
-bool IsReservedId(absl::string_view id) {
-  return id == PlanExecuteDriver::kPlannerId || id == PlanExecuteDriver::kSynthesizerId ||
-         absl::StartsWith(id, "evaluator-") || absl::StartsWith(id, "replanner-");
-}
 
 }  // namespace
 
@@ -90,8 +88,60 @@ std::string PlanExecuteDriver::PlannerPrompt(const std::string& goal) const {
 
 void PlanExecuteDriver::OnPlan(RunState& run, std::vector<flow::PlannedTask> plan, int64_t now_ms) {
   RenameReservedSteps(plan);
+  if (plan_.has_plan_approval()) return AskApproval(run, plan, 0, now_ms);
   CreateSteps(run, plan, now_ms);
   SetPhase(run, kActive, absl::StrCat(plan.size(), " steps"));
+}
+
+void PlanExecuteDriver::AskApproval(RunState& run, const std::vector<flow::PlannedTask>& steps,
+                                    int replan, int64_t now_ms) {
+  PlanApprovalRequest request;
+  request.spec = &plan_.plan_approval();
+  request.planning = Iterations(run) + 1;
+  request.replan = replan;
+  request.goal = Goal(run);
+  request.options = {spec_.timeout_seconds(), 1};
+  const std::string id = AskPlanApproval(run, request, steps, now_ms);
+  SetPhase(run, kApproving, absl::StrCat(id, ": ", steps.size(), " steps wait for a person"));
+}
+
+void PlanExecuteDriver::ApplyApproval(RunState& run, const store::TaskRecord& approval,
+                                      int64_t now_ms) {
+  const std::string id = approval.task().task_id();
+  if (IsRejected(approval)) {
+    // Like a blocking gate: the run stops with the person's reason, keeping
+    // what it has; a resume asks again.
+    const std::string reason = RejectionReason(approval);
+    store::RunRecord& record = run.MutableRecord();
+    record.set_blocked_by(id);
+    record.set_blocked_reason(reason);
+    return FinishRun(
+        run, v1::RUN_STATUS_BLOCKED, PlanJson(run, "blocked"),
+        absl::StrCat("plan approval '", id, "' ", reason, " (taskboard resume asks again)"),
+        now_ms);
+  }
+  absl::StatusOr<std::vector<flow::PlannedTask>> steps = ApprovedPlan(run, approval, limits_);
+  if (!steps.ok()) {
+    // Checked when it was decided; only a changed scheduler limit gets here.
+    return FinishRun(
+        run, v1::RUN_STATUS_FAILED, PlanJson(run, "failed"),
+        absl::StrCat("the plan approved in '", id, "' cannot run: ", steps.status().message()),
+        now_ms);
+  }
+  CreateSteps(run, *steps, now_ms);
+  const bool edited = !approval.task().approval().decision().edited_plan().empty();
+  SetPhase(
+      run, kActive,
+      absl::StrCat(steps->size(), edited ? " steps (edited plan approved)" : " steps approved"));
+}
+
+void PlanExecuteDriver::BeforeResume(RunState& run, int64_t now_ms) {
+  // A rejected plan is asked about again rather than rejected again.
+  if (run.record().pattern_phase() != kApproving) return;
+  const store::TaskRecord* approval = Decider(run, kApproving);
+  if (approval != nullptr && approval->task().approval().has_decision() && IsRejected(*approval)) {
+    AskAgain(run.MutableTask(approval->task().task_id()), now_ms);
+  }
 }
 
 bool PlanExecuteDriver::DrainWork(RunState& run, int64_t now_ms) {
@@ -103,12 +153,14 @@ const store::TaskRecord* PlanExecuteDriver::Decider(const RunState& run,
                                                     const std::string& phase) const {
   if (phase == kEvaluating) return run.FindTask(EvaluatorId(Iterations(run)));
   if (phase == kReplanning) return run.FindTask(ReplannerId(Iterations(run)));
+  if (phase == kApproving) return run.FindTask(PlanApprovalId(Iterations(run) + 1));
   return nullptr;
 }
 
 void PlanExecuteDriver::OnDecision(RunState& run, const store::TaskRecord& decider,
                                    int64_t now_ms) {
   if (decider.task().role() == "evaluator") return ApplyDecision(run, decider, now_ms);
+  if (IsApprovalTask(decider)) return ApplyApproval(run, decider, now_ms);
   ApplyReplan(run, decider, now_ms);
 }
 
@@ -119,17 +171,6 @@ std::string PlanExecuteDriver::SynthesizerPrompt(const RunState& run) const {
                           ? "Write the final result of this plan from its steps' results."
                           : plan_.synthesize_instructions(),
                       "\n\nThe plan and its results:\n", PlanJson(run, "synthesizing"));
-}
-
-void PlanExecuteDriver::RenameReservedSteps(std::vector<flow::PlannedTask>& steps) {
-  // Steps share the run's task ids with the driver's own tasks.
-  auto rename = [](std::string& id) {
-    if (IsReservedId(id)) id += "-step";
-  };
-  for (flow::PlannedTask& step : steps) {
-    rename(step.id);
-    for (std::string& dep : step.deps) rename(dep);
-  }
 }
 
 void PlanExecuteDriver::CreateSteps(RunState& run, const std::vector<flow::PlannedTask>& plan,
@@ -319,7 +360,10 @@ void PlanExecuteDriver::ApplyDecision(RunState& run, const store::TaskRecord& ev
       }
       return;
     }
-    SetPhase(run, kActive, absl::StrCat(decision->tasks->size(), " steps added by the evaluator"));
+    if (!plan_.has_plan_approval()) {
+      SetPhase(run, kActive,
+               absl::StrCat(decision->tasks->size(), " steps added by the evaluator"));
+    }
     return;
   }
   const std::string agent =
@@ -353,51 +397,19 @@ void PlanExecuteDriver::ApplyReplan(RunState& run, const store::TaskRecord& repl
     }
     return;
   }
-  SetPhase(run, kActive, "replanned");
+  if (!plan_.has_plan_approval()) SetPhase(run, kActive, "replanned");
 }
 
 absl::Status PlanExecuteDriver::AddSteps(RunState& run, std::vector<flow::PlannedTask> tasks,
                                          int replan_number, int64_t now_ms) {
-  if (absl::Status size = CheckPlanSize(tasks.size(), limits_); !size.ok()) return size;
-  absl::flat_hash_set<std::string> existing;
-  for (const auto& [id, task] : run.tasks()) existing.insert(id);
-  for (flow::PlannedTask& task : tasks) {
-    if (IsReservedId(task.id)) task.id += "-step";
+  absl::StatusOr<std::vector<flow::PlannedTask>> steps =
+      PrepareAddedSteps(run, std::move(tasks), replan_number, limits_);
+  if (!steps.ok()) return steps.status();
+  if (plan_.has_plan_approval()) {
+    AskApproval(run, *steps, replan_number, now_ms);
+  } else {
+    CreateSteps(run, *steps, now_ms);
   }
-  tasks = flow::RenameReplannedTasks(existing, std::move(tasks), replan_number);
-  absl::flat_hash_set<std::string> known;
-  for (const store::TaskRecord* step : Steps(run)) known.insert(step->task().task_id());
-  for (const flow::PlannedTask& task : tasks) known.insert(task.id);
-  for (const flow::PlannedTask& task : tasks) {
-    for (const std::string& dep : task.deps) {
-      if (!known.contains(dep)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("task '", task.id, "' depends on '", dep, "', which is not in the plan"));
-      }
-    }
-  }
-  // New tasks may only wait on each other without a cycle, or they would
-  // never run (tasks already in the plan cannot wait on new ones).
-  absl::flat_hash_set<std::string> placed;
-  for (const store::TaskRecord* step : Steps(run)) placed.insert(step->task().task_id());
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (const flow::PlannedTask& task : tasks) {
-      if (placed.contains(task.id)) continue;
-      if (std::all_of(task.deps.begin(), task.deps.end(),
-                      [&](const std::string& dep) { return placed.contains(dep); })) {
-        placed.insert(task.id);
-        progress = true;
-      }
-    }
-  }
-  for (const flow::PlannedTask& task : tasks) {
-    if (!placed.contains(task.id)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("task '", task.id, "' is part of a dependency cycle among the new tasks"));
-    }
-  }
-  CreateSteps(run, tasks, now_ms);
   return absl::OkStatus();
 }
 

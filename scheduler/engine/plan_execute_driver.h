@@ -18,9 +18,14 @@
 //      │     replan: a `replanner-N` task returns tasks    ──> active
 //      │   (at max_iterations, or without enableReplanning: done)
 //      v
+//   With `approvePlan`, each plan (and the steps each replan adds) first
+//   waits in `approving` for a person (`approve-plan-N`, plan_approval.h):
+//   approved (or edited) ──> active; rejected: the run ends blocked.
+//
 //   synthesizing (with a synthesizer) ──> completed
 //
-// Task ids: `planner`, `synthesizer`, `evaluator-N`, `replanner-N`, and
+// Task ids: `planner`, `synthesizer`, `evaluator-N`, `replanner-N`,
+// `approve-plan-N`, and
 // each step's own id (a step named like those gets a `-step` suffix;
 // replanned steps whose id exists get `-replan-N`). Everything the driver
 // decides from is in the run's tasks (the planner's, evaluators' and
@@ -61,16 +66,24 @@ class PlanExecuteDriver final : public PatternDriver {
   void Finish(RunState& run, int64_t now_ms) override;
   int Iteration(const RunState& run) const override;
 
-  // A step named like one of the driver's own tasks gets a `-step` suffix
-  // (and so do deps on it).
-  static void RenameReservedSteps(std::vector<flow::PlannedTask>& steps);
+  // A rejected plan approval waits again.
+  void BeforeResume(RunState& run, int64_t now_ms) override;
+
+  // `approvePlan`: `steps` (a first plan, or the tasks replan `replan` adds)
+  // wait for a person (plan_approval.h) in the phase `approving`.
+  void AskApproval(RunState& run, const std::vector<flow::PlannedTask>& steps, int replan,
+                   int64_t now_ms);
+  // Decided: the approved (or edited) steps join the plan; a rejection
+  // blocks the run.
+  void ApplyApproval(RunState& run, const store::TaskRecord& approval, int64_t now_ms);
   void CreateSteps(RunState& run, const std::vector<flow::PlannedTask>& plan, int64_t now_ms);
   void CheckStepOutcomes(RunState& run, int64_t now_ms);
   // Returns whether steps remain to run.
   bool DrainSteps(RunState& run, int64_t now_ms);
   void ApplyDecision(RunState& run, const store::TaskRecord& evaluator, int64_t now_ms);
   void ApplyReplan(RunState& run, const store::TaskRecord& replanner, int64_t now_ms);
-  // Adds replanned tasks as steps; INVALID_ARGUMENT naming an unknown dep.
+  // Adds replanned tasks as steps (or asks a person about them first);
+  // INVALID_ARGUMENT naming an unknown dep.
   absl::Status AddSteps(RunState& run, std::vector<flow::PlannedTask> tasks, int replan_number,
                         int64_t now_ms);
   // The evaluations so far (the iteration count).

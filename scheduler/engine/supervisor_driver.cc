@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/json.h"
+#include "scheduler/engine/approval_task.h"
 #include "scheduler/engine/pattern_resume.h"
 #include "scheduler/engine/pattern_tasks.h"
 #include "scheduler/engine/run_finish.h"
@@ -29,10 +30,19 @@ using pattern_phase::kSynthesizing;
 std::string ReviewerId(int iteration) { return absl::StrCat("reviewer-", iteration); }
 std::string RevisionId(int iteration) { return absl::StrCat("planner-", iteration); }
 
-bool IsReservedId(absl::string_view id) {
-  return id == PatternDriver::kPlannerId || id == PatternDriver::kSynthesizerId ||
-         absl::StartsWith(id, "reviewer-") || absl::StartsWith(id, "planner-");
+std::string HumanReviewId(const std::string& task_id, int iteration) {
+  return absl::StrCat("review-", task_id, "-", iteration);
 }
+
+// `human`: with onEscalate: human, `review-*` are the human reviews' ids.
+bool IsReservedId(absl::string_view id, bool human) {
+  return id == PatternDriver::kPlannerId || id == PatternDriver::kSynthesizerId ||
+         absl::StartsWith(id, "reviewer-") || absl::StartsWith(id, "planner-") ||
+         (human && absl::StartsWith(id, "review-"));
+}
+
+// The choice a human review offers besides approve and reject.
+constexpr char kReviseChoice[] = "revise";
 
 }  // namespace
 
@@ -48,6 +58,7 @@ SupervisorDriver::SupervisorDriver(const v1::FlowSpec& spec, const RunLimits& li
                         ? supervisor_.max_iterations()
                         : std::min(3, std::max(1, limits.max_iterations));
   max_replans_ = supervisor_.has_max_replans() ? supervisor_.max_replans() : 1;
+  human_ = supervisor_.on_escalate() == v1::ON_ESCALATE_HUMAN;
 }
 
 int SupervisorDriver::Replans(const RunState& run) const {
@@ -170,11 +181,104 @@ const store::TaskRecord* SupervisorDriver::Decider(const RunState& run,
   if (phase == kRevising || phase == pattern_phase::kReplanning) {
     return run.FindTask(RevisionId(Iterations(run) + 1));
   }
+  if (phase == pattern_phase::kHumanReview) {
+    // The run waits for every review of the round; one that failed (its
+    // onTimeout: fail) fails the run at once.
+    const store::TaskRecord* waiting = nullptr;
+    const store::TaskRecord* decided = nullptr;
+    for (const store::TaskRecord* review : HumanReviews(run)) {
+      if (review->task().state() == v1::TASK_STATE_FAILED) return review;
+      if (!IsTerminal(review->task().state())) {
+        if (waiting == nullptr) waiting = review;
+      } else if (decided == nullptr) {
+        decided = review;
+      }
+    }
+    return waiting != nullptr ? waiting : decided;
+  }
   return nullptr;
+}
+
+std::vector<const store::TaskRecord*> SupervisorDriver::HumanReviews(const RunState& run) const {
+  std::vector<const store::TaskRecord*> reviews;
+  const int iteration = Iterations(run);
+  for (const store::TaskRecord* worker : Workers(run)) {
+    const store::TaskRecord* review =
+        run.FindTask(HumanReviewId(worker->task().task_id(), iteration));
+    if (review != nullptr) reviews.push_back(review);
+  }
+  return reviews;
+}
+
+bool SupervisorDriver::AskHumanReviews(RunState& run, int64_t now_ms) {
+  const int iteration = Iterations(run);
+  std::vector<std::string> asked;
+  for (const store::TaskRecord* worker : Workers(run)) {
+    if (Status(*worker) != "escalated") continue;
+    const v1::Task& work = worker->task();
+    const v1::ReviewAssessment& last = work.reviews(work.reviews_size() - 1);
+    if (last.iteration() != iteration) continue;
+    const std::string id = HumanReviewId(work.task_id(), iteration);
+    store::TaskRecord review = NewTask(run, id, kApprovalRole, "", "", /*max_attempts=*/1, now_ms);
+    review.mutable_task()->set_title(absl::StrCat("review escalated task ", work.task_id()));
+    review.mutable_assignment()->set_input_json(
+        DumpJson(Json{{"human_review", {{"task_id", work.task_id()}, {"iteration", iteration}}}}));
+    const Json result = flow::StepResultJson(work.output());
+    DescribeApproval(
+        review, supervisor_.human_review(), {kReviseChoice},
+        absl::StrCat("Review the escalated task '", work.task_id(), "': ", work.title(),
+                     "\n\nOverall goal: ", Goal(run), "\n\nIts result:\n",
+                     result.is_string() ? result.get<std::string>() : result.dump(2),
+                     "\n\nThe reviewer escalated it: ",
+                     last.feedback().empty() ? "(no feedback given)" : last.feedback(),
+                     "\n\nApprove to accept the result, reject to keep it escalated (the run "
+                     "ends blocked), or choose `revise` with a comment: the feedback its next "
+                     "attempt gets."));
+    StartWaiting(review, supervisor_.human_review().timeout_seconds(), now_ms);
+    run.PutTask(std::move(review));
+    asked.push_back(work.task_id());
+  }
+  if (asked.empty()) return false;
+  SetPatternPhase(run, pattern_phase::kHumanReview, iteration,
+                  absl::StrCat("a person reviews ", absl::StrJoin(asked, ", ")));
+  return true;
+}
+
+void SupervisorDriver::ApplyHumanReviews(RunState& run, int64_t now_ms) {
+  const int iteration = Iterations(run);
+  for (const store::TaskRecord* worker : Workers(run)) {
+    if (Status(*worker) != "escalated") continue;
+    const std::string id = worker->task().task_id();
+    const store::TaskRecord* review = run.FindTask(HumanReviewId(id, iteration));
+    if (review == nullptr || review->task().state() != v1::TASK_STATE_COMPLETED) continue;
+    const v1::ApprovalDecision& decision = review->task().approval().decision();
+    if (decision.decision() == "reject") continue;  // stays escalated, reported
+    const bool revise = decision.decision() == kReviseChoice;
+    v1::Task& task = *run.MutableTask(id).mutable_task();
+    const float score = task.reviews(task.reviews_size() - 1).score();
+    v1::ReviewAssessment& entry = *task.add_reviews();
+    entry.set_iteration(iteration);
+    entry.set_score(score);
+    if (revise) {
+      // The person's comment is the feedback the next attempt gets.
+      entry.set_verdict("needs-revision");
+      entry.set_feedback(decision.comment().empty()
+                             ? absl::StrCat(decision.decided_by(), " asked for a revision")
+                             : decision.comment());
+    } else {
+      entry.set_verdict("accepted");
+      entry.set_feedback(absl::StrCat("approved by ", decision.decided_by(),
+                                      decision.comment().empty() ? "" : ": ", decision.comment()));
+    }
+  }
+  const store::TaskRecord* reviewer = run.FindTask(ReviewerId(iteration));
+  absl::StatusOr<flow::Review> review = flow::ParseReview(reviewer->task().output());
+  ContinueAfterReview(run, review.ok() ? *review : flow::Review(), now_ms);
 }
 
 void SupervisorDriver::OnDecision(RunState& run, const store::TaskRecord& decider, int64_t now_ms) {
   if (decider.task().role() == "reviewer") return ApplyReview(run, decider, now_ms);
+  if (IsApprovalTask(decider)) return ApplyHumanReviews(run, now_ms);
   ApplyRevision(run, decider, now_ms);
 }
 
@@ -201,7 +305,7 @@ void SupervisorDriver::StartWorkers(RunState& run, std::vector<flow::PlannedTask
                                     int64_t now_ms) {
   int position = 0;
   for (flow::PlannedTask& task : plan) {
-    if (IsReservedId(task.id)) task.id += "-task";
+    if (IsReservedId(task.id, human_)) task.id += "-task";
     run.PutTask(NewWorker(run, task.id, task.goal, nullptr, position++, now_ms));
   }
   SetPatternPhase(run, kActive, 1, absl::StrCat(plan.size(), " tasks"));
@@ -274,7 +378,6 @@ void SupervisorDriver::ApplyReview(RunState& run, const store::TaskRecord& revie
   for (const flow::Assessment& assessment : review->assessments) {
     by_task[assessment.task_id] = &assessment;
   }
-  std::vector<std::string> revise;
   for (const store::TaskRecord* worker : Workers(run)) {
     if (Status(*worker) != "in_progress" || worker->task().state() != v1::TASK_STATE_COMPLETED) {
       continue;
@@ -291,12 +394,28 @@ void SupervisorDriver::ApplyReview(RunState& run, const store::TaskRecord& revie
       entry.set_feedback(found->second->feedback);
       entry.set_score(found->second->score);
     }
-    if (entry.verdict() == "needs-revision") revise.push_back(id);
+  }
+  // onEscalate: human: a person reviews the escalations before the round
+  // goes on.
+  if (human_ && AskHumanReviews(run, now_ms)) return;
+  ContinueAfterReview(run, *review, now_ms);
+}
+
+void SupervisorDriver::ContinueAfterReview(RunState& run, const flow::Review& review,
+                                           int64_t now_ms) {
+  const int iteration = Iterations(run);
+  std::vector<std::string> revise;
+  for (const store::TaskRecord* worker : Workers(run)) {
+    if (Status(*worker) != "needs-revision") continue;
+    const v1::Task& task = worker->task();
+    if (task.reviews(task.reviews_size() - 1).iteration() == iteration) {
+      revise.push_back(task.task_id());
+    }
   }
   // `needs_replanning` sends the remaining work back to be planned again
   // (new tasks may join), at most max_replans times; verdicts alone only
   // revise the goals of the tasks sent back.
-  const bool replan = review->needs_replanning && Replans(run) < max_replans_;
+  const bool replan = review.needs_replanning && Replans(run) < max_replans_;
   if ((revise.empty() && !replan) || iteration >= max_iterations_) return Conclude(run, now_ms);
   Json items = Json::array();
   for (const std::string& id : revise) {
@@ -314,8 +433,8 @@ void SupervisorDriver::ApplyReview(RunState& run, const store::TaskRecord& revie
     }
     prompt = absl::StrCat(
         "Goal: ", Goal(run), "\n\nThe reviewer says the plan needs rework: ",
-        review->overall_assessment.empty() ? "(no overall assessment given)"
-                                           : review->overall_assessment,
+        review.overall_assessment.empty() ? "(no overall assessment given)"
+                                          : review.overall_assessment,
         "\n\nAccepted so far (keep them out of your answer):\n", accepted.dump(2),
         "\n\nSent back with feedback:\n", items.dump(2),
         "\n\nPlan the work that remains: the tasks sent back under their ids with revised "
@@ -339,7 +458,7 @@ void SupervisorDriver::ApplyReview(RunState& run, const store::TaskRecord& revie
   MarkReady(planner, now_ms);
   run.PutTask(std::move(planner));
   SetPatternPhase(run, replan ? pattern_phase::kReplanning : kRevising, iteration + 1,
-                  replan ? review->overall_assessment : absl::StrJoin(revise, ", "));
+                  replan ? review.overall_assessment : absl::StrJoin(revise, ", "));
 }
 
 void SupervisorDriver::ApplyRevision(RunState& run, const store::TaskRecord& planner,
@@ -368,7 +487,7 @@ void SupervisorDriver::ApplyRevision(RunState& run, const store::TaskRecord& pla
     // New work the replan found; tasks already in the plan keep their ids.
     std::vector<flow::PlannedTask> fresh;
     for (flow::PlannedTask& task : *revised) {
-      if (IsReservedId(task.id)) task.id += "-task";
+      if (IsReservedId(task.id, human_)) task.id += "-task";
       if (run.FindTask(task.id) == nullptr) fresh.push_back(std::move(task));
     }
     if (CheckPlanSize(workers.size() + fresh.size(), limits_).ok()) {

@@ -12,6 +12,11 @@
 //      `blocked` (resume re-runs it); needs-revision -> (below max_iterations)
 //      revised
 //      │
+//      with onEscalate: human, each escalated task first waits in
+//      `human-review` for a person (`review-<task>-N`, an approval task):
+//      approve -> accepted; revise -> needs-revision with the person's
+//      comment as feedback; reject -> stays escalated
+//      │
 //      ├─ any needs-revision left, N < max_iterations:
 //      │    `planner-(N+1)` revises their goals from the feedback, then those
 //      │    workers run again with the feedback ──> working
@@ -36,6 +41,7 @@
 
 #include "scheduler/engine/pattern_driver.h"
 #include "scheduler/flow/plan_output.h"
+#include "scheduler/flow/review_output.h"
 #include "taskboard/v1/flow.pb.h"
 
 namespace taskboard::engine {
@@ -66,6 +72,16 @@ class SupervisorDriver final : public PatternDriver {
   bool DrainWorkers(RunState& run, int64_t now_ms);
   void ApplyReview(RunState& run, const store::TaskRecord& reviewer, int64_t now_ms);
   void ApplyRevision(RunState& run, const store::TaskRecord& planner, int64_t now_ms);
+  // After the round's verdicts (and human reviews): revise, replan or
+  // conclude.
+  void ContinueAfterReview(RunState& run, const flow::Review& review, int64_t now_ms);
+  // onEscalate: human: a `review-<task>-<N>` approval task for each task the
+  // round escalated; false when there is none.
+  bool AskHumanReviews(RunState& run, int64_t now_ms);
+  // Every review of the round decided: approve accepts the task, `revise`
+  // sends it back with the comment as feedback, reject keeps it escalated.
+  void ApplyHumanReviews(RunState& run, int64_t now_ms);
+  std::vector<const store::TaskRecord*> HumanReviews(const RunState& run) const;
 
   int Iterations(const RunState& run) const;
   // Revision rounds that were replans (the reviewer's needs_replanning).
@@ -85,6 +101,7 @@ class SupervisorDriver final : public PatternDriver {
   int max_concurrency_ = 3;
   int max_iterations_ = 3;
   int max_replans_ = 1;
+  bool human_ = false;  // onEscalate: human
 };
 
 }  // namespace taskboard::engine

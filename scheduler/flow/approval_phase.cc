@@ -72,22 +72,7 @@ v1::Approval ReadApproval(JsonReader& reader, FlowErrorList* errors) {
   if (const Json* form = reader.Raw("form"); form != nullptr && !form->is_null()) {
     DecodeForm(*form, reader.FieldPath("form"), &approval, errors);
   }
-  if (auto on_timeout = reader.String("onTimeout")) {
-    bool known = false;
-    for (const OnTimeoutName& entry : kOnTimeouts) {
-      if (entry.name == *on_timeout) {
-        approval.set_on_timeout(entry.value);
-        known = true;
-      }
-    }
-    if (!known) {
-      errors->Add(reader.FieldPath("onTimeout"),
-                  absl::StrCat("must be reject, approve or fail (got \"", *on_timeout, "\")"));
-    }
-  }
-  for (std::string& approver : reader.StringList("approvers")) {
-    approval.add_approvers(std::move(approver));
-  }
+  DecodeOnTimeoutAndApprovers(reader, &approval, errors);
   DecodeOnReject(reader, &approval, errors);
   return approval;
 }
@@ -145,6 +130,42 @@ absl::string_view ApprovalOnTimeoutName(v1::ApprovalOnTimeout on_timeout) {
     if (entry.value == on_timeout) return entry.name;
   }
   return "";
+}
+
+void DecodeOnTimeoutAndApprovers(JsonReader& reader, v1::Approval* approval,
+                                 FlowErrorList* errors) {
+  if (auto on_timeout = reader.String("onTimeout")) {
+    bool known = false;
+    for (const OnTimeoutName& entry : kOnTimeouts) {
+      if (entry.name == *on_timeout) {
+        approval->set_on_timeout(entry.value);
+        known = true;
+      }
+    }
+    if (!known) {
+      errors->Add(reader.FieldPath("onTimeout"),
+                  absl::StrCat("must be reject, approve or fail (got \"", *on_timeout, "\")"));
+    }
+  }
+  for (std::string& approver : reader.StringList("approvers")) {
+    approval->add_approvers(std::move(approver));
+  }
+}
+
+void ValidateApprovers(const v1::Approval& approval, const std::string& path,
+                       FlowErrorList* errors) {
+  for (int i = 0; i < approval.approvers_size(); ++i) {
+    const std::string& approver = approval.approvers(i);
+    const std::string approver_path = IndexPath(JoinPath(path, "approvers"), i);
+    if (absl::StartsWith(approver, "role:")) {
+      if (approver != "role:admin" && approver != "role:client") {
+        errors->Add(approver_path, absl::StrCat("unknown role in '", approver,
+                                                "'; use role:admin, role:client or a token name"));
+      }
+    } else if (approver.empty()) {
+      errors->Add(approver_path, "an approver needs a token name, role:admin or role:client");
+    }
+  }
 }
 
 void DecodeApprovalFields(JsonReader& reader, v1::Phase* phase, FlowErrorList* errors) {
@@ -252,18 +273,7 @@ void ValidateApprovalPhase(const v1::Phase& phase, const std::string& path, Flow
     if (errors->IsBroken(field_path)) continue;
     CheckName(approval.form(i).name(), JoinPath(field_path, "name"), "form field", fields, errors);
   }
-  for (int i = 0; i < approval.approvers_size(); ++i) {
-    const std::string& approver = approval.approvers(i);
-    const std::string approver_path = IndexPath(JoinPath(at, "approvers"), i);
-    if (absl::StartsWith(approver, "role:")) {
-      if (approver != "role:admin" && approver != "role:client") {
-        errors->Add(approver_path, absl::StrCat("unknown role in '", approver,
-                                                "'; use role:admin, role:client or a token name"));
-      }
-    } else if (approver.empty()) {
-      errors->Add(approver_path, "an approver needs a token name, role:admin or role:client");
-    }
-  }
+  ValidateApprovers(approval, at, errors);
   if (approval.on_timeout() != v1::APPROVAL_ON_TIMEOUT_UNSPECIFIED &&
       phase.timeout_seconds() <= 0) {
     errors->Add(JoinPath(at, "onTimeout"),

@@ -37,6 +37,13 @@ std::string ApprovalFieldsPath(const v1::Phase& phase, const std::string& path);
 // block has none.
 const std::string& ApprovalPromptTemplate(const v1::Phase& phase);
 
+// Shared with the approvals patterns ask (pattern_approval.h): reads
+// `onTimeout` (reject | approve | fail) and `approvers`, and checks the
+// approvers' format under `path`.approvers[i].
+void DecodeOnTimeoutAndApprovers(JsonReader& reader, v1::Approval* approval, FlowErrorList* errors);
+void ValidateApprovers(const v1::Approval& approval, const std::string& path,
+                       FlowErrorList* errors);
+
 absl::string_view ApprovalOnTimeoutName(v1::ApprovalOnTimeout on_timeout);
 
 }  // namespace taskboard::flow

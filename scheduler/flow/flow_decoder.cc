@@ -11,6 +11,7 @@
 #include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/flow_options_decoder.h"
 #include "scheduler/flow/json_reader.h"
+#include "scheduler/flow/pattern_approval.h"
 #include "scheduler/flow/proto_value.h"
 
 namespace taskboard::flow {
@@ -274,6 +275,12 @@ void DecodeSupervisor(const Json& value, const std::string& path, v1::Supervisor
                   absl::StrCat("must be skip, fail or retry (got \"", *mode, "\")"));
     }
   }
+  if (const Json* on_escalate = reader.Raw("onEscalate"); on_escalate != nullptr) {
+    DecodeOnEscalate(*on_escalate, reader.FieldPath("onEscalate"), spec, errors);
+  }
+  if (const Json* review = reader.Raw("humanReview"); review != nullptr) {
+    DecodeHumanReview(*review, reader.FieldPath("humanReview"), spec, errors);
+  }
   reader.RejectUnknownFields();
 }
 
@@ -311,6 +318,9 @@ void DecodePlanExecute(const Json& value, const std::string& path, v1::PlanExecu
   spec->set_synthesizer_agent(reader.String("synthesizerAgent").value_or(""));
   spec->set_execution_instructions(reader.String("executionInstructions").value_or(""));
   spec->set_synthesize_instructions(reader.String("synthesizeInstructions").value_or(""));
+  if (const Json* approve = reader.Raw("approvePlan"); approve != nullptr) {
+    DecodeApprovePlan(*approve, reader.FieldPath("approvePlan"), spec, errors);
+  }
   reader.RejectUnknownFields();
 }
 

@@ -4,6 +4,7 @@
 
 #include "scheduler/flow/approval_phase.h"
 #include "scheduler/flow/flow_names.h"
+#include "scheduler/flow/pattern_approval.h"
 #include "scheduler/flow/phase_pattern.h"
 #include "scheduler/flow/proto_value.h"
 
@@ -177,6 +178,8 @@ Json EncodeSupervisor(const v1::SupervisorSpec& spec) {
   SetString(out, "synthesizerAgent", spec.synthesizer_agent());
   SetString(out, "onSubTaskError", std::string(SubTaskErrorModeName(spec.on_sub_task_error())));
   if (spec.has_max_replans()) out["maxReplans"] = spec.max_replans();
+  SetString(out, "onEscalate", std::string(OnEscalateName(spec.on_escalate())));
+  if (spec.has_human_review()) out["humanReview"] = EncodePatternApproval(spec.human_review());
   return out;
 }
 
@@ -196,6 +199,7 @@ Json EncodePlanExecute(const v1::PlanExecuteSpec& spec) {
   SetString(out, "synthesizerAgent", spec.synthesizer_agent());
   SetString(out, "executionInstructions", spec.execution_instructions());
   SetString(out, "synthesizeInstructions", spec.synthesize_instructions());
+  if (spec.has_plan_approval()) out["approvePlan"] = EncodePatternApproval(spec.plan_approval());
   return out;
 }
 

@@ -20,6 +20,7 @@
 #include "scheduler/flow/flow_options_decoder.h"
 #include "scheduler/flow/interpolation.h"
 #include "scheduler/flow/json_reader.h"
+#include "scheduler/flow/pattern_approval.h"
 #include "scheduler/flow/phase_graph.h"
 #include "scheduler/flow/phase_pattern.h"
 
@@ -393,6 +394,7 @@ void ValidateSupervisor(const v1::SupervisorSpec& spec, const std::string& path,
     errors->Add(JoinPath(path, "goal"), "a supervisor flow needs a goal");
   }
   CheckGoal(spec.goal(), JoinPath(path, "goal"), args, errors);
+  ValidateHumanReview(spec, path, errors);
 }
 
 // `in_phase`: the block of a `type: plan` phase (phase_pattern.h), whose
@@ -412,6 +414,9 @@ void ValidatePlanExecute(const v1::PlanExecuteSpec& spec, const std::string& pat
   } else if (!spec.step_flow().empty() && !spec.executor_agent().empty()) {
     errors->Add(JoinPath(path, "executorAgent"),
                 "use either executorAgent or stepExecutor, not both");
+  }
+  if (spec.has_plan_approval()) {
+    ValidatePatternApproval(spec.plan_approval(), JoinPath(path, "approvePlan"), errors);
   }
   // The deterministic evaluator only counts iterations: with it a flow that
   // asks for replanning would silently never replan.

@@ -62,6 +62,7 @@ grpc::ServerUnaryReactor* SchedulerService::DecideApproval(grpc::CallbackServerC
   answer.choice = request->choice();
   answer.values.insert(request->values().begin(), request->values().end());
   answer.comment = request->comment();
+  answer.edited_plan = request->edited_plan();
   WhenVisible(reactor, request->run_id(), caller->visible_tenant(),
               [this, reactor, request, response, answer = std::move(answer),
                who = ApproverOf(*caller)]() mutable {

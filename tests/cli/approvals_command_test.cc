@@ -3,6 +3,8 @@
 
 #include "tools/cli/approvals_command.h"
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -10,6 +12,7 @@
 #include "tests/cli/cli_runner.h"
 #include "tests/cli/fake_scheduler.h"
 #include "tests/cli/run_fixtures.h"
+#include "tests/testing/temp_dir.h"
 #include "tools/cli/run_render.h"
 
 namespace taskboard::cli {
@@ -104,6 +107,70 @@ TEST(ApprovalsCommand, Reject_SendsTheComment) {
   EXPECT_EQ(scheduler.decide_request().comment(), "not now");
 }
 
+constexpr char kEditedPlan[] = R"({"tasks": [{"id": "a", "goal": "A"}]})";
+
+TEST(ApprovalsCommand, ApproveWithPlanFile_SendsTheEditedPlan) {
+  FakeScheduler scheduler;
+  ::taskboard::testing::TempDir dir;
+  const std::string path = (dir.path() / "plan.json").string();
+  std::ofstream(path) << kEditedPlan;
+  testing::CliResult result = Cli({"approve", "r-1", "approve-plan-1", "--plan", path, "--comment",
+                                   "smaller", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(scheduler.decide_request().decision(), "approve");
+  EXPECT_EQ(scheduler.decide_request().edited_plan(), kEditedPlan);
+  EXPECT_EQ(scheduler.decide_request().comment(), "smaller");
+}
+
+TEST(ApprovalsCommand, ApproveWithPlanFromStdin_SendsIt) {
+  FakeScheduler scheduler;
+  ApprovalsOptions options;
+  options.scheduler = scheduler.address();
+  options.run_id = "r-1";
+  options.step_id = "approve-plan-1";
+  options.plan_file = "-";
+  std::istringstream in(kEditedPlan);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunDecideApproval(options, "approve", in, out, err), 0) << err.str();
+  EXPECT_EQ(scheduler.decide_request().edited_plan(), kEditedPlan);
+  EXPECT_EQ(out.str(), "r-1 approve-plan-1: approve by alice\n");
+}
+
+TEST(ApprovalsCommand, PlanFileMissingOrEmpty_IsAUsageError) {
+  FakeScheduler scheduler;
+  testing::CliResult result = Cli({"approve", "r-1", "approve-plan-1", "--plan", "/no/such/plan",
+                                   "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("cannot read --plan file '/no/such/plan'"));
+  ApprovalsOptions options;
+  options.scheduler = scheduler.address();
+  options.plan_file = "-";
+  std::istringstream in("  \n");
+  std::ostringstream out, err;
+  EXPECT_EQ(RunDecideApproval(options, "approve", in, out, err), 2);
+  EXPECT_THAT(err.str(), HasSubstr("the --plan input is empty"));
+}
+
+TEST(ApprovalsCommand, PlanApprovalAndHumanReview_ShowTheirFirstPromptLine) {
+  const v1::ListApprovalsResponse approvals = ParseText<v1::ListApprovalsResponse>(R"pb(
+    approvals {
+      run_id: "r-1"
+      step_id: "approve-plan-1"
+      approval { prompt: "Approve the plan (2 steps) for: ship it\n\n1. a: A" }
+    }
+    approvals {
+      run_id: "r-2"
+      step_id: "review-api-1"
+      approval { prompt: "Review the escalated task 'api': API\n\nIts result:" }
+    }
+  )pb");
+  std::ostringstream out;
+  PrintApprovalTable(approvals, At(absl::ZeroDuration()), 0, out);
+  EXPECT_THAT(out.str(), HasSubstr("approve-plan-1  -        -         -     Approve the plan (2 "
+                                   "steps) for: ship it\n"));
+  EXPECT_THAT(out.str(), HasSubstr("Review the escalated task 'api': API\n"));
+}
+
 TEST(ApprovalsCommand, BadSet_IsAUsageError) {
   FakeScheduler scheduler;
   testing::CliResult result =
@@ -132,6 +199,35 @@ TEST(ApprovalsCommand, RunView_ShowsWaitingForApprovalWithThePrompt) {
                                   {"id": "ok", "type": "approval", "prompt": "Ship?"}]})");
   EXPECT_THAT(RenderRun(run, At(absl::ZeroDuration())),
               HasSubstr("waiting for approval: Ship v1?"));
+}
+
+TEST(ApprovalsCommand, PatternRunView_ShowsPlanApprovalAndHumanReview) {
+  const v1::Run run = MakeRun(R"pb(
+    run_id: "r-1"
+    flow_name: "pe"
+    kind: FLOW_KIND_PLAN_AND_EXECUTE
+    status: RUN_STATUS_RUNNING
+    board_meta: "approving"
+    tasks { task_id: "planner" role: "planner" state: TASK_STATE_COMPLETED }
+    tasks {
+      task_id: "approve-plan-1"
+      role: "approval"
+      state: TASK_STATE_RUNNING
+      approval { prompt: "Approve the plan (1 step) for: ship it\n\n1. a: A" }
+    }
+    tasks {
+      task_id: "review-api-1"
+      role: "approval"
+      state: TASK_STATE_COMPLETED
+      approval {
+        prompt: "Review the escalated task 'api': API"
+        decision { decision: "revise" decided_by: "bob" comment: "add examples" }
+      }
+    }
+  )pb");
+  const std::string text = RenderRun(run, At(absl::ZeroDuration()));
+  EXPECT_THAT(text, HasSubstr("waiting for approval: Approve the plan (1 step) for: ship it"));
+  EXPECT_THAT(text, HasSubstr("revise by bob: add examples"));
 }
 
 TEST(ApprovalsCommand, RunView_ShowsTheDecisionAndWhoMadeIt) {

@@ -1,5 +1,8 @@
 #include "tools/cli/approvals_command.h"
 
+#include <fstream>
+#include <iostream>
+#include <iterator>
 #include <memory>
 #include <optional>
 
@@ -60,7 +63,7 @@ int RunListApprovals(const ApprovalsOptions& options, std::ostream& out, std::os
 }
 
 int RunDecideApproval(const ApprovalsOptions& options, const std::string& decision,
-                      std::ostream& out, std::ostream& err) {
+                      std::istream& in, std::ostream& out, std::ostream& err) {
   v1::DecideApprovalRequest request;
   request.set_run_id(options.run_id);
   request.set_step_id(options.step_id);
@@ -75,6 +78,27 @@ int RunDecideApproval(const ApprovalsOptions& options, const std::string& decisi
     }
     (*request.mutable_values())[set.substr(0, eq)] = set.substr(eq + 1);
   }
+  if (!options.plan_file.empty()) {
+    // The scheduler checks the plan as it checks a planner's (the CLI does
+    // not know the run's other steps or its limits).
+    std::string plan;
+    if (options.plan_file == "-") {
+      plan.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } else {
+      std::ifstream file(options.plan_file, std::ios::binary);
+      if (!file) {
+        err << "taskboard " << decision << ": cannot read --plan file '" << options.plan_file
+            << "'\n";
+        return 2;
+      }
+      plan.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+    }
+    if (plan.find_first_not_of(" \t\r\n") == std::string::npos) {
+      err << "taskboard " << decision << ": the --plan input is empty; give the edited plan JSON\n";
+      return 2;
+    }
+    request.set_edited_plan(std::move(plan));
+  }
   SchedulerClient client(options.scheduler);
   v1::DecideApprovalResponse response;
   if (int code = CallScheduler(client, absl::StrCat("taskboard ", decision),
@@ -84,7 +108,7 @@ int RunDecideApproval(const ApprovalsOptions& options, const std::string& decisi
   }
   const v1::ApprovalDecision& made = response.task().approval().decision();
   out << options.run_id << " " << options.step_id << ": " << made.decision() << " by "
-      << made.decided_by() << "\n";
+      << made.decided_by() << (made.edited_plan().empty() ? "" : " (edited plan)") << "\n";
   return 0;
 }
 
@@ -112,10 +136,13 @@ void AddApprovalsCommands(CLI::App& app, CommandSet& commands) {
       command->add_option("--set", options->sets, "A form value, NAME=VALUE (repeatable)");
       command->add_option("--choice", options->choice,
                           "Answer with one of the flow's extra choices instead of approve");
+      command->add_option("--plan", options->plan_file,
+                          "Plan approvals: approve this edited plan JSON instead (a file, or - "
+                          "for stdin)");
     }
     AddSchedulerOption(command, &options->scheduler);
     commands.Add(command, [options, decision](std::ostream& out, std::ostream& err) {
-      return RunDecideApproval(*options, decision, out, err);
+      return RunDecideApproval(*options, decision, std::cin, out, err);
     });
   }
 }

@@ -5,6 +5,7 @@
 // runs the caller may see, the oldest first; `taskboard approve RUN STEP` and
 // `taskboard reject RUN STEP` answer one (docs/approvals.md).
 
+#include <istream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -26,15 +27,18 @@ struct ApprovalsOptions {
   std::string comment;
   std::string choice;
   std::vector<std::string> sets;  // NAME=VALUE
+  // approve --plan FILE ("-": stdin): an edited plan for a plan approval.
+  std::string plan_file;
 };
 
 // Exit codes: 0 listed; 2 no scheduler.
 int RunListApprovals(const ApprovalsOptions& options, std::ostream& out, std::ostream& err);
 // `decision`: approve or reject. Exit codes: 0 decided; 1 refused (not an
 // approver, decided already, a missing form value, unknown run or step);
-// 2 usage or no scheduler.
+// 2 usage (an unreadable --plan file) or no scheduler.
+// `in`: where `--plan -` reads the plan from.
 int RunDecideApproval(const ApprovalsOptions& options, const std::string& decision,
-                      std::ostream& out, std::ostream& err);
+                      std::istream& in, std::ostream& out, std::ostream& err);
 
 // The table `taskboard approvals` prints.
 void PrintApprovalTable(const v1::ListApprovalsResponse& approvals, absl::Time now, int width,

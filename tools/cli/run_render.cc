@@ -384,6 +384,11 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
 
 // Board tasks (layered by the spec when the snapshot has it) and the tasks
 // patterns plan at run time (layered by their deps).
+// Defined below, outside the anonymous namespace.
+}  // namespace
+std::string DecisionText(absl::Span<const v1::Task* const> tasks);
+namespace {
+
 std::vector<Row> TaskRows(const v1::Run& run, absl::Time now, const RenderOptions& options) {
   const v1::BoardSpec* board = run.spec().has_board() ? &run.spec().board() : nullptr;
   absl::flat_hash_map<std::string, const v1::BoardTask*> specs;
@@ -435,6 +440,12 @@ std::vector<Row> TaskRows(const v1::Run& run, absl::Time now, const RenderOption
     const auto& deps = spec != nullptr ? spec->deps() : task.deps();
     AddEdges(std::vector<std::string>(deps.begin(), deps.end()), previous, &row.tail);
     AddOutcome(TaskOutcome(task), task.state(), &row.tail);
+    if (task.role() == "approval") {
+      // A pattern's plan approval or human review: waiting, or who decided.
+      const v1::Task* self[] = {&task};
+      AddApprovalWait(self, &row.tail);
+      AddOutcome(DecisionText(self), task.state(), &row.tail);
+    }
     AddVerdict(task, &row.tail);
     if (!task.child_run_id().empty()) AddChildRuns({task.child_run_id()}, options, &row);
     if (board == nullptr && !task.title().empty()) {
