@@ -14,6 +14,20 @@ absl::Status CheckRunVisible(store::Store& store, const std::string& run_id,
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::optional<std::string>> TenantToRead(const auth::Caller& caller,
+                                                        const std::string& requested) {
+  if (std::optional<std::string> own = caller.visible_tenant(); own.has_value()) {
+    if (!requested.empty() && requested != *own) {
+      return absl::PermissionDeniedError(absl::StrCat("the token of '", caller.principal->name,
+                                                      "' reads tenant '", *own, "' only, not '",
+                                                      requested, "' (an admin token reads all)"));
+    }
+    return own;
+  }
+  if (requested.empty()) return std::nullopt;
+  return requested;
+}
+
 std::string ScopedIdempotencyKey(absl::string_view tenant, absl::string_view key) {
   // Tenant names cannot contain '/' (auth/tokens_file.h), so the prefix is
   // unambiguous.

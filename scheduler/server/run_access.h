@@ -10,7 +10,9 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "scheduler/auth/principal.h"
 #include "scheduler/store/store.h"
 
 namespace taskboard::server {
@@ -20,6 +22,13 @@ namespace taskboard::server {
 // tenant; DATA_LOSS or the store's error as engine::ReadRunRecord.
 absl::Status CheckRunVisible(store::Store& store, const std::string& run_id,
                              const std::optional<std::string>& tenant);
+
+// The tenant whose figures (usage, cache statistics) a call that names
+// `requested` ("" for every tenant it may see) reads: for a caller bound to
+// one tenant, that tenant, and PERMISSION_DENIED when it names another; for
+// an admin or without authentication, `requested` (nullopt when "").
+absl::StatusOr<std::optional<std::string>> TenantToRead(const auth::Caller& caller,
+                                                        const std::string& requested);
 
 // The idempotency key as the engine stores it: the same key in two tenants
 // names two runs. Keys of the empty tenant (authentication off) are kept as

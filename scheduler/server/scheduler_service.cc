@@ -318,15 +318,9 @@ grpc::ServerUnaryReactor* SchedulerService::GetUsage(grpc::CallbackServerContext
   absl::StatusOr<auth::Caller> caller =
       gate_->Admit(*context, SchedulerMethod("GetUsage"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
-  std::string tenant = request->tenant();
-  if (std::optional<std::string> own = caller->visible_tenant(); own.has_value()) {
-    if (!tenant.empty() && tenant != *own) {
-      return Refuse(context, absl::PermissionDeniedError(absl::StrCat(
-                                 "the token of '", caller->principal->name, "' reads tenant '",
-                                 *own, "' only, not '", tenant, "' (an admin token reads all)")));
-    }
-    tenant = *own;
-  }
+  absl::StatusOr<std::optional<std::string>> readable = TenantToRead(*caller, request->tenant());
+  if (!readable.ok()) return Refuse(context, readable.status());
+  const std::string tenant = readable->value_or("");
   const absl::Time since = request->has_since() ? absl::FromUnixSeconds(request->since().seconds())
                                                 : absl::Now() - absl::Hours(24 * 30);
   return FinishFromPool(context, pool_, [this, tenant, since, response]() -> absl::Status {
