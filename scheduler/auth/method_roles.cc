@@ -14,9 +14,9 @@ constexpr absl::string_view kWorkerGateway = "/taskboard.v1.WorkerGateway/";
 
 // The client API's methods; the operator ones (admin only) are apart.
 constexpr absl::string_view kClientMethods[] = {
-    "SubmitRun",  "GetRun",       "ListRuns", "WatchRun",      "CancelRun",
-    "ResumeRun",  "ValidateFlow", "SaveFlow", "GetFlow",       "ListFlows",
-    "DeleteFlow", "GetTask",      "GetUsage", "ListApprovals", "DecideApproval"};
+    "SubmitRun",    "GetRun",        "ListRuns",       "WatchRun",     "CancelRun",  "ResumeRun",
+    "ValidateFlow", "SaveFlow",      "GetFlow",        "ListFlows",    "DeleteFlow", "GetTask",
+    "GetUsage",     "ListApprovals", "DecideApproval", "GetCacheStats"};
 constexpr absl::string_view kAdminMethods[] = {"ListWorkers", "DrainWorker"};
 
 bool Contains(const auto& names, absl::string_view name) {

@@ -18,6 +18,17 @@ void AppendComponent(std::string& out, absl::string_view value) {
   out.append(value.data(), value.size());
 }
 
+// Reads one AppendComponent-encoded component off the front of `in`.
+std::optional<absl::string_view> ConsumeComponent(absl::string_view& in) {
+  if (in.size() < 4) return std::nullopt;
+  uint32_t length = 0;
+  for (int i = 0; i < 4; ++i) length = (length << 8) | static_cast<unsigned char>(in[i]);
+  if (length > in.size() - 4) return std::nullopt;
+  absl::string_view value = in.substr(4, length);
+  in.remove_prefix(4 + length);
+  return value;
+}
+
 absl::string_view JsonTypeName(const Json& value) {
   switch (value.type()) {
     case Json::value_t::null:
@@ -55,6 +66,23 @@ std::string ScopePrefix(absl::string_view tenant, v1::CacheScope scope,
   AppendComponent(out, CacheScopeKeyName(scope));
   AppendComponent(out, scope_id);
   return out;
+}
+
+std::optional<ScopeOwner> OwnerOfScopePrefix(absl::string_view prefix) {
+  std::optional<absl::string_view> tenant = ConsumeComponent(prefix);
+  if (!tenant.has_value()) return std::nullopt;
+  std::optional<absl::string_view> scope_name = ConsumeComponent(prefix);
+  if (!scope_name.has_value()) return std::nullopt;
+  ScopeOwner owner;
+  owner.tenant = std::string(*tenant);
+  for (v1::CacheScope scope :
+       {v1::CACHE_SCOPE_RUN, v1::CACHE_SCOPE_REQUEST, v1::CACHE_SCOPE_SESSION}) {
+    if (CacheScopeKeyName(scope) == *scope_name) {
+      owner.scope = scope;
+      return owner;
+    }
+  }
+  return std::nullopt;
 }
 
 absl::StatusOr<std::string> ArgsDigest(absl::string_view args_json,

@@ -16,6 +16,7 @@
 // The key is stable across processes and versions: argument key order,
 // whitespace and number spelling (1 vs 1.0) never change it.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,18 @@ absl::string_view CacheScopeKeyName(v1::CacheScope scope);
 
 // The prefix of every key of one scope instance.
 std::string ScopePrefix(absl::string_view tenant, v1::CacheScope scope, absl::string_view scope_id);
+
+// Whose a scope instance is: the tenant and scope kind its prefix encodes.
+struct ScopeOwner {
+  std::string tenant;
+  v1::CacheScope scope = v1::CACHE_SCOPE_RUN;
+};
+
+// The inverse of ScopePrefix for its first two components (the scope id is
+// ignored); also accepts a full key, which starts with its scope prefix.
+// nullopt when `prefix` was not made by ScopePrefix (too short, a length
+// past the end, or a scope name ScopePrefix never writes).
+std::optional<ScopeOwner> OwnerOfScopePrefix(absl::string_view prefix);
 
 // Lower-case hex SHA-256 of the canonical JSON of `args_json` restricted to
 // `key_fields` (top-level field names; all fields when empty). A key field

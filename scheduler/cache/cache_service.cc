@@ -83,6 +83,7 @@ Decision ToolCacheService::Decide(const CallContext& ctx, const v1::ToolLookup& 
       decision.reply.set_cache_age_ms(hit->age_ms);
       *decision.reply.mutable_source_task() = std::move(hit->source_task);
       ++counters_.hits;
+      cache_.stats().CountLookup(call->key.key, lookup.tool_name(), CacheStats::Lookup::kHit);
       return decision;
     }
   }
@@ -95,12 +96,14 @@ Decision ToolCacheService::Decide(const CallContext& ctx, const v1::ToolLookup& 
   if (joined.role == InflightCalls::Role::kWait) {
     decision.outcome = Decision::Outcome::kWait;
     ++counters_.coalesced;
+    cache_.stats().CountLookup(call->key.key, lookup.tool_name(), CacheStats::Lookup::kCoalesced);
     return decision;
   }
   decision.outcome = Decision::Outcome::kMiss;
   decision.reply.set_outcome(v1::ToolDecision::OUTCOME_MISS);
   decision.reply.set_call_id(std::move(joined.call_id));
   ++counters_.misses;
+  cache_.stats().CountLookup(call->key.key, lookup.tool_name(), CacheStats::Lookup::kMiss);
   return decision;
 }
 
@@ -136,7 +139,8 @@ std::vector<Answer> ToolCacheService::Record(const CallContext& ctx,
   // announced the call again and got a new id it had not seen yet) still
   // completes the live call of its key when that call is this task's.
   std::string call_id = observation.call_id();
-  if (inflight_.Owner(call_id) == nullptr && call.ok()) call_id = inflight_.CallOfKey(call->key.key);
+  if (inflight_.Owner(call_id) == nullptr && call.ok())
+    call_id = inflight_.CallOfKey(call->key.key);
   const Caller* owner = inflight_.Owner(call_id);
   if (owner == nullptr || owner->task_id != observation.task_id() ||
       owner->lease_id != observation.lease_id()) {

@@ -20,6 +20,7 @@
 // Thread safety: none. Owned and called by the engine loop only.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -138,10 +139,13 @@ class ToolCacheService {
   }
 
   ToolCacheCounters counters() const;
-  // Whether `call_id` is a call this scheduler is waiting on.
-  bool CallInFlight(absl::string_view call_id) const {
-    return inflight_.Owner(call_id) != nullptr;
+  // Entries and lookups per tenant, scope kind and tool (cache_stats.h).
+  std::vector<CacheStatsRow> StatsRows(const std::optional<std::string>& tenant) const {
+    return cache_.stats().Rows(tenant);
   }
+  const CacheLimits& limits() const { return cache_.limits(); }
+  // Whether `call_id` is a call this scheduler is waiting on.
+  bool CallInFlight(absl::string_view call_id) const { return inflight_.Owner(call_id) != nullptr; }
 
  private:
   std::vector<Answer> Promoted(std::vector<InflightCalls::Promotion> promotions);

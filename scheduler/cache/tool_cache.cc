@@ -45,6 +45,8 @@ absl::Status ToolCache::Load(store::Store& store, int64_t now_ms, store::WriteBa
   entries_.clear();
   lru_.clear();
   by_expiry_.clear();
+  by_tenant_.clear();
+  stats_.ClearEntries();
 
   struct Loaded {
     std::string key;
@@ -170,6 +172,7 @@ void ToolCache::Index(std::string key, Stored stored) {
   stored.lru_position = lru.begin();
   by_expiry_.emplace(stored.expires_ms, key);
   by_tenant_[TenantOf(stored.scope_prefix)].emplace(stored.created_ms, key);
+  stats_.EntryAdded(stored.scope_prefix, stored.tool_name);
   entries_.insert_or_assign(std::move(key), std::move(stored));
 }
 
@@ -177,6 +180,7 @@ void ToolCache::Remove(const std::string& key, store::WriteBatch* batch) {
   auto it = entries_.find(key);
   if (it == entries_.end()) return;
   const Stored& stored = it->second;
+  stats_.EntryRemoved(stored.scope_prefix, stored.tool_name);
   by_expiry_.erase({stored.expires_ms, key});
   if (auto tenant = by_tenant_.find(TenantOf(stored.scope_prefix)); tenant != by_tenant_.end()) {
     tenant->second.erase({stored.created_ms, key});

@@ -37,6 +37,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "scheduler/cache/cache_key.h"
+#include "scheduler/cache/cache_stats.h"
 #include "scheduler/store/store.h"
 #include "taskboard/v1/common.pb.h"
 
@@ -110,6 +111,10 @@ class ToolCache {
   int64_t evictions() const { return evictions_; }
   // Entries removed by Sweep or Load because they expired, since construction.
   int64_t expirations() const { return expirations_; }
+  // Entries per tenant, scope kind and tool, kept up to date by every
+  // mutation above; the owner adds its lookup outcomes.
+  CacheStats& stats() { return stats_; }
+  const CacheStats& stats() const { return stats_; }
 
  private:
   struct Stored {
@@ -140,6 +145,7 @@ class ToolCache {
   CacheLimits limits_;
   int64_t evictions_ = 0;
   int64_t expirations_ = 0;
+  CacheStats stats_;
 };
 
 }  // namespace taskboard::cache

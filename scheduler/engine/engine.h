@@ -210,6 +210,13 @@ class Engine {
   void DecideApproval(std::string run_id, std::string step_id, ApprovalAnswer answer, Approver who,
                       std::function<void(absl::StatusOr<v1::Task>)> done);
 
+  // The shared tool cache per tenant, scope kind and tool
+  // (engine_cache_stats.cc, cache/cache_stats.h): the rows of `tenant`
+  // (nullopt: every tenant) by tenant, scope and tool, their total entries
+  // and the per-tenant entry limit. Never fails.
+  void GetCacheStats(std::optional<std::string> tenant,
+                     std::function<void(v1::GetCacheStatsResponse)> done);
+
   // Operators (engine_worker_admin.cc). ListWorkers answers with the
   // connected workers sorted by id. DrainWorker sends Drain{grace_ms} to
   // every stream of `worker_id` and stops assigning to it; the worker hands

@@ -10,7 +10,9 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "scheduler/auth/principal.h"
 #include "scheduler/store/store.h"
 
 namespace taskboard::server {

@@ -73,6 +73,10 @@ class SchedulerService final : public v1::Scheduler::CallbackService {
   grpc::ServerUnaryReactor* GetUsage(grpc::CallbackServerContext* context,
                                      const v1::GetUsageRequest* request,
                                      v1::GetUsageResponse* response) override;
+  // scheduler_cache_stats.cc
+  grpc::ServerUnaryReactor* GetCacheStats(grpc::CallbackServerContext* context,
+                                          const v1::GetCacheStatsRequest* request,
+                                          v1::GetCacheStatsResponse* response) override;
   // Approvals (scheduler_approvals.cc, docs/approvals.md).
   grpc::ServerUnaryReactor* ListApprovals(grpc::CallbackServerContext* context,
                                           const v1::ListApprovalsRequest* request,

@@ -134,6 +134,12 @@ class FakeScheduler final : public v1::Scheduler::Service {
     usage_ = std::move(usage);
   }
 
+  // What GetCacheStats answers, whatever was asked.
+  void SetCacheStats(v1::GetCacheStatsResponse stats) {
+    std::lock_guard lock(mu_);
+    cache_stats_ = std::move(stats);
+  }
+
   // --- What the CLI sent --------------------------------------------------
   v1::SubmitRunRequest submitted() const {
     std::lock_guard lock(mu_);
@@ -170,6 +176,10 @@ class FakeScheduler final : public v1::Scheduler::Service {
   v1::GetUsageRequest usage_request() const {
     std::lock_guard lock(mu_);
     return usage_request_;
+  }
+  v1::GetCacheStatsRequest cache_stats_request() const {
+    std::lock_guard lock(mu_);
+    return cache_stats_request_;
   }
   v1::CancelRunRequest cancel_request() const {
     std::lock_guard lock(mu_);
@@ -340,6 +350,15 @@ class FakeScheduler final : public v1::Scheduler::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status GetCacheStats(grpc::ServerContext*, const v1::GetCacheStatsRequest* request,
+                             v1::GetCacheStatsResponse* response) override {
+    std::lock_guard lock(mu_);
+    if (grpc::Status error = TakeError(); !error.ok()) return error;
+    cache_stats_request_ = *request;
+    *response = cache_stats_;
+    return grpc::Status::OK;
+  }
+
   grpc::Status SaveFlow(grpc::ServerContext*, const v1::SaveFlowRequest* request,
                         v1::SaveFlowResponse* response) override {
     std::lock_guard lock(mu_);
@@ -415,6 +434,8 @@ class FakeScheduler final : public v1::Scheduler::Service {
   v1::ResumeRunRequest resume_request_;
   v1::GetUsageResponse usage_;
   v1::GetUsageRequest usage_request_;
+  v1::GetCacheStatsResponse cache_stats_;
+  v1::GetCacheStatsRequest cache_stats_request_;
   v1::ListWorkersResponse workers_;
   v1::DrainWorkerRequest drain_request_;
   v1::ListApprovalsResponse approvals_;

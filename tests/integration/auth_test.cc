@@ -379,6 +379,47 @@ phases:
   const v1::Observation other = run_as(kTenantB);
   EXPECT_EQ(other.tool_name(), "read_file");
   EXPECT_FALSE(other.cached()) << "tenant B must not be served tenant A's entry";
+
+  // GetCacheStats: a client token sees its own tenant's rows only.
+  auto stats_as = [&](const std::string& token, const std::string& tenant,
+                      v1::GetCacheStatsResponse* stats) {
+    v1::GetCacheStatsRequest request;
+    request.set_tenant(tenant);
+    return As(token)->GetCacheStats(Context().get(), request, stats);
+  };
+  v1::GetCacheStatsResponse own;
+  ASSERT_TRUE(stats_as(kTenantA, "", &own).ok());
+  ASSERT_EQ(own.rows_size(), 1) << own.DebugString();
+  EXPECT_EQ(own.rows(0).tenant(), "acme");
+  EXPECT_EQ(own.rows(0).scope(), v1::CACHE_SCOPE_SESSION);
+  EXPECT_EQ(own.rows(0).tool(), "read_file");
+  EXPECT_EQ(own.rows(0).entries(), 1);
+  EXPECT_EQ(own.rows(0).hits(), 1);
+  EXPECT_EQ(own.rows(0).misses(), 1);
+  EXPECT_EQ(own.entries(), 1);
+  v1::GetCacheStatsResponse named_own;
+  ASSERT_TRUE(stats_as(kTenantA, "acme", &named_own).ok());
+  EXPECT_EQ(named_own.rows_size(), 1);
+  // Naming another tenant is refused, saying who may.
+  v1::GetCacheStatsResponse refused_stats;
+  grpc::Status refused = stats_as(kTenantA, "globex", &refused_stats);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("reads tenant 'acme' only"));
+  // An admin sees every tenant, or the one it names.
+  v1::GetCacheStatsResponse all;
+  ASSERT_TRUE(stats_as(kAdmin, "", &all).ok());
+  ASSERT_EQ(all.rows_size(), 2) << all.DebugString();
+  EXPECT_EQ(all.rows(0).tenant(), "acme");
+  EXPECT_EQ(all.rows(1).tenant(), "globex");
+  EXPECT_EQ(all.rows(1).misses(), 1);
+  EXPECT_EQ(all.entries(), 2);
+  v1::GetCacheStatsResponse globex;
+  ASSERT_TRUE(stats_as(kAdmin, "globex", &globex).ok());
+  ASSERT_EQ(globex.rows_size(), 1);
+  EXPECT_EQ(globex.rows(0).tenant(), "globex");
+  // A worker token is not a client.
+  v1::GetCacheStatsResponse worker_stats;
+  EXPECT_EQ(stats_as(kWorker, "", &worker_stats).error_code(), grpc::StatusCode::PERMISSION_DENIED);
 }
 
 TEST(AuthReloadTest, Sighup_ReloadsTheTokensFile) {

@@ -214,6 +214,13 @@ TEST_F(HttpApiTest, Tokens_SameChecksAsGrpc) {
   Reply worker = Post("ListRuns", "{}", kWorker);
   EXPECT_EQ(worker.status, 403) << worker.text;
   EXPECT_EQ(worker.body.value("code", ""), "permission_denied");
+  // GetCacheStats: another tenant's figures are refused as over gRPC.
+  Reply own_cache = Post("GetCacheStats", "{}", kAcme);
+  EXPECT_EQ(own_cache.status, 200) << own_cache.text;
+  EXPECT_EQ(own_cache.body.value("maxEntriesPerTenant", ""), "100000") << own_cache.text;
+  Reply other_cache = Post("GetCacheStats", R"({"tenant": "acme"})", kGlobex);
+  EXPECT_EQ(other_cache.status, 403) << other_cache.text;
+  EXPECT_EQ(other_cache.body.value("code", ""), "permission_denied");
 }
 
 TEST_F(HttpApiTest, BadRequests_ClearJsonErrorsAndTheSchedulerKeepsServing) {

@@ -5,6 +5,7 @@
 #include "CLI/CLI.hpp"
 #include "common/json_depth_flag.h"
 #include "tools/cli/approvals_command.h"
+#include "tools/cli/cache_command.h"
 #include "tools/cli/cancel_command.h"
 #include "tools/cli/command_set.h"
 #include "tools/cli/dev_command.h"
@@ -43,6 +44,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   AddToolCommand(app, commands);
   AddWorkersCommand(app, commands);
   AddUsageCommand(app, commands);
+  AddCacheCommand(app, commands);
   AddApprovalsCommands(app, commands);
   // Set last: subcommands copy the footer of their parent when added.
   app.footer(

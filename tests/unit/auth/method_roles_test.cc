@@ -37,6 +37,8 @@ TEST(MethodRolesTest, Table) {
   EXPECT_THAT(RolesFor("/taskboard.v1.Scheduler/DrainWorker"), ElementsAre(Role::kAdmin));
   EXPECT_THAT(RolesFor("/taskboard.v1.Scheduler/DecideApproval"),
               ElementsAre(Role::kClient, Role::kAdmin));
+  EXPECT_THAT(RolesFor("/taskboard.v1.Scheduler/GetCacheStats"),
+              ElementsAre(Role::kClient, Role::kAdmin));
   EXPECT_THAT(RolesFor("/taskboard.v1.WorkerGateway/Connect"),
               ElementsAre(Role::kWorker, Role::kAdmin));
   EXPECT_THAT(RolesFor("/taskboard.v1.Scheduler/Unknown"), IsEmpty());

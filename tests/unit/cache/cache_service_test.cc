@@ -398,5 +398,35 @@ TEST_F(ToolCacheServiceTest, Counters_CountEachOutcome) {
   EXPECT_EQ(counters.waiters, 1);
 }
 
+TEST_F(ToolCacheServiceTest, StatsRows_CountEachOutcomePerTenantScopeAndTool) {
+  Seed(Ctx(), "r1", "1");                                    // acme run: miss + stored
+  Decide(Ctx(), Lookup("r2"));                               // acme run: hit
+  Decide(Ctx(), Lookup("r3", R"({"path":"b"})"));            // acme run: miss (in flight)
+  Decide(Ctx(), Lookup("r4", R"({"path":"b"})"));            // acme run: coalesced
+  Decide(Ctx("w1", "run-9", "", "", "beta"), Lookup("r5"));  // beta run: miss
+  decl_.set_cacheable(false);
+  Decide(Ctx(), Lookup("r6"));  // not cacheable: no row counts it
+
+  std::vector<CacheStatsRow> rows = service_.StatsRows(std::nullopt);
+  ASSERT_THAT(rows, SizeIs(2));
+  EXPECT_EQ(rows[0].tenant, "acme");
+  EXPECT_EQ(rows[0].scope, v1::CACHE_SCOPE_RUN);
+  EXPECT_EQ(rows[0].tool, "read_file");
+  EXPECT_EQ(rows[0].entries, 1);
+  EXPECT_EQ(rows[0].hits, 1);
+  EXPECT_EQ(rows[0].misses, 2);
+  EXPECT_EQ(rows[0].coalesced, 1);
+  EXPECT_EQ(rows[1].tenant, "beta");
+  EXPECT_EQ(rows[1].entries, 0);
+  EXPECT_EQ(rows[1].misses, 1);
+  // The same outcomes the metric counts, summed over the rows.
+  const ToolCacheCounters counters = service_.counters();
+  EXPECT_EQ(counters.hits, rows[0].hits + rows[1].hits);
+  EXPECT_EQ(counters.misses, rows[0].misses + rows[1].misses);
+  EXPECT_EQ(counters.coalesced, rows[0].coalesced + rows[1].coalesced);
+
+  EXPECT_THAT(service_.StatsRows("beta"), SizeIs(1));
+}
+
 }  // namespace
 }  // namespace taskboard::cache

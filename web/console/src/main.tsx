@@ -5,6 +5,7 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { getToken, setToken } from "./api";
 import { ApprovalsPage } from "./pages/approvals";
+import { CachePage } from "./pages/cache";
 import { RunPage } from "./pages/run";
 import { RunsPage } from "./pages/runs";
 import { SignIn } from "./pages/signin";
@@ -40,6 +41,7 @@ function App() {
   if (section === "runs" && id) page = <RunPage runId={id} taskId={taskId} />;
   else if (section === "approvals") page = <ApprovalsPage />;
   else if (section === "workers") page = <WorkersPage />;
+  else if (section === "cache") page = <CachePage />;
   else page = <RunsPage />;
   const link = (to: string, label: string) => (
     <a href={`#/${to}`} aria-current={section === to ? "page" : undefined}>
@@ -54,6 +56,7 @@ function App() {
           {link("runs", "Runs")}
           {link("approvals", "Approvals")}
           {link("workers", "Workers")}
+          {link("cache", "Cache")}
         </nav>
         <button
           class="link"

@@ -128,6 +128,31 @@ test("submit repo-digest, watch its graph complete live, open a task with prior 
   await page.close();
 });
 
+// After repo-digest, whose summarizers read files through the cache.
+test("cache page shows read_file's hits and hit ratio; an admin also sees the tenant", async () => {
+  await until("a read_file hit in the stats", async () =>
+    ((await api("GetCacheStats", {})).rows ?? []).some((r) => r.tool === "read_file" && Number(r.hits) > 0));
+  const page = await signedInPage();
+  await page.click("nav a[href='#/cache']");
+  const row = await page.waitForSelector("[data-testid=cache-stats] tbody tr[data-tool=read_file]");
+  const hits = Number(await row.$eval("td[data-col=hits]", (td) => td.textContent));
+  assert.ok(hits > 0, `read_file hits: ${hits}`);
+  assert.match(await row.$eval("td[data-col=ratio]", (td) => td.textContent), /^\d+\.\d%$/);
+  assert.match(await page.$eval("[data-testid=cache-stats] tfoot", (t) => t.textContent), /Total/);
+  const headers = () => page.$$eval("[data-testid=cache-stats] thead th", (ths) => ths.map((th) => th.textContent));
+  assert.ok(!(await headers()).includes("Tenant"), "a client token reads one tenant: no tenant column");
+  assert.deepEqual(await accessibilityViolations(page), []);
+  await shot(page, "cache");
+  await page.close();
+
+  const admin = await signedInPage(ADMIN);
+  await admin.evaluate(() => (location.hash = "#/cache"));
+  await admin.waitForSelector("[data-testid=cache-stats] thead th ::-p-text(Tenant)");
+  await admin.waitForSelector("[data-testid=cache-stats] tbody td ::-p-text(acme)");
+  assert.deepEqual(await accessibilityViolations(admin), []);
+  await admin.close();
+});
+
 test("cancel a waiting run from its page", async () => {
   const { runId } = await api("SubmitRun", { source: { text: APPROVAL_FLOW } });
   const page = await signedInPage();
