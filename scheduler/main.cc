@@ -140,6 +140,7 @@ int main(int argc, char** argv) {
   taskboard::web::GatewayOptions gateway_options;
   taskboard::web::HttpApiOptions http_api_options;
   int64_t http_stream_seconds = 300;
+  bool http_tls = false;
   log::LogFlags log_flags;
   std::string auth_tokens;
   bool insecure = false;
@@ -255,6 +256,10 @@ int main(int argc, char** argv) {
       ->envname("TASKBOARD_HTTP_STREAM_SECONDS")
       ->check(CLI::Range(int64_t{1}, int64_t{86'400}))
       ->capture_default_str();
+  app.add_flag("--http-tls", http_tls,
+               "Serve the HTTP port (metrics, probes, HTTP API, console) as HTTPS with "
+               "--tls-cert / --tls-key; off: plain HTTP, as probes and scrapers expect")
+      ->envname("TASKBOARD_HTTP_TLS");
   app.add_option("--http-max-body-bytes", http_api_options.max_body_bytes,
                  "HTTP API: largest request body (413 above)")
       ->envname("TASKBOARD_HTTP_MAX_BODY_BYTES")
@@ -345,6 +350,11 @@ int main(int argc, char** argv) {
     std::cerr << "taskboard-scheduler: " << webhook.message() << "\n";
     return 2;
   }
+  if (http_tls && (tls_flags.cert.empty() || metrics_listen.empty())) {
+    std::cerr << "taskboard-scheduler: --http-tls serves the --http-listen port with "
+                 "--tls-cert and --tls-key: pass all three\n";
+    return 2;
+  }
   taskboard::metrics::MetricsHttpOptions http_options;
   if (absl::Status flags =
           taskboard::metrics::CheckMetricsFlags(metrics_listen, metrics_port_file, http_options);
@@ -408,6 +418,12 @@ int main(int argc, char** argv) {
     };
     // A thread per open stream, and some for scrapes, probes and calls.
     http_options.threads = gateway_options.max_streams + 8;
+    // Opt-in: Kubernetes probes and Prometheus scrape this port over plain
+    // HTTP unless told otherwise (deploy/).
+    if (http_tls) {
+      http_options.tls_cert_file = tls_flags.cert;
+      http_options.tls_key_file = tls_flags.key;
+    }
     absl::StatusOr<std::unique_ptr<taskboard::metrics::MetricsHttpServer>> started =
         taskboard::metrics::ServeMetrics(&registry, std::move(http_options), metrics_port_file);
     if (!started.ok()) {

@@ -65,14 +65,30 @@ absl::StatusOr<std::unique_ptr<MetricsHttpServer>> ServeMetrics(const Registry* 
   return server;
 }
 
+namespace {
+
+std::unique_ptr<httplib::Server> NewServer(const MetricsHttpOptions& options) {
+  if (options.tls_cert_file.empty()) return std::make_unique<httplib::Server>();
+  return std::make_unique<httplib::SSLServer>(options.tls_cert_file.c_str(),
+                                              options.tls_key_file.c_str());
+}
+
+}  // namespace
+
 MetricsHttpServer::MetricsHttpServer(const Registry* registry, MetricsHttpOptions options)
-    : registry_(registry),
-      options_(std::move(options)),
-      http_(std::make_unique<httplib::Server>()) {}
+    : registry_(registry), options_(std::move(options)), http_(NewServer(options_)) {}
 
 absl::StatusOr<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
     const Registry* registry, MetricsHttpOptions options) {
+  if (options.tls_cert_file.empty() != options.tls_key_file.empty()) {
+    return absl::InvalidArgumentError("the HTTP port's TLS needs both a certificate and a key");
+  }
   std::unique_ptr<MetricsHttpServer> server(new MetricsHttpServer(registry, std::move(options)));
+  if (!server->http_->is_valid()) {
+    return absl::UnavailableError(absl::StrCat(
+        "the HTTP port cannot serve TLS with ", server->options_.tls_cert_file, " and ",
+        server->options_.tls_key_file, ": check that both are readable PEM files that match"));
+  }
   server->Route();
   if (server->options_.routes) server->options_.routes(*server->http_);
   if (const int threads = server->options_.threads; threads > 0) {

@@ -39,6 +39,11 @@ struct MetricsHttpOptions {
   // More routes the service serves on the same port (the scheduler's HTTP
   // API, scheduler/web/), added before the server starts.
   std::function<void(httplib::Server&)> routes;
+  // Serve HTTPS with this certificate chain and key (PEM files); both or
+  // neither. The scheduler passes its --tls-cert / --tls-key, so the HTTP
+  // API and the console are as private as the gRPC port.
+  std::string tls_cert_file;
+  std::string tls_key_file;
   // Threads serving requests; 0: cpp-httplib's default. A service that
   // holds long requests open (server-sent events) needs one per stream
   // besides those for scrapes and probes.

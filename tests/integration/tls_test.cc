@@ -13,6 +13,7 @@
 #include "common/files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "httplib.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
@@ -109,6 +110,52 @@ TEST_F(TlsTest, Tls_WorkerAndClientConnectOverTls_PlaintextIsRefused) {
   v1::ListRunsResponse listed;
   EXPECT_EQ(plaintext->ListRuns(Context().get(), {}, &listed).error_code(),
             grpc::StatusCode::UNAVAILABLE);
+}
+
+// With --http-tls the HTTP port (metrics, the HTTP API, the console) serves
+// HTTPS with the scheduler's certificate, and refuses plain HTTP.
+TEST_F(TlsTest, Tls_HttpPortServesHttpsWithTheSameCertificate) {
+  testing::TempDir files;
+  const std::string port_file = (files.path() / "http.port").string();
+  ClusterOptions options;
+  options.workers = 0;
+  options.scheduler_flags = {"--tls-cert",       Cert("server.pem"), "--tls-key",
+                             Cert("server.key"), "--http-listen",    "127.0.0.1:0",
+                             "--http-port-file", port_file,          "--http-tls"};
+  options.client_credentials = ClientTls(false);
+  testing::Cluster cluster(options);
+  ASSERT_THAT(cluster.Start(), IsOk());
+  int port = 0;
+  std::ifstream(port_file) >> port;
+  ASSERT_GT(port, 0) << cluster.Logs();
+
+  httplib::SSLClient https("127.0.0.1", port);
+  https.set_ca_cert_path(Cert("ca.pem").c_str());
+  https.enable_server_certificate_verification(true);
+  httplib::Result metrics = https.Get("/metrics");
+  ASSERT_TRUE(metrics) << httplib::to_string(metrics.error());
+  EXPECT_EQ(metrics->status, 200);
+  httplib::Result runs = https.Post("/api/v1/ListRuns", "{}", "application/json");
+  ASSERT_TRUE(runs) << httplib::to_string(runs.error());
+  EXPECT_EQ(runs->status, 200) << runs->body;
+
+  httplib::Client plain("127.0.0.1", port);
+  plain.set_connection_timeout(5, 0);
+  plain.set_read_timeout(5, 0);
+  httplib::Result refused = plain.Get("/metrics");
+  EXPECT_TRUE(!refused || refused->status != 200);
+}
+
+TEST_F(TlsTest, HttpTlsWithoutACertificate_SchedulerExitsNamingTheFlags) {
+  testing::TempDir dir;
+  const std::string log = (dir.path() / "scheduler.log").string();
+  absl::StatusOr<std::unique_ptr<ChildProcess>> scheduler =
+      ChildProcess::Spawn({testing::BinaryPath("taskboard-scheduler"), "--memory", "--listen",
+                           "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--http-tls"},
+                          log);
+  ASSERT_THAT(scheduler.status(), IsOk());
+  EXPECT_EQ((*scheduler)->WaitFor(30'000), 2);
+  EXPECT_THAT(ReadFileOrEmpty(log), HasSubstr("--http-tls serves the --http-listen port with"));
 }
 
 TEST_F(TlsTest, Mtls_WithTokens_ClientsNeedACertificateAndAToken) {
