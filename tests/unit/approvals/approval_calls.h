@@ -35,9 +35,11 @@ inline ApprovalAnswer Answer(std::string decision, std::string comment = "",
   return answer;
 }
 
-inline std::vector<v1::PendingApproval> PendingApprovals(EngineHarness& h) {
+// `tenant`: only the approvals of that tenant's runs; nullopt: every run's.
+inline std::vector<v1::PendingApproval> PendingApprovals(
+    EngineHarness& h, std::optional<std::string> tenant = std::nullopt) {
   std::vector<v1::PendingApproval> listed;
-  h.engine().ListApprovals(std::nullopt,
+  h.engine().ListApprovals(std::move(tenant),
                            [&](std::vector<v1::PendingApproval> rows) { listed = rows; });
   h.RunOnce();
   return listed;

@@ -12,12 +12,16 @@
 #include "gtest/gtest.h"
 #include "scheduler/engine/engine.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/unit/approvals/approval_calls.h"
 #include "tests/unit/engine/engine_harness.h"
 
 namespace taskboard::engine {
 namespace {
 
+using ::taskboard::engine::testing::Answer;
+using ::taskboard::engine::testing::DecideApproval;
 using ::taskboard::engine::testing::EngineHarness;
+using ::taskboard::engine::testing::PendingApprovals;
 using ::taskboard::engine::testing::TestWorker;
 using ::taskboard::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -41,40 +45,12 @@ std::string TimedFlow(const std::string& on_timeout) {
        "dependsOn": ["ok"]}]})";
 }
 
-Approver Alice() { return {"alice", false, false}; }
-
-absl::StatusOr<v1::Task> Decide(EngineHarness& h, const std::string& run_id,
-                                const std::string& step, ApprovalAnswer answer,
-                                Approver who = Alice()) {
-  std::optional<absl::StatusOr<v1::Task>> result;
-  h.engine().DecideApproval(run_id, step, std::move(answer), std::move(who),
-                            [&](absl::StatusOr<v1::Task> task) { result = std::move(task); });
-  h.RunOnce();
-  EXPECT_TRUE(result.has_value());
-  return result.value_or(absl::InternalError("no reply"));
-}
-
 ApprovalAnswer Approve(std::string version = "1.2") {
   ApprovalAnswer answer;
   answer.decision = "approve";
   answer.values["version"] = std::move(version);
   answer.comment = "looks good";
   return answer;
-}
-
-ApprovalAnswer Reject(std::string comment) {
-  ApprovalAnswer answer;
-  answer.decision = "reject";
-  answer.comment = std::move(comment);
-  return answer;
-}
-
-std::vector<v1::PendingApproval> List(EngineHarness& h,
-                                      std::optional<std::string> tenant = std::nullopt) {
-  std::vector<v1::PendingApproval> listed;
-  h.engine().ListApprovals(tenant, [&](std::vector<v1::PendingApproval> rows) { listed = rows; });
-  h.RunOnce();
-  return listed;
 }
 
 // Runs `build` and leaves the run waiting at `ok`.
@@ -98,13 +74,13 @@ TEST(ApprovalEngine, WaitsWithoutAWorker_PromptInterpolated_Listed) {
   EXPECT_FALSE(task.approval().has_decision());
   EXPECT_EQ(h.Status(run_id), v1::RUN_STATUS_RUNNING);
 
-  std::vector<v1::PendingApproval> pending = List(h);
+  std::vector<v1::PendingApproval> pending = PendingApprovals(h);
   ASSERT_THAT(pending, SizeIs(1));
   EXPECT_EQ(pending[0].run_id(), run_id);
   EXPECT_EQ(pending[0].step_id(), "ok");
   EXPECT_EQ(pending[0].flow_name(), "release");
   EXPECT_EQ(pending[0].approval().prompt(), "Ship v1 build?");
-  EXPECT_THAT(List(h, "another-tenant"), IsEmpty());
+  EXPECT_THAT(PendingApprovals(h, "another-tenant"), IsEmpty());
 
   // The run's events show it waiting.
   bool seen = false;
@@ -120,7 +96,7 @@ TEST(ApprovalEngine, Approve_DownstreamRunsWithTheFormValue) {
   EngineHarness h;
   TestWorker worker;
   std::string run_id = WaitingRelease(h, worker);
-  absl::StatusOr<v1::Task> decided = Decide(h, run_id, "ok", Approve("1.2"));
+  absl::StatusOr<v1::Task> decided = DecideApproval(h, run_id, "ok", Approve("1.2"));
   ASSERT_THAT(decided, ::taskboard::testing::IsOk());
   EXPECT_EQ(decided->state(), v1::TASK_STATE_COMPLETED);
   EXPECT_EQ(decided->approval().decision().decided_by(), "alice");
@@ -134,14 +110,15 @@ TEST(ApprovalEngine, Approve_DownstreamRunsWithTheFormValue) {
   EXPECT_THAT(task.output(), HasSubstr(R"("decision":"approve")"));
   EXPECT_THAT(task.output(), HasSubstr(R"("values":{"version":"1.2"})"));
   EXPECT_THAT(task.output(), HasSubstr(R"("decided_by":"alice")"));
-  EXPECT_THAT(List(h), IsEmpty());
+  EXPECT_THAT(PendingApprovals(h), IsEmpty());
 }
 
 TEST(ApprovalEngine, Reject_BlocksTheRunAndSkipsDownstream) {
   EngineHarness h;
   TestWorker worker;
   std::string run_id = WaitingRelease(h, worker);
-  ASSERT_THAT(Decide(h, run_id, "ok", Reject("not now")), ::taskboard::testing::IsOk());
+  ASSERT_THAT(DecideApproval(h, run_id, "ok", Answer("reject", "not now")),
+              ::taskboard::testing::IsOk());
   EXPECT_THAT(h.TakeAssignments(worker), IsEmpty());
   v1::Run run = h.ReadRunView(run_id);
   EXPECT_EQ(run.status(), v1::RUN_STATUS_BLOCKED);
@@ -160,13 +137,14 @@ TEST(ApprovalEngine, DecidingTwice_NamesWhoDecidedFirst) {
   EngineHarness h;
   TestWorker worker;
   std::string run_id = WaitingRelease(h, worker);
-  ASSERT_THAT(Decide(h, run_id, "ok", Approve()), ::taskboard::testing::IsOk());
-  absl::StatusOr<v1::Task> again = Decide(h, run_id, "ok", Reject("too late"), {"bob", true});
+  ASSERT_THAT(DecideApproval(h, run_id, "ok", Approve()), ::taskboard::testing::IsOk());
+  absl::StatusOr<v1::Task> again =
+      DecideApproval(h, run_id, "ok", Answer("reject", "too late"), {"bob", true});
   EXPECT_THAT(again, StatusIs(absl::StatusCode::kFailedPrecondition,
                               HasSubstr("already decided (approve) by 'alice' at ")));
   h.Finish(worker, h.OnlyAssignment(worker), true, "shipped");
   // After the run ended too.
-  EXPECT_THAT(Decide(h, run_id, "ok", Reject("later")),
+  EXPECT_THAT(DecideApproval(h, run_id, "ok", Answer("reject", "later")),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("by 'alice'")));
 }
 
@@ -174,26 +152,28 @@ TEST(ApprovalEngine, RefusedDecisions_SayWhy) {
   EngineHarness h;
   TestWorker worker;
   std::string run_id = WaitingRelease(h, worker);
-  EXPECT_THAT(Decide(h, run_id, "ok", Approve(""), {"mallory", false, false}),
+  EXPECT_THAT(DecideApproval(h, run_id, "ok", Approve(""), {"mallory", false, false}),
               StatusIs(absl::StatusCode::kPermissionDenied,
                        HasSubstr("its approvers are: alice, role:admin")));
-  EXPECT_THAT(Decide(h, run_id, "ok", Approve("")),
+  EXPECT_THAT(DecideApproval(h, run_id, "ok", Approve("")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("required form values missing: version")));
   ApprovalAnswer unknown;
   unknown.decision = "choice";
   unknown.choice = "never";
-  EXPECT_THAT(Decide(h, run_id, "ok", unknown),
+  EXPECT_THAT(DecideApproval(h, run_id, "ok", unknown),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("the flow offers: approve, reject, later")));
-  EXPECT_THAT(Decide(h, run_id, "nope", Approve()), StatusIs(absl::StatusCode::kNotFound));
-  EXPECT_THAT(Decide(h, "no-such-run", "ok", Approve()), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(DecideApproval(h, run_id, "nope", Approve()), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(DecideApproval(h, "no-such-run", "ok", Approve()),
+              StatusIs(absl::StatusCode::kNotFound));
   // An admin may, and a declared choice counts as approval.
   ApprovalAnswer later;
   later.decision = "choice";
   later.choice = "later";
   later.values["version"] = "2";
-  ASSERT_THAT(Decide(h, run_id, "ok", later, {"root", true, false}), ::taskboard::testing::IsOk());
+  ASSERT_THAT(DecideApproval(h, run_id, "ok", later, {"root", true, false}),
+              ::taskboard::testing::IsOk());
   EXPECT_EQ(h.OnlyAssignment(worker).task_id(), "ship");
   EXPECT_THAT(h.ReadTaskView(run_id, "ok").output(), HasSubstr(R"("choice":"later")"));
 }
@@ -235,7 +215,7 @@ TEST(ApprovalEngine, Restart_StillWaiting_DeadlineRearmed) {
   h.Restart();
   h.RunOnce();
   EXPECT_EQ(h.ReadTaskView(run_id, "ok").state(), v1::TASK_STATE_RUNNING);
-  ASSERT_THAT(List(h), SizeIs(1));
+  ASSERT_THAT(PendingApprovals(h), SizeIs(1));
   TestWorker worker = h.Connect("w1", {"coder"});
   EXPECT_THAT(h.TakeAssignments(worker), IsEmpty());
   h.Advance(31'000);
@@ -248,7 +228,7 @@ TEST(ApprovalEngine, Restart_ThenDecide_RunCompletes) {
   std::string run_id = WaitingRelease(h, worker);
   h.Restart();
   h.RunOnce();
-  ASSERT_THAT(Decide(h, run_id, "ok", Approve("3")), ::taskboard::testing::IsOk());
+  ASSERT_THAT(DecideApproval(h, run_id, "ok", Approve("3")), ::taskboard::testing::IsOk());
   TestWorker again = h.Connect("w2", {"coder"});
   v1::Assignment ship = h.OnlyAssignment(again);
   EXPECT_EQ(ship.prompt(), "ship 3");

@@ -14,12 +14,16 @@
 #include "gtest/gtest.h"
 #include "scheduler/engine/engine.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/unit/approvals/approval_calls.h"
 #include "tests/unit/engine/engine_harness.h"
 
 namespace taskboard::engine {
 namespace {
 
+using ::taskboard::engine::testing::Answer;
+using ::taskboard::engine::testing::DecideApproval;
 using ::taskboard::engine::testing::EngineHarness;
+using ::taskboard::engine::testing::PendingApprovals;
 using ::taskboard::engine::testing::TestWorker;
 using ::taskboard::testing::IsOk;
 using ::testing::ElementsAre;
@@ -47,38 +51,11 @@ constexpr char kDraft[] = R"({"name": "draft", "phases": [
      "dependsOn": ["approve"]},
     {"id": "announce", "agent": "writer", "task": "announce", "dependsOn": ["publish"]}]})";
 
-Approver Alice() { return {"alice", false, false}; }
-
-absl::StatusOr<v1::Task> Decide(EngineHarness& h, const std::string& run_id,
-                                const std::string& step, ApprovalAnswer answer) {
-  std::optional<absl::StatusOr<v1::Task>> result;
-  h.engine().DecideApproval(run_id, step, std::move(answer), Alice(),
-                            [&](absl::StatusOr<v1::Task> task) { result = std::move(task); });
-  h.RunOnce();
-  EXPECT_TRUE(result.has_value());
-  return result.value_or(absl::InternalError("no reply"));
-}
-
 ApprovalAnswer Approve(std::map<std::string, std::string> values = {}) {
   ApprovalAnswer answer;
   answer.decision = "approve";
   answer.values = std::move(values);
   return answer;
-}
-
-ApprovalAnswer Reject(std::string comment) {
-  ApprovalAnswer answer;
-  answer.decision = "reject";
-  answer.comment = std::move(comment);
-  return answer;
-}
-
-std::vector<v1::PendingApproval> List(EngineHarness& h) {
-  std::vector<v1::PendingApproval> listed;
-  h.engine().ListApprovals(std::nullopt,
-                           [&](std::vector<v1::PendingApproval> rows) { listed = rows; });
-  h.RunOnce();
-  return listed;
 }
 
 v1::PhaseStatus PhaseOf(EngineHarness& h, const std::string& run_id, const std::string& id) {
@@ -116,7 +93,7 @@ TEST(GateApprovalEngine, WaitsForAPerson_NoAgentRuns_Listed) {
   EXPECT_EQ(task.state(), v1::TASK_STATE_RUNNING);
   EXPECT_TRUE(task.worker_id().empty());
   EXPECT_EQ(task.approval().prompt(), "Ship v1 build?") << "the gate's task is the prompt";
-  std::vector<v1::PendingApproval> pending = List(h);
+  std::vector<v1::PendingApproval> pending = PendingApprovals(h);
   ASSERT_THAT(pending, SizeIs(1));
   EXPECT_EQ(pending[0].step_id(), "review");
   EXPECT_EQ(pending[0].approval().approvers(0), "alice");
@@ -126,7 +103,7 @@ TEST(GateApprovalEngine, Approve_GatePasses_FormValueAsOutputName) {
   EngineHarness h;
   TestWorker worker;
   std::string run_id = WaitingGate(h, worker);
-  ASSERT_THAT(Decide(h, run_id, "review", Approve({{"version", "1.2"}})), IsOk());
+  ASSERT_THAT(DecideApproval(h, run_id, "review", Approve({{"version", "1.2"}})), IsOk());
   v1::PhaseStatus gate = PhaseOf(h, run_id, "review");
   EXPECT_EQ(gate.state(), v1::TASK_STATE_COMPLETED);
   EXPECT_TRUE(gate.gate().pass());
@@ -140,7 +117,7 @@ TEST(GateApprovalEngine, Reject_BlocksTheRun_VerdictShowsTheRejection) {
   EngineHarness h;
   TestWorker worker;
   std::string run_id = WaitingGate(h, worker);
-  ASSERT_THAT(Decide(h, run_id, "review", Reject("not yet")), IsOk());
+  ASSERT_THAT(DecideApproval(h, run_id, "review", Answer("reject", "not yet")), IsOk());
   EXPECT_THAT(h.TakeAssignments(worker), IsEmpty());
   v1::Run run = h.ReadRunView(run_id);
   EXPECT_EQ(run.status(), v1::RUN_STATUS_BLOCKED);
@@ -173,8 +150,8 @@ TEST(GateApprovalEngine, Restart_StillWaiting_ThenDecided) {
   h.Restart();
   h.RunOnce();
   EXPECT_EQ(h.ReadTaskView(run_id, "review").state(), v1::TASK_STATE_RUNNING);
-  ASSERT_THAT(List(h), SizeIs(1));
-  ASSERT_THAT(Decide(h, run_id, "review", Approve({{"version", "3"}})), IsOk());
+  ASSERT_THAT(PendingApprovals(h), SizeIs(1));
+  ASSERT_THAT(DecideApproval(h, run_id, "review", Approve({{"version", "3"}})), IsOk());
   TestWorker again = h.Connect("w2", {"coder"});
   v1::Assignment ship = h.OnlyAssignment(again);
   EXPECT_EQ(ship.prompt(), "ship 3");
@@ -197,7 +174,7 @@ TEST(ApprovalRoutes, Approve_SkipsTheRejectionRoute) {
   EngineHarness h;
   TestWorker worker;
   std::string run_id = WaitingDraft(h, worker);
-  ASSERT_THAT(Decide(h, run_id, "approve", Approve()), IsOk());
+  ASSERT_THAT(DecideApproval(h, run_id, "approve", Approve()), IsOk());
   v1::PhaseStatus revise = PhaseOf(h, run_id, "revise");
   EXPECT_EQ(revise.state(), v1::TASK_STATE_SKIPPED);
   EXPECT_EQ(revise.skip_reason(), "runs only when 'approve' rejects");
@@ -216,7 +193,7 @@ TEST(ApprovalRoutes, Reject_RunsTheRoute_SkipsTheRest_RunCompletes) {
   EngineHarness h;
   TestWorker worker;
   std::string run_id = WaitingDraft(h, worker);
-  ASSERT_THAT(Decide(h, run_id, "approve", Reject("too long")), IsOk());
+  ASSERT_THAT(DecideApproval(h, run_id, "approve", Answer("reject", "too long")), IsOk());
   v1::Assignment revise = h.OnlyAssignment(worker);
   EXPECT_EQ(revise.task_id(), "revise");
   EXPECT_EQ(revise.prompt(), "Revise per: too long\nthe draft");
@@ -238,14 +215,14 @@ TEST(ApprovalRoutes, Resume_ReusesTheRoutedRejection) {
   EngineHarness h;
   TestWorker worker;
   std::string run_id = WaitingDraft(h, worker);
-  ASSERT_THAT(Decide(h, run_id, "approve", Reject("too long")), IsOk());
+  ASSERT_THAT(DecideApproval(h, run_id, "approve", Answer("reject", "too long")), IsOk());
   h.Finish(worker, h.OnlyAssignment(worker), false, "the writer crashed");
   ASSERT_EQ(h.Status(run_id), v1::RUN_STATUS_FAILED);
 
   absl::StatusOr<ResumeResult> resumed = h.Resume(run_id);
   ASSERT_THAT(resumed, IsOk());
   EXPECT_THAT(resumed->reused_phases, ElementsAre("draft", "approve"));
-  EXPECT_THAT(List(h), IsEmpty()) << "the person is not asked again";
+  EXPECT_THAT(PendingApprovals(h), IsEmpty()) << "the person is not asked again";
   v1::Assignment revise = h.OnlyAssignment(worker);
   EXPECT_EQ(revise.prompt(), "Revise per: too long\nthe draft");
   h.Finish(worker, revise, true, "revised");
@@ -261,7 +238,7 @@ TEST(ApprovalRoutes, GateWithOnReject_RoutesLikeAnApprovalPhase) {
        "dependsOn": ["review"]},
       {"id": "ship", "agent": "coder", "task": "ship", "dependsOn": ["review"]}]})");
   TestWorker worker = h.Connect("w1", {"coder"});
-  ASSERT_THAT(Decide(h, run_id, "review", Reject("tests fail")), IsOk());
+  ASSERT_THAT(DecideApproval(h, run_id, "review", Answer("reject", "tests fail")), IsOk());
   v1::Assignment fix = h.OnlyAssignment(worker);
   EXPECT_EQ(fix.prompt(), "fix: tests fail");
   EXPECT_EQ(PhaseOf(h, run_id, "ship").skip_reason(),
