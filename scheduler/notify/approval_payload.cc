@@ -8,6 +8,7 @@
 #include "common/json.h"
 #include "common/sha256.h"
 #include "scheduler/engine/task_states.h"
+#include "scheduler/flow/approval_phase.h"
 
 namespace taskboard::notify {
 namespace {
@@ -17,15 +18,10 @@ Json Rfc3339(const google::protobuf::Timestamp& ts) {
                           absl::UTCTimeZone());
 }
 
+// The DSL's name; unset is the default, `reject`.
 std::string OnTimeoutName(v1::ApprovalOnTimeout on_timeout) {
-  switch (on_timeout) {
-    case v1::APPROVAL_ON_TIMEOUT_APPROVE:
-      return "approve";
-    case v1::APPROVAL_ON_TIMEOUT_FAIL:
-      return "fail";
-    default:
-      return "reject";
-  }
+  const absl::string_view name = flow::ApprovalOnTimeoutName(on_timeout);
+  return std::string(name.empty() ? "reject" : name);
 }
 
 Json Strings(const google::protobuf::RepeatedPtrField<std::string>& values) {

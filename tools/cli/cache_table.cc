@@ -4,20 +4,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "scheduler/flow/flow_names.h"
 #include "tools/cli/text_table.h"
 
 namespace taskboard::cli {
 namespace {
 
+// The DSL's scope names; an unset scope is the default, `run`.
 std::string ScopeName(v1::CacheScope scope) {
-  switch (scope) {
-    case v1::CACHE_SCOPE_REQUEST:
-      return "request";
-    case v1::CACHE_SCOPE_SESSION:
-      return "session";
-    default:
-      return "run";
-  }
+  const absl::string_view name = flow::CacheScopeName(scope);
+  return std::string(name.empty() ? "run" : name);
 }
 
 // An empty tenant is a scheduler without tenants (no auth): "-" keeps the
