@@ -1,24 +1,13 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { call } from "../api";
 import { ago } from "../format";
+import { usePolled } from "../polled";
 import { ErrorNote } from "./errors";
 
 // Approvals waiting in the runs the token may see, the oldest first.
 export function ApprovalsPage() {
-  const [pending, setPending] = useState<any[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const load = () =>
-    call<any>("ListApprovals", {})
-      .then((r) => {
-        setPending(r.approvals ?? []);
-        setError(null);
-      })
-      .catch(setError);
-  useEffect(() => {
-    void load();
-    const timer = setInterval(load, 5000);
-    return () => clearInterval(timer);
-  }, []);
+  const { data, error, reload: load } = usePolled<any>("ListApprovals");
+  const pending: any[] | null = data ? (data.approvals ?? []) : null;
   return (
     <section>
       <h1>Approvals</h1>

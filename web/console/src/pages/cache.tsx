@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { call } from "../api";
+import { usePolled } from "../polled";
 import { ErrorNote } from "./errors";
 
 // The shared tool cache per tenant, scope and tool (GetCacheStats,
@@ -23,28 +24,17 @@ export function hitRatio(hits: number, misses: number, coalesced: number): strin
 }
 
 export function CachePage() {
-  const [stats, setStats] = useState<any | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { data: stats, error } = usePolled<any>("GetCacheStats");
   // Whether the token reads every tenant (an admin, or no authentication):
   // then the rows get a tenant column. Asked once by naming a tenant that
   // cannot exist ('/' is not allowed in tenant names): a token bound to one
   // tenant is refused, one that reads all gets an empty answer.
   const [allTenants, setAllTenants] = useState(false);
-  const load = () =>
-    call<any>("GetCacheStats", {})
-      .then((r) => {
-        setStats(r);
-        setError(null);
-      })
-      .catch(setError);
   useEffect(() => {
     call("GetCacheStats", { tenant: "/" }).then(
       () => setAllTenants(true),
       () => setAllTenants(false),
     );
-    void load();
-    const timer = setInterval(load, 5000);
-    return () => clearInterval(timer);
   }, []);
   const rows: any[] = stats?.rows ?? [];
   const total = rows.reduce(

@@ -1,24 +1,12 @@
-import { useEffect, useState } from "preact/hooks";
 import { call } from "../api";
 import { ago } from "../format";
+import { usePolled } from "../polled";
 import { ErrorNote } from "./errors";
 
 // Connected workers: slots, what runs, draining; an admin can drain one.
 export function WorkersPage() {
-  const [workers, setWorkers] = useState<any[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const load = () =>
-    call<any>("ListWorkers", {})
-      .then((r) => {
-        setWorkers(r.workers ?? []);
-        setError(null);
-      })
-      .catch(setError);
-  useEffect(() => {
-    void load();
-    const timer = setInterval(load, 5000);
-    return () => clearInterval(timer);
-  }, []);
+  const { data, error, setError, reload: load } = usePolled<any>("ListWorkers");
+  const workers: any[] | null = data ? (data.workers ?? []) : null;
   const drain = async (workerId: string) => {
     try {
       await call("DrainWorker", { workerId, reason: "from the web console" });
