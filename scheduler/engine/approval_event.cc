@@ -3,7 +3,15 @@
 namespace taskboard::engine {
 
 absl::string_view ApprovalEventName(ApprovalEvent::Kind kind) {
-  return kind == ApprovalEvent::Kind::kWaiting ? "approval.waiting" : "approval.decided";
+  switch (kind) {
+    case ApprovalEvent::Kind::kWaiting:
+      return "approval.waiting";
+    case ApprovalEvent::Kind::kDecided:
+      return "approval.decided";
+    case ApprovalEvent::Kind::kCancelled:
+      return "approval.cancelled";
+  }
+  return "approval.unknown";
 }
 
 }  // namespace taskboard::engine

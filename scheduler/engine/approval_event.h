@@ -2,8 +2,10 @@
 #define TASKBOARD_SCHEDULER_ENGINE_APPROVAL_EVENT_H_
 
 // What the engine tells the outside world about approvals
-// (docs/approvals.md#notify): an approval task started waiting, or was
-// decided (by a person or by its timeout). The engine hands these, after
+// (docs/approvals.md#notify): an approval task started waiting, was
+// decided (by a person or by its timeout), or stopped waiting undecided
+// (its run was cancelled or failed elsewhere), so a receiver that shows it
+// to people can take it down. The engine hands these, after
 // the batch that made them is committed, to an ApprovalNotifier (the
 // webhook sender, scheduler/notify/webhook_notifier.h).
 
@@ -15,7 +17,7 @@
 namespace taskboard::engine {
 
 struct ApprovalEvent {
-  enum class Kind { kWaiting, kDecided };
+  enum class Kind { kWaiting, kDecided, kCancelled };
   Kind kind = Kind::kWaiting;
   std::string run_id;
   std::string step_id;
@@ -27,9 +29,14 @@ struct ApprovalEvent {
   // As the task holds it. Decided: `decision` is set; an approval whose
   // onTimeout failed it carries decision "fail" by "timeout".
   v1::TaskApproval approval;
+  // Cancelled: why the approval stopped waiting (the task's error or skip
+  // reason, e.g. "run cancelled: ...") and when.
+  std::string reason;
+  int64_t ended_unix_ms = 0;
 };
 
-// "approval.waiting" / "approval.decided": the webhook's event names.
+// "approval.waiting" / "approval.decided" / "approval.cancelled": the
+// webhook's event names.
 absl::string_view ApprovalEventName(ApprovalEvent::Kind kind);
 
 // Receives the engine's approval events on the loop thread, after their

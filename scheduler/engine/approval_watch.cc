@@ -48,10 +48,23 @@ std::optional<ApprovalEvent> ApprovalWatch::Observe(const ApprovalRun& run,
   if (by_run == pending_.end() || by_run->second.erase(task_id) == 0) return std::nullopt;
   if (by_run->second.empty()) pending_.erase(by_run);
   const v1::TaskApproval& approval = task.task().approval();
+  const bool failed_by_timeout = !approval.has_decision() &&
+                                 task.task().state() == v1::TASK_STATE_FAILED &&
+                                 approval.on_timeout() == v1::APPROVAL_ON_TIMEOUT_FAIL &&
+                                 approval.has_deadline() && now_ms >= ToUnixMs(approval.deadline());
+  if (!approval.has_decision() && !failed_by_timeout) {
+    // Ended undecided: its run was cancelled, or failed or was blocked by
+    // another phase. Not a decision (not counted), but whoever shows the
+    // approval to people must take it down.
+    ApprovalEvent cancelled = MakeEvent(ApprovalEvent::Kind::kCancelled, run, task);
+    cancelled.reason =
+        task.task().error().empty() ? task.task().skip_reason() : task.task().error();
+    cancelled.ended_unix_ms = now_ms;
+    return cancelled;
+  }
   ApprovalEvent event = MakeEvent(ApprovalEvent::Kind::kDecided, run, task);
   if (!approval.has_decision()) {
     // onTimeout: fail leaves no decision record, only the failed task.
-    if (task.task().state() != v1::TASK_STATE_FAILED) return std::nullopt;
     v1::ApprovalDecision& failed = *event.approval.mutable_decision();
     failed.set_decision("fail");
     failed.set_decided_by("timeout");

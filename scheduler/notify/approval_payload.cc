@@ -76,6 +76,9 @@ std::string ApprovalPayloadJson(const engine::ApprovalEvent& event, absl::string
     out["comment"] = decision.comment();
     out["decided_by"] = decision.decided_by();
     out["decided_at"] = Rfc3339(decision.decided_at());
+  } else if (event.kind == engine::ApprovalEvent::Kind::kCancelled) {
+    out["reason"] = event.reason;
+    out["ended_at"] = Rfc3339(engine::ToTimestamp(event.ended_unix_ms));
   }
   return DumpJson(out);
 }

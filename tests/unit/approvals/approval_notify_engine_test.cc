@@ -3,7 +3,7 @@
 // the commit, with the flow's approvalWebhook; a restart announces the
 // still-waiting one again (same wait, so the same delivery id) and the
 // pending gauge is right again; a child run's approvals go to its root
-// run's webhook.
+// run's webhook; a run cancelled while one waits sends approval.cancelled.
 
 #include <optional>
 #include <string>
@@ -104,6 +104,24 @@ TEST_F(ApprovalNotifyEngineTest, TimeoutFail_DecidedEvent) {
               Optional(1.0));
 }
 
+TEST_F(ApprovalNotifyEngineTest, RunCancelledWhileWaiting_CancelledEventNotADecision) {
+  EngineHarness h(Options());
+  std::string run_id = h.Submit(kFlow);
+  ASSERT_THAT(notifier_.events, SizeIs(1));
+  h.Advance(5'000);
+  ASSERT_TRUE(h.Cancel(run_id, "release postponed").ok());
+  ASSERT_THAT(notifier_.events, SizeIs(2));
+  const ApprovalEvent& cancelled = notifier_.events[1];
+  EXPECT_EQ(cancelled.kind, ApprovalEvent::Kind::kCancelled);
+  EXPECT_EQ(cancelled.run_id, run_id);
+  EXPECT_EQ(cancelled.step_id, "ok");
+  EXPECT_EQ(cancelled.flow_webhook, "https://hooks.example.com/team-a");
+  EXPECT_THAT(cancelled.reason, ::testing::HasSubstr("release postponed"));
+  EXPECT_FALSE(cancelled.approval.has_decision());
+  EXPECT_THAT(Sample(R"(taskboard_approvals_pending{tenant=""})"), Optional(0.0));
+  EXPECT_EQ(Sample(R"(taskboard_approvals_decided_total{decision="reject"})").value_or(0), 0);
+}
+
 TEST_F(ApprovalNotifyEngineTest, Restart_AnnouncedAgainWithTheSameWait_GaugeRecomputed) {
   EngineHarness h(Options());
   std::string run_id = h.Submit(kFlow);
@@ -160,15 +178,6 @@ TEST_F(ApprovalNotifyEngineTest, ChildRun_UsesItsRootRunsWebhook) {
   EXPECT_EQ(waiting.flow_name, "stepper");
   EXPECT_EQ(waiting.approval.prompt(), "Do step one?");
   EXPECT_EQ(waiting.flow_webhook, "https://hooks.example.com/root");
-}
-
-TEST_F(ApprovalNotifyEngineTest, Cancelled_NoDecidedEvent_NotPending) {
-  EngineHarness h(Options());
-  std::string run_id = h.Submit(kFlow);
-  h.engine().Cancel(run_id, "changed my mind", [](absl::StatusOr<v1::RunStatus>) {});
-  h.RunOnce();
-  EXPECT_THAT(notifier_.events, SizeIs(1));
-  EXPECT_THAT(Sample(R"(taskboard_approvals_pending{tenant=""})"), Optional(0.0));
 }
 
 }  // namespace

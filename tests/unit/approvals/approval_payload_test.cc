@@ -99,6 +99,20 @@ TEST(ApprovalPayload, ExtraChoiceApproves_TimeoutFailIsItsOwn) {
   EXPECT_EQ(failed["decided_by"], "timeout");
 }
 
+TEST(ApprovalPayload, Cancelled_SaysWhyAndWhenWithoutADecision) {
+  ApprovalEvent event = Waiting();
+  event.kind = ApprovalEvent::Kind::kCancelled;
+  event.reason = "run cancelled: release postponed";
+  event.ended_unix_ms = 1'700'000'030'000;
+  Json body = Body(ApprovalPayloadJson(event, "dlv_3"));
+  EXPECT_EQ(body["event"], "approval.cancelled");
+  EXPECT_EQ(body["step_id"], "ok");
+  EXPECT_EQ(body["reason"], "run cancelled: release postponed");
+  EXPECT_EQ(body["ended_at"], "2023-11-14T22:13:50.000Z");
+  EXPECT_FALSE(body.contains("decision"));
+  EXPECT_NE(DeliveryId(event, "https://a.example/"), DeliveryId(Waiting(), "https://a.example/"));
+}
+
 TEST(DeliveryId, StableForTheSameDelivery_DifferentOtherwise) {
   const std::string id = DeliveryId(Waiting(), "https://a.example/");
   EXPECT_THAT(id, ::testing::MatchesRegex("dlv_[0-9a-f]{32}"));

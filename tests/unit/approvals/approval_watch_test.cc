@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "common/metrics/registry.h"
 #include "common/metrics/text_format.h"
 #include "gmock/gmock.h"
@@ -108,12 +109,40 @@ TEST_F(ApprovalWatchTest, TimeoutReject_CountedAsTimeoutReject) {
               Optional(1.0));
 }
 
-TEST_F(ApprovalWatchTest, Cancelled_NoEventNoLongerPending) {
+TEST_F(ApprovalWatchTest, Cancelled_CancelledEventNotCountedNoLongerPending) {
   store::TaskRecord task = Waiting("ok", kStart);
   watch_.Observe(RunOf("r1"), task, kStart);
   MarkCancelled(task, "run cancelled", kStart + 1'000);
-  EXPECT_FALSE(watch_.Observe(RunOf("r1"), task, kStart + 1'000).has_value());
+  std::optional<ApprovalEvent> event = watch_.Observe(RunOf("r1"), task, kStart + 1'000);
+  ASSERT_TRUE(event.has_value());
+  EXPECT_EQ(event->kind, ApprovalEvent::Kind::kCancelled);
+  EXPECT_EQ(ApprovalEventName(event->kind), "approval.cancelled");
+  EXPECT_THAT(event->reason, ::testing::HasSubstr("run cancelled"));
+  EXPECT_EQ(event->ended_unix_ms, kStart + 1'000);
   EXPECT_EQ(watch_.pending(), 0u);
+  // Not a decision: nothing counted under any decision label.
+  for (const char* label : {"approve", "reject", "timeout_reject", "timeout_fail"}) {
+    EXPECT_EQ(
+        Sample(absl::StrCat(R"(taskboard_approvals_decided_total{decision=")", label, R"("})"))
+            .value_or(0),
+        0)
+        << label;
+  }
+  // Seen again after it ended: no second event.
+  EXPECT_FALSE(watch_.Observe(RunOf("r1"), task, kStart + 2'000).has_value());
+}
+
+TEST_F(ApprovalWatchTest, FailedBeforeItsDeadline_CancelledNotTimedOut) {
+  // A waiting approval whose task failed for another reason than its
+  // timeout (e.g. the run failed elsewhere) was not decided by the timeout.
+  store::TaskRecord task = Waiting("ok", kStart, 60, v1::APPROVAL_ON_TIMEOUT_FAIL);
+  watch_.Observe(RunOf("r1"), task, kStart);
+  task.mutable_task()->set_state(v1::TASK_STATE_FAILED);
+  task.mutable_task()->set_error("run failed: phase 'build' failed");
+  std::optional<ApprovalEvent> event = watch_.Observe(RunOf("r1"), task, kStart + 1'000);
+  ASSERT_TRUE(event.has_value());
+  EXPECT_EQ(event->kind, ApprovalEvent::Kind::kCancelled);
+  EXPECT_EQ(event->reason, "run failed: phase 'build' failed");
 }
 
 TEST_F(ApprovalWatchTest, AskedAgainAfterResume_WaitingAgain) {
