@@ -50,8 +50,8 @@ class ApprovalWatch {
   // A committed change of `task`: the event it makes, if any. A task that
   // starts waiting (again, after a resume) makes kWaiting; a pending one
   // that was decided, or failed by its timeout, makes kDecided and is
-  // counted; one that ended otherwise (its run cancelled) leaves the
-  // pending set without an event.
+  // counted; one that ended otherwise (its run cancelled, or failed by
+  // another phase) makes kCancelled, not counted as a decision.
   std::optional<ApprovalEvent> Observe(const ApprovalRun& run, const store::TaskRecord& task,
                                        int64_t now_ms);
   // `task_id` of `run_id` is gone (deleted, or its run ended): no longer
