@@ -9,7 +9,7 @@
 // as one batch: an idle stream still sends each message at once (no delay is
 // added), and a busy one pays the per-write cost once per burst instead of
 // once per task. Both sides write through TakeWrite (WatchRun's bursts
-// through MoveBounded); readers check batches with CheckBatch before acting
+// through TakeBounded); readers check batches with CheckBatch before acting
 // on any message of one.
 
 #include <algorithm>
@@ -31,20 +31,32 @@ inline constexpr int kMaxBatchMessages = 4096;
 // alone.
 inline constexpr size_t kBatchBytes = 1 << 20;
 
-// Moves messages from the front of `queue` to the end of `out`, in order,
-// while `out` holds fewer than `max_count` and stays within kBatchBytes;
-// always at least one when `queue` is not empty (a larger one goes alone).
+// Hands entries from the front of `queue` to `take`, in order, at most
+// `max_count` of them and within kBatchBytes (`size_of` an entry's encoded
+// size); always at least one when `queue` is not empty (a larger one goes
+// alone).
+template <typename T, typename SizeOf, typename Take>
+void TakeBounded(std::deque<T>& queue, int max_count, const SizeOf& size_of, const Take& take) {
+  size_t bytes = 0;
+  int taken = 0;
+  while (!queue.empty() && taken < max_count) {
+    const size_t size = size_of(queue.front());
+    if (taken > 0 && bytes + size > kBatchBytes) break;
+    bytes += size;
+    take(std::move(queue.front()));
+    queue.pop_front();
+    ++taken;
+  }
+}
+
+// Moves messages from the front of `queue` to the end of `out` (empty), in
+// order, TakeBounded.
 template <typename T>
 void MoveBounded(std::deque<T>& queue, google::protobuf::RepeatedPtrField<T>& out, int max_count) {
   out.Reserve(out.size() + static_cast<int>(std::min<size_t>(queue.size(), max_count)));
-  size_t bytes = 0;
-  while (!queue.empty() && out.size() < max_count) {
-    const size_t size = queue.front().ByteSizeLong();
-    if (!out.empty() && bytes + size > kBatchBytes) break;
-    bytes += size;
-    *out.Add() = std::move(queue.front());
-    queue.pop_front();
-  }
+  TakeBounded(
+      queue, max_count, [](const T& message) { return message.ByteSizeLong(); },
+      [&out](T&& message) { *out.Add() = std::move(message); });
 }
 
 // Takes the next write from `queue` (not empty): its front message alone, or,

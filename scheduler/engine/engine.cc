@@ -275,9 +275,9 @@ void Engine::Commit() {
   }
   NotifyApprovals(std::move(approval_events));
   for (auto& [run_id, events] : published) {
-    effects_.push_back([this, run_id = run_id, events = std::move(events)] {
-      watch_hub_.Publish(run_id, events);
-    });
+    effects_.push_back([this, run_id = run_id,
+                        events = std::make_shared<const std::vector<v1::RunEvent>>(
+                            std::move(events))] { watch_hub_.Publish(run_id, events); });
   }
   for (const std::string& run_id : finished) {
     // A finished run's request keeps its ledger in the store; memory holds

@@ -19,7 +19,7 @@ void WatchHub::Unsubscribe(absl::string_view run_id, uint64_t subscription) {
   if (it->second.empty()) sinks_.erase(it);
 }
 
-void WatchHub::Publish(absl::string_view run_id, const std::vector<v1::RunEvent>& events) {
+void WatchHub::Publish(absl::string_view run_id, const EventBatch& events) {
   std::vector<std::shared_ptr<WatchSink>> sinks;
   {
     absl::MutexLock lock(&mu_);

@@ -21,11 +21,17 @@
 
 namespace taskboard::engine {
 
+// One commit's events of a run, in seq order, shared read-only by every
+// watcher: published once, never copied per watcher (the engine thread,
+// which publishes, is the scheduler's bottleneck).
+using EventBatch = std::shared_ptr<const std::vector<v1::RunEvent>>;
+
 class WatchSink {
  public:
   virtual ~WatchSink() = default;
-  // Called on the engine thread with events in seq order; must not block.
-  virtual void OnEvents(const std::vector<v1::RunEvent>& events) = 0;
+  // Called on the engine thread; must not block. Keep `events` (not a copy)
+  // for as long as they are needed; never change them.
+  virtual void OnEvents(const EventBatch& events) = 0;
   // The scheduler is shutting down: end the watch as unavailable, saying
   // `reason`, so the client reconnects (with after_seq) to its successor.
   // Must not block.
@@ -36,7 +42,7 @@ class WatchHub {
  public:
   uint64_t Subscribe(absl::string_view run_id, std::shared_ptr<WatchSink> sink);
   void Unsubscribe(absl::string_view run_id, uint64_t subscription);
-  void Publish(absl::string_view run_id, const std::vector<v1::RunEvent>& events);
+  void Publish(absl::string_view run_id, const EventBatch& events);
   size_t Watchers(absl::string_view run_id) const;
   // Closes every watch (WatchSink::OnClose).
   void CloseAll(const std::string& reason);

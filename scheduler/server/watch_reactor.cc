@@ -1,6 +1,7 @@
 #include "scheduler/server/watch_reactor.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,13 +11,22 @@
 #include "scheduler/server/run_access.h"
 
 namespace taskboard::server {
+namespace {
+
+// One event of `batch`, keeping the whole batch alive.
+std::shared_ptr<const v1::RunEvent> Shared(const engine::EventBatch& batch,
+                                           const v1::RunEvent& event) {
+  return std::shared_ptr<const v1::RunEvent>(batch, &event);
+}
+
+}  // namespace
 
 // The hub holds the sink, not the reactor: gRPC deletes the reactor in
 // OnDone, after which the sink drops events.
 class WatchReactor::Sink final : public engine::WatchSink {
  public:
   explicit Sink(WatchReactor* reactor) : reactor_(reactor) {}
-  void OnEvents(const std::vector<v1::RunEvent>& events) override {
+  void OnEvents(const engine::EventBatch& events) override {
     absl::MutexLock lock(&mu_);
     if (reactor_ != nullptr) reactor_->Deliver(events);
   }
@@ -96,10 +106,13 @@ void WatchReactor::ReplayPage() {
       finish_status_ = ToGrpcStatus(status);
       replaying_ = false;
     } else {
-      for (const v1::RunEvent& event : page) AppendLocked(event);
-      if (page.size() < kReplayPage) {
+      const bool caught_up = page.size() < kReplayPage;
+      const engine::EventBatch stored =
+          std::make_shared<const std::vector<v1::RunEvent>>(std::move(page));
+      for (const v1::RunEvent& event : *stored) AppendLocked(Shared(stored, event));
+      if (caught_up) {
         // Caught up: what was published meanwhile follows, then live.
-        for (const v1::RunEvent& event : live_during_replay_) AppendLocked(event);
+        for (auto& event : live_during_replay_) AppendLocked(std::move(event));
         live_during_replay_.clear();
         replaying_ = false;
       }
@@ -109,30 +122,32 @@ void WatchReactor::ReplayPage() {
   Act(next);
 }
 
-void WatchReactor::Deliver(const std::vector<v1::RunEvent>& events) {
+void WatchReactor::Deliver(const engine::EventBatch& events) {
   {
     absl::MutexLock lock(&mu_);
     if (finished_ || finish_requested_) return;
     if (replaying_) {
       // Published events are already stored: a page to come reads what is
       // dropped here.
-      if (live_during_replay_.size() + events.size() > kMaxQueuedEvents) {
+      if (live_during_replay_.size() + events->size() > kMaxQueuedEvents) {
         live_during_replay_.clear();
       } else {
-        live_during_replay_.insert(live_during_replay_.end(), events.begin(), events.end());
+        for (const v1::RunEvent& event : *events) {
+          live_during_replay_.push_back(Shared(events, event));
+        }
       }
       return;
     }
-    for (const v1::RunEvent& event : events) AppendLocked(event);
+    for (const v1::RunEvent& event : *events) AppendLocked(Shared(events, event));
   }
   Pump();
 }
 
-void WatchReactor::AppendLocked(const v1::RunEvent& event) {
-  if (event.seq() <= last_seq_ || run_over_) return;
-  last_seq_ = event.seq();
-  queue_.push_back(event);
-  if (event.has_run_finished()) run_over_ = true;
+void WatchReactor::AppendLocked(std::shared_ptr<const v1::RunEvent> event) {
+  if (event->seq() <= last_seq_ || run_over_) return;
+  last_seq_ = event->seq();
+  if (event->has_run_finished()) run_over_ = true;
+  queue_.push_back(std::move(event));
   if (queue_.size() > kMaxQueuedEvents && !finish_requested_) {
     finish_requested_ = true;
     finish_status_ = grpc::Status(
@@ -148,14 +163,19 @@ WatchReactor::Next WatchReactor::NextLocked() {
   // A pending page read still uses the reactor: no finish before it is back.
   if (writing_ || finished_ || page_pending_) return next;
   if (!finish_requested_ && !queue_.empty()) {
-    response_.Clear();
+    // Empty: the last write's events went back when it was done.
     if (events_per_message_ == 1) {
-      *response_.mutable_event() = std::move(queue_.front());
+      lent_.LendOne(std::move(queue_.front()), response_);
       queue_.pop_front();
     } else {
       // What queued while the last write was in flight goes out together,
       // within a client's default 4 MiB receive limit (kBatchBytes).
-      MoveBounded(queue_, *response_.mutable_events(), events_per_message_);
+      TakeBounded(
+          queue_, events_per_message_,
+          [](const std::shared_ptr<const v1::RunEvent>& event) { return event->ByteSizeLong(); },
+          [this](std::shared_ptr<const v1::RunEvent> event) {
+            lent_.LendMore(std::move(event), response_);
+          });
     }
     writing_ = true;
     next.write = true;
@@ -191,6 +211,7 @@ void WatchReactor::Pump() {
 void WatchReactor::OnWriteDone(bool ok) {
   {
     absl::MutexLock lock(&mu_);
+    lent_.Return(response_);
     writing_ = false;
     if (!ok && !finish_requested_) {
       finish_requested_ = true;
@@ -216,6 +237,12 @@ void WatchReactor::FinishEarly(grpc::Status status) {
 }
 
 void WatchReactor::OnDone() {
+  {
+    // Every write is done by now (OnWriteDone came first); in case one was
+    // started and never reported, the events go back before response_ goes.
+    absl::MutexLock lock(&mu_);
+    lent_.Return(response_);
+  }
   if (gate_ != nullptr) gate_->Untrack(tracked_);
   engine_->watch_hub().Unsubscribe(run_id_, subscription_);
   sink_->Detach();

@@ -22,6 +22,7 @@
 #include "scheduler/engine/engine.h"
 #include "scheduler/server/blocking_pool.h"
 #include "scheduler/server/call_gate.h"
+#include "scheduler/server/lent_events.h"
 #include "taskboard/v1/scheduler.grpc.pb.h"
 
 namespace taskboard::server {
@@ -43,8 +44,7 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
   // token ends it (CallGate::CloseRevoked).
   static WatchReactor* Start(engine::Engine* engine, BlockingPool* pool,
                              const v1::WatchRunRequest& request,
-                             std::optional<std::string> tenant = {},
-                             const CallGate* gate = nullptr,
+                             std::optional<std::string> tenant = {}, const CallGate* gate = nullptr,
                              const grpc::CallbackServerContext* context = nullptr);
 
   // Ends the stream with `status` once no write is in flight, dropping
@@ -63,8 +63,8 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
   // Reads the next page of stored events (the first checks the run is
   // visible), on the blocking pool.
   void ReplayPage();
-  void Deliver(const std::vector<v1::RunEvent>& events);
-  void AppendLocked(const v1::RunEvent& event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Deliver(const engine::EventBatch& events);
+  void AppendLocked(std::shared_ptr<const v1::RunEvent> event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // What to do next (a write or the finish), decided under the lock and
   // done outside it.
   struct Next {
@@ -98,14 +98,17 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
   bool checked_visible_ = false;  // pool thread only
   // Live events while replaying; past kMaxQueuedEvents they are dropped,
   // the store still has them for the pages to come.
-  std::vector<v1::RunEvent> live_during_replay_ ABSL_GUARDED_BY(mu_);
-  std::deque<v1::RunEvent> queue_ ABSL_GUARDED_BY(mu_);
+  // Events are shared with every watcher of the run (engine::EventBatch),
+  // and written without a copy (LentEvents).
+  std::vector<std::shared_ptr<const v1::RunEvent>> live_during_replay_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::shared_ptr<const v1::RunEvent>> queue_ ABSL_GUARDED_BY(mu_);
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool run_over_ ABSL_GUARDED_BY(mu_) = false;  // run_finished queued
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   grpc::Status finish_status_ ABSL_GUARDED_BY(mu_);
   bool finish_requested_ ABSL_GUARDED_BY(mu_) = false;
   v1::WatchRunResponse response_;  // owned by the write in flight
+  LentEvents lent_;                // in response_ until the write is done
 };
 
 }  // namespace taskboard::server

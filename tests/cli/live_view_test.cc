@@ -65,7 +65,8 @@ v1::Observation ToolCall(const std::string& task_id, bool cached = false) {
 TEST(LiveView, Log_FinalFrameCountsToolCalls) {
   std::ostringstream out;
   LiveView view(out, TerminalInfo{});
-  view.Update(MakeRun(kAuditStarting, kAuditFlow), At(absl::Seconds(5)));
+  const v1::Run starting = MakeRun(kAuditStarting, kAuditFlow);
+  view.Update(starting, At(absl::Seconds(5)));
   Take(out);
   view.AddToolCall(ToolCall("discover"));
   view.AddToolCall(ToolCall("discover", /*cached=*/true));
@@ -125,7 +126,8 @@ TEST(LiveView, Terminal_RedrawsInPlaceAtMostOncePerInterval) {
 TEST(LiveView, Terminal_FinishDrawsStaticIcons) {
   std::ostringstream out;
   LiveView view(out, Tty());
-  view.Update(MakeRun(kAuditMidRun, kAuditFlow), At(absl::Seconds(65)));
+  const v1::Run run = MakeRun(kAuditMidRun, kAuditFlow);
+  view.Update(run, At(absl::Seconds(65)));
   Take(out);
   view.Finish(At(absl::Seconds(65) + absl::Milliseconds(10)));
   const std::string last = Take(out);
@@ -138,7 +140,8 @@ TEST(LiveView, Terminal_FrameTallerThanScreen_KeepsWhatFits) {
   TerminalInfo small = Tty();
   small.height = 5;
   LiveView view(out, small);
-  view.Update(MakeRun(kAuditMidRun, kAuditFlow), At(absl::Seconds(65)));
+  const v1::Run run = MakeRun(kAuditMidRun, kAuditFlow);
+  view.Update(run, At(absl::Seconds(65)));
   const std::string frame = Take(out);
   EXPECT_EQ(std::count(frame.begin(), frame.end(), '\n'), 4);
   EXPECT_THAT(frame, HasSubstr("  … 4 more rows\n"));
@@ -147,7 +150,8 @@ TEST(LiveView, Terminal_FrameTallerThanScreen_KeepsWhatFits) {
 TEST(LiveView, Terminal_NoteGoesAboveTheFrame) {
   std::ostringstream out;
   LiveView view(out, Tty());
-  view.Update(MakeRun(kAuditMidRun, kAuditFlow), At(absl::Seconds(65)));
+  const v1::Run run = MakeRun(kAuditMidRun, kAuditFlow);
+  view.Update(run, At(absl::Seconds(65)));
   Take(out);
   view.Note("warning: slow worker", At(absl::Seconds(66)));
   const std::string text = Take(out);

@@ -99,7 +99,7 @@ phases:
              finished_at { seconds: 1700000004 }
            })pb",
       " phases { phase_id: \"report\" state: TASK_STATE_", report_state,
-      R"pb(                                                                              started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } })pb");
+      R"pb(                                                                                         started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } })pb");
   scheduler.AddEvent(absl::StrCat("run_finished { status: RUN_STATUS_", final_status, " }"),
                      snapshot(finished));
 }
@@ -209,6 +209,19 @@ TEST(RunCommand, Completed_SendsSourceArgsAndLabels_PrintsOutput_Exits0) {
                                 HasSubstr("[+9.0s] ✓ report  completed  5.0s\n"),
                                 HasSubstr("✓ taskflow repo-digest  2/2 phases · completed · "
                                           "$0.250 · 9.0s · run r-1\n")));
+}
+
+// The events keep the follower's snapshot current: the whole run is fetched
+// when following starts and once it finished (for the output), not after
+// each batch of events.
+TEST(RunCommand, Following_FetchesTheRunOnlyAtTheStartAndOnceFinished) {
+  FakeScheduler scheduler;
+  ScriptDigestRun(scheduler, "COMPLETED", "done", {"read_file", "read_file cached"});
+  testing::CliResult result =
+      Cli({"run", ExampleFlow("repo-digest.yaml"), "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(scheduler.get_run_ids(), ElementsAre("r-1", "r-1"));
+  EXPECT_EQ(result.out, "done\n");
 }
 
 TEST(RunCommand, ToolCalls_CountedInTheFinalFrame) {
@@ -351,6 +364,9 @@ TEST(RunCommand, StreamBreaks_ReconnectsAfterLastSeenSeq) {
       Cli({"run", ExampleFlow("repo-digest.yaml"), "--scheduler", scheduler.address()});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(scheduler.watch_after_seqs(), ElementsAre(0, 2));
+  // A fresh snapshot before the new stream, rather than trusting the replay.
+  EXPECT_THAT(scheduler.get_run_ids(), ElementsAre("r-1", "r-1", "r-1"))
+      << "at the start, on reconnecting, once finished";
   // It had delivered events: resumed at once, without a word.
   EXPECT_THAT(result.err, Not(HasSubstr("lost the watch")));
   EXPECT_EQ(result.out, "done\n");
@@ -360,9 +376,9 @@ TEST(RunCommand, StreamBreaks_ReconnectsAfterLastSeenSeq) {
 TEST(RunCommand, StreamDroppedForFallingBehind_ResumesAfterLastSeenSeq) {
   FakeScheduler scheduler;
   ScriptDigestRun(scheduler, "COMPLETED", "done");
-  scheduler.BreakFirstStreamAfter(
-      2, grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "this watcher fell 100001 events "
-                                                            "behind run r-1"));
+  scheduler.BreakFirstStreamAfter(2, grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                                  "this watcher fell 100001 events "
+                                                  "behind run r-1"));
   testing::CliResult result =
       Cli({"run", ExampleFlow("repo-digest.yaml"), "--scheduler", scheduler.address()});
   EXPECT_EQ(result.exit_code, 0) << result.err;
@@ -485,8 +501,10 @@ TEST(ResumeCommand, PrintsReusedPhasesThenFollowsOnlyNewEvents) {
 TEST(ResumeCommand, PatternRun_SaysItsCompletedTasksAreKept) {
   FakeScheduler scheduler;
   ScriptDigestRun(scheduler, "COMPLETED", "done");
-  scheduler.SetRun(MakeRun(
-      R"pb(run_id: "r-1" status: RUN_STATUS_FAILED kind: FLOW_KIND_SUPERVISOR last_seq: 3)pb"));
+  scheduler.SetRun(MakeRun(R"pb(run_id: "r-1"
+                                status: RUN_STATUS_FAILED
+                                kind: FLOW_KIND_SUPERVISOR
+                                last_seq: 3)pb"));
   testing::CliResult result = Cli({"resume", "r-1", "--scheduler", scheduler.address()});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(result.err,

@@ -16,7 +16,7 @@ LiveView::LiveView(std::ostream& out, TerminalInfo terminal, absl::Duration min_
     : out_(out), terminal_(terminal), min_redraw_interval_(min_redraw_interval) {}
 
 void LiveView::Update(const v1::Run& run, absl::Time now) {
-  run_ = run;
+  run_ = &run;
   if (terminal_.tty) {
     dirty_ = true;
     Tick(now);
@@ -26,8 +26,7 @@ void LiveView::Update(const v1::Run& run, absl::Time now) {
     out_ << RenderRunHeader(run, now) << "\n";
     header_printed_ = true;
   }
-  for (const std::string& line : TransitionLines(announced_, run, now)) out_ << line << "\n";
-  announced_ = run;
+  for (const std::string& line : announced_.Lines(run, now)) out_ << line << "\n";
   out_.flush();
 }
 
@@ -37,7 +36,7 @@ void LiveView::AddToolCall(const v1::Observation& observation) {
 }
 
 void LiveView::Tick(absl::Time now) {
-  if (!terminal_.tty || !run_) return;
+  if (!terminal_.tty || run_ == nullptr) return;
   // A running run redraws even without news: its spinner and clocks move.
   const bool animating = run_->status() == v1::RUN_STATUS_RUNNING;
   if ((dirty_ || animating) && now - last_draw_ >= min_redraw_interval_) Draw(now, true);
@@ -60,7 +59,7 @@ void LiveView::UpdateChildren(absl::flat_hash_map<std::string, v1::Run> children
 }
 
 void LiveView::Finish(absl::Time now) {
-  if (!run_) return;
+  if (run_ == nullptr) return;
   if (terminal_.tty) {
     Draw(now, false);
     return;

@@ -15,7 +15,6 @@
 // Not thread-safe: one thread (the command's watch loop) calls everything,
 // passing `now` so tests drive time.
 
-#include <optional>
 #include <ostream>
 #include <string>
 
@@ -24,6 +23,7 @@
 #include "taskboard/v1/scheduler.pb.h"
 #include "tools/cli/terminal.h"
 #include "tools/cli/tool_tally.h"
+#include "tools/cli/transition_lines.h"
 
 namespace taskboard::cli {
 
@@ -32,8 +32,13 @@ class LiveView {
   LiveView(std::ostream& out, TerminalInfo terminal,
            absl::Duration min_redraw_interval = absl::Milliseconds(100));
 
-  // A new snapshot of the run.
+  // A new snapshot of the run. The view keeps a reference, not a copy (a
+  // follower keeps a run of 100,000 tasks current in place): Tick and Finish
+  // read it again, so keep it alive until the next Update. It may change in
+  // between; a terminal shows the change at its next redraw, a log at the
+  // next Update.
   void Update(const v1::Run& run, absl::Time now);
+  void Update(v1::Run&& run, absl::Time now) = delete;
 
   // New snapshots of the run's child runs (nested patterns), drawn beneath
   // the tasks they carry out.
@@ -62,7 +67,7 @@ class LiveView {
   std::ostream& out_;
   const TerminalInfo terminal_;
   const absl::Duration min_redraw_interval_;
-  std::optional<v1::Run> run_;  // latest snapshot
+  const v1::Run* run_ = nullptr;  // latest snapshot (not owned)
   absl::flat_hash_map<std::string, v1::Run> children_;
   ToolTally tools_;
   // Terminal mode.
@@ -71,7 +76,7 @@ class LiveView {
   int drawn_lines_ = 0;  // height of the frame on screen
   int spinner_frame_ = 0;
   // Log mode.
-  v1::Run announced_;  // the snapshot the printed lines describe
+  TransitionLog announced_;  // what the printed lines described
   bool header_printed_ = false;
 };
 

@@ -13,6 +13,7 @@
 #include "tools/cli/rpc_errors.h"
 #include "tools/cli/run_billing.h"
 #include "tools/cli/run_event_stream.h"
+#include "tools/cli/run_snapshot.h"
 #include "tools/cli/run_states.h"
 
 namespace taskboard::cli {
@@ -23,22 +24,9 @@ constexpr absl::Duration kMaxBackoff = absl::Seconds(5);
 // How often running child runs are polled: their progress raises no event
 // on the followed run.
 constexpr absl::Duration kChildRefresh = absl::Milliseconds(500);
-// The snapshot is refreshed at most this often while events stream in.
+// The view is updated, and a snapshot the events could not keep current is
+// fetched again, at most this often.
 constexpr absl::Duration kMinRefresh = absl::Milliseconds(50);
-
-// Events after which GetRun returns something new. Output deltas, ledger
-// observations and warnings leave the snapshot as it was; any other event
-// (including kinds added to the API later) refreshes it.
-bool ChangesSnapshot(const v1::RunEvent& event) {
-  switch (event.event_case()) {
-    case v1::RunEvent::kOutputDelta:
-    case v1::RunEvent::kObservation:
-    case v1::RunEvent::kWarning:
-      return false;
-    default:
-      return true;
-  }
-}
 
 // A break the follower rides out by reconnecting: the scheduler restarting or
 // the network dropping, as opposed to an answer such as NOT_FOUND.
@@ -72,7 +60,10 @@ class Follower {
   int Follow();
 
  private:
+  // Fetches the run (GetRun) as the new snapshot.
   grpc::Status Refresh();
+  // Shows the snapshot, at most about a tenth of the time (see Refresh).
+  void UpdateView();
   // Fetches the child runs' snapshots for the view (nested patterns) when
   // some are running and the last fetch is `kChildRefresh` old, or `force`.
   // A failed fetch keeps the old snapshots: the run's own stream reports a
@@ -90,23 +81,31 @@ class Follower {
   std::ostream& out_;
   std::ostream& err_;
   LiveView view_;
-  v1::Run run_;
-  // Events came that change the snapshot; it is refreshed at next_refresh_.
+  RunSnapshot snapshot_;
+  // An event could not be applied to the snapshot; it is fetched again at
+  // next_refresh_.
   bool stale_ = false;
   absl::Time next_refresh_ = absl::InfinitePast();
+  // The snapshot changed since the view last showed it; it shows it again
+  // at next_view_.
+  bool view_stale_ = false;
+  absl::Time next_view_ = absl::InfinitePast();
+  // A stream broke: the next one starts from a fresh snapshot.
+  bool reconnecting_ = false;
   bool finished_ = false;
   absl::flat_hash_map<std::string, v1::Run> children_;
   absl::Time children_fetched_ = absl::InfinitePast();
 };
 
 void Follower::RefreshChildren(bool force) {
-  if (options_.json || run_.child_run_ids().empty()) return;
+  const v1::Run& run = snapshot_.run();
+  if (options_.json || run.child_run_ids().empty()) return;
   const absl::Time now = absl::Now();
-  if (!force && (now - children_fetched_ < kChildRefresh || !ChildRunsUnsettled(run_, children_))) {
+  if (!force && (now - children_fetched_ < kChildRefresh || !ChildRunsUnsettled(run, children_))) {
     return;
   }
   children_fetched_ = now;
-  if (FetchChildRuns(client_, run_, &children_).ok()) view_.UpdateChildren(children_);
+  if (FetchChildRuns(client_, run, &children_).ok()) view_.UpdateChildren(children_);
 }
 
 grpc::Status Follower::Refresh() {
@@ -116,23 +115,39 @@ grpc::Status Follower::Refresh() {
   v1::GetRunResponse response;
   grpc::Status status = client_.stub().GetRun(client_.CallContext().get(), request, &response);
   if (status.ok()) {
-    run_ = std::move(*response.mutable_run());
+    snapshot_.Reset(std::move(*response.mutable_run()));
     stale_ = false;
+    view_stale_ = true;
   }
   // A snapshot costs both sides in proportion to the run's tasks: a large,
   // busy run is refreshed less often, so following it never takes more than
-  // about a tenth of the time (and a view that shows 100,000 tasks gains
-  // nothing from redrawing every few milliseconds).
+  // about a tenth of the time.
   const absl::Time end = absl::Now();
   next_refresh_ = end + std::max(kMinRefresh, (end - start) * 9);
   return status;
 }
 
+void Follower::UpdateView() {
+  // Showing a run looks at each of its tasks (the log compares their states
+  // with what it printed): a large run is shown less often, and a view of
+  // 100,000 tasks gains nothing from redrawing every few milliseconds.
+  const absl::Time start = absl::Now();
+  view_.Update(snapshot_.run(), start);
+  view_stale_ = false;
+  const absl::Time end = absl::Now();
+  next_view_ = end + std::max(kMinRefresh, (end - start) * 9);
+}
+
 grpc::Status Follower::Tail(int64_t* after_seq) {
+  if (reconnecting_ && !options_.json) {
+    // The replay would cover the gap, but a stream breaks rarely and a fresh
+    // snapshot is sure to be right.
+    if (grpc::Status status = Refresh(); !status.ok()) return status;
+  }
+  reconnecting_ = true;
   RunEventStream stream(client_, run_id_, *after_seq);
   while (true) {
     const std::vector<v1::RunEvent> batch = stream.Next(absl::Now() + options_.tick);
-    bool changed = false;
     for (const v1::RunEvent& event : batch) {
       // Tool calls are counted, so an event seen before (a scheduler that
       // replays more than asked after a reconnect) must not count twice.
@@ -145,50 +160,62 @@ grpc::Status Follower::Tail(int64_t* after_seq) {
       } else if (event.has_observation() && !seen) {
         view_.AddToolCall(event.observation().observation());
       }
-      changed |= ChangesSnapshot(event);
+      if (!options_.json) {
+        switch (snapshot_.Apply(event)) {
+          case RunSnapshot::Applied::kChanged:
+            view_stale_ = true;
+            break;
+          case RunSnapshot::Applied::kNeedsFetch:
+            stale_ = true;
+            break;
+          case RunSnapshot::Applied::kUnchanged:
+            break;
+        }
+      }
       finished_ |= event.has_run_finished();
     }
     if (options_.json) out_.flush();
-    stale_ |= changed && !options_.json;
-    if (stale_ && (finished_ || absl::Now() >= next_refresh_)) {
+    // Follow fetches the finished run once, for its output and billing.
+    if (finished_) return grpc::Status::OK;
+    if (stale_ && absl::Now() >= next_refresh_) {
       if (grpc::Status status = Refresh(); !status.ok()) return status;
-      view_.Update(run_, absl::Now());
     }
+    if (view_stale_ && !options_.json && absl::Now() >= next_view_) UpdateView();
     RefreshChildren(/*force=*/false);
     view_.Tick(absl::Now());
-    if (finished_) return grpc::Status::OK;
     if (stream.ended()) break;
   }
   grpc::Status status = stream.status();
   if (!status.ok()) return status;
   // Closed without run_finished: the run may have ended between our replay
   // and the live tail; the run itself says whether to keep watching.
-  if (status = Refresh(); status.ok() && IsSettled(run_.status())) finished_ = true;
+  if (status = Refresh(); status.ok() && IsSettled(snapshot_.run().status())) finished_ = true;
   return status.ok() && !finished_ ? grpc::Status(grpc::StatusCode::UNAVAILABLE, "watch closed")
                                    : status;
 }
 
 void Follower::PrintResult() {
-  if (!run_.output().empty()) {
-    out_ << run_.output();
-    if (run_.output().back() != '\n') out_ << "\n";
+  const v1::Run& run = snapshot_.run();
+  if (!run.output().empty()) {
+    out_ << run.output();
+    if (run.output().back() != '\n') out_ << "\n";
     out_.flush();
   }
-  if (BillingWorthShowing(run_)) err_ << BilledLine(run_) << "\n";
-  if (run_.status() == v1::RUN_STATUS_COMPLETED) return;
-  const std::string status = RunStatusName(run_.status());
-  err_ << command_ << ": run " << run_.run_id() << " " << status;
-  if (!run_.error().empty()) {
+  if (BillingWorthShowing(run)) err_ << BilledLine(run) << "\n";
+  if (run.status() == v1::RUN_STATUS_COMPLETED) return;
+  const std::string status = RunStatusName(run.status());
+  err_ << command_ << ": run " << run.run_id() << " " << status;
+  if (!run.error().empty()) {
     // "run r-1 paused: run r-1's budget ...", not "paused: paused: ...".
-    absl::string_view error = run_.error();
+    absl::string_view error = run.error();
     absl::ConsumePrefix(&error, absl::StrCat(status, ": "));
     err_ << ": " << error;
   }
   err_ << "\n";
-  if (std::string hint = BudgetResumeHint(run_); !hint.empty()) {
+  if (std::string hint = BudgetResumeHint(run); !hint.empty()) {
     err_ << "  " << hint << "\n";
-  } else if (IsSettled(run_.status())) {
-    err_ << "  resume it with `taskboard resume " << run_.run_id() << "`\n";
+  } else if (IsSettled(run.status())) {
+    err_ << "  resume it with `taskboard resume " << run.run_id() << "`\n";
   }
 }
 
@@ -196,7 +223,7 @@ int Follower::Follow() {
   if (grpc::Status status = Refresh(); !status.ok()) {
     return ReportRpcError(command_, client_.address(), status, err_);
   }
-  if (!options_.json) view_.Update(run_, absl::Now());
+  if (!options_.json) UpdateView();
   int64_t after_seq = options_.after_seq;
   std::optional<absl::Time> down_since;
   absl::Duration backoff = kFirstBackoff;
@@ -231,14 +258,14 @@ int Follower::Follow() {
     return ReportRpcError(command_, client_.address(), status, err_);
   }
   if (options_.json) {
-    out_ << ProtoToJsonLine(run_) << "\n";
+    out_ << ProtoToJsonLine(snapshot_.run()) << "\n";
   } else {
-    view_.Update(run_, absl::Now());
+    view_.Update(snapshot_.run(), absl::Now());
     RefreshChildren(/*force=*/true);
     view_.Finish(absl::Now());
     PrintResult();
   }
-  return ExitCodeForRun(run_.status());
+  return ExitCodeForRun(snapshot_.run().status());
 }
 
 }  // namespace

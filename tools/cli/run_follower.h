@@ -3,18 +3,21 @@
 
 // Follows a run to its end, for `taskboard run`, `watch` and `resume`:
 //
-//   GetRun -> show --> WatchRun(after_seq) -- batch of events --> GetRun -> show
+//   GetRun -> show --> WatchRun(after_seq) -- events --> apply to the snapshot -> show
 //                 ^            |  stream broke (UNAVAILABLE)
-//                 +-- backoff -+  reconnect with after_seq = last seen seq
+//                 +-- backoff -+  GetRun, reconnect with after_seq = last seen seq
 //
-// The snapshot is refreshed with GetRun once per batch of events rather than
-// rebuilt from the events, so the view always shows what the scheduler
-// computed (phase aggregates, gate verdicts) and a missed event cannot leave
-// it wrong. Tool calls (`observation` events) are not in the snapshot: they
-// are counted as they stream by, for the view's tool and cache-hit counts. A
-// `resume` follows only the resumed attempt's events, so it counts only its
-// calls. The live view (live_view.h) draws on `err`; the run's output goes
-// to `out`, so `taskboard run flow.yaml > result.md` captures just the result.
+// The snapshot is fetched whole (GetRun) at the start, after a reconnect,
+// once the run finished (for its output and billing), and when an event
+// cannot be applied to it (run_snapshot.h); otherwise the events keep it
+// current, since each carries the task or phase it changed whole. Fetching
+// a 100,000-task run after each batch of events cost a quarter of the run's
+// throughput. Tool calls (`observation` events) are not in the snapshot:
+// they are counted as they stream by, for the view's tool and cache-hit
+// counts. A `resume` follows only the resumed attempt's events, so it counts
+// only its calls. The live view (live_view.h) draws on `err`; the run's
+// output goes to `out`, so `taskboard run flow.yaml > result.md` captures
+// just the result.
 
 #include <cstdint>
 #include <ostream>

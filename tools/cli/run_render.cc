@@ -461,11 +461,6 @@ std::string KindName(const v1::Run& run) {
   return RunKindName(run.kind());
 }
 
-bool IsTaskflow(const v1::Run& run) {
-  return run.kind() == v1::FLOW_KIND_TASKFLOW || run.spec().has_taskflow() ||
-         (run.kind() == v1::FLOW_KIND_UNSPECIFIED && run.phases_size() > 0);
-}
-
 std::vector<Row> RunRows(const v1::Run& run, absl::Time now, const RenderOptions& options) {
   return IsTaskflow(run) ? PhaseRows(run, now, options) : TaskRows(run, now, options);
 }
@@ -487,6 +482,11 @@ int Iteration(const v1::Run& run) {
 }
 
 }  // namespace
+
+bool IsTaskflow(const v1::Run& run) {
+  return run.kind() == v1::FLOW_KIND_TASKFLOW || run.spec().has_taskflow() ||
+         (run.kind() == v1::FLOW_KIND_UNSPECIFIED && run.phases_size() > 0);
+}
 
 std::string RunProgress(const v1::Run& run) {
   if (IsTaskflow(run)) {

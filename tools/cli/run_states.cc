@@ -42,6 +42,11 @@ bool IsSettled(v1::RunStatus status) {
          status == v1::RUN_STATUS_PAUSED;
 }
 
+bool IsTaskEnded(v1::TaskState state) {
+  return state == v1::TASK_STATE_COMPLETED || state == v1::TASK_STATE_FAILED ||
+         state == v1::TASK_STATE_SKIPPED || state == v1::TASK_STATE_CANCELLED;
+}
+
 int ExitCodeForRun(v1::RunStatus status) { return status == v1::RUN_STATUS_COMPLETED ? 0 : 1; }
 
 absl::string_view TaskStateIcon(v1::TaskState state) {

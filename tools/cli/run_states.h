@@ -27,6 +27,10 @@ std::optional<v1::RunStatus> RunStatusFromName(absl::string_view name);
 // failed, blocked, cancelled, and paused (waiting for `taskboard resume`).
 bool IsSettled(v1::RunStatus status);
 
+// The task or phase is over: completed, failed, skipped or cancelled (what
+// the scheduler counts in a run's tasks_done).
+bool IsTaskEnded(v1::TaskState state);
+
 // The exit code of a command that followed a run to its end: 0 only when it
 // completed.
 int ExitCodeForRun(v1::RunStatus status);

@@ -2,7 +2,6 @@
 
 #include <optional>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
@@ -13,11 +12,6 @@
 
 namespace taskboard::cli {
 namespace {
-
-bool IsFinal(v1::TaskState state) {
-  return state == v1::TASK_STATE_COMPLETED || state == v1::TASK_STATE_FAILED ||
-         state == v1::TASK_STATE_SKIPPED || state == v1::TASK_STATE_CANCELLED;
-}
 
 // What one phase or task looks like in a line, whichever it is.
 struct Subject {
@@ -41,7 +35,7 @@ std::string Stamp(const v1::Run& run, absl::Time when) {
 std::string Line(const v1::Run& run, const Subject& subject, absl::Time now) {
   const std::string state = TaskStateName(subject.state);
   std::vector<std::string> parts = {state};
-  if (IsFinal(subject.state)) {
+  if (IsTaskEnded(subject.state)) {
     if (!subject.items.empty()) parts.push_back(subject.items);
     if (std::optional<absl::Duration> took =
             Elapsed(*subject.started_at, *subject.finished_at, now)) {
@@ -55,7 +49,7 @@ std::string Line(const v1::Run& run, const Subject& subject, absl::Time now) {
     parts.push_back(std::string(reason));
   }
   const google::protobuf::Timestamp& when =
-      IsFinal(subject.state) ? *subject.finished_at : *subject.started_at;
+      IsTaskEnded(subject.state) ? *subject.finished_at : *subject.started_at;
   return absl::StrCat(Stamp(run, TimeFromProto(when).value_or(now)), subject.icon, " ", subject.id,
                       "  ", absl::StrJoin(parts, "  "));
 }
@@ -75,25 +69,33 @@ Subject PhaseSubject(const v1::PhaseStatus& phase, const TasksByPhase& tasks) {
   return subject;
 }
 
+const std::string& ItemId(const v1::PhaseStatus& phase) { return phase.phase_id(); }
+const std::string& ItemId(const v1::Task& task) { return task.task_id(); }
+
 Subject TaskSubject(const v1::Task& task) {
   return {task.task_id(),     TaskStateIcon(task.state()), task.state(),  TaskOutcome(task),
           &task.started_at(), &task.finished_at(),         &task.usage(), ""};
 }
 
-// Appends a line for each item of `after` whose state (or gate verdict)
-// differs from the same id in `before`.
-template <typename Item, typename IdOf, typename SubjectOf>
-void AppendChanges(const google::protobuf::RepeatedPtrField<Item>& before,
-                   const google::protobuf::RepeatedPtrField<Item>& after, const IdOf& id_of,
-                   const SubjectOf& subject_of, const v1::Run& run, absl::Time now,
-                   std::vector<std::string>* lines) {
-  absl::flat_hash_map<std::string, const Item*> previous;
-  for (const Item& item : before) previous[id_of(item)] = &item;
-  for (const Item& item : after) {
-    const auto it = previous.find(id_of(item));
-    const v1::TaskState was = it == previous.end() ? v1::TASK_STATE_PENDING : it->second->state();
-    const bool gate_appeared = item.has_gate() && (it == previous.end() || !it->second->has_gate());
-    if (item.state() == was && !gate_appeared) continue;
+}  // namespace
+
+template <typename Item, typename SubjectOf>
+void TransitionLog::Scan(const google::protobuf::RepeatedPtrField<Item>& items,
+                         const SubjectOf& subject_of, const v1::Run& run, absl::Time now,
+                         std::vector<std::string>* lines) {
+  for (const Item& item : items) {
+    const std::string& id = ItemId(item);
+    auto it = seen_.find(id);
+    const Seen was = it == seen_.end() ? Seen{} : it->second;
+    const bool gate_appeared = item.has_gate() && !was.gate;
+    if (item.state() == was.state && item.has_gate() == was.gate) continue;
+    const Seen now_seen{item.state(), item.has_gate()};
+    if (it == seen_.end()) {
+      seen_.emplace(id, now_seen);
+    } else {
+      it->second = now_seen;
+    }
+    if (lines == nullptr || (item.state() == was.state && !gate_appeared)) continue;
     if (item.state() == v1::TASK_STATE_PENDING || item.state() == v1::TASK_STATE_UNSPECIFIED) {
       continue;
     }
@@ -101,25 +103,35 @@ void AppendChanges(const google::protobuf::RepeatedPtrField<Item>& before,
   }
 }
 
-}  // namespace
+void TransitionLog::Visit(const v1::Run& run, absl::Time now, std::vector<std::string>* lines) {
+  if (IsTaskflow(run)) {
+    const TasksByPhase tasks(run);
+    Scan(
+        run.phases(), [&tasks](const v1::PhaseStatus& p) { return PhaseSubject(p, tasks); }, run,
+        now, lines);
+  } else {
+    Scan(
+        run.tasks(), [](const v1::Task& t) { return TaskSubject(t); }, run, now, lines);
+  }
+  if (!run.board_meta().empty() && run.board_meta() != board_meta_) {
+    if (lines != nullptr) lines->push_back(absl::StrCat(Stamp(run, now), "· ", run.board_meta()));
+    board_meta_ = run.board_meta();
+  }
+}
+
+void TransitionLog::Remember(const v1::Run& run) { Visit(run, absl::InfinitePast(), nullptr); }
+
+std::vector<std::string> TransitionLog::Lines(const v1::Run& run, absl::Time now) {
+  std::vector<std::string> lines;
+  Visit(run, now, &lines);
+  return lines;
+}
 
 std::vector<std::string> TransitionLines(const v1::Run& before, const v1::Run& after,
                                          absl::Time now) {
-  std::vector<std::string> lines;
-  if (after.phases_size() > 0) {
-    const TasksByPhase tasks(after);
-    AppendChanges(
-        before.phases(), after.phases(), [](const v1::PhaseStatus& p) { return p.phase_id(); },
-        [&tasks](const v1::PhaseStatus& p) { return PhaseSubject(p, tasks); }, after, now, &lines);
-  } else {
-    AppendChanges(
-        before.tasks(), after.tasks(), [](const v1::Task& t) { return t.task_id(); },
-        [](const v1::Task& t) { return TaskSubject(t); }, after, now, &lines);
-  }
-  if (!after.board_meta().empty() && after.board_meta() != before.board_meta()) {
-    lines.push_back(absl::StrCat(Stamp(after, now), "· ", after.board_meta()));
-  }
-  return lines;
+  TransitionLog log;
+  log.Remember(before);
+  return log.Lines(after, now);
 }
 
 }  // namespace taskboard::cli

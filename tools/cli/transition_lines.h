@@ -13,16 +13,43 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "taskboard/v1/scheduler.pb.h"
 
 namespace taskboard::cli {
 
-// Lines for every phase/task of `after` whose state differs from `before`
-// (absent from `before` counts as pending; pending ones are not announced),
-// in `after`'s order, plus one when a pattern's board phase (planning,
-// active, ...) changed. A line is stamped with the change's own time when
-// the snapshot has it (started_at, finished_at), else `now`.
+// Remembers the state of every phase (taskflow) or task (other kinds) it
+// has seen, so each call costs a lookup per item and no copy of the run:
+// a follower of a 100,000-task board calls it several times a second.
+class TransitionLog {
+ public:
+  // Takes `run`'s states as announced, without lines.
+  void Remember(const v1::Run& run);
+
+  // Lines for every phase/task of `run` whose state differs from the last
+  // one seen (never seen counts as pending; pending ones are not announced),
+  // in `run`'s order, plus one when a pattern's board phase (planning,
+  // active, ...) changed. A line is stamped with the change's own time when
+  // the snapshot has it (started_at, finished_at), else `now`.
+  std::vector<std::string> Lines(const v1::Run& run, absl::Time now);
+
+ private:
+  struct Seen {
+    v1::TaskState state = v1::TASK_STATE_PENDING;
+    bool gate = false;
+  };
+  // `lines` null: only remember.
+  void Visit(const v1::Run& run, absl::Time now, std::vector<std::string>* lines);
+  template <typename Item, typename SubjectOf>
+  void Scan(const google::protobuf::RepeatedPtrField<Item>& items, const SubjectOf& subject_of,
+            const v1::Run& run, absl::Time now, std::vector<std::string>* lines);
+
+  absl::flat_hash_map<std::string, Seen> seen_;
+  std::string board_meta_;
+};
+
+// The lines a TransitionLog that saw `before` gives for `after`.
 std::vector<std::string> TransitionLines(const v1::Run& before, const v1::Run& after,
                                          absl::Time now);
 

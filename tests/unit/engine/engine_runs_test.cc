@@ -233,7 +233,8 @@ TEST(EngineRuns, Resume_CompletedRun_FailedPrecondition) {
   TestWorker w = h.Connect("w1", {"coder"});
   h.Finish(w, h.OnlyAssignment(w), true, "done");
   EXPECT_THAT(h.Resume(run_id),
-              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("already completed: there is nothing to resume")));
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("already completed: there is nothing to resume")));
 }
 
 TEST(EngineRuns, Resume_UnknownRun_NotFound) {
@@ -427,7 +428,7 @@ TEST(EngineRuns, Events_SeqsWithoutGapsFromRunStartedToRunFinished) {
 TEST(EngineRuns, CloseStreams_EndsEveryWorkerStreamAndWatchSayingWhy) {
   class Sink final : public WatchSink {
    public:
-    void OnEvents(const std::vector<v1::RunEvent>&) override {}
+    void OnEvents(const EventBatch&) override {}
     void OnClose(const std::string& reason) override { closed = reason; }
     std::string closed;
   };
@@ -451,8 +452,8 @@ TEST(EngineRuns, CloseStreams_EndsEveryWorkerStreamAndWatchSayingWhy) {
 TEST(EngineRuns, Events_WatchersGetCommittedEventsInOrder) {
   class Sink final : public WatchSink {
    public:
-    void OnEvents(const std::vector<v1::RunEvent>& events) override {
-      for (const v1::RunEvent& event : events) seqs.push_back(event.seq());
+    void OnEvents(const EventBatch& events) override {
+      for (const v1::RunEvent& event : *events) seqs.push_back(event.seq());
     }
     void OnClose(const std::string&) override {}
     std::vector<int64_t> seqs;
