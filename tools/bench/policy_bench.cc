@@ -162,10 +162,16 @@ struct Request {
   InMemoryTaskGraph graph;
 };
 
-// One ledger at a time: building is the slow part, and two 1M ledgers need
-// not coexist.
+// The ledger being measured. One at a time: building is the slow part, and
+// two 1M ledgers need not coexist. Released by main before exit, while
+// RocksDB's own statics are still alive (and so its temp dir goes too).
+std::unique_ptr<Request>& CurrentRequest() {
+  static auto* request = new std::unique_ptr<Request>();
+  return *request;
+}
+
 Request& RequestOfSize(int64_t size) {
-  static std::unique_ptr<Request> request;
+  std::unique_ptr<Request>& request = CurrentRequest();
   if (request == nullptr || request->size != size) {
     request.reset();
     request = std::make_unique<Request>(size);
@@ -237,6 +243,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
+  policy::CurrentRequest().reset();
   benchmark::Shutdown();
   return 0;
 }
