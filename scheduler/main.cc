@@ -192,6 +192,14 @@ int main(int argc, char** argv) {
       ->envname("TASKBOARD_CACHE_MAX_ENTRIES_PER_TENANT")
       ->check(CLI::Range(int64_t{1}, int64_t{100'000'000}))
       ->capture_default_str();
+  int64_t ledger_cache_mb = taskboard::engine::LedgerBook::kDefaultCacheBytes >> 20;
+  app.add_option("--ledger-cache-mb", ledger_cache_mb,
+                 "Memory for tool-call observation bodies shared by all active requests; the "
+                 "ledgers keep only their indexes in memory and read older calls from the store "
+                 "(0: read every selected call from the store)")
+      ->envname("TASKBOARD_LEDGER_CACHE_MB")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
+      ->capture_default_str();
   app.add_option("--keepalive-time-ms", options.keepalive_time_ms,
                  "Ping a connection (worker, client) after this much silence; one that does not "
                  "answer within --keepalive-timeout-ms is closed and its worker unregistered")
@@ -317,6 +325,7 @@ int main(int argc, char** argv) {
   options.engine.retention_ms = absl::ToInt64Milliseconds(*taskboard::ParseDurationText(retention));
   options.engine.cache_limits.max_ttl_ms =
       absl::ToInt64Milliseconds(*taskboard::ParseDurationText(cache_max_ttl));
+  options.engine.ledger_cache_bytes = ledger_cache_mb << 20;
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
       taskboard::tls::ServerCredentials(tls_flags);
   if (!credentials.ok()) {

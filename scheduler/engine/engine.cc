@@ -23,7 +23,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
 
 Engine::Engine(EngineOptions options)
     : options_(std::move(options)),
-      ledgers_(options_.store),
+      ledgers_(options_.store, options_.ledger_cache_bytes),
       governor_(options_.llm_limits),
       approval_watch_(options_.approval_metrics) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
@@ -301,6 +301,8 @@ void Engine::UpdateGauges() {
                         absl::Milliseconds(oldest ? std::max<int64_t>(0, now_ms_ - *oldest) : 0));
   metrics->UpdateWorkers(static_cast<int64_t>(workers_.size()), workers_.FreeSlots());
   metrics->UpdateCache(cache_.counters());
+  const ObservationCache& ledger_cache = ledgers_.cache();
+  metrics->UpdateLedgerCache(ledger_cache.hits(), ledger_cache.misses(), ledger_cache.bytes());
 }
 
 void Engine::CountAttempt(const store::TaskRecord& task, AttemptOutcome outcome) {

@@ -99,6 +99,9 @@ struct EngineOptions {
   // Bounds on the shared tool cache (--cache-max-ttl,
   // --cache-max-entries-per-tenant).
   cache::CacheLimits cache_limits;
+  // Bytes of observation bodies the ledgers keep in memory, shared by all
+  // requests (--ledger-cache-mb; ledger_book.h); the rest stay in the store.
+  int64_t ledger_cache_bytes = LedgerBook::kDefaultCacheBytes;
   // Reaches client-run PolicyServices; null: external policies always use
   // their declared_deps_only fallback. Outlives the engine.
   PolicyServiceCaller* policy_service = nullptr;
@@ -384,8 +387,12 @@ class Engine {
   // tool call it was executing for others to a waiting caller.
   void EndLease(absl::string_view lease_id);
   // Selects the task's prior work with the run's policy and records it for
-  // GetTask.
-  v1::PriorWork PriorWorkFor(ActiveRun& active, const std::string& task_id);
+  // GetTask. The store's error when reading the selected observations fails
+  // (the caller fails the task).
+  // An unloadable ledger yields UnreadablePriorWork instead.
+  absl::StatusOr<v1::PriorWork> PriorWorkFor(ActiveRun& active, const std::string& task_id);
+  // No observations, policy "none", fallback_reason naming `status`.
+  static v1::PriorWork UnreadablePriorWork(const absl::Status& status);
   // Sends an assignment whose prior work an external PolicyService chooses:
   // asks it after this batch commits, then sends from OnExternalPriorWork.
   void DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse message);

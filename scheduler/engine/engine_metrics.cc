@@ -138,6 +138,19 @@ EngineMetrics::EngineMetrics(metrics::Registry& registry)
                           .Help("Observations appended to request ledgers.")
                           .Register(registry)
                           .Add({})),
+      ledger_cache_lookups_(BuildCounter()
+                                .Name("taskboard_scheduler_ledger_cache_lookups_total")
+                                .Help("Observation bodies read from request ledgers, by outcome "
+                                      "(hit: from the ledger cache; miss: from the store).")
+                                .Register(registry)),
+      ledger_cache_hits_(ledger_cache_lookups_.Add({{"outcome", "hit"}})),
+      ledger_cache_misses_(ledger_cache_lookups_.Add({{"outcome", "miss"}})),
+      ledger_cache_bytes_(BuildGauge()
+                              .Name("taskboard_scheduler_ledger_cache_bytes")
+                              .Help("Bytes of observation bodies held by the ledger cache "
+                                    "(--ledger-cache-mb bounds it).")
+                              .Register(registry)
+                              .Add({})),
       prior_work_observations_(
           BuildHistogram()
               .Name("taskboard_scheduler_prior_work_observations")
@@ -247,6 +260,18 @@ void EngineMetrics::UpdateCache(const cache::ToolCacheCounters& counters) {
   advance(cache_evictions_, counters.evictions, last_cache_.evictions);
   cache_entries_.Set(static_cast<double>(counters.entries));
   last_cache_ = counters;
+}
+
+void EngineMetrics::UpdateLedgerCache(int64_t hits, int64_t misses, int64_t bytes) {
+  if (hits > last_ledger_cache_hits_) {
+    ledger_cache_hits_.Increment(static_cast<double>(hits - last_ledger_cache_hits_));
+  }
+  if (misses > last_ledger_cache_misses_) {
+    ledger_cache_misses_.Increment(static_cast<double>(misses - last_ledger_cache_misses_));
+  }
+  ledger_cache_bytes_.Set(static_cast<double>(bytes));
+  last_ledger_cache_hits_ = hits;
+  last_ledger_cache_misses_ = misses;
 }
 
 EngineMetrics::AgentSeries& EngineMetrics::Agent(absl::string_view agent) {

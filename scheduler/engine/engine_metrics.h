@@ -73,6 +73,9 @@ class EngineMetrics {
   // From the cache's cumulative counters: counters advance by the difference
   // since the previous call.
   void UpdateCache(const cache::ToolCacheCounters& counters);
+  // The ledger cache's cumulative hits and misses (counters advance by the
+  // difference) and the bytes it holds now.
+  void UpdateLedgerCache(int64_t hits, int64_t misses, int64_t bytes);
 
  private:
   struct AgentSeries;
@@ -101,12 +104,18 @@ class EngineMetrics {
   metrics::Gauge& cache_entries_;
   metrics::Counter& cache_evictions_;
   metrics::Counter& ledger_appends_;
+  metrics::Family<metrics::Counter>& ledger_cache_lookups_;
+  metrics::Counter& ledger_cache_hits_;
+  metrics::Counter& ledger_cache_misses_;
+  metrics::Gauge& ledger_cache_bytes_;
   metrics::Histogram& prior_work_observations_;
   metrics::Histogram& prior_work_tokens_;
   metrics::Histogram& commit_latency_;
   metrics::Counter& commit_bytes_;
 
   cache::ToolCacheCounters last_cache_;
+  int64_t last_ledger_cache_hits_ = 0;
+  int64_t last_ledger_cache_misses_ = 0;
   absl::flat_hash_map<std::string, std::unique_ptr<AgentSeries>> agents_;
 };
 

@@ -56,8 +56,17 @@ bool Engine::ParkForSummary(ActiveRun& active, const std::string& task_id) {
     job->second.run_id = run.run_id();
     job->second.watermark = plan.watermark;
     job->second.agent = compact.summarizer_agent();
+    (*ledger)->TakeReadError().IgnoreError();
     job->second.prompt =
         policy::SummarizerPrompt(**ledger, extending, previous ? previous->text : "");
+    if (absl::Status read = (*ledger)->TakeReadError(); !read.ok()) {
+      // The calls to summarize could not be read: the task goes on with
+      // its verbatim window, saying why the older calls are missing.
+      summary_jobs_.erase(job);
+      parked_once_[parked_key] =
+          absl::StrCat("older calls could not be read to summarize: ", read.message());
+      return false;
+    }
     queued_summaries_.push_back(job_key);
   }
   job->second.parked.push_back({run.run_id(), task_id});

@@ -2,6 +2,7 @@
 // prior work each dispatch carries (SEMANTICS.md 3 and 4).
 
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/engine.h"
@@ -121,8 +122,21 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
   // was committed with it.
   // A call still in flight is the report it waits for, never a copy.
   if (!reported.call_id().empty() && !cache_.CallInFlight(reported.call_id())) {
-    for (int64_t seq : (*ledger)->SeqsOfTask({run.run_id(), reported.task_id()})) {
-      if (SameCall((*ledger)->At(seq), reported)) return;
+    absl::StatusOr<std::vector<v1::Observation>> own =
+        (*ledger)->Read((*ledger)->SeqsOfTask({run.run_id(), reported.task_id()}));
+    if (!own.ok()) {
+      // Unable to tell a resent call from a new one; recording it could
+      // count it twice. The worker resends it until its task's result is
+      // acknowledged, so a later report can still land.
+      v1::RunEvent event;
+      event.mutable_warning()->set_message(absl::StrCat(
+          "tool call of task '", reported.task_id(), "' not recorded: ", own.status().message()));
+      run.Emit(std::move(event));
+      Touch(run.run_id());
+      return;
+    }
+    for (const v1::Observation& seen : *own) {
+      if (SameCall(seen, reported)) return;
     }
   }
   // An oversized result is refused: recorded as an error (never cached), so
@@ -202,21 +216,33 @@ void Engine::EndLease(absl::string_view lease_id) {
   SendAnswers(cache_.LeaseLost(lease_id));
 }
 
-v1::PriorWork Engine::PriorWorkFor(ActiveRun& active, const std::string& task_id) {
+absl::StatusOr<v1::PriorWork> Engine::PriorWorkFor(ActiveRun& active, const std::string& task_id) {
   RunState& run = *active.state;
   absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(run.root_run_id());
   v1::PriorWork prior_work;
   if (!ledger.ok()) {
-    prior_work.mutable_meta()->set_policy("none");
-    prior_work.mutable_meta()->set_fallback_reason(
-        absl::StrCat("ledger unavailable: ", ledger.status().message()));
-  } else if (active.policy.has_compact()) {
-    prior_work = CompactPriorWork(active, **ledger, task_id);
+    prior_work = UnreadablePriorWork(ledger.status());
   } else {
-    prior_work = policy::SelectPriorWork(
-        active.policy, policy::PolicyInput{**ledger, *active.graph, {run.run_id(), task_id}});
+    // A selection reads the bodies it picks from the store through the
+    // ledger cache; a read that fails is kept in the ledger, not returned.
+    (*ledger)->TakeReadError().IgnoreError();
+    if (active.policy.has_compact()) {
+      prior_work = CompactPriorWork(active, **ledger, task_id);
+    } else {
+      prior_work = policy::SelectPriorWork(
+          active.policy, policy::PolicyInput{**ledger, *active.graph, {run.run_id(), task_id}});
+    }
+    if (absl::Status read = (*ledger)->TakeReadError(); !read.ok()) return read;
   }
   RecordPriorWork(run.run_id(), task_id, prior_work);
+  return prior_work;
+}
+
+v1::PriorWork Engine::UnreadablePriorWork(const absl::Status& status) {
+  v1::PriorWork prior_work;
+  prior_work.mutable_meta()->set_policy("none");
+  prior_work.mutable_meta()->set_fallback_reason(
+      absl::StrCat("ledger unavailable: ", status.message()));
   return prior_work;
 }
 
@@ -237,8 +263,9 @@ void Engine::DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse m
   absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(run.root_run_id());
   const dispatch::Lease* lease = leases_.Find(assignment.lease_id());
   if (!ledger.ok() || lease == nullptr) {
+    absl::StatusOr<v1::PriorWork> prior_work = PriorWorkFor(active, assignment.task_id());
     *message.mutable_assignment()->mutable_prior_work() =
-        PriorWorkFor(active, assignment.task_id());
+        prior_work.ok() ? *std::move(prior_work) : UnreadablePriorWork(prior_work.status());
     if (lease != nullptr) SendTo(lease->stream_id, std::move(message));
     return;
   }
@@ -253,9 +280,17 @@ void Engine::DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse m
       view.add_deps(dep.task_id);
     }
   }
+  (*ledger)->TakeReadError().IgnoreError();
   v1::SelectPriorWorkRequest request = policy::BuildExternalRequest(
       policy::PolicyInput{**ledger, *active.graph, {run.run_id(), assignment.task_id()}}, tasks,
       kMaxPolicyCandidates);
+  if (absl::Status read = (*ledger)->TakeReadError(); !read.ok()) {
+    // The task is leased already: it goes out without prior work, saying why.
+    *message.mutable_assignment()->mutable_prior_work() = UnreadablePriorWork(read);
+    RecordPriorWork(run.run_id(), assignment.task_id(), message.assignment().prior_work());
+    SendTo(lease->stream_id, std::move(message));
+    return;
+  }
   const v1::CustomPolicy& custom = active.policy.custom();
   std::string lease_id = assignment.lease_id();
   awaiting_policy_[lease_id] = std::move(message);
@@ -293,17 +328,22 @@ void Engine::OnExternalPriorWork(const std::string& lease_id,
   absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(run.root_run_id());
   v1::PriorWork prior_work;
   if (!ledger.ok()) {
-    prior_work = PriorWorkFor(active, task_id);
+    prior_work = UnreadablePriorWork(ledger.status());
   } else {
     policy::PolicyInput input{**ledger, *active.graph, {run.run_id(), task_id}};
+    (*ledger)->TakeReadError().IgnoreError();
     prior_work =
         response.ok()
             ? policy::ApplyExternalResponse(*response, input)
             : policy::FallbackPriorWork(
                   input, absl::StrCat("PolicyService at ", active.policy.custom().external(), ": ",
                                       response.status().message()));
-    RecordPriorWork(run.run_id(), task_id, prior_work);
+    // Leased already, as above: sent without prior work, saying why.
+    if (absl::Status read = (*ledger)->TakeReadError(); !read.ok()) {
+      prior_work = UnreadablePriorWork(read);
+    }
   }
+  RecordPriorWork(run.run_id(), task_id, prior_work);
   *message.mutable_assignment()->mutable_prior_work() = std::move(prior_work);
   // A worker that disconnected meanwhile gets nothing; the lease expires or
   // its reconnect (not holding the task) re-queues it.

@@ -560,6 +560,27 @@ void Engine::Dispatch() {
       const store::TaskRecord* ready = run.FindTask(entry.task_id);
       if (ready == nullptr || ready->task().state() != v1::TASK_STATE_READY) continue;
       if (it->second.policy.has_compact() && ParkForSummary(it->second, entry.task_id)) continue;
+      // Prior work is selected before the task is marked dispatched: a
+      // ledger the store cannot read fails the task instead of sending it.
+      // An external policy selects after the dispatch is committed.
+      const bool external_policy =
+          policy::IsExternalPolicy(it->second.policy) && options_.policy_service != nullptr;
+      v1::PriorWork prior_work;
+      if (!external_policy) {
+        absl::StatusOr<v1::PriorWork> selected = PriorWorkFor(it->second, entry.task_id);
+        if (!selected.ok()) {
+          FailTask(
+              run.MutableTask(entry.task_id),
+              absl::StrCat("prior work of task '", entry.task_id,
+                           "' could not be read from the ledger: ", selected.status().message(),
+                           "; the scheduler's store failed a read (see its log): resume the "
+                           "run once it reads again"),
+              now_ms_);
+          Touch(run.run_id());
+          continue;
+        }
+        prior_work = *std::move(selected);
+      }
 
       std::string lease_id = NewLeaseId(rng_);
       store::TaskRecord& task = run.MutableTask(entry.task_id);
@@ -594,11 +615,11 @@ void Engine::Dispatch() {
       assignment.mutable_ready_at()->set_seconds(entry.queued_us / 1'000'000);
       assignment.mutable_ready_at()->set_nanos(static_cast<int32_t>(entry.queued_us % 1'000'000) *
                                                1000);
-      if (policy::IsExternalPolicy(it->second.policy) && options_.policy_service != nullptr) {
+      if (external_policy) {
         DispatchWithExternalPolicy(it->second, std::move(message));
         continue;
       }
-      *assignment.mutable_prior_work() = PriorWorkFor(it->second, entry.task_id);
+      *assignment.mutable_prior_work() = std::move(prior_work);
       SendTo(worker->stream_id, std::move(message));
     }
   }

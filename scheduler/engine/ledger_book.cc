@@ -1,6 +1,8 @@
 #include "scheduler/engine/ledger_book.h"
 
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -17,7 +19,7 @@ std::string LedgerTaskName(absl::string_view request_id, absl::string_view run_i
 absl::StatusOr<policy::RequestLedger*> LedgerBook::Get(const std::string& request_id) {
   auto it = ledgers_.find(request_id);
   if (it != ledgers_.end()) return it->second.get();
-  auto ledger = std::make_unique<policy::RequestLedger>(request_id);
+  auto ledger = std::make_unique<policy::RequestLedger>(request_id, this);
   absl::Status restored = absl::OkStatus();
   absl::Status scanned = store_->ScanPrefix(
       store::Column::kLedger, store::keys::LedgerOfRequest(request_id),
@@ -55,6 +57,45 @@ const v1::Observation& LedgerBook::Append(const std::string& request_id,
               "");
   }
   return stored;
+}
+
+absl::StatusOr<std::vector<v1::Observation>> LedgerBook::Read(const std::string& request_id,
+                                                              absl::Span<const int64_t> seqs) {
+  std::vector<v1::Observation> observations(seqs.size());
+  std::vector<size_t> missing;
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    if (const v1::Observation* cached = cache_.Find(request_id, seqs[i])) {
+      observations[i] = *cached;
+      continue;
+    }
+    missing.push_back(i);
+    keys.push_back(store::keys::LedgerEntry(request_id, static_cast<uint64_t>(seqs[i])));
+  }
+  if (missing.empty()) return observations;
+  absl::StatusOr<std::vector<std::optional<std::string>>> values =
+      store_->MultiGet(store::Column::kLedger, keys);
+  if (!values.ok()) {
+    return absl::Status(values.status().code(),
+                        absl::StrCat("reading the ledger of request ", request_id,
+                                     " from the store: ", values.status().message()));
+  }
+  for (size_t j = 0; j < missing.size(); ++j) {
+    const size_t i = missing[j];
+    const std::optional<std::string>& value = (*values)[j];
+    v1::Observation& observation = observations[i];
+    if (!value.has_value() || !observation.ParseFromString(*value) ||
+        observation.seq() != seqs[i]) {
+      return absl::DataLossError(absl::StrCat("ledger entry ", seqs[i], " of request ", request_id,
+                                              " is missing or corrupt in the store"));
+    }
+    cache_.Put(request_id, observation);
+  }
+  return observations;
+}
+
+void LedgerBook::Appended(const std::string& request_id, const v1::Observation& observation) {
+  cache_.Put(request_id, observation);
 }
 
 }  // namespace taskboard::engine

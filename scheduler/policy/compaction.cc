@@ -1,6 +1,7 @@
 #include "scheduler/policy/compaction.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/observation_line.h"
@@ -19,6 +20,9 @@ constexpr absl::string_view kSummarizerInstructions =
     "what failed. Keep the concrete facts a later task may need (names, paths, values, error "
     "messages); drop repetition; add nothing that is not in the calls. Reply with the narrative "
     "only.";
+
+// Observations read from the ledger at once while writing a prompt.
+constexpr int64_t kSummaryReadChunk = 256;
 
 }  // namespace
 
@@ -54,9 +58,20 @@ std::string SummarizerPrompt(const RequestLedger& ledger, const CompactionPlan& 
   } else {
     absl::StrAppend(&prompt, "\n\nTool calls ", plan.first_seq, "-", plan.watermark, ":");
   }
-  for (int64_t seq = plan.first_seq; plan.needs_summary() && seq <= plan.watermark; ++seq) {
-    const v1::Observation& obs = ledger.At(seq);
-    absl::StrAppend(&prompt, "\n", FormatObservation(obs, ledger.root_run_id()));
+  // Read in chunks: a first summary of a long ledger covers all of it, and
+  // only one chunk of bodies is held at a time.
+  std::vector<int64_t> chunk;
+  for (int64_t first = plan.first_seq; plan.needs_summary() && first <= plan.watermark;
+       first += kSummaryReadChunk) {
+    chunk.clear();
+    for (int64_t seq = first; seq <= plan.watermark && seq < first + kSummaryReadChunk; ++seq) {
+      chunk.push_back(seq);
+    }
+    std::vector<v1::Observation> observations = ledger.ReadOrKeepError(chunk);
+    if (observations.size() != chunk.size()) break;  // the error is kept in the ledger
+    for (const v1::Observation& obs : observations) {
+      absl::StrAppend(&prompt, "\n", FormatObservation(obs, ledger.root_run_id()));
+    }
   }
   return prompt;
 }

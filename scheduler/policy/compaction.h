@@ -63,7 +63,9 @@ CompactionPlan PlanCompaction(const v1::CompactPolicy& policy, const RequestLedg
 // The summarizer task's prompt: what to write, then the observations of the
 // plan in FormatPriorWork form (labels qualified with the run id for child
 // runs' calls). A plan with previous_watermark > 0 needs the narrative it
-// extends as `previous_narrative`.
+// extends as `previous_narrative`. Bodies are read in chunks with
+// ReadOrKeepError: after a read error the prompt is incomplete and the
+// error is kept in the ledger (check TakeReadError).
 std::string SummarizerPrompt(const RequestLedger& ledger, const CompactionPlan& plan,
                              absl::string_view previous_narrative = "");
 

@@ -46,8 +46,11 @@ v1::SelectPriorWorkRequest BuildExternalRequest(const PolicyInput& input,
   *request.mutable_task() = own != tasks.end() ? *own : TaskViewFromGraph(input);
   request.mutable_tasks()->Assign(tasks.begin(), tasks.end());
   const std::vector<int64_t> candidates = RecentSeqs(input.ledger, std::max(0, max_candidates));
-  request.mutable_ledger()->Reserve(static_cast<int>(candidates.size()));
-  for (int64_t seq : candidates) *request.add_ledger() = input.ledger.At(seq);
+  std::vector<v1::Observation> observations = input.ledger.ReadOrKeepError(candidates);
+  request.mutable_ledger()->Reserve(static_cast<int>(observations.size()));
+  for (v1::Observation& observation : observations) {
+    *request.add_ledger() = std::move(observation);
+  }
   return request;
 }
 

@@ -23,7 +23,8 @@ bool IsExternalPolicy(const v1::FlowPolicy& policy);
 // none), the task's view (the entry of `tasks` with its run and task id; if
 // absent, one built from the graph: deps as task ids, `run/task` for deps in
 // other runs, state READY), `tasks` as given, and the candidate ledger: the
-// newest max(0, max_candidates) observations in chronological order.
+// newest max(0, max_candidates) observations in chronological order (read
+// with ReadOrKeepError: none after a read error, which the ledger keeps).
 v1::SelectPriorWorkRequest BuildExternalRequest(const PolicyInput& input,
                                                 const std::vector<v1::PolicyTaskView>& tasks,
                                                 int max_candidates);

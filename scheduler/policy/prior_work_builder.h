@@ -12,8 +12,9 @@
 namespace taskboard::policy {
 
 // Copies of the selected observations (in selection order, which callers
-// keep ascending) and meta {policy, selected, available = ledger size,
-// tokens_approx = selection.tokens}.
+// keep ascending; read with RequestLedger::ReadOrKeepError, so a ledger
+// with a source that fails leaves them out and keeps the error) and meta {policy, selected,
+// available = ledger size, tokens_approx = selection.tokens}.
 v1::PriorWork MakePriorWork(absl::string_view policy_name, const RequestLedger& ledger,
                             const TokenBounded& selection);
 

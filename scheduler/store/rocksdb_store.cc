@@ -61,9 +61,8 @@ class RocksDbStore : public Store {
   bool MayHaveLostWrites() const override { return may_have_lost_writes_; }
 
   absl::Status SyncAndConfirmRecovery() override {
-    rocksdb::Status synced = write_options_.disableWAL
-                                 ? db_->Flush(rocksdb::FlushOptions(), handles_)
-                                 : db_->SyncWAL();
+    rocksdb::Status synced =
+        write_options_.disableWAL ? db_->Flush(rocksdb::FlushOptions(), handles_) : db_->SyncWAL();
     if (!synced.ok()) return FromRocks(synced, "RocksDB sync failed");
     return ConfirmRecovered(path_, boot_id_, durability_);
   }
@@ -87,6 +86,28 @@ class RocksDbStore : public Store {
     if (status.IsNotFound()) return std::nullopt;
     if (!status.ok()) return FromRocks(status, "RocksDB read failed");
     return value;
+  }
+
+  absl::StatusOr<std::vector<std::optional<std::string>>> MultiGet(
+      Column column, absl::Span<const std::string> keys) override {
+    std::vector<rocksdb::Slice> slices;
+    slices.reserve(keys.size());
+    for (const std::string& key : keys) slices.push_back(ToSlice(key));
+    std::vector<rocksdb::ColumnFamilyHandle*> handles(keys.size(), Handle(column));
+    std::vector<std::string> found;
+    std::vector<rocksdb::Status> statuses =
+        db_->MultiGet(rocksdb::ReadOptions(), handles, slices, &found);
+    std::vector<std::optional<std::string>> values;
+    values.reserve(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (statuses[i].IsNotFound()) {
+        values.emplace_back(std::nullopt);
+        continue;
+      }
+      if (!statuses[i].ok()) return FromRocks(statuses[i], "RocksDB read failed");
+      values.emplace_back(std::move(found[i]));
+    }
+    return values;
   }
 
   absl::Status Scan(Column column, absl::string_view start, absl::string_view end,
@@ -177,9 +198,8 @@ absl::StatusOr<std::unique_ptr<Store>> OpenRocksDbStore(const RocksDbStoreOption
   std::unique_ptr<rocksdb::DB> db(raw);
   db->DestroyColumnFamilyHandle(handles.front());  // the unused default family
   handles.erase(handles.begin());
-  return std::unique_ptr<Store>(
-      std::make_unique<RocksDbStore>(std::move(db), std::move(handles), options.durability,
-                                     options.path, boot_id, *lost));
+  return std::unique_ptr<Store>(std::make_unique<RocksDbStore>(
+      std::move(db), std::move(handles), options.durability, options.path, boot_id, *lost));
 }
 
 }  // namespace taskboard::store

@@ -1,5 +1,7 @@
 #include "scheduler/store/store.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 
 namespace taskboard::store {
@@ -62,6 +64,18 @@ std::string PrefixEnd(absl::string_view prefix) {
 
 absl::Status Store::ScanPrefix(Column column, absl::string_view prefix, const Visitor& visit) {
   return Scan(column, prefix, PrefixEnd(prefix), visit);
+}
+
+absl::StatusOr<std::vector<std::optional<std::string>>> Store::MultiGet(
+    Column column, absl::Span<const std::string> keys) {
+  std::vector<std::optional<std::string>> values;
+  values.reserve(keys.size());
+  for (const std::string& key : keys) {
+    absl::StatusOr<std::optional<std::string>> value = Get(column, key);
+    if (!value.ok()) return value.status();
+    values.push_back(*std::move(value));
+  }
+  return values;
 }
 
 }  // namespace taskboard::store

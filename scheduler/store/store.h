@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 namespace taskboard::store {
 
@@ -84,6 +85,12 @@ class Store {
 
   // The value at `key`, or nullopt when absent.
   virtual absl::StatusOr<std::optional<std::string>> Get(Column column, absl::string_view key) = 0;
+
+  // The values at `keys`, in order (nullopt where absent); the first read
+  // error fails the whole call. The default calls Get per key; RocksDB
+  // batches the lookups (the ledger reads a selection's entries this way).
+  virtual absl::StatusOr<std::vector<std::optional<std::string>>> MultiGet(
+      Column column, absl::Span<const std::string> keys);
 
   // Calls `visit(key, value)` for each key in [start, end) in byte order
   // (`end` empty: to the end of the column) until it returns false.

@@ -127,6 +127,26 @@ TEST_F(EngineMetricsTest, CacheableLookup_MissThenHit_CountedByOutcome) {
   EXPECT_THAT(Sample("taskboard_scheduler_ledger_appends_total"), Optional(1.0));
 }
 
+TEST_F(EngineMetricsTest, PriorWorkFromTheLedgerCache_HitsAndBytesReported) {
+  h_.Submit(R"({"name": "chain", "phases": [
+      {"id": "a", "agent": "coder", "task": "explore"},
+      {"id": "b", "agent": "coder", "task": "build on a", "dependsOn": ["a"]}]})");
+  TestWorker w = h_.Connect("w1", {"coder"});
+  v1::Assignment a = h_.OnlyAssignment(w);
+  h_.Observe(w, a, "read_file", kReadArgs, kReadResult);
+  h_.Finish(w, a, true, "explored");
+  ASSERT_THAT(h_.OnlyAssignment(w).prior_work().observations(), SizeIs(1));
+
+  // The call went into the cache when it was appended; b's selection hit it.
+  EXPECT_THAT(Sample(R"(taskboard_scheduler_ledger_cache_lookups_total{outcome="hit"})"),
+              Optional(1.0));
+  EXPECT_THAT(Sample(R"(taskboard_scheduler_ledger_cache_lookups_total{outcome="miss"})"),
+              Optional(0.0));
+  std::optional<double> bytes = Sample("taskboard_scheduler_ledger_cache_bytes");
+  ASSERT_TRUE(bytes.has_value());
+  EXPECT_GT(*bytes, 0.0);
+}
+
 TEST_F(EngineMetricsTest, WorkerDisconnects_LeaseLostCountedForTheAgent) {
   h_.Submit(kTwoIndependent);
   TestWorker w = h_.Connect("w1", {"coder"}, 1);

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -115,6 +116,23 @@ TEST_P(StoreTest, Write_PutThenGet_ReturnsValue) {
   absl::StatusOr<std::optional<std::string>> value = store_->Get(Column::kRuns, "r1");
   ASSERT_THAT(value, IsOk());
   EXPECT_THAT(*value, Optional(std::string("record")));
+}
+
+TEST_P(StoreTest, MultiGet_ValuesInKeyOrderWithMissingOnesEmpty) {
+  Put(Column::kLedger, "req/2", "second");
+  Put(Column::kLedger, "req/1", "first");
+  Put(Column::kRuns, "req/3", "other column");
+  const std::vector<std::string> keys = {"req/2", "req/3", "req/1", "req/2"};
+  absl::StatusOr<std::vector<std::optional<std::string>>> values =
+      store_->MultiGet(Column::kLedger, keys);
+  ASSERT_THAT(values, IsOk());
+  EXPECT_THAT(*values,
+              ElementsAre(Optional(std::string("second")), std::nullopt,
+                          Optional(std::string("first")), Optional(std::string("second"))));
+  absl::StatusOr<std::vector<std::optional<std::string>>> none =
+      store_->MultiGet(Column::kLedger, {});
+  ASSERT_THAT(none, IsOk());
+  EXPECT_TRUE(none->empty());
 }
 
 TEST_P(StoreTest, Write_Overwrite_KeepsLastValue) {
