@@ -18,6 +18,7 @@ ConnectedWorker& WorkerRegistry::Add(uint64_t stream_id, const v1::Hello& hello,
   worker.hello = hello;
   worker.hello.clear_held_tasks();
   worker.connected_ms = now_ms;
+  worker.last_heard_ms = now_ms;
   return worker;
 }
 
@@ -50,8 +51,7 @@ ConnectedWorker* WorkerRegistry::Pick(absl::string_view agent) {
       for (auto it = begin; it != end; ++it) {
         ConnectedWorker& worker = it->second;
         const int64_t needed = idle_slot ? worker.prefetch : 0;
-        if (worker.credits > needed && !worker.draining &&
-            !worker.silent &&
+        if (worker.credits > needed && !worker.draining && !worker.silent &&
             worker.agents.count(std::string(agent)) > 0) {
           cursor_ = it->first;
           return &worker;

@@ -38,6 +38,10 @@ struct ConnectedWorker {
   // declarations and for ListWorkers.
   v1::Hello hello;
   int64_t connected_ms = 0;
+  // When the scheduler last heard from it (its Hello, then any message on
+  // the stream): ListWorkers' last_heartbeat. The engine's batch time, so
+  // keeping it costs one store per message and no clock read.
+  int64_t last_heard_ms = 0;
   // A lease of its expired without a heartbeat, and nothing came from it
   // since: it is stopped, or cut off without its connection closing.
   bool silent = false;

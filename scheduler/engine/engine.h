@@ -425,7 +425,8 @@ class Engine {
   // The task a lease currently covers, or null when the lease is superseded.
   store::TaskRecord* CurrentTask(absl::string_view lease_id, absl::string_view task_id,
                                  RunState** run);
-  void LoseLease(const dispatch::Lease& lease, absl::string_view reason);
+  // `ended` is the attempt_end word the lost attempt is recorded with.
+  void LoseLease(const dispatch::Lease& lease, absl::string_view ended, absl::string_view reason);
   // On a reconnect: when the worker process `incarnation` was given the
   // lease's task but never started it (the assignment was lost), ends the
   // lease and queues the task again without using an attempt; true then.

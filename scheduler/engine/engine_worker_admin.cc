@@ -23,6 +23,7 @@ v1::WorkerInfo Engine::DescribeWorker(const dispatch::ConnectedWorker& worker) c
   info.set_running(static_cast<int32_t>(leases_.HeldBy(worker.stream_id).size()));
   info.set_draining(worker.draining);
   *info.mutable_connected_at() = ToTimestamp(worker.connected_ms);
+  *info.mutable_last_heartbeat() = ToTimestamp(worker.last_heard_ms);
   info.mutable_labels()->insert(worker.hello.labels().begin(), worker.hello.labels().end());
   return info;
 }

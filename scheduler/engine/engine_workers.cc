@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/log/log.h"
+#include "scheduler/engine/attempt_history.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/ids.h"
 #include "scheduler/engine/task_lifecycle.h"
@@ -71,7 +72,8 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
     // tasks: they wait for their holder or their lease's end.
     if (!lease.identity.empty() && lease.identity != identity) continue;
     if (NeverDelivered(lease, hello.incarnation())) continue;
-    LoseLease(lease, absl::StrCat("worker '", worker.worker_id, "' restarted without it"));
+    LoseLease(lease, attempt_end::kWorkerLost,
+              absl::StrCat("worker '", worker.worker_id, "' restarted without it"));
   }
   log::Info("worker connected")
       .With("worker_id", worker.worker_id)
@@ -103,7 +105,10 @@ bool Engine::NeverDelivered(const dispatch::Lease& lease, absl::string_view inca
       .With("task_id", lease.task_id)
       .With("worker_id", lease.worker_id)
       .With("lease_id", lease.lease_id);
-  ApplyReturned(run.MutableTask(lease.task_id), now_ms_);
+  ApplyReturned(run.MutableTask(lease.task_id), attempt_end::kWorkerLost,
+                absl::StrCat("the assignment never reached worker '", lease.worker_id,
+                             "' (its stream broke); queued again without using an attempt"),
+                now_ms_);
   Touch(run.run_id());
   return true;
 }
@@ -209,6 +214,7 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
   dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
   if (worker == nullptr) return;  // no Hello yet, or already gone
   worker->silent = false;
+  worker->last_heard_ms = now_ms_;
   RunState* run = nullptr;
   switch (message.msg_case()) {
     case v1::ConnectRequest::kCredits: {
@@ -272,7 +278,9 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
       }
       store::TaskRecord* task = CurrentTask(returned.lease_id(), returned.task_id(), &run);
       if (task != nullptr) {
-        ApplyReturned(*task, now_ms_);
+        ApplyReturned(*task, attempt_end::kReturned,
+                      returned.reason().empty() ? "handed back by the worker" : returned.reason(),
+                      now_ms_);
         EndLease(returned.lease_id());
       }
       // Acknowledged like a result, so a draining worker can stop waiting.
@@ -399,7 +407,8 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
   SendTo(stream_id, std::move(ack_message));
 }
 
-void Engine::LoseLease(const dispatch::Lease& lease, absl::string_view reason) {
+void Engine::LoseLease(const dispatch::Lease& lease, absl::string_view ended,
+                       absl::string_view reason) {
   EndLease(lease.lease_id);
   auto it = runs_.find(lease.run_id);
   if (it == runs_.end()) return;
@@ -413,7 +422,8 @@ void Engine::LoseLease(const dispatch::Lease& lease, absl::string_view reason) {
       .With("worker_id", lease.worker_id)
       .With("lease_id", lease.lease_id)
       .With("reason", reason);
-  ApplyInfraLoss(run.MutableTask(lease.task_id), reason, options_.max_infra_attempts, now_ms_);
+  ApplyInfraLoss(run.MutableTask(lease.task_id), ended, reason, options_.max_infra_attempts,
+                 now_ms_);
   Touch(run.run_id());
 }
 
@@ -434,8 +444,9 @@ void Engine::ExpireLeases() {
         worker->silent = true;
       }
     }
-    LoseLease(lease, absl::StrCat("worker '", lease.worker_id, "' sent no heartbeat for ",
-                                  options_.lease_timeout_ms, " ms"));
+    LoseLease(lease, attempt_end::kLeaseExpired,
+              absl::StrCat("worker '", lease.worker_id, "' sent no heartbeat for ",
+                           options_.lease_timeout_ms, " ms"));
   }
 }
 
@@ -484,7 +495,7 @@ void Engine::FireTimers() {
         EndLease(timer.token);
         store::TaskRecord& mutable_task = run.MutableTask(timer.task_id);
         int64_t delay = options_.retry_backoff.DelayMs(mutable_task.agent_failures() + 1, rng_);
-        AttemptOutcome outcome = FailAttempt(
+        AttemptOutcome outcome = TimeOutAttempt(
             mutable_task,
             absl::StrCat("timed out after ", mutable_task.assignment().timeout_seconds(),
                          "s (timeoutSeconds)"),

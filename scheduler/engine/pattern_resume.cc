@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/approval_task.h"
+#include "scheduler/engine/attempt_history.h"
 #include "scheduler/engine/pattern_tasks.h"
 #include "scheduler/engine/task_lifecycle.h"
 
@@ -47,6 +48,7 @@ std::vector<std::string> RewindPatternRun(RunState& run, const PatternShape& sha
       if (!WaitsForApproval(task)) AskAgain(task, now_ms);
       continue;
     }
+    RecordAttemptOnResume(task, now_ms);
     ResetForResume(task);
     if (is_work) {
       work.push_back(id);

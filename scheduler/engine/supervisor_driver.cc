@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "common/json.h"
 #include "scheduler/engine/approval_task.h"
+#include "scheduler/engine/attempt_history.h"
 #include "scheduler/engine/pattern_resume.h"
 #include "scheduler/engine/pattern_tasks.h"
 #include "scheduler/engine/run_finish.h"
@@ -129,7 +130,13 @@ store::TaskRecord SupervisorDriver::NewWorker(RunState& run, const std::string& 
   Json input = {{"id", id}, {"goal", goal}};
   if (!feedback.empty()) input["feedback"] = feedback;
   worker.mutable_assignment()->set_input_json(DumpJson(input));
-  if (previous != nullptr) *worker.mutable_task()->mutable_reviews() = previous->task().reviews();
+  if (previous != nullptr) {
+    *worker.mutable_task()->mutable_reviews() = previous->task().reviews();
+    // The reviewer sent the result back (or escalated it): that attempt
+    // ended, and this record runs the task again.
+    CarryAttempts(*previous, worker, attempt_end::kRejected,
+                  feedback.empty() ? "sent back by the reviewer" : feedback, now_ms);
+  }
   worker.set_review_round(previous == nullptr ? 1 : Iterations(run) + 1);
   worker.mutable_task()->set_item_index(previous == nullptr ? position
                                                             : previous->task().item_index());

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/engine/attempt_history.h"
 #include "scheduler/engine/task_states.h"
 
 namespace taskboard::engine {
@@ -15,9 +16,11 @@ void Finish(store::TaskRecord& task, v1::TaskState state, int64_t now_ms) {
   task.clear_lease_id();
 }
 
-AttemptOutcome RetryOrFail(store::TaskRecord& task, int64_t now_ms, int64_t retry_delay_ms) {
+AttemptOutcome RetryOrFail(store::TaskRecord& task, absl::string_view ended, int64_t now_ms,
+                           int64_t retry_delay_ms) {
   task.set_agent_failures(task.agent_failures() + 1);
   if (task.agent_failures() < task.max_attempts()) {
+    RecordEndedAttempt(task, ended, task.task().error(), now_ms);
     task.mutable_task()->set_state(v1::TASK_STATE_RETRYING);
     task.set_not_before_unix_ms(now_ms + retry_delay_ms);
     task.clear_lease_id();
@@ -42,6 +45,11 @@ void MarkDispatched(store::TaskRecord& task, absl::string_view lease_id,
   view.set_state(v1::TASK_STATE_DISPATCHED);
   view.set_attempt(task.agent_failures() + task.infra_failures() + 1);
   view.set_worker_id(std::string(worker_id));
+  // The task's own fields describe this attempt from now on; the one before
+  // is in earlier_attempts (attempt_history.h).
+  view.clear_error();
+  view.clear_started_at();
+  task.set_started_unix_ms(0);
   task.set_lease_id(std::string(lease_id));
   task.set_dispatched_unix_ms(now_ms);
 }
@@ -65,17 +73,23 @@ AttemptOutcome ApplyResult(store::TaskRecord& task, const v1::TaskResult& result
   }
   view.set_error(result.error().empty() ? "the agent reported failure without a message"
                                         : result.error());
-  return RetryOrFail(task, now_ms, retry_delay_ms);
+  return RetryOrFail(task, attempt_end::kFailed, now_ms, retry_delay_ms);
 }
 
 AttemptOutcome FailAttempt(store::TaskRecord& task, std::string error, int64_t now_ms,
                            int64_t retry_delay_ms) {
   task.mutable_task()->set_error(std::move(error));
-  return RetryOrFail(task, now_ms, retry_delay_ms);
+  return RetryOrFail(task, attempt_end::kFailed, now_ms, retry_delay_ms);
 }
 
-AttemptOutcome ApplyInfraLoss(store::TaskRecord& task, absl::string_view reason,
-                              int max_infra_attempts, int64_t now_ms) {
+AttemptOutcome TimeOutAttempt(store::TaskRecord& task, std::string error, int64_t now_ms,
+                              int64_t retry_delay_ms) {
+  task.mutable_task()->set_error(std::move(error));
+  return RetryOrFail(task, attempt_end::kTimedOut, now_ms, retry_delay_ms);
+}
+
+AttemptOutcome ApplyInfraLoss(store::TaskRecord& task, absl::string_view ended,
+                              absl::string_view reason, int max_infra_attempts, int64_t now_ms) {
   task.set_infra_failures(task.infra_failures() + 1);
   if (task.infra_failures() >= max_infra_attempts) {
     task.mutable_task()->set_error(
@@ -83,11 +97,16 @@ AttemptOutcome ApplyInfraLoss(store::TaskRecord& task, absl::string_view reason,
     Finish(task, v1::TASK_STATE_FAILED, now_ms);
     return AttemptOutcome::kFailed;
   }
+  RecordEndedAttempt(task, ended, reason, now_ms);
   MarkReady(task, now_ms);
   return AttemptOutcome::kRetrying;
 }
 
-void ApplyReturned(store::TaskRecord& task, int64_t now_ms) { MarkReady(task, now_ms); }
+void ApplyReturned(store::TaskRecord& task, absl::string_view ended, absl::string_view reason,
+                   int64_t now_ms) {
+  RecordEndedAttempt(task, ended, reason, now_ms);
+  MarkReady(task, now_ms);
+}
 
 void FailTask(store::TaskRecord& task, std::string error, int64_t now_ms) {
   task.mutable_task()->set_error(std::move(error));

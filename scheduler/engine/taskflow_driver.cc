@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/approval_task.h"
+#include "scheduler/engine/attempt_history.h"
 #include "scheduler/engine/board_flow.h"
 #include "scheduler/engine/child_runs.h"
 #include "scheduler/engine/plan_execute_driver.h"
@@ -488,6 +489,9 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
       // is kept; an unfinished child run is resumed rather than replaced.
       if (before->task().state() == v1::TASK_STATE_COMPLETED) continue;
       task.mutable_task()->set_child_run_id(before->task().child_run_id());
+    }
+    if (const store::TaskRecord* before = resuming ? run.FindTask(ids[i]) : nullptr) {
+      CarryAttemptsOnResume(*before, task, now_ms);
     }
     run.PutTask(std::move(task));
   }

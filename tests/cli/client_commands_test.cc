@@ -136,6 +136,7 @@ v1::ListWorkersResponse TwoWorkers() {
       free_slots: 3
       running: 1
       connected_at { seconds: 1699999400 }
+      last_heartbeat { seconds: 1699999997 }
     }
     workers {
       worker_id: "w-2"
@@ -150,9 +151,9 @@ TEST(WorkersCommand, Table_OneRowPerWorkerWithStateSlotsAndAgents) {
   std::ostringstream out;
   PrintWorkerTable(TwoWorkers(), At(absl::ZeroDuration()), 0, out);
   EXPECT_EQ(out.str(),
-            "WORKER  STATE     RUNNING  FREE  AGENTS        TOOLS      CONNECTED\n"
-            "w-1     ready     1        3     scout,writer  read_file  10m\n"
-            "w-2     draining  0        0     noop          -          1m\n");
+            "WORKER  STATE     RUNNING  FREE  AGENTS        TOOLS      CONNECTED  LAST SEEN\n"
+            "w-1     ready     1        3     scout,writer  read_file  10m        3s ago\n"
+            "w-2     draining  0        0     noop          -          1m         -\n");
 }
 
 TEST(WorkersCommand, ListsTheConnectedWorkers) {
@@ -206,6 +207,41 @@ TEST(ShowCommand, Details_FrameTaskTableAndOutput) {
                               "exit status 3: config not found\n"
                               "files/3   running  auditor  1        w-2     15.0s\n"),
                     HasSubstr("\noutput:\npartial report\n")));
+}
+
+TEST(ShowCommand, EarlierAttempts_ListedUnderTheTaskTableOldestFirst) {
+  v1::Run run = MakeRun(kAuditMidRun, kAuditFlow);
+  *run.mutable_tasks(0)->add_earlier_attempts() = ParseText<v1::TaskAttempt>(R"pb(
+    attempt: 1
+    worker_id: "w-1"
+    started_at { seconds: 1700000000 }
+    ended_at { seconds: 1700000002 nanos: 100000000 }
+    ended: "failed"
+    detail: "exit status 3:\n  config not found")pb");
+  *run.mutable_tasks(0)->add_earlier_attempts() = ParseText<v1::TaskAttempt>(R"pb(
+    attempt: 2
+    worker_id: "w-2"
+    started_at { seconds: 1700000010 }
+    ended_at { seconds: 1700000040 }
+    ended: "lease_expired"
+    detail: "worker 'w-2' sent no heartbeat for 30000 ms")pb");
+  *run.mutable_tasks(0)->add_earlier_attempts() =
+      ParseText<v1::TaskAttempt>(R"pb(attempt: 3 ended: "returned")pb");
+  std::ostringstream out;
+  PrintRunDetails(run, At(absl::Seconds(65)), TerminalInfo{}, out);
+  EXPECT_THAT(out.str(),
+              HasSubstr("\nearlier attempts:\n"
+                        "  precheck  attempt 1 on w-1: failed after 2.1s: exit status 3: config "
+                        "not found\n"
+                        "  precheck  attempt 2 on w-2: lease expired after 30.0s: worker 'w-2' "
+                        "sent no heartbeat for 30000 ms\n"
+                        "  precheck  attempt 3: returned\n"));
+}
+
+TEST(ShowCommand, NoEarlierAttempts_NoSuchBlock) {
+  std::ostringstream out;
+  PrintRunDetails(MakeRun(kAuditMidRun, kAuditFlow), At(absl::Seconds(65)), TerminalInfo{}, out);
+  EXPECT_THAT(out.str(), Not(HasSubstr("earlier attempts")));
 }
 
 TEST(ShowCommand, FetchesTheRun) {

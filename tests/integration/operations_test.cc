@@ -161,6 +161,33 @@ phases:
   EXPECT_NE(after->workers(0).worker_id(), holder_id);
 }
 
+// Idle workers heartbeat every --heartbeat-interval-ms (500 ms here), so
+// the last heartbeat ListWorkers shows moves on while connected_at stays.
+TEST_F(OperationsTest, ListWorkers_LastHeartbeatSetAndAdvancing) {
+  absl::StatusOr<v1::ListWorkersResponse> first = WaitForWorkers(cluster_, 2);
+  ASSERT_THAT(first.status(), IsOk());
+  ASSERT_EQ(first->workers_size(), 2);
+  const v1::WorkerInfo& before = first->workers(0);
+  ASSERT_TRUE(before.has_last_heartbeat());
+  EXPECT_GE(before.last_heartbeat().seconds(), before.connected_at().seconds());
+  const auto ms = [](const google::protobuf::Timestamp& t) {
+    return t.seconds() * 1000 + t.nanos() / 1'000'000;
+  };
+  absl::StatusOr<v1::ListWorkersResponse> later;
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  do {
+    absl::SleepFor(absl::Milliseconds(100));
+    later = ListWorkers(cluster_);
+  } while (absl::Now() < deadline && later.ok() && later->workers_size() > 0 &&
+           ms(later->workers(0).last_heartbeat()) <= ms(before.last_heartbeat()));
+  ASSERT_THAT(later.status(), IsOk());
+  ASSERT_GT(later->workers_size(), 0);
+  EXPECT_EQ(later->workers(0).worker_id(), before.worker_id());
+  EXPECT_GT(ms(later->workers(0).last_heartbeat()), ms(before.last_heartbeat()))
+      << "no heartbeat counted in 10 s" << cluster_.Logs();
+  EXPECT_EQ(ms(later->workers(0).connected_at()), ms(before.connected_at()));
+}
+
 TEST_F(OperationsTest, DrainWorker_UnknownId_NotFoundListsConnectedWorkers) {
   // Both workers connect on their own; wait until the scheduler sees them.
   absl::StatusOr<v1::ListWorkersResponse> workers = WaitForWorkers(cluster_, 2);

@@ -15,6 +15,7 @@
 #include "tools/cli/run_billing.h"
 #include "tools/cli/run_render.h"
 #include "tools/cli/run_states.h"
+#include "tools/cli/task_attempts.h"
 #include "tools/cli/task_tool_calls.h"
 #include "tools/cli/text_table.h"
 
@@ -102,6 +103,9 @@ void PrintRunDetails(const v1::Run& run, absl::Time now, const TerminalInfo& ter
   if (run.tasks_size() > 0) {
     out << "\ntasks:\n";
     PrintTasks(run, now, terminal.width, out);
+    if (std::string attempts = RenderEarlierAttempts(run, terminal.width); !attempts.empty()) {
+      out << "\n" << attempts;
+    }
   }
   if (!details.tasks.empty()) PrintToolCalls(details, terminal, out);
   if (!run.error().empty()) {

@@ -15,14 +15,18 @@ namespace taskboard::cli {
 
 void PrintWorkerTable(const v1::ListWorkersResponse& workers, absl::Time now, int width,
                       std::ostream& out) {
-  TextTable table({"WORKER", "STATE", "RUNNING", "FREE", "AGENTS", "TOOLS", "CONNECTED"});
+  TextTable table(
+      {"WORKER", "STATE", "RUNNING", "FREE", "AGENTS", "TOOLS", "CONNECTED", "LAST SEEN"});
   for (const v1::WorkerInfo& worker : workers.workers()) {
     const std::optional<absl::Time> connected = TimeFromProto(worker.connected_at());
+    // A scheduler older than last_heartbeat leaves it unset: "-".
+    const std::optional<absl::Time> last_seen = TimeFromProto(worker.last_heartbeat());
     table.AddRow({worker.worker_id(), worker.draining() ? "draining" : "ready",
                   absl::StrCat(worker.running()), absl::StrCat(worker.free_slots()),
                   absl::StrJoin(worker.agents(), ","),
                   worker.tools().empty() ? "-" : absl::StrJoin(worker.tools(), ","),
-                  connected ? FormatAge(now - *connected) : "-"});
+                  connected ? FormatAge(now - *connected) : "-",
+                  last_seen ? absl::StrCat(FormatAge(now - *last_seen), " ago") : "-"});
   }
   table.Print(out, width);
 }

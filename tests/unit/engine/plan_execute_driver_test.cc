@@ -151,7 +151,12 @@ TEST_F(PlanExecuteTest, InvalidPlannerJson_RetriedThenAClearFailure) {
   std::vector<v1::Assignment> again = h_.TakeAssignments(w_);
   ASSERT_THAT(Ids(again), ElementsAre("planner"));
   EXPECT_EQ(again[0].attempt(), 2);
-  EXPECT_THAT(h_.ReadTaskView(run_, "planner").error(), HasSubstr("the plan is invalid"));
+  // Attempt 2 runs: the refused plan is attempt 1's, why it ended.
+  const v1::Task planner = h_.ReadTaskView(run_, "planner");
+  EXPECT_EQ(planner.error(), "");
+  ASSERT_EQ(planner.earlier_attempts_size(), 1);
+  EXPECT_EQ(planner.earlier_attempts(0).ended(), "failed");
+  EXPECT_THAT(planner.earlier_attempts(0).detail(), HasSubstr("the plan is invalid"));
   h_.Finish(w_, again[0], true, R"({"tasks": [{"id": "a", "goal": "A", "deps": ["zzz"]}]})");
   EXPECT_EQ(h_.Status(run_), v1::RUN_STATUS_FAILED);
   EXPECT_THAT(h_.ReadRunView(run_).error(), HasSubstr("planner failed: the plan is invalid"));
@@ -270,7 +275,10 @@ TEST_F(PlanExecuteTest, ReplannedCycle_FailsTheReplannersAttempt) {
                 {"id": "x", "goal": "X", "deps": ["y"]}, {"id": "y", "goal": "Y", "deps": ["x"]}]})");
   std::vector<v1::Assignment> again = h_.TakeAssignments(w_);
   ASSERT_THAT(Ids(again), ElementsAre("evaluator-1"));
-  EXPECT_THAT(h_.ReadTaskView(run_, "evaluator-1").error(), HasSubstr("dependency cycle"));
+  const v1::Task evaluator = h_.ReadTaskView(run_, "evaluator-1");
+  ASSERT_EQ(evaluator.earlier_attempts_size(), 1);
+  EXPECT_EQ(evaluator.earlier_attempts(0).ended(), "failed");
+  EXPECT_THAT(evaluator.earlier_attempts(0).detail(), HasSubstr("dependency cycle"));
 }
 
 }  // namespace

@@ -125,6 +125,12 @@ TEST_F(SupervisorTest, NeedsRevision_RevisedWithFeedbackThenAccepted) {
   EXPECT_EQ(stored.reviews(0).verdict(), "needs-revision");
   EXPECT_EQ(stored.reviews(1).verdict(), "accepted");
   EXPECT_EQ(stored.reviews(1).iteration(), 2);
+  // The result sent back is an earlier attempt, rejected with the feedback.
+  ASSERT_THAT(stored.earlier_attempts(), SizeIs(1));
+  EXPECT_EQ(stored.earlier_attempts(0).attempt(), 1);
+  EXPECT_EQ(stored.earlier_attempts(0).worker_id(), "w1");
+  EXPECT_EQ(stored.earlier_attempts(0).ended(), "rejected");
+  EXPECT_EQ(stored.earlier_attempts(0).detail(), "add an example");
 }
 
 TEST_F(SupervisorTest, Escalated_StopsBlockedAndIsReported) {
@@ -135,8 +141,7 @@ TEST_F(SupervisorTest, Escalated_StopsBlockedAndIsReported) {
                 {"task_id": "api", "verdict": "escalate", "feedback": "needs a human"}]})");
   EXPECT_THAT(Sent(), IsEmpty());
   EXPECT_EQ(h_.Status(run_), v1::RUN_STATUS_BLOCKED);
-  EXPECT_THAT(h_.ReadRunView(run_).error(),
-              HasSubstr("the reviewer escalated api: needs a human"));
+  EXPECT_THAT(h_.ReadRunView(run_).error(), HasSubstr("the reviewer escalated api: needs a human"));
   EXPECT_EQ(Output()["tasks"][1]["id"], "api");
   EXPECT_EQ(Output()["tasks"][1]["status"], "escalated");
   EXPECT_EQ(Output()["tasks"][1]["feedback"], "needs a human");

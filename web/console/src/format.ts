@@ -34,3 +34,17 @@ export function tokens(usage: any): string {
   const total = Number(usage.inputTokens ?? 0) + Number(usage.outputTokens ?? 0);
   return total ? `${total.toLocaleString()} tokens` : "";
 }
+
+// The instant itself, for a title next to a relative time:
+// "2026-11-26 02:10:03 UTC".
+export function when(timestamp: string | undefined): string {
+  if (!timestamp) return "";
+  const ms = Date.parse(timestamp);
+  return Number.isNaN(ms) ? "" : new Date(ms).toISOString().replace("T", " ").slice(0, 19) + " UTC";
+}
+
+// Why an attempt ended (TaskAttempt.ended) as a reader says it:
+// "lease_expired" -> "lease expired".
+export function endedWord(ended: string | undefined): string {
+  return (ended ?? "").replace(/_/g, " ") || "ended";
+}

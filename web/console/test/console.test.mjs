@@ -28,6 +28,17 @@ phases:
     dependsOn: [ask]
 `;
 
+// `fail-once` fails its first attempt (tests/integration/agents/script.sh);
+// the retry completes.
+const RETRY_FLOW = `
+name: console-retry
+phases:
+  - id: flaky
+    agent: echo
+    task: fail-once recovered
+    retries: 1
+`;
+
 let cluster;
 let base;
 let browser;
@@ -190,10 +201,36 @@ test("approve a pending approval with its form", async () => {
   await page.close();
 });
 
+test("a task retried after a failure lists the failed attempt and why it ended", async () => {
+  const { runId } = await api("SubmitRun", { source: { text: RETRY_FLOW } });
+  await until("the retried run to complete", async () =>
+    (await api("GetRun", { runId })).run.status === "RUN_STATUS_COMPLETED");
+  const page = await signedInPage();
+  await page.evaluate((h) => (location.hash = h), `#/runs/${encodeURIComponent(runId)}/flaky`);
+  const failed = await page.waitForSelector("[data-testid=attempts] tbody tr[data-ended=failed]");
+  const cells = await failed.$$eval("td", (tds) => tds.map((td) => td.textContent));
+  assert.equal(cells[0], "1");
+  assert.equal(cells[1], "console-worker");
+  assert.equal(cells[4], "failed");
+  assert.match(cells[5], /first attempt fails/);
+  assert.match(await failed.$eval("td time", (t) => t.getAttribute("title")), /UTC$/);
+  const current = await page.$eval("[data-testid=attempts] tbody tr[data-current]", (tr) =>
+    [...tr.querySelectorAll("td")].map((td) => td.textContent));
+  assert.equal(current[0], "2");
+  assert.equal(current[4], "completed (this attempt)");
+  assert.deepEqual(await accessibilityViolations(page), []);
+  await shot(page, "task-attempts");
+  await page.close();
+});
+
 test("workers page shows the worker and an admin drains it", async () => {
   const page = await signedInPage(ADMIN);
   await page.click("nav a[href='#/workers']");
   await page.waitForSelector("td ::-p-text(console-worker)");
+  // When the scheduler last heard from it: relative, the instant in the title.
+  const heartbeat = await page.waitForSelector("[data-testid=last-heartbeat] time");
+  assert.match(await heartbeat.evaluate((t) => t.textContent), / ago$/);
+  assert.match(await heartbeat.evaluate((t) => t.getAttribute("title")), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
   assert.deepEqual(await accessibilityViolations(page), []);
   await shot(page, "workers");
   await page.click("button[aria-label='Drain console-worker']");

@@ -1,10 +1,19 @@
 // What the console's browser tests share (docs/console.md#tests): a real
 // scheduler (tokens file, HTTP API on loopback) and worker (the demo's
-// agents), a headless chromium, and helpers to call the API, sign in and
+// agents and the integration tests' `echo`), a headless chromium, and helpers to call the API, sign in and
 // save screenshots. Environment: TASKBOARD_BIN_DIR, TASKBOARD_SOURCE_DIR,
 // TASKBOARD_ARTIFACTS, CHROMIUM (default /usr/bin/chromium).
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
@@ -79,10 +88,18 @@ export async function startConsoleCluster({ worker = true } = {}) {
     return json;
   };
   if (worker) {
+    // The demo's agents, plus the integration tests' `echo` command agent
+    // (tests/integration/agents/script.sh), whose `fail-once` gives a task an
+    // earlier attempt that failed.
+    const agents = join(dir, "agents");
+    cpSync(join(source, "examples/agents"), agents, { recursive: true });
+    for (const file of ["echo.yaml", "script.sh"]) {
+      copyFileSync(join(source, "tests/integration/agents", file), join(agents, file));
+    }
     start(
       join(bin, "taskboard-worker"),
       ["--scheduler", `127.0.0.1:${grpcPort}`, "--token", WORKER, "--slots", "4",
-       "--worker-id", "console-worker", "--agents", join(source, "examples/agents"),
+       "--worker-id", "console-worker", "--agents", agents,
        "--workspace-root", source, "--data-dir", join(dir, "worker")],
       "worker",
     );

@@ -1,15 +1,17 @@
 import { useEffect, useState } from "preact/hooks";
 import { call } from "../api";
 import { duration, shortStatus, tokens, usd } from "../format";
+import { AttemptsTable } from "./attempts";
 import { ErrorNote, StatusBadge } from "./errors";
 
 function taskLink(ref: any): string {
   return `#/runs/${encodeURIComponent(ref.runId)}/${encodeURIComponent(ref.taskId)}`;
 }
 
-// One task: what it was asked (after interpolation), the prior work its
-// flow policy chose and where each piece came from, its tool calls with the
-// shared cache's hits and the task that paid, its turns, usage and output.
+// One task: what it was asked (after interpolation), its attempts and why
+// each ended, the prior work its flow policy chose and where each piece came
+// from, its tool calls with the shared cache's hits and the task that paid,
+// its turns, usage and output.
 export function TaskPanel({ runId, taskId }: { runId: string; taskId: string }) {
   const [data, setData] = useState<any>(null);
   const [error, setError] = useState<unknown>(null);
@@ -58,6 +60,8 @@ export function TaskPanel({ runId, taskId }: { runId: string; taskId: string }) 
       </dl>
       {task.skipReason && <p class="hint">Skipped: {task.skipReason}</p>}
       {task.error && <pre tabIndex={0} class="output error-text">{task.error}</pre>}
+      <h3>Attempts</h3>
+      <AttemptsTable task={task} />
       {execution.prompt && (
         <>
           <h3>Prompt</h3>

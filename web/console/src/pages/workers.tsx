@@ -1,9 +1,11 @@
 import { call } from "../api";
 import { ago } from "../format";
 import { usePolled } from "../polled";
+import { Ago } from "./ago";
 import { ErrorNote } from "./errors";
 
-// Connected workers: slots, what runs, draining; an admin can drain one.
+// Connected workers: slots, what runs, draining, when the scheduler last
+// heard from each; an admin can drain one.
 export function WorkersPage() {
   const { data, error, setError, reload: load } = usePolled<any>("ListWorkers");
   const workers: any[] | null = data ? (data.workers ?? []) : null;
@@ -29,6 +31,7 @@ export function WorkersPage() {
               <th scope="col">Running</th>
               <th scope="col">Free slots</th>
               <th scope="col">Connected</th>
+              <th scope="col">Last heartbeat</th>
               <th scope="col">State</th>
               <th scope="col"></th>
             </tr>
@@ -41,6 +44,9 @@ export function WorkersPage() {
                 <td>{w.running ?? 0}</td>
                 <td>{w.freeSlots ?? 0}</td>
                 <td>{ago(w.connectedAt)}</td>
+                <td data-testid="last-heartbeat">
+                  <Ago at={w.lastHeartbeat} />
+                </td>
                 <td>{w.draining ? "draining" : "serving"}</td>
                 <td>
                   {!w.draining && (
