@@ -1,5 +1,8 @@
 # Every third-party dependency comes from Debian 12's packages
 # (scripts/install-deps.sh installs them); nothing is downloaded at build time.
+# GoogleTest and Benchmark are optional here: only tests/ and tools/bench use
+# them, and the first run (`install-deps.sh`, `build.sh --main`) installs
+# neither; `install-deps.sh --test` does, and build.sh then configures again.
 find_package(PkgConfig REQUIRED)
 # Debian ships gRPC's pkg-config files; its CMake config is incomplete.
 pkg_check_modules(GRPCPP REQUIRED IMPORTED_TARGET grpc++>=1.51)
@@ -8,7 +11,7 @@ find_library(GRPCPP_REFLECTION_LIBRARY grpc++_reflection REQUIRED)
 pkg_check_modules(PROTOBUF REQUIRED IMPORTED_TARGET protobuf>=3.21)
 find_package(absl CONFIG REQUIRED)
 find_package(RocksDB CONFIG REQUIRED)
-find_package(GTest CONFIG REQUIRED)
+find_package(GTest CONFIG)
 find_package(nlohmann_json 3.10 CONFIG REQUIRED)
 find_package(yaml-cpp CONFIG REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
@@ -22,7 +25,7 @@ find_package(Threads REQUIRED)
 # (docs/performance.md). Linked into the service binaries and the benchmark.
 pkg_check_modules(JEMALLOC REQUIRED IMPORTED_TARGET jemalloc>=5)
 if(TASKBOARD_BENCH)
-  find_package(benchmark CONFIG REQUIRED)
+  find_package(benchmark CONFIG)
 endif()
 
 find_program(PROTOC protoc REQUIRED)

@@ -21,5 +21,10 @@ export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
 if [[ ! -f "$build_dir/build.ninja" ]]; then
   CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTASKBOARD_WERROR=ON
+elif ((${#targets[@]} == 0)) &&
+  grep -qE '^(GTest|benchmark)_DIR:PATH=.*-NOTFOUND$' "$build_dir/CMakeCache.txt"; then
+  # Configured by the first run, before `install-deps.sh --test` installed
+  # GoogleTest and Benchmark: configure again so the tests and benchmarks exist.
+  cmake "$build_dir" >/dev/null
 fi
 cmake --build "$build_dir" -j "$jobs" ${targets[@]+--target "${targets[@]}"}

@@ -1,25 +1,55 @@
 #!/usr/bin/env bash
-# Installs everything Taskboard needs to build, test and run on Debian 12:
-# the compiler toolchain, the libraries (all from Debian's archive) and buf
-# (from the npm registry, into tools/buf). Safe to re-run: it installs only
-# what is missing. Needs root (or sudo) for apt.
+# Installs what Taskboard needs on Debian 12, from Debian's archive and (for
+# the web console and, with --test, buf and the test clients) the npm registry.
+#   scripts/install-deps.sh         what the main job needs: the toolchain, the
+#                                   libraries the scheduler, worker and CLI link,
+#                                   Node.js and the web console's packages (the
+#                                   scheduler embeds the console's bundle)
+#   scripts/install-deps.sh --test  that, plus what the test suite needs: GoogleTest,
+#                                   Benchmark, the fuzzers' runtime, chromium,
+#                                   Prometheus, kubectl, the Python/Go/Node clients'
+#                                   packages, buf and the manifest validator
+# Safe to re-run: it installs only what is missing. Needs root (or sudo) for apt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+usage() { echo "usage: scripts/install-deps.sh [--test]"; }
+with_tests=false
+case ${1:-} in
+  '') ;;
+  --test) with_tests=true ;;
+  -h | --help) usage; exit 0 ;;
+  *) usage >&2; exit 2 ;;
+esac
+if [[ $# -gt 1 ]]; then usage >&2; exit 2; fi
+
+# The first command's set: every package here is on the path from a fresh
+# machine to `scripts/build.sh --main && scripts/demo.sh`, so each one costs
+# the first run download and unpack time (docs/performance.md#first-run).
 packages=(
-  # toolchain: clang builds everything (and the libFuzzer targets), Ninja + ccache
-  build-essential clang libclang-rt-14-dev cmake ninja-build ccache pkg-config git
-  # the fixed dependencies: gRPC, Protobuf, Abseil, RocksDB, GoogleTest/Mock, Benchmark
+  # toolchain: clang (it pulls libstdc++, libc6-dev and binutils; gcc is not needed),
+  # Ninja + ccache
+  clang cmake ninja-build ccache pkg-config git
+  # the fixed dependencies: gRPC, Protobuf, Abseil, RocksDB
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-  librocksdb-dev libgtest-dev libgmock-dev libbenchmark-dev
+  librocksdb-dev
   # JSON, YAML, command line, HTTP client and server, SHA-256 (see README "Dependencies")
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev
   libssl-dev
   # jemalloc: the scheduler and worker allocate per task; glibc's malloc cost them a
   # third more CPU (docs/performance.md)
   libjemalloc-dev
+  # the example tools (examples/tools/http_get.sh) fetch with curl
+  curl
+)
+# Only the test suite, the benchmarks and the fuzzers use these.
+test_packages=(
+  # gcc/g++ and make: cgo in the Go client's build
+  build-essential
+  # GoogleTest/Mock, Google Benchmark; the libFuzzer and sanitizer runtime for the fuzzers
+  libgtest-dev libgmock-dev libbenchmark-dev libclang-rt-14-dev
   # scripts and tests (prometheus: promtool lints /metrics; prometheus_server_test runs the server)
-  python3 curl prometheus
+  python3 prometheus
   # the openssl CLI: tls_test makes its CA, server and client certificates with it
   openssl
   # headless chromium: the web console's browser test (console.browser, label web) drives it
@@ -33,6 +63,7 @@ packages=(
   python3-grpcio python3-protobuf golang-go golang-google-grpc-dev golang-google-protobuf-dev
   golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc
 )
+if $with_tests; then packages+=("${test_packages[@]}"); fi
 
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
@@ -43,12 +74,13 @@ for package in "${packages[@]}"; do
     missing+=("$package")
   fi
 done
-# Node.js runs buf's npm package; keep an existing installation (e.g. NodeSource).
+# Node.js bundles the web console (esbuild) and runs buf and the JS tests; keep an
+# existing installation (e.g. NodeSource).
 if ! command -v npm >/dev/null 2>&1; then missing+=(nodejs npm); fi
 # kubectl renders deploy/ (`kubectl kustomize`, tested by deploy.manifests); keep an existing
 # one. Debian 12's kubernetes-client (kubectl 1.20, kustomize v2.0.3) is enough: the overlays
 # need kubectl 1.20 or newer (deploy/README.md#kubectl-versions).
-if ! command -v kubectl >/dev/null 2>&1; then missing+=(kubernetes-client); fi
+if $with_tests && ! command -v kubectl >/dev/null 2>&1; then missing+=(kubernetes-client); fi
 
 if ((${#missing[@]})); then
   echo "install-deps: installing ${missing[*]}"
@@ -56,24 +88,6 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-if [[ ! -x tools/buf/node_modules/.bin/buf ]]; then
-  echo "install-deps: installing buf into tools/buf"
-  # Exact version pinned in package.json; no lockfile (npm here writes one
-  # that omits the other platforms' binaries, which `npm ci` then rejects).
-  npm install --prefix tools/buf --no-package-lock --no-audit --no-fund --loglevel=error
-fi
-if [[ ! -d examples/clients/node/node_modules/@grpc/proto-loader ]]; then
-  echo "install-deps: installing the Node example client's gRPC into examples/clients/node"
-  # @grpc/grpc-js and @grpc/proto-loader, exact versions pinned in its package.json.
-  npm install --prefix examples/clients/node --no-package-lock --no-audit --no-fund --loglevel=error
-fi
-if [[ ! -f deploy/test/node_modules/.package-versions ]] ||
-  ! cmp -s deploy/test/package.json deploy/test/node_modules/.package-versions; then
-  echo "install-deps: installing the manifest validator's packages into deploy/test"
-  # kubernetes-models (+ KEDA, Prometheus Operator) and yaml, exact versions in package.json.
-  npm install --prefix deploy/test --no-package-lock --no-audit --no-fund --loglevel=error
-  cp deploy/test/package.json deploy/test/node_modules/.package-versions
-fi
 if [[ ! -f web/console/node_modules/.package-lock.json ]] ||
   ! cmp -s web/console/package-lock.json web/console/node_modules/.lock-installed; then
   echo "install-deps: installing the web console's packages into web/console"
@@ -81,5 +95,26 @@ if [[ ! -f web/console/node_modules/.package-lock.json ]] ||
   # them; scripts/build.sh bundles the console into the scheduler.
   npm ci --prefix web/console --no-audit --no-fund --loglevel=error
   cp web/console/package-lock.json web/console/node_modules/.lock-installed
+fi
+
+if $with_tests; then
+  if [[ ! -x tools/buf/node_modules/.bin/buf ]]; then
+    echo "install-deps: installing buf into tools/buf"
+    # Exact version pinned in package.json; no lockfile (npm here writes one
+    # that omits the other platforms' binaries, which `npm ci` then rejects).
+    npm install --prefix tools/buf --no-package-lock --no-audit --no-fund --loglevel=error
+  fi
+  if [[ ! -d examples/clients/node/node_modules/@grpc/proto-loader ]]; then
+    echo "install-deps: installing the Node example client's gRPC into examples/clients/node"
+    # @grpc/grpc-js and @grpc/proto-loader, exact versions pinned in its package.json.
+    npm install --prefix examples/clients/node --no-package-lock --no-audit --no-fund --loglevel=error
+  fi
+  if [[ ! -f deploy/test/node_modules/.package-versions ]] ||
+    ! cmp -s deploy/test/package.json deploy/test/node_modules/.package-versions; then
+    echo "install-deps: installing the manifest validator's packages into deploy/test"
+    # kubernetes-models (+ KEDA, Prometheus Operator) and yaml, exact versions in package.json.
+    npm install --prefix deploy/test --no-package-lock --no-audit --no-fund --loglevel=error
+    cp deploy/test/package.json deploy/test/node_modules/.package-versions
+  fi
 fi
 echo "install-deps: done"

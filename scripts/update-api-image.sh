@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../proto"
 buf=../tools/buf/node_modules/.bin/buf
 if [[ ! -x $buf ]]; then
-  echo "update-api-image: $buf not found: run scripts/install-deps.sh" >&2
+  echo "update-api-image: $buf not found: run scripts/install-deps.sh --test" >&2
   exit 1
 fi
 "$buf" lint

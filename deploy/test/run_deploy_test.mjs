@@ -36,7 +36,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const deployDir = resolve(here, "..");
 const STARTUP_DEADLINE_MS = 30_000;
 const RUN_DEADLINE_MS = 60_000;
-const INSTALL_HINT = "run scripts/install-deps.sh";
+const INSTALL_HINT = "run scripts/install-deps.sh --test";
 // The oldest kubectl the overlays were rendered and validated with (its
 // kustomize is v2.0.3, like that of every kubectl from 1.14 to 1.20).
 const MIN_KUBECTL = [1, 20];

@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 if (!existsSync(join(here, "node_modules", "kubernetes-models", "package.json"))) {
-  console.error("deploy/test/node_modules is missing: run scripts/install-deps.sh");
+  console.error("deploy/test/node_modules is missing: run scripts/install-deps.sh --test");
   process.exit(1);
 }
 const { parse, stringify } = await import("yaml");
@@ -449,7 +449,7 @@ test("NetworkPolicyWithoutPrometheus_Fails", () => {
   }, /port 'http-metrics' does not admit Prometheus/);
 });
 
-// promtool (Debian package prometheus, installed by scripts/install-deps.sh)
+// promtool (Debian package prometheus, installed by scripts/install-deps.sh --test)
 // catches what the name checks cannot: PromQL that does not parse.
 const hasPromtool = spawnSync("promtool", ["--version"]).status === 0;
 

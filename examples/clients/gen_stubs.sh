@@ -8,7 +8,7 @@
 #
 # Node needs no stubs: @grpc/proto-loader reads proto/ at start-up.
 #
-# Everything comes from Debian 12 (scripts/install-deps.sh): protoc 3.21 (protobuf-compiler),
+# Everything comes from Debian 12 (scripts/install-deps.sh --test): protoc 3.21 (protobuf-compiler),
 # grpc_python_plugin (protobuf-compiler-grpc), protoc-gen-go and protoc-gen-go-grpc. Debian's
 # python3-grpc-tools is not used: it bundles protoc 3.5, which rejects the `optional` fields
 # of flow.proto. google/rpc/status.proto is not generated: no taskboard proto imports it
@@ -26,7 +26,7 @@ protos=("$root"/proto/taskboard/v1/*.proto)
 
 need() {
   if ! command -v "$1" >/dev/null 2>&1; then
-    echo "gen_stubs: $1 not found: run scripts/install-deps.sh (Debian package $2)" >&2
+    echo "gen_stubs: $1 not found: run scripts/install-deps.sh --test (Debian package $2)" >&2
     exit 1
   fi
 }

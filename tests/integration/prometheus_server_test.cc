@@ -79,7 +79,7 @@ class PrometheusServerTest : public ::testing::Test {
     if (!std::filesystem::exists(kPrometheus)) {
       GTEST_SKIP() << kPrometheus
                    << " is not installed (Debian package `prometheus`, "
-                      "scripts/install-deps.sh); no real Prometheus server to scrape with";
+                      "scripts/install-deps.sh --test); no real Prometheus server to scrape with";
     }
     ASSERT_THAT(cluster_.Start(), IsOk());
   }

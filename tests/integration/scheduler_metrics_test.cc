@@ -111,7 +111,7 @@ phases:
       testing::CheckMetrics(metrics, (files_.path() / "scheduler.metrics").string());
   if (!promtool.has_value()) {
     GTEST_SKIP() << "promtool is not installed (Debian package `prometheus`, "
-                    "scripts/install-deps.sh); the exposition was not linted";
+                    "scripts/install-deps.sh --test); the exposition was not linted";
   }
   EXPECT_EQ(promtool->exit_code, 0) << promtool->output << "\n" << metrics;
   EXPECT_EQ(promtool->output, "") << metrics;

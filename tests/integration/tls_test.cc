@@ -1,5 +1,5 @@
 // TLS and mTLS across real processes (docs/security.md#tls): certificates
-// are made at test time with the openssl CLI (scripts/install-deps.sh) in a
+// are made at test time with the openssl CLI (scripts/install-deps.sh --test) in a
 // temp dir: a CA, a server certificate for 127.0.0.1 and a client one.
 
 #include <chrono>
@@ -83,7 +83,7 @@ class TlsTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_FALSE(CertsDir().empty())
         << "could not make test certificates with the openssl CLI; install it "
-           "(scripts/install-deps.sh)";
+           "(scripts/install-deps.sh --test)";
   }
 
   // Submits kFlow through the cluster's client and waits for it to complete.

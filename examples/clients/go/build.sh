@@ -19,7 +19,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 mkdir -p "$1"
 out="$(cd "$1" && pwd)"
 if ! command -v go >/dev/null 2>&1; then
-  echo "build.sh: go not found: run scripts/install-deps.sh (Debian package golang-go)" >&2
+  echo "build.sh: go not found: run scripts/install-deps.sh --test (Debian package golang-go)" >&2
   exit 1
 fi
 

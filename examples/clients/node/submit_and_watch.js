@@ -19,7 +19,7 @@ try {
 } catch (error) {
   console.error(`cannot load @grpc/grpc-js and @grpc/proto-loader (${error.message}): run ` +
                 '`npm install --prefix examples/clients/node --no-package-lock` ' +
-                '(or scripts/install-deps.sh)');
+                '(or scripts/install-deps.sh --test)');
   process.exit(2);
 }
 

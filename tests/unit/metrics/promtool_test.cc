@@ -1,5 +1,5 @@
 // Checks our exposition with the real `promtool check metrics` (Debian package
-// `prometheus`, installed by scripts/install-deps.sh): it parses the text
+// `prometheus`, installed by scripts/install-deps.sh --test): it parses the text
 // format and lints it (naming, help, units, histogram conventions).
 
 #include <stdio.h>
@@ -27,7 +27,8 @@ struct PromtoolResult {
 };
 
 constexpr char kPromtoolMissing[] =
-    "promtool is not installed; run scripts/install-deps.sh (Debian package `prometheus`) to "
+    "promtool is not installed; run scripts/install-deps.sh --test (Debian package `prometheus`) "
+    "to "
     "check the exposition format with it";
 
 bool PromtoolInstalled() { return std::system("command -v promtool >/dev/null 2>&1") == 0; }
