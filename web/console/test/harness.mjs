@@ -34,8 +34,9 @@ export async function until(what, check, timeoutMs = 30_000, logs = []) {
   }
 }
 
-// Starts the scheduler, optionally a worker, and the browser.
-export async function startConsoleCluster({ worker = true } = {}) {
+// Starts the scheduler, optionally a worker (the demo's agents unless
+// `agents` names another directory; `slots` tasks at once), and the browser.
+export async function startConsoleCluster({ worker = true, agents, slots = 4 } = {}) {
   const cluster = { logs: [], children: [] };
   const start = (command, args, name) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -81,8 +82,8 @@ export async function startConsoleCluster({ worker = true } = {}) {
   if (worker) {
     start(
       join(bin, "taskboard-worker"),
-      ["--scheduler", `127.0.0.1:${grpcPort}`, "--token", WORKER, "--slots", "4",
-       "--worker-id", "console-worker", "--agents", join(source, "examples/agents"),
+      ["--scheduler", `127.0.0.1:${grpcPort}`, "--token", WORKER, "--slots", String(slots),
+       "--worker-id", "console-worker", "--agents", agents ?? join(source, "examples/agents"),
        "--workspace-root", source, "--data-dir", join(dir, "worker")],
       "worker",
     );
