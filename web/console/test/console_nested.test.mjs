@@ -78,7 +78,9 @@ const nestedStates = (page, runId) =>
   page.$$eval(`svg g.node[data-run='${runId}']`, (nodes) => nodes.map((n) => n.getAttribute("data-state")));
 
 async function expand(page, childRunId) {
-  await page.click(`[aria-label='Expand child run ${childRunId}']`);
+  // The control appears once the run (or the child holding it) is loaded.
+  const control = await page.waitForSelector(`[aria-label='Expand child run ${childRunId}']`);
+  await control.click();
   await page.waitForSelector(`g.nested[data-run='${childRunId}'] g.node`);
 }
 
