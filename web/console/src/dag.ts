@@ -1,7 +1,8 @@
 // A run's tasks as a graph to draw: one node per task, except that the
 // items of a map phase (many tasks with one phase id) collapse into one node
 // with counts. Laid out by dagre; the layout depends only on the graph's
-// shape, so a live run re-lays out only when tasks appear, not on every
+// shape, so a live run re-lays out only when tasks appear (or a node
+// changes size: an expanded child run, nested_layout.ts), not on every
 // state change.
 import dagre from "@dagrejs/dagre";
 import { shortStatus } from "./format";
@@ -95,9 +96,15 @@ function shortType(type: string): string {
   return type.replace(/^PHASE_TYPE_/, "").toLowerCase();
 }
 
-export function buildDag(tasks: any[], spec: any, previous?: Dag): Dag {
+export const NODE_SIZE = { width: NODE_WIDTH, height: NODE_HEIGHT };
+
+// A node's size when it is not NODE_SIZE (e.g. an expanded child run drawn
+// inside it); undefined keeps NODE_SIZE.
+export type SizeOf = (node: DagNode) => { width: number; height: number } | undefined;
+
+export function buildDag(tasks: any[], spec: any, previous?: Dag, sizeOf?: SizeOf): Dag {
   const { groups, edges: edgeKeys } = groupsOf(tasks, spec);
-  const shape = [...groups.keys()].join("\u0001") + "\u0002" + [...edgeKeys].join("\u0001");
+  let shape = [...groups.keys()].join("\u0001") + "\u0002" + [...edgeKeys].join("\u0001");
 
   const nodes: DagNode[] = [];
   for (const group of groups.values()) {
@@ -117,6 +124,15 @@ export function buildDag(tasks: any[], spec: any, previous?: Dag): Dag {
       width: NODE_WIDTH,
       height: NODE_HEIGHT,
     });
+  }
+  if (sizeOf) {
+    for (const node of nodes) {
+      const size = sizeOf(node);
+      if (!size) continue;
+      node.width = size.width;
+      node.height = size.height;
+      shape += `\u0003${node.id}=${size.width}x${size.height}`;
+    }
   }
 
   if (previous && previous.shape === shape) {

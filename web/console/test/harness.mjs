@@ -43,8 +43,10 @@ export async function until(what, check, timeoutMs = 30_000, logs = []) {
   }
 }
 
-// Starts the scheduler, optionally a worker, and the browser.
-export async function startConsoleCluster({ worker = true } = {}) {
+// Starts the scheduler, optionally a worker (the demo's agents and `echo`
+// unless `agents` names another directory; `slots` tasks at once), and the
+// browser.
+export async function startConsoleCluster({ worker = true, agents, slots = 4 } = {}) {
   const cluster = { logs: [], children: [] };
   const start = (command, args, name) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -88,18 +90,21 @@ export async function startConsoleCluster({ worker = true } = {}) {
     return json;
   };
   if (worker) {
-    // The demo's agents, plus the integration tests' `echo` command agent
-    // (tests/integration/agents/script.sh), whose `fail-once` gives a task an
-    // earlier attempt that failed.
-    const agents = join(dir, "agents");
-    cpSync(join(source, "examples/agents"), agents, { recursive: true });
-    for (const file of ["echo.yaml", "script.sh"]) {
-      copyFileSync(join(source, "tests/integration/agents", file), join(agents, file));
+    // Unless the test brings its own: the demo's agents, plus the integration
+    // tests' `echo` command agent (tests/integration/agents/script.sh), whose
+    // `fail-once` gives a task an earlier attempt that failed.
+    let agentsDir = agents;
+    if (agentsDir === undefined) {
+      agentsDir = join(dir, "agents");
+      cpSync(join(source, "examples/agents"), agentsDir, { recursive: true });
+      for (const file of ["echo.yaml", "script.sh"]) {
+        copyFileSync(join(source, "tests/integration/agents", file), join(agentsDir, file));
+      }
     }
     start(
       join(bin, "taskboard-worker"),
-      ["--scheduler", `127.0.0.1:${grpcPort}`, "--token", WORKER, "--slots", "4",
-       "--worker-id", "console-worker", "--agents", agents,
+      ["--scheduler", `127.0.0.1:${grpcPort}`, "--token", WORKER, "--slots", String(slots),
+       "--worker-id", "console-worker", "--agents", agentsDir,
        "--workspace-root", source, "--data-dir", join(dir, "worker")],
       "worker",
     );
