@@ -264,10 +264,12 @@ int main(int argc, char** argv) {
       ->envname("TASKBOARD_HTTP_STREAM_SECONDS")
       ->check(CLI::Range(int64_t{1}, int64_t{86'400}))
       ->capture_default_str();
-  app.add_flag("--http-tls", http_tls,
-               "Serve the HTTP port (metrics, probes, HTTP API, console) as HTTPS with "
-               "--tls-cert / --tls-key; off: plain HTTP, as probes and scrapers expect")
-      ->envname("TASKBOARD_HTTP_TLS");
+  CLI::Option* http_tls_flag =
+      app.add_flag("--http-tls", http_tls,
+                   "Serve the HTTP port (metrics, probes, HTTP API, console) as HTTPS with "
+                   "--tls-cert / --tls-key [default: on when they are given]; "
+                   "--http-tls=false keeps it plain HTTP")
+          ->envname("TASKBOARD_HTTP_TLS");
   app.add_option("--http-max-body-bytes", http_api_options.max_body_bytes,
                  "HTTP API: largest request body (413 above)")
       ->envname("TASKBOARD_HTTP_MAX_BODY_BYTES")
@@ -359,6 +361,11 @@ int main(int argc, char** argv) {
     std::cerr << "taskboard-scheduler: " << webhook.message() << "\n";
     return 2;
   }
+  // A scheduler that has a certificate serves its HTTP port with it too:
+  // the console and the HTTP API carry bearer tokens. Operators whose
+  // probes and scrapes need plain HTTP on a port nothing else reaches say
+  // --http-tls=false (deploy/prod-base does).
+  if (http_tls_flag->count() == 0) http_tls = !tls_flags.cert.empty() && !metrics_listen.empty();
   if (http_tls && (tls_flags.cert.empty() || metrics_listen.empty())) {
     std::cerr << "taskboard-scheduler: --http-tls serves the --http-listen port with "
                  "--tls-cert and --tls-key: pass all three\n";
@@ -427,8 +434,6 @@ int main(int argc, char** argv) {
     };
     // A thread per open stream, and some for scrapes, probes and calls.
     http_options.threads = gateway_options.max_streams + 8;
-    // Opt-in: Kubernetes probes and Prometheus scrape this port over plain
-    // HTTP unless told otherwise (deploy/).
     if (http_tls) {
       http_options.tls_cert_file = tls_flags.cert;
       http_options.tls_key_file = tls_flags.key;

@@ -112,16 +112,17 @@ TEST_F(TlsTest, Tls_WorkerAndClientConnectOverTls_PlaintextIsRefused) {
             grpc::StatusCode::UNAVAILABLE);
 }
 
-// With --http-tls the HTTP port (metrics, the HTTP API, the console) serves
-// HTTPS with the scheduler's certificate, and refuses plain HTTP.
-TEST_F(TlsTest, Tls_HttpPortServesHttpsWithTheSameCertificate) {
+// A scheduler with a certificate serves its HTTP port (metrics, the HTTP
+// API, the console: bearer tokens) as HTTPS with it, without being asked,
+// and refuses plain HTTP there.
+TEST_F(TlsTest, Tls_HttpPortServesHttpsWithTheSameCertificateByDefault) {
   testing::TempDir files;
   const std::string port_file = (files.path() / "http.port").string();
   ClusterOptions options;
   options.workers = 0;
   options.scheduler_flags = {"--tls-cert",       Cert("server.pem"), "--tls-key",
                              Cert("server.key"), "--http-listen",    "127.0.0.1:0",
-                             "--http-port-file", port_file,          "--http-tls"};
+                             "--http-port-file", port_file};
   options.client_credentials = ClientTls(false);
   testing::Cluster cluster(options);
   ASSERT_THAT(cluster.Start(), IsOk());
@@ -144,6 +145,31 @@ TEST_F(TlsTest, Tls_HttpPortServesHttpsWithTheSameCertificate) {
   plain.set_read_timeout(5, 0);
   httplib::Result refused = plain.Get("/metrics");
   EXPECT_TRUE(!refused || refused->status != 200);
+}
+
+// --http-tls=false keeps the HTTP port plain (deploy/prod-base: only the
+// kubelet's probes and Prometheus reach it) while gRPC stays TLS.
+TEST_F(TlsTest, Tls_HttpTlsFalse_HttpPortStaysPlain) {
+  testing::TempDir files;
+  const std::string port_file = (files.path() / "http.port").string();
+  ClusterOptions options;
+  options.workers = 0;
+  options.scheduler_flags = {"--tls-cert",       Cert("server.pem"), "--tls-key",
+                             Cert("server.key"), "--http-listen",    "127.0.0.1:0",
+                             "--http-port-file", port_file,          "--http-tls=false"};
+  options.client_credentials = ClientTls(false);
+  testing::Cluster cluster(options);
+  ASSERT_THAT(cluster.Start(), IsOk());
+  int port = 0;
+  std::ifstream(port_file) >> port;
+  ASSERT_GT(port, 0) << cluster.Logs();
+
+  httplib::Client plain("127.0.0.1", port);
+  plain.set_connection_timeout(5, 0);
+  plain.set_read_timeout(5, 0);
+  httplib::Result metrics = plain.Get("/metrics");
+  ASSERT_TRUE(metrics) << httplib::to_string(metrics.error());
+  EXPECT_EQ(metrics->status, 200);
 }
 
 TEST_F(TlsTest, HttpTlsWithoutACertificate_SchedulerExitsNamingTheFlags) {
