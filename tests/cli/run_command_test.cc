@@ -99,7 +99,7 @@ phases:
              finished_at { seconds: 1700000004 }
            })pb",
       " phases { phase_id: \"report\" state: TASK_STATE_", report_state,
-      R"pb(                                                                                         started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } })pb");
+      " started_at { seconds: 1700000004 } finished_at { seconds: 1700000009 } }");
   scheduler.AddEvent(absl::StrCat("run_finished { status: RUN_STATUS_", final_status, " }"),
                      snapshot(finished));
 }
