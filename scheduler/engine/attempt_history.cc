@@ -32,48 +32,60 @@ absl::string_view EndedBeforeResume(const store::TaskRecord& task) {
   }
 }
 
-}  // namespace
+// On resume the attempt ended when the task did, not at the resume.
+int64_t EndedBeforeResumeMs(const store::TaskRecord& task, int64_t now_ms) {
+  return task.finished_unix_ms() > 0 ? task.finished_unix_ms() : now_ms;
+}
 
-void RecordEndedAttempt(store::TaskRecord& task, absl::string_view ended, absl::string_view detail,
-                        int64_t now_ms) {
-  v1::Task& view = *task.mutable_task();
-  if (view.attempt() <= 0) return;
-  const int64_t start = AttemptStartMs(task);
+// Appends `from`'s current attempt (number, worker, start) to `into`'s
+// earlier attempts, ended at `now_ms`: `into` is `from`'s own view, or the
+// view of the record that replaces it.
+void AppendEndedAttempt(const store::TaskRecord& from, v1::Task& into, absl::string_view ended,
+                        absl::string_view detail, int64_t now_ms) {
+  const int32_t number = from.task().attempt();
+  if (number <= 0) return;
+  const int64_t start = AttemptStartMs(from);
   // A task waiting for its next attempt (retrying, or ready after a lost
   // lease) still shows the attempt already recorded; when the run is
   // cancelled and resumed then, that attempt is not recorded twice.
-  if (!view.earlier_attempts().empty()) {
-    const v1::TaskAttempt& last = *view.earlier_attempts().rbegin();
-    if (last.attempt() == view.attempt() && ToUnixMs(last.started_at()) == start) return;
+  if (!into.earlier_attempts().empty()) {
+    const v1::TaskAttempt& last = *into.earlier_attempts().rbegin();
+    if (last.attempt() == number && ToUnixMs(last.started_at()) == start) return;
   }
-  v1::TaskAttempt& attempt = *view.add_earlier_attempts();
-  attempt.set_attempt(view.attempt());
-  attempt.set_worker_id(view.worker_id());
+  v1::TaskAttempt attempt;
+  attempt.set_attempt(number);
+  attempt.set_worker_id(from.task().worker_id());
   if (start > 0) *attempt.mutable_started_at() = ToTimestamp(start);
   *attempt.mutable_ended_at() = ToTimestamp(now_ms);
   attempt.set_ended(std::string(ended));
   attempt.set_detail(std::string(detail));
-  DropOldest(view);
+  *into.add_earlier_attempts() = std::move(attempt);
+  DropOldest(into);
+}
+
+}  // namespace
+
+void RecordEndedAttempt(store::TaskRecord& task, absl::string_view ended, absl::string_view detail,
+                        int64_t now_ms) {
+  AppendEndedAttempt(task, *task.mutable_task(), ended, detail, now_ms);
 }
 
 void CarryAttempts(const store::TaskRecord& before, store::TaskRecord& replacement,
                    absl::string_view ended, absl::string_view detail, int64_t now_ms) {
-  store::TaskRecord history = before;
-  RecordEndedAttempt(history, ended, detail, now_ms);
-  *replacement.mutable_task()->mutable_earlier_attempts() =
-      std::move(*history.mutable_task()->mutable_earlier_attempts());
+  v1::Task& view = *replacement.mutable_task();
+  *view.mutable_earlier_attempts() = before.task().earlier_attempts();
+  AppendEndedAttempt(before, view, ended, detail, now_ms);
 }
 
 void CarryAttemptsOnResume(const store::TaskRecord& before, store::TaskRecord& replacement,
                            int64_t now_ms) {
-  // The attempt ended when the task did, not at the resume.
-  const int64_t ended_ms = before.finished_unix_ms() > 0 ? before.finished_unix_ms() : now_ms;
-  CarryAttempts(before, replacement, EndedBeforeResume(before), before.task().error(), ended_ms);
+  CarryAttempts(before, replacement, EndedBeforeResume(before), before.task().error(),
+                EndedBeforeResumeMs(before, now_ms));
 }
 
 void RecordAttemptOnResume(store::TaskRecord& task, int64_t now_ms) {
-  const int64_t ended_ms = task.finished_unix_ms() > 0 ? task.finished_unix_ms() : now_ms;
-  RecordEndedAttempt(task, EndedBeforeResume(task), task.task().error(), ended_ms);
+  RecordEndedAttempt(task, EndedBeforeResume(task), task.task().error(),
+                     EndedBeforeResumeMs(task, now_ms));
 }
 
 }  // namespace taskboard::engine

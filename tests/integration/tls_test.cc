@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/child_process.h"
@@ -112,22 +113,34 @@ TEST_F(TlsTest, Tls_WorkerAndClientConnectOverTls_PlaintextIsRefused) {
             grpc::StatusCode::UNAVAILABLE);
 }
 
+// A scheduler (no workers) with the test certificate and an HTTP port on
+// loopback, whose chosen port it writes to `port_file`; `extra` flags after.
+ClusterOptions HttpPortOptions(const std::string& port_file, std::vector<std::string> extra = {}) {
+  ClusterOptions options;
+  options.workers = 0;
+  options.scheduler_flags = {"--tls-cert",       Cert("server.pem"), "--tls-key",
+                             Cert("server.key"), "--http-listen",    "127.0.0.1:0",
+                             "--http-port-file", port_file};
+  for (std::string& flag : extra) options.scheduler_flags.push_back(std::move(flag));
+  options.client_credentials = ClientTls(false);
+  return options;
+}
+
+int ReadPort(const std::string& port_file) {
+  int port = 0;
+  std::ifstream(port_file) >> port;
+  return port;
+}
+
 // A scheduler with a certificate serves its HTTP port (metrics, the HTTP
 // API, the console: bearer tokens) as HTTPS with it, without being asked,
 // and refuses plain HTTP there.
 TEST_F(TlsTest, Tls_HttpPortServesHttpsWithTheSameCertificateByDefault) {
   testing::TempDir files;
   const std::string port_file = (files.path() / "http.port").string();
-  ClusterOptions options;
-  options.workers = 0;
-  options.scheduler_flags = {"--tls-cert",       Cert("server.pem"), "--tls-key",
-                             Cert("server.key"), "--http-listen",    "127.0.0.1:0",
-                             "--http-port-file", port_file};
-  options.client_credentials = ClientTls(false);
-  testing::Cluster cluster(options);
+  testing::Cluster cluster(HttpPortOptions(port_file));
   ASSERT_THAT(cluster.Start(), IsOk());
-  int port = 0;
-  std::ifstream(port_file) >> port;
+  const int port = ReadPort(port_file);
   ASSERT_GT(port, 0) << cluster.Logs();
 
   httplib::SSLClient https("127.0.0.1", port);
@@ -152,16 +165,9 @@ TEST_F(TlsTest, Tls_HttpPortServesHttpsWithTheSameCertificateByDefault) {
 TEST_F(TlsTest, Tls_HttpTlsFalse_HttpPortStaysPlain) {
   testing::TempDir files;
   const std::string port_file = (files.path() / "http.port").string();
-  ClusterOptions options;
-  options.workers = 0;
-  options.scheduler_flags = {"--tls-cert",       Cert("server.pem"), "--tls-key",
-                             Cert("server.key"), "--http-listen",    "127.0.0.1:0",
-                             "--http-port-file", port_file,          "--http-tls=false"};
-  options.client_credentials = ClientTls(false);
-  testing::Cluster cluster(options);
+  testing::Cluster cluster(HttpPortOptions(port_file, {"--http-tls=false"}));
   ASSERT_THAT(cluster.Start(), IsOk());
-  int port = 0;
-  std::ifstream(port_file) >> port;
+  const int port = ReadPort(port_file);
   ASSERT_GT(port, 0) << cluster.Logs();
 
   httplib::Client plain("127.0.0.1", port);
