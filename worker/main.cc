@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <iostream>
@@ -22,6 +23,7 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/json_depth_flag.h"
 #include "common/log/grpc_log.h"
@@ -107,7 +109,8 @@ int main(int argc, char** argv) {
   std::string scheduler = "127.0.0.1:7233";
   std::string agents_dir;
   int slots = 4;
-  int prefetch = -1;  // -1: as many as --slots
+  std::string prefetch = "auto";
+  int prefetch_max = 64;
   std::string worker_id;
   int drain_grace_seconds = 30;
   int64_t keepalive_time_ms = 10'000;
@@ -133,10 +136,22 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--prefetch", prefetch,
                  "Assignments taken ahead of the slots, queued here to start the moment a slot "
-                 "frees (default: as many as --slots; 0 takes work only for idle slots, for "
-                 "long tasks where a queued one should rather wait for any worker)")
+                 "frees: auto (as many as --slots, growing up to --prefetch-max while tasks "
+                 "end faster than a round trip to the scheduler), or a fixed number (0 takes "
+                 "work only for idle slots, for long tasks where a queued one should rather "
+                 "wait for any worker)")
       ->envname("TASKBOARD_PREFETCH")
-      ->check(CLI::Range(0, 4096));
+      ->check([](const std::string& value) -> std::string {
+        int n = 0;
+        if (value == "auto" || (absl::SimpleAtoi(value, &n) && n >= 0 && n <= 4096)) return "";
+        return "must be auto or a number from 0 to 4096, not \"" + value + "\"";
+      })
+      ->capture_default_str();
+  app.add_option("--prefetch-max", prefetch_max,
+                 "The most assignments --prefetch auto queues ahead of the slots")
+      ->envname("TASKBOARD_PREFETCH_MAX")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
   app.add_option("--worker-id", worker_id, "Stable id of this worker (default: hostname-pid)")
       ->envname("TASKBOARD_WORKER_ID");
   app.add_option("--drain-grace-seconds", drain_grace_seconds,
@@ -207,7 +222,8 @@ int main(int argc, char** argv) {
   taskboard::worker::TakeSecretFromEnvironment("TASKBOARD_TOKEN");
   taskboard::worker::TakeSecretFromEnvironment("OPENAI_API_KEY");
   if (!taskboard::worker::MakeProcessNonDumpable()) {
-    log::Warn("could not make the worker non-dumpable: agents running as its user may read its memory");
+    log::Warn(
+        "could not make the worker non-dumpable: agents running as its user may read its memory");
   }
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       taskboard::tls::ChannelCredentials(tls_flags);
@@ -258,7 +274,12 @@ int main(int argc, char** argv) {
   options.scheduler_address = scheduler;
   options.worker_id = worker_id.empty() ? DefaultWorkerId() : worker_id;
   options.slots = slots;
-  options.prefetch = prefetch < 0 ? slots : prefetch;
+  if (prefetch == "auto") {
+    options.prefetch = slots;
+    options.max_prefetch = std::max(slots, prefetch_max);
+  } else {
+    (void)absl::SimpleAtoi(prefetch, &options.prefetch);  // checked by the flag
+  }
   options.version = kVersion;
   options.drain_grace = absl::Seconds(drain_grace_seconds);
   options.keepalive_time = absl::Milliseconds(keepalive_time_ms);
@@ -295,7 +316,9 @@ int main(int argc, char** argv) {
       .With("worker_id", options.worker_id)
       .With("scheduler", scheduler)
       .With("slots", slots)
-      .With("prefetch", options.prefetch)
+      .With("prefetch", prefetch == "auto" ? absl::StrCat("auto (", options.prefetch, " to ",
+                                                          options.max_prefetch, ")")
+                                           : prefetch)
       .With("agents", names)
       .With(options.workspaces.per_task() ? "task_directories" : "workspace_root",
             options.workspaces.root().string());

@@ -13,13 +13,19 @@ ConnectedWorker& WorkerRegistry::Add(uint64_t stream_id, const v1::Hello& hello,
   for (const v1::AgentInfo& agent : hello.agents()) worker.agents.insert(agent.name());
   worker.credits = hello.slots();
   worker.capacity = static_cast<int64_t>(hello.slots()) + hello.held_tasks_size();
-  worker.prefetch = std::max(0, hello.prefetch());
+  worker.prefetch = std::clamp<int64_t>(hello.prefetch(), 0, kMaxPrefetch);
   worker.channel = std::move(channel);
   worker.hello = hello;
   worker.hello.clear_held_tasks();
   worker.connected_ms = now_ms;
   worker.last_heard_ms = now_ms;
   return worker;
+}
+
+void ResizePrefetch(ConnectedWorker& worker, int64_t prefetch) {
+  prefetch = std::clamp<int64_t>(prefetch, 0, kMaxPrefetch);
+  worker.capacity = std::max<int64_t>(0, worker.capacity + prefetch - worker.prefetch);
+  worker.prefetch = prefetch;
 }
 
 std::vector<ConnectedWorker*> WorkerRegistry::FindByWorkerId(absl::string_view worker_id) {

@@ -26,11 +26,11 @@ struct ConnectedWorker {
   std::string identity;
   std::set<std::string> agents;
   int64_t credits = 0;
-  // The slots it declared in Hello (free ones plus the tasks it held then):
-  // credits are never more than this.
+  // The slots it declared in Hello (free ones plus the tasks it held then),
+  // moved by each prefetch resize: credits are never more than this.
   int64_t capacity = 0;
-  // How many of its places are a queue ahead of its slots (Hello.prefetch):
-  // with more credits than this it has an idle slot.
+  // How many of its places are a queue ahead of its slots (Hello.prefetch,
+  // then Credits.prefetch): with more credits than this it has an idle slot.
   int64_t prefetch = 0;
   bool draining = false;
   std::shared_ptr<WorkerChannel> channel;
@@ -46,6 +46,15 @@ struct ConnectedWorker {
   // since: it is stopped, or cut off without its connection closing.
   bool silent = false;
 };
+
+// The most queue places a worker may declare (the worker's --prefetch and
+// --prefetch-max accept no more).
+inline constexpr int64_t kMaxPrefetch = 4096;
+
+// Credits.prefetch: the worker's queue is `prefetch` places from now on,
+// clamped to [0, kMaxPrefetch]; its capacity moves by the difference, never
+// below 0.
+void ResizePrefetch(ConnectedWorker& worker, int64_t prefetch);
 
 class WorkerRegistry {
  public:

@@ -222,8 +222,13 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
       // slots it said it has (free in Hello plus the tasks it held then), so
       // a confused or hostile worker cannot draw the whole ready queue.
       const int64_t slots = message.credits().slots();
+      if (message.credits().has_prefetch())
+        dispatch::ResizePrefetch(*worker, message.credits().prefetch());
       const int64_t capacity = worker->capacity;
-      if (slots <= 0 || worker->credits + slots > capacity) {
+      // No credit with a resize: a worker shrinking its queue withholds the
+      // place a task freed.
+      if (slots < 0 || (slots == 0 && !message.credits().has_prefetch()) ||
+          worker->credits + slots > capacity) {
         log::Warn("worker sent slot credits past its capacity; capped")
             .With("worker_id", worker->worker_id)
             .With("credits", slots)

@@ -25,8 +25,10 @@ namespace {
 using testing::BinaryPath;
 using testing::Cluster;
 using testing::ClusterOptions;
+using testing::Exited;
 using ::testing::HasSubstr;
 using testing::IsOk;
+using testing::RunToExit;
 
 // Every line of a service's log, parsed; a line that is not a JSON object
 // with the fixed keys fails the test (naming the file and the line).
@@ -141,25 +143,6 @@ phases:
   for (const std::vector<Json>* lines : {&scheduler, &worker}) {
     for (const Json& line : *lines) EXPECT_NE(line["level"], "debug") << line.dump();
   }
-}
-
-// Runs `binary` with `args` until it exits; its exit code and output.
-struct Exited {
-  std::optional<int> code;
-  std::string output;
-};
-Exited RunToExit(const std::string& binary, const std::vector<std::string>& args,
-                 const std::map<std::string, std::string>& env = {}) {
-  testing::TempDir dir;
-  const std::string log = (dir.path() / "out.log").string();
-  std::vector<std::string> argv = {BinaryPath(binary)};
-  argv.insert(argv.end(), args.begin(), args.end());
-  absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Spawn(argv, log, env);
-  if (!child.ok()) return {std::nullopt, std::string(child.status().message())};
-  Exited exited;
-  exited.code = (*child)->WaitFor(10'000);
-  exited.output = ReadFileOrEmpty(log);
-  return exited;
 }
 
 TEST(LoggingTest, UnknownLogLevel_BothServicesExitWithUsageError) {

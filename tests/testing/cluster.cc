@@ -30,6 +30,20 @@ std::string SourcePath(const std::string& relative) {
   return absl::StrCat(TASKBOARD_SOURCE_DIR, "/", relative);
 }
 
+Exited RunToExit(const std::string& binary, const std::vector<std::string>& args,
+                 const std::map<std::string, std::string>& env) {
+  TempDir dir;
+  const std::string log = (dir.path() / "out.log").string();
+  std::vector<std::string> argv = {BinaryPath(binary)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Spawn(argv, log, env);
+  if (!child.ok()) return {std::nullopt, std::string(child.status().message())};
+  Exited exited;
+  exited.code = (*child)->WaitFor(10'000);
+  exited.output = ReadFileOrEmpty(log);
+  return exited;
+}
+
 Cluster::Cluster(ClusterOptions options) : options_(std::move(options)) {
   if (options_.agents_dir.empty()) options_.agents_dir = SourcePath("tests/integration/agents");
   workers_.resize(options_.workers);

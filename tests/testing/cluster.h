@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,15 @@ class Cluster {
 std::string BinaryPath(const std::string& name);
 // The path of a file in the source tree.
 std::string SourcePath(const std::string& relative);
+
+// A built binary run with `args` until it exits (at most 10 s): its exit code
+// (none when it did not exit or could not start) and everything it printed.
+struct Exited {
+  std::optional<int> code;
+  std::string output;
+};
+Exited RunToExit(const std::string& binary, const std::vector<std::string>& args,
+                 const std::map<std::string, std::string>& env = {});
 
 }  // namespace taskboard::testing
 

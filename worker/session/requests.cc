@@ -44,9 +44,10 @@ v1::ConnectRequest TaskReturnedRequest(const v1::Assignment& assignment, absl::s
   return message;
 }
 
-v1::ConnectRequest CreditsRequest(int slots) {
+v1::ConnectRequest CreditsRequest(int slots, std::optional<int> prefetch) {
   v1::ConnectRequest message;
   message.mutable_credits()->set_slots(slots);
+  if (prefetch.has_value()) message.mutable_credits()->set_prefetch(*prefetch);
   return message;
 }
 

@@ -5,6 +5,7 @@
 // in one place so every sender fills them the same way.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,8 @@ v1::ConnectRequest TaskResultRequest(const v1::Assignment& assignment, AgentOutc
 
 v1::ConnectRequest TaskReturnedRequest(const v1::Assignment& assignment, absl::string_view reason);
 
-v1::ConnectRequest CreditsRequest(int slots);
+// `prefetch`, when set, is the worker's new queue size (Credits.prefetch).
+v1::ConnectRequest CreditsRequest(int slots, std::optional<int> prefetch = std::nullopt);
 
 // An empty lease list still says "alive".
 v1::ConnectRequest HeartbeatRequest(std::vector<std::string> lease_ids);

@@ -186,6 +186,8 @@ Session::Session(SessionOptions options, const AgentRegistry& agents)
                                        *link_, ToolCallerOptionsFor(options_))),
       llm_grants_(std::make_unique<LlmGrants>(*link_, LlmGrantsOptionsFor(options_))),
       book_(options_.slots + options_.prefetch),
+      prefetch_sizer_(options_.slots, options_.prefetch,
+                      std::max(options_.prefetch, options_.max_prefetch)),
       heartbeat_interval_(options_.heartbeat_interval),
       task_threads_(static_cast<size_t>(std::max(options_.slots, 1))) {
   absl::MutexLock lock(&mu_);
@@ -368,10 +370,10 @@ v1::ConnectRequest Session::HelloLocked() const {
   hello->set_worker_id(options_.worker_id);
   hello->set_incarnation(incarnation_);
   for (v1::AgentInfo& info : agents_.Advertised()) *hello->add_agents() = std::move(info);
-  hello->set_slots(draining_ ? 0 : book_.free_slots());
+  hello->set_slots(draining_ ? 0 : std::max(0, book_.free_slots()));
   hello->set_version(options_.version);
   hello->set_accepts_batches(true);
-  hello->set_prefetch(options_.prefetch);
+  hello->set_prefetch(book_.slots() - options_.slots);
   for (v1::HeldTask& task : book_.Held()) *hello->add_held_tasks() = std::move(task);
   for (v1::ToolDeclaration& tool : tool_caller_->registry().Declarations()) {
     *hello->add_tools() = std::move(tool);
@@ -467,6 +469,8 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
     task->announced = true;
   }
   const std::vector<v1::ConnectRequest> unacked = book_.UnackedReports();
+  // Re-sent results would time the reconnect, not the scheduler's round trip.
+  prefetch_sizer_.ForgetInFlight();
   for (const v1::ConnectRequest& report : unacked) SendLocked(report);
 
   log::Info("connected to scheduler")
@@ -601,6 +605,7 @@ void Session::OnCancel(const v1::Cancel& cancel) {
 void Session::OnResultAck(const v1::ResultAck& ack) {
   absl::MutexLock lock(&mu_);
   book_.Ack(ack.lease_id());
+  prefetch_sizer_.ResultAcked(ack.lease_id(), absl::Now());
   // The result came after its observations on the same stream: they are in.
   ForgetObservationsOf(ack.lease_id(), unconfirmed_misses_);
   if (!ack.accepted()) {
@@ -706,6 +711,7 @@ void Session::OnTaskFinished(Task& task, AgentOutcome outcome) {
       .With("outcome", TaskOutcomeName(ended))
       .With("duration_ms", absl::ToInt64Milliseconds(absl::Now() - task.started))
       .WithNonEmpty("error", outcome.error);
+  if (!task.returned) prefetch_sizer_.TaskRan(absl::Now() - task.started);
   if (options_.metrics != nullptr) {
     options_.metrics->TaskFinished(assignment.agent(), ended, absl::Now() - task.started);
     options_.metrics->LlmUsage(assignment.agent(), outcome.usage.input_tokens(),
@@ -723,13 +729,27 @@ void Session::OnTaskFinished(Task& task, AgentOutcome outcome) {
 void Session::ReportLocked(const std::string& lease_id, v1::ConnectRequest report) {
   // Nothing to report for a revoked lease. Before READY the report waits for
   // the Welcome, which sends every unacked report whose lease survived.
-  if (book_.Finish(lease_id, report) && state_ == State::kReady) SendLocked(std::move(report));
+  if (book_.Finish(lease_id, report) && state_ == State::kReady) {
+    prefetch_sizer_.ResultSent(lease_id, absl::Now());
+    SendLocked(std::move(report));
+  }
 }
 
 void Session::FreeSlotLocked() {
   UpdateSlotMetricsLocked();
   if (draining_) return;
-  SendLocked(CreditsRequest(1));
+  // --prefetch auto: the freed place comes back with the queue's growth, or
+  // is withheld while the queue shrinks (one place per task that ends, so
+  // credits the scheduler already holds stay valid).
+  const int places = book_.slots();
+  const int wanted = options_.slots + prefetch_sizer_.Update();
+  if (wanted == places) {
+    SendLocked(CreditsRequest(1));
+    return;
+  }
+  const int now_places = wanted > places ? wanted : places - 1;
+  book_.set_slots(now_places);
+  SendLocked(CreditsRequest(1 + now_places - places, now_places - options_.slots));
 }
 
 void Session::SendLocked(v1::ConnectRequest message) {

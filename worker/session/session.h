@@ -17,7 +17,10 @@
 // Protocol decisions (the scheduler relies on them):
 // - Hello.slots is the number of free places (slots plus the prefetch
 //   queue, Hello.prefetch); afterwards each task that ends frees one, a
-//   Credits{slots: 1}. No credits while draining. A queued assignment starts
+//   Credits{slots: 1}. No credits while draining. With --prefetch auto the
+//   queue is resized as tasks end (worker/session/prefetch_sizer.h): growing
+//   adds the new places to that credit, shrinking withholds it, and either
+//   says the new size in Credits.prefetch. A queued assignment starts
 //   when a slot frees, draining or not; when the drain grace period expires
 //   the ones still queued are returned.
 // - Per assignment: TaskStarted, OutputDelta (at most one per
@@ -72,6 +75,7 @@
 #include "worker/agents/task_workspace.h"
 #include "worker/session/backoff.h"
 #include "worker/session/llm_grants.h"
+#include "worker/session/prefetch_sizer.h"
 #include "worker/session/task_book.h"
 #include "worker/session/task_threads.h"
 #include "worker/session/tool_caller.h"
@@ -89,6 +93,10 @@ struct SessionOptions {
   // wait in a queue, holding their leases, and start the moment a slot
   // frees, so a busy worker's slots never wait a round trip for work.
   int prefetch = 0;
+  // --prefetch auto: `prefetch` is the floor, and the queue grows up to
+  // max_prefetch when tasks are shorter than the round trip to the scheduler
+  // (worker/session/prefetch_sizer.h). max_prefetch <= prefetch: fixed.
+  int max_prefetch = 0;
   std::string version;
   // For Drain() callers that pass none, and for a Drain message with
   // grace_ms <= 0.
@@ -240,7 +248,9 @@ class Session {
   absl::CondVar ticker_cv_;
   State state_ ABSL_GUARDED_BY(mu_) = State::kDown;
   Connection* connection_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // Its places are the slots plus the prefetch queue's current size.
   TaskBook book_ ABSL_GUARDED_BY(mu_);
+  PrefetchSizer prefetch_sizer_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::unique_ptr<Task>> tasks_ ABSL_GUARDED_BY(mu_);
   // Assignments taken ahead of the slots (options_.prefetch), in arrival
   // order; each holds a place in book_.

@@ -28,6 +28,9 @@ class TaskBook {
   explicit TaskBook(int slots) : slots_(slots) {}
 
   int slots() const { return slots_; }
+  // A worker resizing its prefetch queue. Below running(), free_slots() is
+  // negative until enough tasks end; nothing running is touched.
+  void set_slots(int slots) { slots_ = slots; }
   int free_slots() const { return slots_ - static_cast<int>(running_.size()); }
   int running() const { return static_cast<int>(running_.size()); }
   int unacked() const { return static_cast<int>(unacked_.size()); }
@@ -70,7 +73,7 @@ class TaskBook {
     v1::ConnectRequest report;
   };
 
-  const int slots_;
+  int slots_;
   absl::flat_hash_map<std::string, Running> running_;
   // In finish order; a handful at most (a slot's worth while connected;
   // what finished while disconnected otherwise), so linear search is fine.

@@ -43,6 +43,33 @@ TEST_F(WorkerRegistryTest, Add_KeepsTheHellosPrefetch) {
   EXPECT_EQ(Connect(2, "w2", /*slots=*/1, /*prefetch=*/-3).prefetch, 0);
 }
 
+TEST_F(WorkerRegistryTest, ResizePrefetch_MovesCapacityAndTheIdleSlotLine) {
+  // One slot and a queue of one, both free; the queue grows to 5, so the
+  // worker can take 6 and has an idle slot only above 5 credits.
+  ConnectedWorker& worker = Connect(1, "w1", /*slots=*/2, /*prefetch=*/1);
+  ResizePrefetch(worker, 5);
+  EXPECT_EQ(worker.prefetch, 5);
+  EXPECT_EQ(worker.capacity, 6);
+  worker.credits = 6;
+  EXPECT_EQ(Dispatch(), "w1");  // the idle slot
+  EXPECT_EQ(worker.credits, 5);
+
+  // Shrinking leaves granted credits alone; only the line moves.
+  ResizePrefetch(worker, 0);
+  EXPECT_EQ(worker.capacity, 1);
+  EXPECT_EQ(worker.credits, 5);
+}
+
+TEST_F(WorkerRegistryTest, ResizePrefetch_ClampsAHostileSize) {
+  ConnectedWorker& worker = Connect(1, "w1", /*slots=*/2, /*prefetch=*/1);
+  ResizePrefetch(worker, 1'000'000'000);
+  EXPECT_EQ(worker.prefetch, kMaxPrefetch);
+  EXPECT_EQ(worker.capacity, 1 + kMaxPrefetch);
+  ResizePrefetch(worker, -7);
+  EXPECT_EQ(worker.prefetch, 0);
+  EXPECT_EQ(worker.capacity, 1);
+}
+
 TEST_F(WorkerRegistryTest, Pick_PrefersAnIdleSlotOverAnotherWorkersQueuePlace) {
   // w1 comes first in round-robin order, but its two free places are only
   // its queue (one slot, busy); w2 has an idle slot.
