@@ -444,7 +444,7 @@ class Engine {
   void FireTimers();
   void ExpireLeases();
   // Queues the READY tasks among `task_ids` (all of the run's when null).
-  void QueueReadyTasks(RunState& run, const std::set<std::string>* task_ids);
+  void QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids);
   // Fails `task` if it is still READY and unoffered when the timeout ends.
   void ArmSchedulingTimeout(const std::string& run_id, const store::TaskRecord& task);
 

@@ -125,7 +125,7 @@ void Engine::FinishSummary(const std::string& job_key, std::optional<std::string
         narrative.has_value() ? "" : failure;
     auto run = runs_.find(task.run_id);
     if (run == runs_.end()) continue;
-    std::set<std::string> ids = {task.task_id};
+    RunState::TaskIds ids = {task.task_id};
     QueueReadyTasks(*run->second.state, &ids);
   }
 }

@@ -544,7 +544,7 @@ void Engine::ArmSchedulingTimeout(const std::string& run_id, const store::TaskRe
             absl::StrCat(task.ready_unix_ms())});
 }
 
-void Engine::QueueReadyTasks(RunState& run, const std::set<std::string>* task_ids) {
+void Engine::QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids) {
   auto queue = [&](const store::TaskRecord& task) {
     if (WaitsForApproval(task)) return ArmApprovalTimeout(run.run_id(), task);
     if (task.task().state() != v1::TASK_STATE_READY) return;

@@ -198,7 +198,7 @@ std::vector<const store::TaskRecord*> PlanExecuteDriver::Steps(const RunState& r
 }
 
 void PlanExecuteDriver::CheckStepOutcomes(RunState& run, int64_t now_ms) {
-  const std::set<std::string> changed = run.changed_tasks();
+  const RunState::TaskIds changed = run.changed_tasks();
   for (const std::string& id : changed) {
     const store::TaskRecord* task = run.FindTask(id);
     if (task == nullptr || task->task().role() != "step" ||

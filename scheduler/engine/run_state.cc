@@ -18,8 +18,16 @@ store::RunRecord& RunState::MutableRecord() {
 
 store::PhaseRecord& RunState::MutablePhase(int index) {
   run_changed_ = true;
-  changed_phases_.insert(index);
+  MarkPhase(index);
   return *record_.mutable_phases(index);
+}
+
+void RunState::MarkPhase(int index) {
+  const size_t at = static_cast<size_t>(index);
+  if (at >= phase_marked_.size()) phase_marked_.resize(at + 1, false);
+  if (phase_marked_[at]) return;
+  phase_marked_[at] = true;
+  changed_phases_.push_back(index);
 }
 
 google::protobuf::RepeatedPtrField<store::PhaseRecord>& RunState::MutablePhases() {
@@ -128,10 +136,12 @@ RunState::Changes RunState::TakeChanges() {
   Changes changes;
   changes.run = run_changed_;
   if (all_phases_changed_) {
-    for (int i = 0; i < record_.phases_size(); ++i) changed_phases_.insert(i);
+    for (int i = 0; i < record_.phases_size(); ++i) MarkPhase(i);
     all_phases_changed_ = false;
   }
-  changes.phases.assign(changed_phases_.begin(), changed_phases_.end());
+  std::sort(changed_phases_.begin(), changed_phases_.end());
+  for (int index : changed_phases_) phase_marked_[static_cast<size_t>(index)] = false;
+  changes.phases = std::move(changed_phases_);
   changed_phases_.clear();
   changes.tasks.assign(changed_tasks_.begin(), changed_tasks_.end());
   changes.removed.assign(removed_tasks_.begin(), removed_tasks_.end());

@@ -2,15 +2,23 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "scheduler/engine/board_flow.h"
 #include "scheduler/flow/phase_graph.h"
 
 namespace taskboard::engine {
 
 RunTaskGraph::RunTaskGraph(const v1::FlowSpec& spec, const RunState* run) : run_(run) {
-  const v1::TaskflowSpec flow = spec.has_board() ? BoardAsTaskflow(spec.board()) : spec.taskflow();
-  for (const v1::Phase& phase : flow.phases()) {
-    phase_deps_[phase.id()] = flow::PhaseDependencies(phase);
+  // Read from the spec as it is: a board converted to phases here was a copy
+  // of every task's prompt per submit, for the deps alone.
+  if (spec.has_board()) {
+    phase_deps_.reserve(spec.board().tasks_size());
+    for (const v1::BoardTask& task : spec.board().tasks()) {
+      phase_deps_.insert_or_assign(task.id(), flow::BoardTaskDependencies(task));
+    }
+    return;
+  }
+  phase_deps_.reserve(spec.taskflow().phases_size());
+  for (const v1::Phase& phase : spec.taskflow().phases()) {
+    phase_deps_.insert_or_assign(phase.id(), flow::PhaseDependencies(phase));
   }
 }
 

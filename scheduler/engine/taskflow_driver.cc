@@ -1,7 +1,6 @@
 #include "scheduler/engine/taskflow_driver.h"
 
 #include <algorithm>
-#include <set>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -44,45 +43,52 @@ bool PhaseTerminal(const store::PhaseRecord& phase) { return IsTerminal(phase.st
 }  // namespace
 
 TaskflowDriver::TaskflowDriver(const v1::FlowSpec& spec, const RunLimits& limits)
-    : limits_(limits), parent_(spec) {
-  // Child runs of pattern phases inherit the flow's settings, not its phases.
-  parent_.clear_kind();
+    : limits_(limits) {
   board_ = spec.has_board();
-  flow_ = board_ ? BoardAsTaskflow(spec.board()) : spec.taskflow();
+  if (board_) {
+    flow_ = BoardAsTaskflow(spec.board());
+  } else {
+    // Child runs of pattern phases inherit the flow's settings, not its
+    // phases: one copy of the spec, its phases moved out of it.
+    parent_ = spec;
+    flow_.Swap(parent_.mutable_taskflow());
+    parent_.clear_kind();
+  }
   concurrency_ = flow_.concurrency();
   if (!board_ && concurrency_ <= 0) concurrency_ = kDefaultTaskflowConcurrency;
   default_max_attempts_ = std::max(1, spec.max_attempts_per_task());
   default_timeout_seconds_ = spec.timeout_seconds();
-  for (int i = 0; i < flow_.phases_size(); ++i) index_of_[flow_.phases(i).id()] = i;
-  layers_.assign(flow_.phases_size(), 0);
+  const int phase_count = flow_.phases_size();
+  index_of_.reserve(phase_count);
+  for (int i = 0; i < phase_count; ++i) index_of_.insert_or_assign(flow_.phases(i).id(), i);
+  layers_.assign(phase_count, 0);
   std::vector<std::vector<std::string>> layers = flow::PhaseLayers(flow_);
   for (size_t layer = 0; layer < layers.size(); ++layer) {
     for (const std::string& id : layers[layer]) layers_[index_of_[id]] = static_cast<int>(layer);
   }
   final_phase_ = flow::FinalPhaseId(flow_);
-  for (int i = 0; i < flow_.phases_size(); ++i) {
+  for (int i = 0; i < phase_count; ++i) {
     if (!flow::RoutesRejection(flow_.phases(i))) continue;
     const auto& route = flow_.phases(i).approval().on_reject();
     routes_[i].insert(route.begin(), route.end());
   }
-  if (board_) {
-    for (const v1::BoardTask& task : spec.board().tasks()) priorities_[task.id()] = task.priority();
-  }
-  for (int i = 0; i < flow_.phases_size(); ++i) start_order_.push_back(i);
-  // One lookup per phase, not per comparison (a 10,000-task board sorted by
-  // map lookups took a third of its SubmitRun).
-  std::vector<int> priority(flow_.phases_size(), 0);
+  // A board's phases are its tasks, in order: phase i is task i.
   bool prioritized = false;
-  for (int i = 0; i < flow_.phases_size(); ++i) {
-    auto it = priorities_.find(flow_.phases(i).id());
-    if (it != priorities_.end()) priority[i] = it->second;
-    prioritized = prioritized || priority[i] != 0;
+  if (board_) {
+    priority_.reserve(phase_count);
+    for (const v1::BoardTask& task : spec.board().tasks()) {
+      priority_.push_back(task.priority());
+      prioritized = prioritized || task.priority() != 0;
+    }
   }
+  start_order_.reserve(phase_count);
+  for (int i = 0; i < phase_count; ++i) start_order_.push_back(i);
   if (prioritized) {
     std::stable_sort(start_order_.begin(), start_order_.end(),
-                     [&](int a, int b) { return priority[a] > priority[b]; });
+                     [&](int a, int b) { return priority_[a] > priority_[b]; });
   }
   pending_ = start_order_;
+  progress_.resize(phase_count);
 }
 
 std::string TaskflowDriver::ItemTaskId(absl::string_view phase_id, int index) {
@@ -128,16 +134,21 @@ void TaskflowDriver::Advance(RunState& run, int64_t now_ms) {
   // progress; the first call (new, resumed or recovered run) looks at all.
   // This keeps a batch's cost proportional to what happened in it, not to
   // the size of the run.
-  std::set<int> touched;
+  std::vector<int> touched;
   if (!scanned_) {
-    for (int i = 0; i < flow_.phases_size(); ++i) touched.insert(i);
+    touched.reserve(flow_.phases_size());
+    for (int i = 0; i < flow_.phases_size(); ++i) touched.push_back(i);
   } else {
+    touched.reserve(run.changed_tasks().size());
     for (const std::string& task_id : run.changed_tasks()) {
       const store::TaskRecord* task = run.FindTask(task_id);
       if (task == nullptr) continue;
       auto index = index_of_.find(task->task().phase_id());
-      if (index != index_of_.end()) touched.insert(index->second);
+      if (index != index_of_.end()) touched.push_back(index->second);
     }
+    // In index order, each once, as phases were always visited.
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
   }
   bool phase_finished = !scanned_;
   scanned_ = true;
@@ -290,9 +301,10 @@ std::string TaskflowDriver::InterpolationError(const v1::Phase& phase, absl::str
   return absl::StrCat("phase '", phase.id(), "': ", status.message());
 }
 
-store::TaskRecord TaskflowDriver::NewTask(RunState& run, const v1::Phase& phase,
-                                          std::string task_id, int item_index, std::string agent,
-                                          std::string prompt, int64_t now_ms) {
+store::TaskRecord TaskflowDriver::NewTask(RunState& run, int index, std::string task_id,
+                                          int item_index, std::string agent, std::string prompt,
+                                          int64_t now_ms) {
+  const v1::Phase& phase = PhaseAt(index);
   store::TaskRecord record;
   v1::Task& task = *record.mutable_task();
   task.set_task_id(task_id);
@@ -337,8 +349,7 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, const v1::Phase& phase,
 
   record.set_max_attempts(phase.has_retries() ? phase.retries() + 1 : default_max_attempts_);
   record.set_optional(phase.is_optional());
-  auto priority = priorities_.find(phase.id());
-  if (priority != priorities_.end()) record.set_priority(priority->second);
+  if (board_) record.set_priority(priority_[index]);
   store::RunRecord& run_record = run.MutableRecord();
   record.set_order(run_record.next_task_order());
   run_record.set_next_task_order(run_record.next_task_order() + 1);
@@ -461,8 +472,10 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
   std::vector<std::string> ids = TaskIdsOf(phase, static_cast<int>(items.size()));
   // A phase's task ids all start with its id, so they are one range of the
   // ordered task map (plus ids of other phases sharing the prefix, skipped).
+  // Only a resume leaves tasks behind (PrepareResume keeps every phase's
+  // last outcome as `previous`), so a new run does not search for them.
   std::vector<std::string> stale;
-  for (auto it = run.tasks().lower_bound(phase.id());
+  for (auto it = resuming ? run.tasks().lower_bound(phase.id()) : run.tasks().end();
        it != run.tasks().end() && absl::StartsWith(it->first, phase.id()); ++it) {
     if (it->second.task().phase_id() == phase.id() &&
         std::find(ids.begin(), ids.end(), it->first) == ids.end()) {
@@ -481,7 +494,7 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
     return;
   }
   for (size_t i = 0; i < items.size(); ++i) {
-    store::TaskRecord task = NewTask(run, phase, ids[i], static_cast<int>(i),
+    store::TaskRecord task = NewTask(run, index, ids[i], static_cast<int>(i),
                                      std::move(items[i].agent), std::move(items[i].prompt), now_ms);
     if (const store::TaskRecord* before = resuming ? run.FindTask(ids[i]) : nullptr;
         before != nullptr && SameWork(*before, task)) {
@@ -512,7 +525,7 @@ std::string TaskflowDriver::TaskIdAt(const v1::Phase& phase, int item) const {
 }
 
 TaskflowDriver::PhaseProgress& TaskflowDriver::ProgressOf(int index, int items) {
-  PhaseProgress& progress = progress_[index];
+  PhaseProgress& progress = progress_[static_cast<size_t>(index)];
   if (progress.counted.size() != static_cast<size_t>(items)) {
     progress = PhaseProgress();
     progress.counted.assign(items, false);
@@ -730,7 +743,7 @@ void TaskflowDriver::SkipPhase(RunState& run, int index, std::string reason, int
   if (board_) {
     const v1::Phase& phase = PhaseAt(index);
     store::TaskRecord task =
-        NewTask(run, phase, phase.id(), 0, phase.agent(), phase.task(), now_ms);
+        NewTask(run, index, phase.id(), 0, phase.agent(), phase.task(), now_ms);
     task.mutable_task()->set_state(v1::TASK_STATE_SKIPPED);
     task.mutable_task()->set_skip_reason(std::move(reason));
     *task.mutable_task()->mutable_finished_at() = ToTimestamp(now_ms);

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "common/json.h"
 #include "scheduler/engine/driver.h"
@@ -73,19 +74,23 @@ class TaskflowDriver final : public Driver {
   std::string InterpolationError(const v1::Phase& phase, absl::string_view field,
                                  const absl::Status& status) const;
   const Json& Args(const RunState& run);
-  store::TaskRecord NewTask(RunState& run, const v1::Phase& phase, std::string task_id,
-                            int item_index, std::string agent, std::string prompt, int64_t now_ms);
+  store::TaskRecord NewTask(RunState& run, int index, std::string task_id, int item_index,
+                            std::string agent, std::string prompt, int64_t now_ms);
   void EmitPhaseEvent(RunState& run, int index);
 
   bool board_ = false;
   RunLimits limits_;
-  v1::FlowSpec parent_;  // the flow's settings without its phases
+  // The flow's settings without its phases, for the child runs of pattern
+  // phases. Boards have none, so theirs stays empty (copying a 10,000-task
+  // board only to clear it was a tenth of its SubmitRun).
+  v1::FlowSpec parent_;
   v1::TaskflowSpec flow_;
   int concurrency_ = 0;  // phases in flight; 0 = no limit
   int default_max_attempts_ = 1;
   int default_timeout_seconds_ = 0;
-  std::map<std::string, int> index_of_;
-  std::map<std::string, int> priorities_;  // boards: task id -> priority
+  // Hashed, not ordered: a board looks a phase up per task on every batch.
+  absl::flat_hash_map<std::string, int> index_of_;
+  std::vector<int> priority_;  // boards: the priority of each phase's task
   // Phase indexes in the order pending phases are considered for a start:
   // array order, boards by priority first, so a concurrency limit admits
   // the higher priority task.
@@ -114,7 +119,9 @@ class TaskflowDriver final : public Driver {
   // Moves `progress` past started items and counts the ones that ended.
   void Track(const RunState& run, const v1::Phase& phase, PhaseProgress& progress);
   std::string TaskIdAt(const v1::Phase& phase, int item) const;
-  std::map<int, PhaseProgress> progress_;
+  // By phase index, sized once: a board has a phase per task, and a tree
+  // map of them cost a lookup and a node per task on every submit.
+  std::vector<PhaseProgress> progress_;
   // Phases before this index are all terminal (they never go back).
   int first_open_phase_ = 0;
   // Phases still pending, in start order.

@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 
 namespace taskboard::flow {
 namespace {
@@ -67,48 +68,57 @@ std::string FormatCycle(const std::vector<std::string>& cycle) {
 }
 
 std::vector<std::vector<std::string>> TopologicalLayers(const std::vector<DagNode>& nodes) {
-  const NodeIndex index = IndexNodes(nodes);
+  // Ids are looked up once, then everything is by index: a board has a node
+  // per task, and maps keyed by id were most of this on a 10,000-task submit.
+  // A duplicated id stands for its first node (the others are not placed).
+  const size_t n = nodes.size();
+  absl::flat_hash_map<absl::string_view, size_t> index;
+  index.reserve(n);
+  for (size_t i = 0; i < n; ++i) index.try_emplace(nodes[i].id, i);
+  std::vector<bool> first(n, false);
+  for (size_t i = 0; i < n; ++i) first[i] = index.at(nodes[i].id) == i;
   // Kahn's algorithm: a node's layer is fixed once all its dependencies have
   // theirs. Iterative, so deep chains cannot overflow the stack; nodes on a
   // cycle (rejected by validation) never become ready and land in layer 0.
-  absl::flat_hash_map<std::string, int> pending_deps;
-  absl::flat_hash_map<std::string, std::vector<const DagNode*>> dependents;
-  for (const DagNode& node : nodes) {
-    if (pending_deps.contains(node.id)) continue;  // duplicate id: first wins
-    absl::flat_hash_set<std::string> unique_deps;
-    for (const std::string& dep : node.deps) {
-      if (index.contains(dep) && unique_deps.insert(dep).second) {
-        dependents[dep].push_back(index.at(node.id));
-      }
+  std::vector<std::vector<size_t>> deps_of(n);  // known deps, each once
+  std::vector<std::vector<size_t>> dependents(n);
+  std::vector<size_t> pending(n, 0);
+  std::vector<size_t> listed_by(n, n);  // the node whose deps list it last
+  for (size_t i = 0; i < n; ++i) {
+    if (!first[i]) continue;
+    std::vector<size_t>& deps = deps_of[i];
+    for (const std::string& dep : nodes[i].deps) {
+      auto it = index.find(dep);
+      if (it == index.end() || listed_by[it->second] == i) continue;
+      listed_by[it->second] = i;
+      deps.push_back(it->second);
+      dependents[it->second].push_back(i);
     }
-    pending_deps[node.id] = static_cast<int>(unique_deps.size());
+    pending[i] = deps.size();
   }
-  absl::flat_hash_map<std::string, int> layer_of;
-  std::vector<const DagNode*> ready;
-  for (const DagNode& node : nodes) {
-    if (pending_deps[node.id] == 0 && index.at(node.id) == &node) ready.push_back(&node);
+  std::vector<int> layer_of(n, -1);
+  std::vector<size_t> ready;
+  for (size_t i = 0; i < n; ++i) {
+    if (first[i] && pending[i] == 0) ready.push_back(i);
   }
   while (!ready.empty()) {
-    const DagNode* node = ready.back();
+    const size_t node = ready.back();
     ready.pop_back();
     int layer = 0;
-    for (const std::string& dep : node->deps) {
-      if (auto it = layer_of.find(dep); it != layer_of.end())
-        layer = std::max(layer, it->second + 1);
+    for (size_t dep : deps_of[node]) {
+      if (layer_of[dep] >= 0) layer = std::max(layer, layer_of[dep] + 1);
     }
-    layer_of[node->id] = layer;
-    for (const DagNode* dependent : dependents[node->id]) {
-      if (--pending_deps[dependent->id] == 0) ready.push_back(dependent);
+    layer_of[node] = layer;
+    for (size_t dependent : dependents[node]) {
+      if (--pending[dependent] == 0) ready.push_back(dependent);
     }
   }
   std::vector<std::vector<std::string>> layers;
-  absl::flat_hash_set<std::string> placed;
-  for (const DagNode& node : nodes) {
-    if (!placed.insert(node.id).second) continue;
-    auto it = layer_of.find(node.id);
-    const int layer = it == layer_of.end() ? 0 : it->second;
+  for (size_t i = 0; i < n; ++i) {
+    if (!first[i]) continue;
+    const int layer = std::max(layer_of[i], 0);
     if (static_cast<int>(layers.size()) <= layer) layers.resize(layer + 1);
-    layers[layer].push_back(node.id);
+    layers[layer].push_back(nodes[i].id);
   }
   return layers;
 }

@@ -22,6 +22,14 @@ Json StepObject(const Json& entry, const Json* default_agent) {
 
 }  // namespace
 
+bool HasShorthand(const Json& doc) {
+  if (!doc.is_object() || doc.contains("phases")) return false;
+  for (const char* key : {"chain", "tasks", "task", "agent"}) {
+    if (doc.contains(key)) return true;
+  }
+  return false;
+}
+
 DesugaredFlow DesugarShorthand(const Json& doc) {
   DesugaredFlow out{doc, {}};
   if (!doc.is_object() || doc.contains("phases")) return out;

@@ -30,6 +30,11 @@ struct DesugaredFlow {
 
 DesugaredFlow DesugarShorthand(const Json& doc);
 
+// Whether DesugarShorthand would change `doc` (a top-level chain, tasks,
+// task or agent without phases). A flow written out in full, a board
+// included, is decoded as it is, without a copy of the document.
+bool HasShorthand(const Json& doc);
+
 // Maps a path in the desugared document back to the submitted one.
 std::string OriginalPath(absl::string_view path,
                          const std::vector<std::pair<std::string, std::string>>& aliases);

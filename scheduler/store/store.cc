@@ -31,6 +31,11 @@ void WriteBatch::Put(Column column, absl::string_view key, absl::string_view val
   bytes_ += key.size() + value.size();
 }
 
+void WriteBatch::PutOwned(Column column, std::string key, std::string value) {
+  bytes_ += key.size() + value.size();
+  ops_.push_back({column, std::move(key), std::move(value)});
+}
+
 void WriteBatch::Delete(Column column, absl::string_view key) {
   ops_.push_back({column, std::string(key), std::nullopt});
   bytes_ += key.size();

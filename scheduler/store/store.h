@@ -52,6 +52,9 @@ class WriteBatch {
   };
 
   void Put(Column column, absl::string_view key, absl::string_view value);
+  // Put without copying: a commit hands over the keys and records it just
+  // serialized (a 10,000-task submit writes 30,000 of them).
+  void PutOwned(Column column, std::string key, std::string value);
   void Delete(Column column, absl::string_view key);
 
   const std::vector<Op>& ops() const { return ops_; }

@@ -510,3 +510,39 @@ TEST(EngineRuns, Recovery_AfterLostWrites_EventNumbersSkipAheadNeverRepeat) {
 
 }  // namespace
 }  // namespace taskboard::engine
+
+namespace taskboard::engine {
+namespace {
+
+// What a client sees of a board the moment SubmitRun returns: GetRun lists
+// every task, and WatchRun from seq 0 replays run_started, then one
+// task_change per task in id order (the commit writes the records in key
+// order, which differs: ids by length first).
+TEST(EngineRuns, Submit_Board_GetRunAndEventsShowEveryTaskAtOnce) {
+  testing::EngineHarness h;
+  const std::string run = h.Submit(R"({"name": "b", "kind": "board", "board": {"tasks": [
+      {"id": "t2", "agent": "coder", "task": "two"},
+      {"id": "t10", "agent": "coder", "task": "ten"},
+      {"id": "t1", "agent": "coder", "task": "one", "priority": 5}]}})");
+  const v1::Run view = h.ReadRunView(run);
+  EXPECT_EQ(view.tasks_total(), 3);
+  std::vector<std::pair<std::string, v1::TaskState>> tasks;
+  for (const v1::Task& task : view.tasks()) tasks.emplace_back(task.task_id(), task.state());
+  EXPECT_THAT(tasks, ::testing::UnorderedElementsAre(
+                         std::pair<std::string, v1::TaskState>("t1", v1::TASK_STATE_READY),
+                         std::pair<std::string, v1::TaskState>("t10", v1::TASK_STATE_READY),
+                         std::pair<std::string, v1::TaskState>("t2", v1::TASK_STATE_READY)));
+
+  const std::vector<v1::RunEvent> events = h.Events(run);
+  std::vector<std::string> seen;
+  for (const v1::RunEvent& event : events) {
+    if (event.has_run_started()) seen.push_back("run_started");
+    if (event.has_task_change()) seen.push_back(event.task_change().task().task_id());
+  }
+  EXPECT_THAT(seen, ElementsAre("run_started", "t1", "t10", "t2"));
+  for (size_t i = 0; i < events.size(); ++i)
+    EXPECT_EQ(events[i].seq(), static_cast<int64_t>(i + 1));
+}
+
+}  // namespace
+}  // namespace taskboard::engine

@@ -218,6 +218,22 @@ TEST(Shorthand, Desugar_Chain_ConsumesShorthandKeys) {
   EXPECT_EQ(out.doc["phases"][0]["agent"], "s");
 }
 
+TEST(Shorthand, HasShorthand_TrueExactlyWhenDesugaringChangesTheDocument) {
+  for (const char* text : {
+           R"({"name": "f", "phases": [{"id": "a", "task": "x"}]})",
+           R"({"name": "b", "kind": "board", "board": {"tasks": [{"id": "t", "task": "x"}]}})",
+           R"({"name": "f", "phases": [], "agent": "s"})",
+           R"([1, 2])",
+           R"({"chain": ["a"]})",
+           R"({"name": "b", "kind": "board", "board": {"tasks": []}, "agent": "s"})",
+           R"({"chain": [], "tasks": []})",
+           R"({"task": ""})",
+       }) {
+    const Json doc = Json::parse(text);
+    EXPECT_EQ(HasShorthand(doc), DesugarShorthand(doc).doc != doc) << text;
+  }
+}
+
 TEST(Shorthand, OriginalPath_LongestPrefixAtSegmentBoundary) {
   const std::vector<std::pair<std::string, std::string>> aliases = {
       {"phases[1]", "chain[1]"}, {"phases[1].task", "chain[1]"}, {"phases[0]", ""}};
