@@ -55,6 +55,7 @@
 #include "scheduler/engine/retry_backoff.h"
 #include "scheduler/engine/run_deletion.h"
 #include "scheduler/engine/run_limits.h"
+#include "scheduler/engine/run_loader.h"
 #include "scheduler/engine/run_state.h"
 #include "scheduler/engine/run_task_graph.h"
 #include "scheduler/engine/task_lifecycle.h"
@@ -116,6 +117,10 @@ struct EngineOptions {
   // LLM governance (--llm-limits; docs/llm-governance.md): model limits,
   // prices and tenant budgets. Empty: calls are granted at once and billed.
   governance::LlmLimits llm_limits;
+  // Threads that read the active runs back from the store at start
+  // (run_loader.h), next to the one that takes them over: reading and
+  // parsing is most of a restart's work.
+  int recovery_threads = 2;
 };
 
 // ResumeRun's new budget for the run (unset: unchanged).
@@ -311,9 +316,10 @@ class Engine {
   // After recovery: tasks whose child run must still start, or whose child
   // ended, are marked so the first batch handles them.
   absl::Status RecoverChildLinks();
-  // Recovery of one active run: its records, driver, timers and leases.
-  // DATA_LOSS (or the store's error) when they cannot be read back.
-  absl::Status RecoverRun(const std::string& run_id);
+  // Takes over one active run a loader read back: its records, driver,
+  // timers and leases. The loader's error (DATA_LOSS, or the store's) when
+  // they could not be read back.
+  absl::Status RecoverRun(LoadedRun loaded);
   // Fails a run that cannot be recovered with "unrecoverable: <reason>"
   // (event, log line, metric), committed by Recover.
   void Quarantine(const std::string& run_id, absl::string_view reason);

@@ -6,6 +6,8 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/log/log.h"
 #include "scheduler/engine/child_runs.h"
 #include "scheduler/engine/default_agent_choice.h"
@@ -13,6 +15,7 @@
 #include "scheduler/engine/ids.h"
 #include "scheduler/engine/run_control.h"
 #include "scheduler/engine/run_finish.h"
+#include "scheduler/engine/run_loader.h"
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/flow/proto_value.h"
@@ -161,45 +164,8 @@ void Engine::RevokeLeases(const std::vector<std::string>& leases, const std::str
 }
 
 absl::StatusOr<std::unique_ptr<RunState>> Engine::LoadRun(const std::string& run_id) {
-  absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
-  if (!record.ok()) return record.status();
-  if (absl::Status phases = ReadRunPhases(*options_.store, *record); !phases.ok()) return phases;
-  auto state = std::make_unique<RunState>(*std::move(record));
-  std::optional<std::string> corrupt_task;
-  absl::Status scanned = options_.store->ScanPrefix(
-      store::Column::kTasks, store::keys::TasksOfRun(run_id),
-      [&](absl::string_view key, absl::string_view value) {
-        store::TaskRecord task;
-        if (!task.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
-          std::optional<store::keys::TaskKey> parsed = store::keys::ParseTask(key);
-          corrupt_task = parsed.has_value() ? parsed->task_id : absl::CHexEscape(key);
-          return false;
-        }
-        state->LoadTask(std::move(task));
-        return true;
-      });
-  if (!scanned.ok()) return scanned;
-  if (corrupt_task.has_value()) {
-    return absl::DataLossError(
-        absl::StrCat("run ", run_id, ": the record of task '", *corrupt_task, "' does not decode"));
-  }
-  return state;
+  return ReadRunState(*options_.store, run_id);
 }
-
-namespace {
-
-absl::StatusOr<v1::FlowSpec> LoadSpec(store::Store& store, const std::string& run_id) {
-  absl::StatusOr<std::optional<std::string>> stored =
-      store.Get(store::Column::kMeta, store::keys::RunSpec(run_id));
-  if (!stored.ok()) return stored.status();
-  v1::FlowSpec spec;
-  if (!stored->has_value() || !spec.ParseFromString(**stored)) {
-    return absl::DataLossError(absl::StrCat("run ", run_id, ": its flow spec is missing"));
-  }
-  return spec;
-}
-
-}  // namespace
 
 void Engine::DoResume(const std::string& run_id, const ResumeBudget& budget,
                       std::function<void(absl::StatusOr<ResumeResult>)>& done) {
@@ -232,7 +198,7 @@ void Engine::DoResume(const std::string& run_id, const ResumeBudget& budget,
 
 absl::StatusOr<ResumeResult> Engine::ResumeLoaded(std::unique_ptr<RunState> state) {
   const std::string run_id = state->run_id();
-  absl::StatusOr<v1::FlowSpec> spec = LoadSpec(*options_.store, run_id);
+  absl::StatusOr<v1::FlowSpec> spec = ReadRunSpec(*options_.store, run_id);
   if (!spec.ok()) return spec.status();
   absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(*spec, options_.limits);
   if (!driver.ok()) return driver.status();
@@ -250,6 +216,8 @@ absl::StatusOr<ResumeResult> Engine::ResumeLoaded(std::unique_ptr<RunState> stat
 }
 
 absl::Status Engine::Recover() {
+  // Wall time of the stages, for the log line at the end.
+  const absl::Time started = absl::Now();
   now_ms_ = options_.clock->NowMs();
   std::vector<std::string> active;
   std::vector<std::string> undecodable;
@@ -297,13 +265,25 @@ absl::Status Engine::Recover() {
   // Each run is recovered on its own: one that cannot be is failed with the
   // reason and every other run goes on (a crash loop over one bad record
   // would stop every team's work).
+  const absl::Time runs_scanned = absl::Now();
   bool quarantined = false;
-  for (const std::string& run_id : active) {
-    if (absl::Status recovered = RecoverRun(run_id); !recovered.ok()) {
-      Quarantine(run_id, recovered.message());
-      quarantined = true;
+  size_t tasks = 0;
+  {
+    // Loader threads read, parse and index the runs (run_loader.h); this
+    // thread, the only one that touches the engine's state, takes them over
+    // in scan order.
+    RunLoader loader({options_.store, options_.limits, options_.recovery_threads},
+                     std::move(active));
+    while (std::optional<LoadedRun> loaded = loader.Next()) {
+      const std::string run_id = loaded->run_id;
+      if (loaded->status.ok()) tasks += loaded->state->tasks().size();
+      if (absl::Status recovered = RecoverRun(*std::move(loaded)); !recovered.ok()) {
+        Quarantine(run_id, recovered.message());
+        quarantined = true;
+      }
     }
   }
+  const absl::Time loaded_all = absl::Now();
   for (const std::string& run_id : undecodable) {
     Quarantine(run_id, "its run record does not decode");
     quarantined = true;
@@ -325,6 +305,14 @@ absl::Status Engine::Recover() {
   if (absl::Status loaded = cache_.Load(*options_.store, now_ms_, &extra_writes_); !loaded.ok()) {
     return loaded;
   }
+  const absl::Time done = absl::Now();
+  log::Info("recovered the active runs")
+      .With("runs", runs_.size())
+      .With("tasks", tasks)
+      .With("scan_runs_ms", absl::ToInt64Milliseconds(runs_scanned - started))
+      .With("load_runs_ms", absl::ToInt64Milliseconds(loaded_all - runs_scanned))
+      .With("links_approvals_cache_ms", absl::ToInt64Milliseconds(done - loaded_all))
+      .With("total_ms", absl::ToInt64Milliseconds(done - started));
   // Otherwise recovery writes nothing; the first batch advances these runs.
   return absl::OkStatus();
 }
@@ -341,14 +329,10 @@ void Engine::BackfillRunIndexes(
   extra_writes_.Put(store::Column::kMeta, store::keys::RunIndexesBuilt(), "");
 }
 
-absl::Status Engine::RecoverRun(const std::string& run_id) {
-  absl::StatusOr<std::unique_ptr<RunState>> state = LoadRun(run_id);
-  if (!state.ok()) return state.status();
-  absl::StatusOr<v1::FlowSpec> spec = LoadSpec(*options_.store, run_id);
-  if (!spec.ok()) return spec.status();
-  absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(*spec, options_.limits);
-  if (!driver.ok()) return driver.status();
-  RunState& run = **state;
+absl::Status Engine::RecoverRun(LoadedRun loaded) {
+  if (!loaded.status.ok()) return loaded.status;
+  const std::string& run_id = loaded.run_id;
+  RunState& run = *loaded.state;
   if (!run.record().idempotency_key().empty()) {
     idempotency_[run.record().idempotency_key()] = run_id;
   }
@@ -383,7 +367,7 @@ absl::Status Engine::RecoverRun(const std::string& run_id) {
     record.set_next_seq(std::max<int64_t>(record.next_seq(), 1) + kSeqGapAfterLostWrites);
     Touch(run_id);
   }
-  Activate(*std::move(state), *std::move(driver), *std::move(spec));
+  Activate(std::move(loaded.state), std::move(loaded.driver), std::move(loaded.spec));
   QueueReadyTasks(*runs_[run_id].state, nullptr);
   return absl::OkStatus();
 }

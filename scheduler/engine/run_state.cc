@@ -90,10 +90,35 @@ void RunState::RemoveTask(absl::string_view task_id) {
 }
 
 void RunState::LoadTask(store::TaskRecord task) {
-  const std::string id = task.task().task_id();
-  Slot(id) = std::move(task);
-  auto indexed = task_index_.find(id);
-  if (IsTerminal(indexed->second->task().state())) finished_.insert(indexed->first);
+  std::string id = task.task().task_id();
+  const store::TaskRecord* loaded;
+  if (tasks_.empty() || tasks_.rbegin()->first < id) {
+    // After the last task: no search from the map's root (LoadTasks sorts
+    // a run's tasks so that every one lands here).
+    auto it = tasks_.emplace_hint(tasks_.end(), std::move(id), std::move(task));
+    task_index_[it->first] = &it->second;
+    loaded = &it->second;
+  } else {
+    store::TaskRecord& slot = Slot(id);
+    slot = std::move(task);
+    loaded = &slot;
+  }
+  if (IsTerminal(loaded->task().state())) {
+    finished_.insert(task_index_.find(loaded->task().task_id())->first);
+  }
+}
+
+void RunState::LoadTasks(std::vector<store::TaskRecord> tasks) {
+  // The store orders task keys by id length first (keys.h), the task map by
+  // id: sorted once here, each task goes at the end of the map (recovery
+  // loads a million of them).
+  std::vector<size_t> order(tasks.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return tasks[a].task().task_id() < tasks[b].task().task_id();
+  });
+  task_index_.reserve(task_index_.size() + tasks.size());
+  for (size_t i : order) LoadTask(std::move(tasks[i]));
 }
 
 void RunState::CountTasks() {

@@ -63,6 +63,8 @@ class RunState {
   void RemoveTask(absl::string_view task_id);
   // Loads a task from the store without marking it changed (recovery).
   void LoadTask(store::TaskRecord task);
+  // LoadTask of each, in any order.
+  void LoadTasks(std::vector<store::TaskRecord> tasks);
 
   // Queues an event (its payload; the engine assigns seq and ts).
   void Emit(v1::RunEvent event);

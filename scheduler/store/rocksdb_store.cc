@@ -19,6 +19,10 @@ namespace {
 rocksdb::Slice ToSlice(absl::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
 absl::string_view ToView(const rocksdb::Slice& s) { return absl::string_view(s.data(), s.size()); }
 
+// ScanOnce reads this far ahead of the iterator: whole runs' task records
+// lie next to each other, so large reads serve many records each.
+constexpr size_t kScanOnceReadahead = 2 << 20;
+
 absl::Status FromRocks(const rocksdb::Status& status, absl::string_view what) {
   if (status.ok()) return absl::OkStatus();
   const std::string message = absl::StrCat(what, ": ", status.ToString());
@@ -116,14 +120,17 @@ class RocksDbStore : public Store {
 
   absl::Status Scan(Column column, absl::string_view start, absl::string_view end,
                     const Visitor& visit) override {
+    return ScanWith(rocksdb::ReadOptions(), column, start, end, visit);
+  }
+
+  absl::Status ScanOnce(Column column, absl::string_view start, absl::string_view end,
+                        const Visitor& visit) override {
     rocksdb::ReadOptions options;
-    rocksdb::Slice upper = ToSlice(end);
-    if (!end.empty()) options.iterate_upper_bound = &upper;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options, Handle(column)));
-    for (it->Seek(ToSlice(start)); it->Valid(); it->Next()) {
-      if (!visit(ToView(it->key()), ToView(it->value()))) break;
-    }
-    return FromRocks(it->status(), "RocksDB scan failed");
+    // Read once: blocks that entered the cache would only push out those
+    // that later reads need.
+    options.fill_cache = false;
+    options.readahead_size = kScanOnceReadahead;
+    return ScanWith(options, column, start, end, visit);
   }
 
   absl::Status ScanReverse(Column column, absl::string_view start, absl::string_view end,
@@ -148,6 +155,19 @@ class RocksDbStore : public Store {
  private:
   rocksdb::ColumnFamilyHandle* Handle(Column column) const {
     return handles_[static_cast<int>(column)];
+  }
+
+  // Every key in [start, end) (`end` empty: to the end of the column), the
+  // upper bound set so the iterator stops at `end` without reading past it.
+  absl::Status ScanWith(rocksdb::ReadOptions options, Column column, absl::string_view start,
+                        absl::string_view end, const Visitor& visit) {
+    rocksdb::Slice upper = ToSlice(end);
+    if (!end.empty()) options.iterate_upper_bound = &upper;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options, Handle(column)));
+    for (it->Seek(ToSlice(start)); it->Valid(); it->Next()) {
+      if (!visit(ToView(it->key()), ToView(it->value()))) break;
+    }
+    return FromRocks(it->status(), "RocksDB scan failed");
   }
 
   std::unique_ptr<rocksdb::DB> db_;
@@ -180,6 +200,10 @@ absl::StatusOr<std::unique_ptr<Store>> OpenRocksDbStore(const RocksDbStoreOption
   // leave a run record that counts events its events family never got (and
   // the next event would reuse a seq). Atomic flush keeps them at one point.
   db_options.atomic_flush = options.durability == Durability::kNone;
+  // Opening replays the WAL into memtables; they are flushed as they fill,
+  // not all at once before the store serves (which made a restart write
+  // every recovered memtable to disk first). The WAL is kept until then.
+  db_options.avoid_flush_during_recovery = true;
 
   rocksdb::ColumnFamilyOptions cf_options;
   cf_options.write_buffer_size = options.write_buffer_bytes;

@@ -71,6 +71,10 @@ absl::Status Store::ScanPrefix(Column column, absl::string_view prefix, const Vi
   return Scan(column, prefix, PrefixEnd(prefix), visit);
 }
 
+absl::Status Store::ScanPrefixOnce(Column column, absl::string_view prefix, const Visitor& visit) {
+  return ScanOnce(column, prefix, PrefixEnd(prefix), visit);
+}
+
 absl::StatusOr<std::vector<std::optional<std::string>>> Store::MultiGet(
     Column column, absl::Span<const std::string> keys) {
   std::vector<std::optional<std::string>> values;

@@ -109,6 +109,16 @@ class Store {
   // Every key that starts with `prefix`, in order.
   absl::Status ScanPrefix(Column column, absl::string_view prefix, const Visitor& visit);
 
+  // Like Scan, for a large range read once (recovery at start reads every
+  // task of every active run): RocksDB reads ahead and keeps the blocks out
+  // of its cache, which stays with the reads that repeat. The default scans.
+  virtual absl::Status ScanOnce(Column column, absl::string_view start, absl::string_view end,
+                                const Visitor& visit) {
+    return Scan(column, start, end, visit);
+  }
+  // ScanOnce of every key that starts with `prefix`.
+  absl::Status ScanPrefixOnce(Column column, absl::string_view prefix, const Visitor& visit);
+
   // True when the process that used this store before stopped without a
   // clean shutdown in a way that may have lost writes it had acknowledged
   // (stop_marker.h): recovery then keeps event numbers from being reused.

@@ -184,6 +184,34 @@ TEST_P(StoreTest, Scan_VisitorReturnsFalse_Stops) {
               ElementsAre(KV{"a", "a"}, KV{"b", "b"}));
 }
 
+// Recovery reads every task of every active run once, from files written
+// before the restart: the same keys in the same order as Scan.
+TEST_P(StoreTest, ScanOnce_AfterReopen_SameRangeAsScanAndStopsWhenAsked) {
+  for (const char* key : {"r1/b", "r1/a", "r2/a", "r1/c", "r0/z"}) Put(Column::kTasks, key, key);
+  if (factory_->durable()) {
+    store_.reset();
+    store_ = factory_->Open();
+    ASSERT_NE(store_, nullptr);
+  }
+  std::vector<KV> once;
+  ASSERT_THAT(store_->ScanPrefixOnce(Column::kTasks, "r1/",
+                                     [&](absl::string_view key, absl::string_view value) {
+                                       once.emplace_back(std::string(key), std::string(value));
+                                       return true;
+                                     }),
+              IsOk());
+  EXPECT_THAT(once, ElementsAre(KV{"r1/a", "r1/a"}, KV{"r1/b", "r1/b"}, KV{"r1/c", "r1/c"}));
+  EXPECT_EQ(once, ScanAll(Column::kTasks, "r1/", PrefixEnd("r1/")));
+  std::vector<std::string> first;
+  ASSERT_THAT(store_->ScanOnce(Column::kTasks, "", "",
+                               [&](absl::string_view key, absl::string_view) {
+                                 first.emplace_back(key);
+                                 return false;
+                               }),
+              IsOk());
+  EXPECT_THAT(first, ElementsAre("r0/z"));
+}
+
 TEST_P(StoreTest, ScanReverse_NewestFirst_EndExcluded) {
   for (const char* key : {"a", "b", "c", "d"}) Put(Column::kEvents, key, key);
   EXPECT_THAT(ScanAll(Column::kEvents, "b", "d", /*reverse=*/true),
