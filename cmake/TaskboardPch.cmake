@@ -1,0 +1,32 @@
+# Precompiled headers for the libraries the main job builds (docs/performance.md,
+# "First run"). Most of a cold build is the same few headers parsed again in
+# every file: the generated protobuf/gRPC headers (scheduler.pb.h alone is
+# about 1 MB), grpc++ and absl behind them. Each library below parses its set
+# once, into a .pch that all of its files load.
+#
+# Headers are named with angle brackets, as found on the include path, so
+# the generated cmake_pch.hxx holds no absolute path; cmake/ccache_launcher.sh
+# keeps the .pch's own absolute paths out of ccache's keys. Only third-party
+# and generated headers go in: a project header in a .pch would rebuild the
+# whole library on every edit to it.
+
+set(TASKBOARD_PCH_BASE
+    <algorithm> <cstdint> <functional> <map> <memory> <optional> <string> <utility>
+    <vector> <absl/status/status.h> <absl/status/statusor.h> <absl/strings/str_cat.h>
+    <absl/strings/string_view.h> <absl/container/flat_hash_map.h> <absl/time/time.h>)
+# Messages only: the core libraries (no gRPC in sight) get these.
+set(TASKBOARD_PCH_PROTO <taskboard/v1/common.pb.h> <taskboard/v1/flow.pb.h>
+                        <taskboard/v1/worker.pb.h> <taskboard/v1/scheduler.pb.h>)
+# The gRPC layer: the services, the worker's session and the CLI.
+set(TASKBOARD_PCH_GRPC <grpcpp/grpcpp.h> <taskboard/v1/scheduler.grpc.pb.h>
+                       <taskboard/v1/worker.grpc.pb.h>)
+
+option(TASKBOARD_PCH "Precompile the heavy shared headers of the main libraries" ON)
+
+# taskboard_precompile_headers(TARGET HEADERS...): TARGET's files load a .pch of
+# HEADERS. A no-op with TASKBOARD_PCH off.
+function(taskboard_precompile_headers target)
+  if(TASKBOARD_PCH)
+    target_precompile_headers(${target} PRIVATE ${ARGN})
+  endif()
+endfunction()
