@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The compiler launcher for every compile when ccache is installed: ccache, set
-# up so that the precompiled headers (cmake/TaskboardPch.cmake) do not stop a
+# up so that the precompiled headers (cmake/TaskboardFastBuild.cmake) do not stop a
 # second checkout of the same tree, in another directory, from building out of
 # the cache (CI builds a fresh clone; every worktree shares one cache).
 #
@@ -22,6 +22,19 @@ shift 3
 # .pch, and refuses to cache files compiled with one unless told to accept that.
 export CCACHE_SLOPPINESS=pch_defines,time_macros CCACHE_PCH_EXTSUM=true
 
+# CMake names the header a .pch was made from (-Xclang -include -Xclang
+# .../cmake_pch.hxx) by its absolute path in the build directory, and ccache
+# hashes -Xclang arguments as they are: name it relative to the working
+# directory (the build directory), where the compiler finds it all the same.
+args=()
+for arg in "$@"; do
+  if [[ $arg == "$PWD"/*cmake_pch.hxx ]]; then
+    arg=${arg#"$PWD"/}
+  fi
+  args+=("$arg")
+done
+set -- "${args[@]}"
+
 emit_pch=false out= depfile= prev=
 for arg in "$@"; do
   case $prev in
@@ -35,7 +48,7 @@ if ! $emit_pch; then
   exec "$ccache" "$@"
 fi
 if [[ -z $out || -z $depfile ]]; then
-  echo "ccache_launcher.sh: a .pch compile without -o or -MF; cmake/TaskboardPch.cmake" \
+  echo "ccache_launcher.sh: a .pch compile without -o or -MF; cmake/TaskboardFastBuild.cmake" \
     "expects CMake's Ninja rules (-MD -MF)" >&2
   exit 2
 fi

@@ -1,5 +1,5 @@
-# Precompiled headers for the libraries the main job builds (docs/performance.md,
-# "First run"). Most of a cold build is the same few headers parsed again in
+# What makes a cold build of the main job fast (docs/performance.md, "First
+# run"): precompiled headers and unity builds for the libraries it builds. Most of a cold build is the same few headers parsed again in
 # every file: the generated protobuf/gRPC headers (scheduler.pb.h alone is
 # about 1 MB), grpc++ and absl behind them. Each library below parses its set
 # once, into a .pch that all of its files load.
@@ -28,5 +28,19 @@ option(TASKBOARD_PCH "Precompile the heavy shared headers of the main libraries"
 function(taskboard_precompile_headers target)
   if(TASKBOARD_PCH)
     target_precompile_headers(${target} PRIVATE ${ARGN})
+  endif()
+endfunction()
+
+option(TASKBOARD_UNITY "Compile the largest libraries as unity builds" ON)
+
+# taskboard_unity_build(TARGET): TARGET's files are compiled 8 to a translation
+# unit. Even with a .pch, each file spent most of its time generating code for
+# the same inline protobuf, absl and CLI11 functions it uses; a unity unit does
+# that once for its 8 files. Files in one unit share one anonymous namespace,
+# so two files of TARGET must not define the same internal name. A no-op with
+# TASKBOARD_UNITY off.
+function(taskboard_unity_build target)
+  if(TASKBOARD_UNITY)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
   endif()
 endfunction()
