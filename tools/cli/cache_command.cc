@@ -9,7 +9,7 @@
 namespace taskboard::cli {
 namespace {
 
-constexpr absl::string_view kCommand = "taskboard cache";
+constexpr absl::string_view kCacheCommand = "taskboard cache";
 
 }  // namespace
 
@@ -18,7 +18,7 @@ int RunCache(const CacheOptions& options, std::ostream& out, std::ostream& err) 
   request.set_tenant(options.tenant);
   SchedulerClient client(options.scheduler);
   v1::GetCacheStatsResponse response;
-  if (int code = CallScheduler(client, kCommand, &v1::Scheduler::Stub::GetCacheStats, request,
+  if (int code = CallScheduler(client, kCacheCommand, &v1::Scheduler::Stub::GetCacheStats, request,
                                &response, err);
       code != 0) {
     return code;

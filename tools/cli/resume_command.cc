@@ -12,20 +12,20 @@
 namespace taskboard::cli {
 namespace {
 
-constexpr absl::string_view kCommand = "taskboard resume";
+constexpr absl::string_view kResumeCommand = "taskboard resume";
 
 // A budget of 0 would mean "no limit" to the scheduler: lifting a budget by
 // accident is worse than a refused command, so only positive totals pass.
 bool CheckBudgetFlags(const ResumeOptions& options, std::ostream& err) {
   if (options.budget_usd && !(std::isfinite(*options.budget_usd) && *options.budget_usd > 0)) {
-    err << kCommand << ": --budget-usd " << *options.budget_usd
+    err << kResumeCommand << ": --budget-usd " << *options.budget_usd
         << " is not a budget: give the run's new total in dollars, above 0 and above what it "
            "billed (taskboard show "
         << options.run_id << ")\n";
     return false;
   }
   if (options.budget_tokens && *options.budget_tokens <= 0) {
-    err << kCommand << ": --budget-tokens " << *options.budget_tokens
+    err << kResumeCommand << ": --budget-tokens " << *options.budget_tokens
         << " is not a budget: give the run's new total of input and output tokens, above 0 "
            "and above what it billed (taskboard show "
         << options.run_id << ")\n";
@@ -52,7 +52,8 @@ int RunResume(const ResumeOptions& options, std::ostream& out, std::ostream& err
   v1::GetRunRequest get;
   get.set_run_id(options.run_id);
   v1::GetRunResponse before;
-  if (int code = CallScheduler(client, kCommand, &v1::Scheduler::Stub::GetRun, get, &before, err);
+  if (int code =
+          CallScheduler(client, kResumeCommand, &v1::Scheduler::Stub::GetRun, get, &before, err);
       code != 0) {
     return code;
   }
@@ -67,8 +68,8 @@ int RunResume(const ResumeOptions& options, std::ostream& out, std::ostream& err
   if (options.budget_usd) request.set_budget_usd(*options.budget_usd);
   if (options.budget_tokens) request.set_budget_tokens(*options.budget_tokens);
   v1::ResumeRunResponse response;
-  if (int code =
-          CallScheduler(client, kCommand, &v1::Scheduler::Stub::ResumeRun, request, &response, err);
+  if (int code = CallScheduler(client, kResumeCommand, &v1::Scheduler::Stub::ResumeRun, request,
+                               &response, err);
       code != 0) {
     return code;
   }
@@ -98,7 +99,7 @@ int RunResume(const ResumeOptions& options, std::ostream& out, std::ostream& err
   if (options.no_watch) return 0;
   FollowOptions follow = options.follow;
   follow.after_seq = before.run().last_seq();
-  return FollowRun(client, kCommand, response.run_id(), follow, out, err);
+  return FollowRun(client, kResumeCommand, response.run_id(), follow, out, err);
 }
 
 void AddResumeCommand(CLI::App& app, CommandSet& commands) {

@@ -16,7 +16,7 @@
 namespace taskboard::cli {
 namespace {
 
-constexpr absl::string_view kCommand = "taskboard run";
+constexpr absl::string_view kRunCommand = "taskboard run";
 
 // The args as the user gave them, checked against the flow's declarations
 // (required args, unknown names) exactly as the scheduler will check them.
@@ -31,9 +31,9 @@ int BuildArgs(const RunFlowOptions& options, const v1::FlowSpec& spec,
   if (!given.ok()) {
     const v1::FlowErrors errors = flow::FlowErrorsFromStatus(given.status());
     if (errors.errors_size() > 0) {
-      PrintFlowErrors(kCommand, "invalid run args", errors, err);
+      PrintFlowErrors(kRunCommand, "invalid run args", errors, err);
     } else {
-      err << kCommand << ": " << given.status().message() << "\n";
+      err << kRunCommand << ": " << given.status().message() << "\n";
     }
     return 2;
   }
@@ -45,7 +45,7 @@ int BuildLabels(const RunFlowOptions& options, v1::SubmitRunRequest* request, st
   for (const std::string& label : options.labels) {
     const size_t eq = label.find('=');
     if (eq == std::string::npos || eq == 0) {
-      err << kCommand << ": --label takes key=value (got '" << label << "')\n";
+      err << kRunCommand << ": --label takes key=value (got '" << label << "')\n";
       return 2;
     }
     (*request->mutable_labels())[label.substr(0, eq)] = label.substr(eq + 1);
@@ -60,13 +60,13 @@ int ResolveFlow(const RunFlowOptions& options, SchedulerClient& client,
                 v1::SubmitRunRequest* request, v1::FlowSpec* spec, std::ostream& err) {
   if (NamesFlowFile(options.flow)) {
     FlowFile file;
-    if (int code = LoadFlowFile(kCommand, options.flow, &file, err); code != 0) return code;
+    if (int code = LoadFlowFile(kRunCommand, options.flow, &file, err); code != 0) return code;
     *request->mutable_source() = file.Source();
     *spec = std::move(file.spec);
     return 0;
   }
   v1::SavedFlow saved;
-  if (int code = FetchSavedFlow(client, kCommand, options.flow, &saved, err); code != 0) {
+  if (int code = FetchSavedFlow(client, kRunCommand, options.flow, &saved, err); code != 0) {
     return code;
   }
   request->mutable_saved()->set_name(saved.name());
@@ -87,8 +87,8 @@ int RunFlow(const RunFlowOptions& options, std::ostream& out, std::ostream& err)
   if (int code = BuildLabels(options, &request, err); code != 0) return code;
 
   v1::SubmitRunResponse response;
-  if (int code =
-          CallScheduler(client, kCommand, &v1::Scheduler::Stub::SubmitRun, request, &response, err);
+  if (int code = CallScheduler(client, kRunCommand, &v1::Scheduler::Stub::SubmitRun, request,
+                               &response, err);
       code != 0) {
     return code;
   }
@@ -97,7 +97,7 @@ int RunFlow(const RunFlowOptions& options, std::ostream& out, std::ostream& err)
     err << "follow it with `taskboard watch " << response.run_id() << "`\n";
     return 0;
   }
-  return FollowRun(client, kCommand, response.run_id(), options.follow, out, err);
+  return FollowRun(client, kRunCommand, response.run_id(), options.follow, out, err);
 }
 
 void AddRunCommand(CLI::App& app, CommandSet& commands) {

@@ -17,7 +17,7 @@
 namespace taskboard::cli {
 namespace {
 
-constexpr absl::string_view kCommand = "taskboard runs";
+constexpr absl::string_view kRunsCommand = "taskboard runs";
 
 }  // namespace
 
@@ -52,7 +52,7 @@ int RunListRuns(const RunsOptions& options, std::ostream& out, std::ostream& err
       const std::optional<v1::RunStatus> status =
           RunStatusFromName(absl::StripAsciiWhitespace(name));
       if (!status) {
-        err << kCommand << ": unknown status '" << name
+        err << kRunsCommand << ": unknown status '" << name
             << "' (pending, running, completed, failed, blocked, cancelled, paused)\n";
         return 2;
       }
@@ -65,8 +65,8 @@ int RunListRuns(const RunsOptions& options, std::ostream& out, std::ostream& err
   request.set_page_size(options.limit);
   SchedulerClient client(options.scheduler);
   v1::ListRunsResponse response;
-  if (int code =
-          CallScheduler(client, kCommand, &v1::Scheduler::Stub::ListRuns, request, &response, err);
+  if (int code = CallScheduler(client, kRunsCommand, &v1::Scheduler::Stub::ListRuns, request,
+                               &response, err);
       code != 0) {
     return code;
   }

@@ -11,7 +11,7 @@
 namespace taskboard::cli {
 namespace {
 
-constexpr absl::string_view kCommand = "taskboard usage";
+constexpr absl::string_view kUsageCommand = "taskboard usage";
 
 // The period the scheduler counts when no `since` is sent
 // (GetUsageRequest.since); only used to say which period was empty.
@@ -22,7 +22,8 @@ constexpr absl::Duration kDefaultPeriod = absl::Hours(24 * 30);
 int RunUsage(const UsageOptions& options, std::ostream& out, std::ostream& err) {
   const std::optional<UsageGrouping> grouping = UsageGroupingFromName(options.by);
   if (!grouping) {
-    err << kCommand << ": --by '" << options.by << "' is not a grouping: day, model or tenant\n";
+    err << kUsageCommand << ": --by '" << options.by
+        << "' is not a grouping: day, model or tenant\n";
     return 2;
   }
   const absl::Time now = options.now.value_or(absl::Now());
@@ -32,7 +33,7 @@ int RunUsage(const UsageOptions& options, std::ostream& out, std::ostream& err) 
   if (!options.since.empty()) {
     const absl::StatusOr<absl::Time> parsed = ParseUsageSince(options.since, now);
     if (!parsed.ok()) {
-      err << kCommand << ": " << parsed.status().message() << "\n";
+      err << kUsageCommand << ": " << parsed.status().message() << "\n";
       return 2;
     }
     since = *parsed;
@@ -40,8 +41,8 @@ int RunUsage(const UsageOptions& options, std::ostream& out, std::ostream& err) 
   }
   SchedulerClient client(options.scheduler);
   v1::GetUsageResponse response;
-  if (int code =
-          CallScheduler(client, kCommand, &v1::Scheduler::Stub::GetUsage, request, &response, err);
+  if (int code = CallScheduler(client, kUsageCommand, &v1::Scheduler::Stub::GetUsage, request,
+                               &response, err);
       code != 0) {
     return code;
   }
