@@ -217,14 +217,12 @@ void Engine::Commit() {
       events.push_back(std::move(event));
       ObserveApproval(run, *task, approval_events);
     }
-    // Records go in key order (ids by length, then bytes: keys.h), not id
-    // order, so RocksDB inserts each next to the previous one of the run
-    // (run_key_prefix.h): a submit writes 10,000 of them at once.
+    // Records go in key order, not id order, so RocksDB inserts each next
+    // to the previous one of the run (run_key_prefix.h): a submit writes
+    // 10,000 of them at once.
     std::sort(changed.begin(), changed.end(),
               [](const store::TaskRecord* a, const store::TaskRecord* b) {
-                const std::string& x = a->task().task_id();
-                const std::string& y = b->task().task_id();
-                return x.size() != y.size() ? x.size() < y.size() : x < y;
+                return store::keys::TaskKeyLess(a->task().task_id(), b->task().task_id());
               });
     for (const store::TaskRecord* task : changed) {
       batch.PutOwned(store::Column::kTasks, store::keys::Task(run_id, task->task().task_id()),

@@ -90,22 +90,13 @@ void RunState::RemoveTask(absl::string_view task_id) {
 }
 
 void RunState::LoadTask(store::TaskRecord task) {
-  std::string id = task.task().task_id();
-  const store::TaskRecord* loaded;
-  if (tasks_.empty() || tasks_.rbegin()->first < id) {
-    // After the last task: no search from the map's root (LoadTasks sorts
-    // a run's tasks so that every one lands here).
-    auto it = tasks_.emplace_hint(tasks_.end(), std::move(id), std::move(task));
-    task_index_[it->first] = &it->second;
-    loaded = &it->second;
-  } else {
-    store::TaskRecord& slot = Slot(id);
-    slot = std::move(task);
-    loaded = &slot;
-  }
-  if (IsTerminal(loaded->task().state())) {
-    finished_.insert(task_index_.find(loaded->task().task_id())->first);
-  }
+  // Hinted at the end: LoadTasks sorts a run's tasks so that each lands
+  // there without a search from the map's root (a wrong hint only costs
+  // the search).
+  auto it = tasks_.try_emplace(tasks_.end(), task.task().task_id());
+  it->second = std::move(task);
+  task_index_[it->first] = &it->second;
+  if (IsTerminal(it->second.task().state())) finished_.insert(it->first);
 }
 
 void RunState::LoadTasks(std::vector<store::TaskRecord> tasks) {

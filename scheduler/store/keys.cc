@@ -77,6 +77,10 @@ std::string Event(absl::string_view run_id, uint64_t seq) {
   return out;
 }
 
+bool TaskKeyLess(absl::string_view a, absl::string_view b) {
+  return a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+
 std::string EventsOfRun(absl::string_view run_id) { return Str(run_id); }
 
 std::string LedgerEntry(absl::string_view request_id, uint64_t seq) {

@@ -36,6 +36,9 @@ std::string Run(absl::string_view run_id);
 
 std::string Task(absl::string_view run_id, absl::string_view task_id);
 std::string TasksOfRun(absl::string_view run_id);  // prefix
+// Whether task `a`'s key sorts before task `b`'s within one run: the ids are
+// length-prefixed, so shorter ids first, then bytewise.
+bool TaskKeyLess(absl::string_view a, absl::string_view b);
 
 std::string Event(absl::string_view run_id, uint64_t seq);
 std::string EventsOfRun(absl::string_view run_id);  // prefix

@@ -27,8 +27,7 @@ absl::string_view ColumnName(Column column) {
 }
 
 void WriteBatch::Put(Column column, absl::string_view key, absl::string_view value) {
-  ops_.push_back({column, std::string(key), std::string(value)});
-  bytes_ += key.size() + value.size();
+  PutOwned(column, std::string(key), std::string(value));
 }
 
 void WriteBatch::PutOwned(Column column, std::string key, std::string value) {

@@ -1,6 +1,7 @@
 #include "scheduler/store/keys.h"
 
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -15,6 +16,15 @@ TEST(Keys, Task_RoundTrips) {
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->run_id, "run-1");
   EXPECT_EQ(parsed->task_id, "phase/3");
+}
+
+TEST(Keys, TaskKeyLess_IsTheOrderOfTheTasksKeys) {
+  const std::vector<std::string> ids = {"t10", "t9", "b", "t100", "a", "t2", "", "zz"};
+  for (const std::string& a : ids) {
+    for (const std::string& b : ids) {
+      EXPECT_EQ(TaskKeyLess(a, b), Task("run-1", a) < Task("run-1", b)) << a << " " << b;
+    }
+  }
 }
 
 TEST(Keys, Task_PrefixOfRunDoesNotMatchLongerRunId) {
