@@ -39,8 +39,9 @@ struct ApprovalEvent {
 // webhook's event names.
 absl::string_view ApprovalEventName(ApprovalEvent::Kind kind);
 
-// Receives the engine's approval events on the loop thread, after their
-// batch is committed. Must not block: implementations queue and return.
+// Receives the engine's approval events on the engine's commit thread
+// (commit_pipeline.h), after their batch is written. Must not block: implementations queue and
+// return.
 class ApprovalNotifier {
  public:
   virtual ~ApprovalNotifier() = default;

@@ -22,8 +22,25 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
   return engine;
 }
 
+namespace {
+
+EngineOptions WithStore(EngineOptions options, store::Store* store) {
+  options.store = store;
+  return options;
+}
+
+CommitPipeline::OnWritten CountCommits(EngineMetrics* metrics) {
+  if (metrics == nullptr) return nullptr;
+  return [metrics](int64_t bytes, absl::Duration took) { metrics->StoreCommitted(bytes, took); };
+}
+
+}  // namespace
+
 Engine::Engine(EngineOptions options)
-    : options_(std::move(options)),
+    : store_(options.store),
+      pipeline_(options.store, CountCommits(options.metrics)),
+      loop_store_(options.store, &pipeline_),
+      options_(WithStore(std::move(options), &loop_store_)),
       ledgers_(options_.store, options_.ledger_cache_bytes),
       governor_(options_.llm_limits),
       approval_watch_(options_.approval_metrics) {
@@ -47,6 +64,8 @@ void Engine::Stop() {
     wake_.SignalAll();
   }
   if (thread_.joinable()) thread_.join();
+  // What the last batches promised (replies, acks) is written and sent.
+  pipeline_.Drain();
 }
 
 void Engine::Post(std::function<void()> event) {
@@ -85,8 +104,14 @@ void Engine::Resume(std::string run_id, ResumeBudget budget,
 
 void Engine::CloseStreams(std::string reason) {
   Post([this, reason = std::move(reason)] {
-    for (const auto& [stream_id, worker] : workers_.all()) worker.channel->Close(reason);
-    watch_hub_.CloseAll(reason);
+    // An effect, so the acks, assignments and events of the batches before
+    // go out first (they may still be in the commit pipeline).
+    std::vector<std::shared_ptr<dispatch::WorkerChannel>> channels;
+    for (const auto& [stream_id, worker] : workers_.all()) channels.push_back(worker.channel);
+    effects_.push_back([this, reason, channels = std::move(channels)] {
+      for (const auto& channel : channels) channel->Close(reason);
+      watch_hub_.CloseAll(reason);
+    });
   });
 }
 
@@ -150,6 +175,8 @@ void Engine::RunOnce() {
     backlog_since_ms_ = INT64_MAX;
   }
   ProcessBatch(batch);
+  // A caller stepping the engine by hand sees the batch's effects done.
+  pipeline_.Drain();
 }
 
 void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
@@ -175,9 +202,6 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   loop_stats_.batches++;
   loop_stats_.events += static_cast<int64_t>(batch.size());
   Commit();
-  std::vector<std::function<void()>> effects;
-  effects.swap(effects_);
-  for (auto& effect : effects) effect();
   UpdateGauges();
   loop_stats_.ready_depth = static_cast<int64_t>(ready_.TotalDepth());
   loop_stats_.workers = static_cast<int64_t>(workers_.size());
@@ -243,9 +267,15 @@ void Engine::Commit() {
                      event.SerializeAsString());
     }
     for (int index : changes.phases) {
+      std::optional<std::string> items;
       batch.PutOwned(store::Column::kMeta,
                      store::keys::RunPhase(run_id, static_cast<uint64_t>(index)),
-                     run.record().phases(index).SerializeAsString());
+                     run.SerializePhase(index, &items));
+      if (items.has_value()) {
+        batch.PutOwned(store::Column::kMeta,
+                       store::keys::RunPhaseItems(run_id, static_cast<uint64_t>(index)),
+                       *std::move(items));
+      }
     }
     batch.PutOwned(store::Column::kRuns, store::keys::Run(run_id), run.SerializeWithoutPhases());
     const store::RunRecord& record = run.record();
@@ -270,29 +300,22 @@ void Engine::Commit() {
     }
   }
   touched_.clear();
-  if (!batch.empty()) {
-    const int64_t bytes = static_cast<int64_t>(batch.ByteSize());
-    loop_stats_.commit_bytes += bytes;
-    const int64_t started_us = options_.clock->NowUs();
-    absl::Status written = options_.store->Write(batch);
-    if (options_.metrics != nullptr) {
-      options_.metrics->StoreCommitted(bytes,
-                                       absl::Microseconds(options_.clock->NowUs() - started_us));
-    }
-    if (!written.ok()) {
-      // Memory is now ahead of the disk; continuing could acknowledge results
-      // that a restart would lose. Crash and let recovery reload the truth.
-      log::Fatal("store write failed; exiting so a restart recovers the durable state")
-          .With("error", written);
-      std::abort();
-    }
-  }
+  loop_stats_.commit_bytes += static_cast<int64_t>(batch.ByteSize());
   NotifyApprovals(std::move(approval_events));
   for (auto& [run_id, events] : published) {
     effects_.push_back([this, run_id = run_id,
                         events = std::make_shared<const std::vector<v1::RunEvent>>(
                             std::move(events))] { watch_hub_.Publish(run_id, events); });
   }
+  // With events waiting, the loop goes on with them while this batch is
+  // written; its effects run after the write either way (commit_pipeline.h).
+  bool more_work;
+  {
+    absl::MutexLock lock(&mu_);
+    more_work = !queue_.empty();
+  }
+  pipeline_.Commit(std::move(batch), std::move(effects_), more_work);
+  effects_.clear();
   for (const std::string& run_id : finished) {
     // A finished run's request keeps its ledger in the store; memory holds
     // only what active runs select from (a resume reloads it).

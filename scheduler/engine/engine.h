@@ -7,15 +7,17 @@
 // One loop thread takes a batch of posted events (submissions, worker
 // messages, cancellations, timers), applies each to its run's driver and the
 // task lifecycle, assigns ready tasks to workers with free slots, then commits
-// every resulting change as ONE store WriteBatch (group commit), and only then
-// performs the effects: assignments and acks to workers, replies to callers,
-// events to watchers. So nothing anyone can observe is ever lost by a crash,
+// every resulting change as ONE store WriteBatch (group commit), and only after
+// that batch is written are its effects performed: assignments and acks to
+// workers, replies to callers, events to watchers. The write and the effects
+// run on the commit pipeline's thread (commit_pipeline.h) while the loop
+// builds the next batch. So nothing anyone can observe is ever lost by a crash,
 // and a dispatch is durable before the worker sees it (SEMANTICS.md 7).
 //
 // All public methods are thread-safe and never block on the loop: they post
-// and return; callbacks run on the loop thread after the commit and must not
-// block. If a commit fails the process aborts: memory is ahead of the disk,
-// and a restart recovers the durable state.
+// and return; callbacks run on the commit pipeline's thread, in batch order,
+// after their batch is written, and must not block. If a commit fails the process aborts: memory is
+// ahead of the disk, and a restart recovers the durable state.
 //
 // Runs that finish leave memory; reads (GetRun, ListRuns, GetTask, replays)
 // go to the store (run_reader.h), which is consistent per committed batch.
@@ -47,6 +49,7 @@
 #include "scheduler/engine/approval_task.h"
 #include "scheduler/engine/approval_watch.h"
 #include "scheduler/engine/clock.h"
+#include "scheduler/engine/commit_pipeline.h"
 #include "scheduler/engine/driver.h"
 #include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/ledger_book.h"
@@ -240,7 +243,9 @@ class Engine {
   void CloseStreams(std::string reason);
 
   WatchHub& watch_hub() { return watch_hub_; }
-  store::Store& store() { return *options_.store; }
+  // The store itself, for reads from other threads (RPC handlers): they see
+  // a batch once it is written.
+  store::Store& store() { return *store_; }
   const EngineOptions& options() const { return options_; }
   EngineStats stats() const;
 
@@ -463,6 +468,11 @@ class Engine {
   // Records how an attempt of `task` ended (a no-op without metrics).
   void CountAttempt(const store::TaskRecord& task, AttemptOutcome outcome);
 
+  // The store given in the options; options_.store is loop_store_, which
+  // makes the loop's reads wait for its writes still in the pipeline.
+  store::Store* const store_;
+  CommitPipeline pipeline_;
+  PipelinedStore loop_store_;
   EngineOptions options_;
   SystemClock system_clock_;
   WatchHub watch_hub_;

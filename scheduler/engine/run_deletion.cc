@@ -46,6 +46,7 @@ absl::StatusOr<RunDeletion> RunDeletion::Plan(store::Store& store, const std::st
     deletion.ranges_.push_back({store::Column::kTasks, store::keys::TasksOfRun(run_id), ""});
     deletion.ranges_.push_back({store::Column::kEvents, store::keys::EventsOfRun(run_id), ""});
     deletion.ranges_.push_back({store::Column::kMeta, store::keys::RunPhases(run_id), ""});
+    deletion.ranges_.push_back({store::Column::kMeta, store::keys::RunPhaseItemsOfRun(run_id), ""});
     deletion.ranges_.push_back({store::Column::kMeta, store::keys::PriorWorkOfRun(run_id), ""});
   }
   // Child runs share their root's request ledger.
@@ -82,17 +83,16 @@ absl::StatusOr<bool> RunDeletion::Step(store::Store& store, size_t budget,
     // walked again.
     std::string start = range.resume_after.empty() ? range.prefix : range.resume_after + '\0';
     bool full = false;
-    absl::Status scanned = store.Scan(
-        range.column, start, store::PrefixEnd(range.prefix),
-        [&](absl::string_view key, absl::string_view) {
-          batch.Delete(range.column, key);
-          range.resume_after = std::string(key);
-          if (++deleted >= budget) {
-            full = true;
-            return false;
-          }
-          return true;
-        });
+    absl::Status scanned = store.Scan(range.column, start, store::PrefixEnd(range.prefix),
+                                      [&](absl::string_view key, absl::string_view) {
+                                        batch.Delete(range.column, key);
+                                        range.resume_after = std::string(key);
+                                        if (++deleted >= budget) {
+                                          full = true;
+                                          return false;
+                                        }
+                                        return true;
+                                      });
     if (!scanned.ok()) return scanned;
     if (!full) ++next_range_;  // the range is empty after this batch
   }

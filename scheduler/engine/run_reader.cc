@@ -26,7 +26,7 @@ absl::StatusOr<store::RunRecord> ReadRunRecord(store::Store& store, const std::s
   return record;
 }
 
-absl::Status ReadRunPhases(store::Store& store, store::RunRecord& record) {
+absl::Status ReadRunPhases(store::Store& store, store::RunRecord& record, bool with_items) {
   const std::string& run_id = record.run().run_id();
   bool corrupt = false;
   absl::Status scanned = store.ScanPrefix(store::Column::kMeta, store::keys::RunPhases(run_id),
@@ -38,6 +38,22 @@ absl::Status ReadRunPhases(store::Store& store, store::RunRecord& record) {
   if (!scanned.ok()) return scanned;
   if (corrupt) {
     return absl::DataLossError(absl::StrCat("run ", run_id, ": a stored phase record is corrupt"));
+  }
+  // A fanned-out phase's items live under their own key (records.proto
+  // PhaseItems); a record stored before that split has them inline.
+  for (int i = 0; with_items && i < record.phases_size(); ++i) {
+    store::PhaseRecord& phase = *record.mutable_phases(i);
+    if (!phase.fanned_out() || phase.items_size() > 0) continue;
+    absl::StatusOr<std::optional<std::string>> items = store.Get(
+        store::Column::kMeta, store::keys::RunPhaseItems(run_id, static_cast<uint64_t>(i)));
+    if (!items.ok()) return items.status();
+    if (!items->has_value()) continue;
+    store::PhaseItems stored;
+    if (!stored.ParseFromString(**items)) {
+      return absl::DataLossError(
+          absl::StrCat("run ", run_id, ": the stored items of phase ", i, " are corrupt"));
+    }
+    phase.mutable_items()->Swap(stored.mutable_items());
   }
   return absl::OkStatus();
 }
@@ -78,7 +94,9 @@ bool Matches(const v1::Run& run, const v1::ListRunsRequest& request) {
 absl::StatusOr<v1::Run> ReadRun(store::Store& store, const std::string& run_id, bool with_tasks) {
   absl::StatusOr<store::RunRecord> record = ReadRunRecord(store, run_id);
   if (!record.ok()) return record.status();
-  if (absl::Status phases = ReadRunPhases(store, *record); !phases.ok()) return phases;
+  if (absl::Status phases = ReadRunPhases(store, *record, /*with_items=*/false); !phases.ok()) {
+    return phases;
+  }
   v1::Run run = ViewOf(*record);
   absl::StatusOr<std::optional<std::string>> spec =
       store.Get(store::Column::kMeta, store::keys::RunSpec(run_id));
@@ -162,7 +180,9 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store& store,
     // A board has a phase per task: listing them would make a list of runs
     // cost as much as reading every task (GetRun has them).
     if (record.run().kind() != v1::FLOW_KIND_BOARD) {
-      if (absl::Status phases = ReadRunPhases(store, record); !phases.ok()) return phases;
+      if (absl::Status phases = ReadRunPhases(store, record, /*with_items=*/false); !phases.ok()) {
+        return phases;
+      }
     }
     *response.add_runs() = ViewOf(record);
   }

@@ -26,8 +26,10 @@ absl::Status RunNotFoundError(absl::string_view run_id);
 // decoded, or the store's error.
 absl::StatusOr<store::RunRecord> ReadRunRecord(store::Store& store, const std::string& run_id);
 
-// Appends the run's phase records (stored one key each) to `record`.
-absl::Status ReadRunPhases(store::Store& store, store::RunRecord& record);
+// Appends the run's phase records (stored one key each) to `record`, with
+// their map items when `with_items` (only the engine needs them; the public
+// view shows the phases' statuses).
+absl::Status ReadRunPhases(store::Store& store, store::RunRecord& record, bool with_items = true);
 
 // The run with spec, phases and (when `with_tasks`) tasks. NOT_FOUND names
 // the run and how to list runs.

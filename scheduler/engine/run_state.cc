@@ -9,7 +9,20 @@
 
 namespace taskboard::engine {
 
-RunState::RunState(store::RunRecord record) : record_(std::move(record)) {}
+RunState::RunState(store::RunRecord record) : record_(std::move(record)) {
+  // A run stored before items had their own key holds them inline; its
+  // phases are written again without them, so the items go to their key.
+  for (int i = 0; i < record_.phases_size(); ++i) {
+    if (record_.phases(i).items_size() > 0) MarkPhaseItems(i);
+  }
+}
+
+void RunState::MarkPhaseItems(int index) {
+  const size_t at = static_cast<size_t>(index);
+  if (at >= items_changed_.size()) items_changed_.resize(at + 1, false);
+  items_changed_[at] = true;
+  MarkPhase(index);
+}
 
 store::RunRecord& RunState::MutableRecord() {
   run_changed_ = true;
@@ -32,6 +45,10 @@ void RunState::MarkPhase(int index) {
 
 google::protobuf::RepeatedPtrField<store::PhaseRecord>& RunState::MutablePhases() {
   run_changed_ = true;
+  // The caller may replace the phases there are (a resume does), items and
+  // all; phases it adds have none yet. Resolved in TakeChanges: a driver
+  // adds its phases through the field one at a time.
+  if (!all_phases_changed_) phases_before_replace_ = record_.phases_size();
   // Resolved in TakeChanges: the caller may add phases through the field.
   all_phases_changed_ = true;
   return *record_.mutable_phases();
@@ -43,6 +60,26 @@ std::string RunState::SerializeWithoutPhases() {
   phases.Swap(record_.mutable_phases());
   std::string bytes = record_.SerializeAsString();
   phases.Swap(record_.mutable_phases());
+  return bytes;
+}
+
+std::string RunState::SerializePhase(int index, std::optional<std::string>* items) {
+  store::PhaseRecord& phase = *record_.mutable_phases(index);
+  const size_t at = static_cast<size_t>(index);
+  if (at < items_changed_.size() && items_changed_[at]) {
+    items_changed_[at] = false;
+    store::PhaseItems stored;
+    stored.mutable_items()->Swap(phase.mutable_items());
+    *items = stored.SerializeAsString();
+    std::string bytes = phase.SerializeAsString();
+    stored.mutable_items()->Swap(phase.mutable_items());
+    return bytes;
+  }
+  // Swapping the items out and back is O(1); copying them is not.
+  google::protobuf::RepeatedPtrField<std::string> kept;
+  kept.Swap(phase.mutable_items());
+  std::string bytes = phase.SerializeAsString();
+  kept.Swap(phase.mutable_items());
   return bytes;
 }
 
@@ -152,6 +189,7 @@ RunState::Changes RunState::TakeChanges() {
   Changes changes;
   changes.run = run_changed_;
   if (all_phases_changed_) {
+    for (int i = 0; i < phases_before_replace_; ++i) MarkPhaseItems(i);
     for (int i = 0; i < record_.phases_size(); ++i) MarkPhase(i);
     all_phases_changed_ = false;
   }

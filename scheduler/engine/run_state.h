@@ -11,6 +11,7 @@
 // observable before it is durable. Not thread-safe: the engine loop owns it.
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -49,6 +50,14 @@ class RunState {
   google::protobuf::RepeatedPtrField<store::PhaseRecord>& MutablePhases();
   // The record as stored under the run's key: everything but the phases.
   std::string SerializeWithoutPhases();
+  // Phase `index` as stored under its key: without its resolved map items,
+  // which have a key of their own (a map of 10,000 items rewrote them with
+  // every progress count). Sets `items` to the serialized PhaseItems when
+  // they changed since last taken (fan-out, a resume, loading the run), so
+  // they are written only then.
+  std::string SerializePhase(int index, std::optional<std::string>* items);
+  // The resolved items of phase `index` changed (fan-out, a reused phase).
+  void MarkPhaseItems(int index);
 
   // Task ids in id order. A B-tree, not a node per id: a submit marks every
   // task of the run changed (10,000 for a large board).
@@ -113,6 +122,11 @@ class RunState {
   std::vector<bool> phase_marked_;
   void MarkPhase(int index);
   bool all_phases_changed_ = false;
+  // Phases whose items the store may not hold as they are now.
+  std::vector<bool> items_changed_;
+  // How many phases there were when MutablePhases was first called since
+  // the last TakeChanges.
+  int phases_before_replace_ = 0;
   TaskIds changed_tasks_;
   TaskIds removed_tasks_;
   std::vector<v1::RunEvent> events_;

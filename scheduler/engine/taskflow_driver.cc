@@ -451,6 +451,7 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
     store::PhaseRecord previous = phase_record.previous();
     phase_record = std::move(previous);
     phase_record.set_reused(true);
+    run.MarkPhaseItems(index);
     phase_record.mutable_status()->set_layer(layers_[index]);
     // An approval's verdict is in the reused status; an agent's is parsed.
     if (phase.type() == v1::PHASE_TYPE_GATE && !phase.has_approval()) ApplyGate(run, index);
@@ -463,6 +464,7 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
   phase_record.set_input_hash(hash);
   phase_record.set_fanned_out(true);
   for (std::string& json : item_json) phase_record.add_items(std::move(json));
+  run.MarkPhaseItems(index);
   v1::PhaseStatus& status = *phase_record.mutable_status();
   status.set_state(v1::TASK_STATE_RUNNING);
   *status.mutable_started_at() = ToTimestamp(now_ms);

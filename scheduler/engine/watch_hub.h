@@ -29,8 +29,9 @@ using EventBatch = std::shared_ptr<const std::vector<v1::RunEvent>>;
 class WatchSink {
  public:
   virtual ~WatchSink() = default;
-  // Called on the engine thread; must not block. Keep `events` (not a copy)
-  // for as long as they are needed; never change them.
+  // Called on the engine's commit thread (commit_pipeline.h); must not
+  // block. Keep `events` (not a copy) for as long as they are needed; never
+  // change them.
   virtual void OnEvents(const EventBatch& events) = 0;
   // The scheduler is shutting down: end the watch as unavailable, saying
   // `reason`, so the client reconnects (with after_seq) to its successor.

@@ -132,6 +132,18 @@ std::string RunPhase(absl::string_view run_id, uint64_t index) {
   return out;
 }
 
+std::string RunPhaseItemsOfRun(absl::string_view run_id) {
+  std::string out = "run-phase-items/";
+  AppendStr(out, run_id);
+  return out;
+}
+
+std::string RunPhaseItems(absl::string_view run_id, uint64_t index) {
+  std::string out = RunPhaseItemsOfRun(run_id);
+  AppendU64(out, index);
+  return out;
+}
+
 std::string PriorWork(absl::string_view run_id, absl::string_view task_id) {
   return absl::StrCat("prior-work/", Task(run_id, task_id));
 }

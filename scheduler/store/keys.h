@@ -59,6 +59,10 @@ std::string Idempotency(absl::string_view idempotency_key);  // meta column
 // that changed (meta column; the prefix lists them in index order).
 std::string RunPhase(absl::string_view run_id, uint64_t index);
 std::string RunPhases(absl::string_view run_id);  // prefix
+// A map phase's resolved items (PhaseItems, meta column), written when they
+// change rather than with every rewrite of the phase record.
+std::string RunPhaseItems(absl::string_view run_id, uint64_t index);
+std::string RunPhaseItemsOfRun(absl::string_view run_id);  // prefix
 // The prior work a task was given on its latest dispatch (meta column).
 std::string PriorWork(absl::string_view run_id, absl::string_view task_id);
 std::string PriorWorkOfRun(absl::string_view run_id);  // prefix
