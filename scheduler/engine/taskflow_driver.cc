@@ -307,7 +307,7 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, int index, std::string 
   const v1::Phase& phase = PhaseAt(index);
   store::TaskRecord record;
   v1::Task& task = *record.mutable_task();
-  task.set_task_id(task_id);
+  task.set_task_id(std::move(task_id));
   task.set_run_id(run.run_id());
   task.set_phase_id(phase.id());
   task.set_item_index(item_index);
@@ -317,17 +317,15 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, int index, std::string 
                 : phase.type() == v1::PHASE_TYPE_PARALLEL ? "branch"
                 : phase.has_approval()                    ? kApprovalRole
                                                           : "phase");
-  task.set_agent(agent);
+  task.set_agent(std::move(agent));
   task.set_state(v1::TASK_STATE_PENDING);
   task.set_title(FirstLine(prompt));
   if (!IsFanOut(phase)) *task.mutable_deps() = phase.depends_on();
   *task.mutable_created_at() = ToTimestamp(now_ms);
 
+  // Not the ids, agent, role or the run's args: the task and its run say
+  // them, and AssignmentToSend fills them in at dispatch.
   v1::Assignment& assignment = *record.mutable_assignment();
-  assignment.set_task_id(task_id);
-  assignment.set_run_id(run.run_id());
-  assignment.set_root_run_id(run.record().run().root_run_id());
-  assignment.set_agent(std::move(agent));
   assignment.set_prompt(std::move(prompt));
   assignment.set_model(phase.model());
   assignment.set_thinking(phase.thinking());
@@ -336,10 +334,6 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, int index, std::string 
   assignment.set_timeout_seconds(phase.timeout_seconds() > 0 ? phase.timeout_seconds()
                                                              : default_timeout_seconds_);
   assignment.set_output(phase.output());
-  *assignment.mutable_args() = run.record().run().args();
-  assignment.set_role(task.role());
-  assignment.set_phase_id(phase.id());
-  assignment.set_item_index(item_index);
   // Tools the phase turns caching off (or on) for by name: the worker can skip
   // asking the cache. `cacheable: false` for every tool is enforced by the
   // scheduler at lookup (the worker cannot list tools it was not told about).
@@ -515,8 +509,11 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
 bool TaskflowDriver::SameWork(const store::TaskRecord& before, const store::TaskRecord& now) {
   const v1::Assignment& a = before.assignment();
   const v1::Assignment& b = now.assignment();
-  return before.task().phase_id() == now.task().phase_id() && a.agent() == b.agent() &&
-         a.prompt() == b.prompt() && a.model() == b.model() && a.thinking() == b.thinking() &&
+  // The agent from the task: records stored before decision 116 also carry
+  // it in the assignment, newer ones do not.
+  return before.task().phase_id() == now.task().phase_id() &&
+         before.task().agent() == now.task().agent() && a.prompt() == b.prompt() &&
+         a.model() == b.model() && a.thinking() == b.thinking() &&
          std::equal(a.tools().begin(), a.tools().end(), b.tools().begin(), b.tools().end());
 }
 
