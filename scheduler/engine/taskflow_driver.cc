@@ -159,6 +159,7 @@ void TaskflowDriver::Advance(RunState& run, int64_t now_ms) {
     } else {
       PromoteItems(run, i, now_ms);
     }
+    ForgetSingleTaskProgress(i);
   }
   // A finished phase may satisfy dependencies or free a concurrency slot;
   // starting phases can finish others at once (empty map, resume reuse).
@@ -504,6 +505,7 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
   }
   EmitPhaseEvent(run, index);
   PromoteItems(run, index, now_ms);
+  ForgetSingleTaskProgress(index);
 }
 
 bool TaskflowDriver::SameWork(const store::TaskRecord& before, const store::TaskRecord& now) {
@@ -522,7 +524,9 @@ std::string TaskflowDriver::TaskIdAt(const v1::Phase& phase, int item) const {
 }
 
 TaskflowDriver::PhaseProgress& TaskflowDriver::ProgressOf(int index, int items) {
-  PhaseProgress& progress = progress_[static_cast<size_t>(index)];
+  std::unique_ptr<PhaseProgress>& slot = progress_[static_cast<size_t>(index)];
+  if (slot == nullptr) slot = std::make_unique<PhaseProgress>();
+  PhaseProgress& progress = *slot;
   if (progress.counted.size() != static_cast<size_t>(items)) {
     progress = PhaseProgress();
     progress.counted.assign(items, false);
@@ -554,6 +558,13 @@ void TaskflowDriver::Track(const RunState& run, const v1::Phase& phase, PhasePro
   while (progress.open_from < progress.start_from && progress.counted[progress.open_from]) {
     ++progress.open_from;
   }
+}
+
+void TaskflowDriver::ForgetSingleTaskProgress(int index) {
+  // Rebuilt from its one task when next needed, as a new driver does: a
+  // board is a phase per task, and keeping each one's counts while the task
+  // waits in the queue cost more than a hundred bytes per pending task.
+  if (!IsFanOut(PhaseAt(index))) progress_[static_cast<size_t>(index)].reset();
 }
 
 void TaskflowDriver::PromoteItems(RunState& run, int index, int64_t now_ms) {
