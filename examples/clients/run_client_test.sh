@@ -116,6 +116,8 @@ seqs="$(sed -n 's/^event \([0-9][0-9]*\) .*/\1/p' "$work/client.log")"
 [[ $seqs == "$(seq 1 "$(wc -l <<<"$seqs")")" ]] || fail "events are not numbered 1..N: $seqs"
 grep '^event ' "$work/client.log" | tail -n 1 | grep -q " run_finished $expect_status\$" ||
   fail "the last event is not 'run_finished $expect_status'"
+# Every run adds tasks, and a client names the kind that announces them (with their count).
+grep -q '^event [0-9]* tasks_created [1-9]' "$work/client.log" || fail "no tasks_created event"
 if [[ $expect_status == RUN_STATUS_COMPLETED ]]; then
   grep -q '^event [0-9]* task_change ' "$work/client.log" || fail "no task_change event"
 fi

@@ -9,6 +9,7 @@
 #include "common/log/log.h"
 #include "scheduler/engine/event_size.h"
 #include "scheduler/engine/task_states.h"
+#include "scheduler/engine/tasks_created.h"
 #include "scheduler/store/keys.h"
 
 namespace taskboard::engine {
@@ -222,36 +223,47 @@ void Engine::Commit() {
     RunState& run = *it->second.state;
     if (!run.HasChanges()) continue;
     RunState::Changes changes = run.TakeChanges();
-    // What the run emitted (run_started, phase changes...), then one
-    // task_change per changed task, then run_finished: a watcher sees the
-    // final task states before the run's end.
+    // What the run emitted (run_started, phase changes...), then the tasks
+    // added in tasks_created events, then one task_change per other changed
+    // task, then run_finished: a watcher sees the final task states before
+    // the run's end.
     std::vector<v1::RunEvent> events;
-    events.reserve(changes.tasks.size() + changes.events.size());
     std::vector<v1::RunEvent> finish;
     for (v1::RunEvent& event : changes.events) {
       (event.has_run_finished() ? finish : events).push_back(std::move(event));
     }
-    std::vector<const store::TaskRecord*> changed;
+    const size_t emitted = events.size();
+    // Each changed task with whether it was added.
+    std::vector<std::pair<const store::TaskRecord*, bool>> changed;
     changed.reserve(changes.tasks.size());
-    for (const std::string& task_id : changes.tasks) {
-      const store::TaskRecord* task = run.FindTask(task_id);
-      changed.push_back(task);
-      v1::RunEvent event;
-      *event.mutable_task_change()->mutable_task() = task->task();
-      events.push_back(std::move(event));
+    for (size_t i = 0; i < changes.tasks.size(); ++i) {
+      const store::TaskRecord* task = run.FindTask(changes.tasks[i]);
+      changed.emplace_back(task, changes.created[i]);
+      if (!changes.created[i]) {
+        v1::RunEvent event;
+        *event.mutable_task_change()->mutable_task() = task->task();
+        events.push_back(std::move(event));
+      }
       ObserveApproval(run, *task, approval_events);
     }
     // Records go in key order, not id order, so RocksDB inserts each next
     // to the previous one of the run (run_key_prefix.h): a submit writes
-    // 10,000 of them at once.
-    std::sort(changed.begin(), changed.end(),
-              [](const store::TaskRecord* a, const store::TaskRecord* b) {
-                return store::keys::TaskKeyLess(a->task().task_id(), b->task().task_id());
-              });
-    for (const store::TaskRecord* task : changed) {
+    // 10,000 of them at once. Added tasks are announced in the same order,
+    // GetRun's.
+    std::sort(changed.begin(), changed.end(), [](const auto& a, const auto& b) {
+      return store::keys::TaskKeyLess(a.first->task().task_id(), b.first->task().task_id());
+    });
+    TasksCreatedEvents created(run_id, options_.limits.max_event_bytes);
+    for (const auto& [task, added] : changed) {
       batch.PutOwned(store::Column::kTasks, store::keys::Task(run_id, task->task().task_id()),
                      task->SerializeAsString());
+      if (added) created.Add(task->task());
     }
+    std::vector<v1::RunEvent> announced;
+    created.AppendTo(announced);
+    events.insert(events.begin() + static_cast<std::ptrdiff_t>(emitted),
+                  std::make_move_iterator(announced.begin()),
+                  std::make_move_iterator(announced.end()));
     for (const std::string& task_id : changes.removed) {
       batch.Delete(store::Column::kTasks, store::keys::Task(run_id, task_id));
       approval_watch_.Forget(run_id, task_id);

@@ -257,6 +257,7 @@ class Engine {
   struct ActiveRun {
     std::unique_ptr<RunState> state;
     std::unique_ptr<Driver> driver;
+    // The flow's settings; a board's without its task list (Activate).
     std::shared_ptr<const v1::FlowSpec> spec;
     // Policies read the run's tasks through it (engine_tools.cc).
     std::unique_ptr<RunTaskGraph> graph;

@@ -41,6 +41,15 @@ void Engine::Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> d
   ActiveRun& active = runs_[run_id];
   active.graph = std::make_unique<RunTaskGraph>(spec, state.get());
   active.policy = policy::EffectivePolicy(spec.flow_policy(), state->record().run().kind());
+  // The engine reads only the flow's settings from here (tool cache,
+  // webhook, priority, budget); a board's task list is in its driver and in
+  // the store (GetRun), so a third copy is not kept while the run is active:
+  // it was a sixth of a pending board task's memory.
+  if (spec.has_board()) {
+    // Swapped out, not cleared: a cleared repeated field keeps its elements.
+    google::protobuf::RepeatedPtrField<v1::BoardTask> tasks;
+    tasks.Swap(spec.mutable_board()->mutable_tasks());
+  }
   active.spec = std::make_shared<const v1::FlowSpec>(std::move(spec));
   active.state = std::move(state);
   active.driver = std::move(driver);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/log/log.h"
+#include "scheduler/engine/assignment_to_send.h"
 #include "scheduler/engine/attempt_history.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/ids.h"
@@ -625,7 +626,7 @@ void Engine::Dispatch() {
 
       v1::ConnectResponse message;
       v1::Assignment& assignment = *message.mutable_assignment();
-      assignment = task.assignment();
+      assignment = AssignmentToSend(task, run.record());
       assignment.set_lease_id(lease_id);
       assignment.set_attempt(task.task().attempt());
       assignment.mutable_ready_at()->set_seconds(entry.queued_us / 1'000'000);

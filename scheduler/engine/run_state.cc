@@ -102,7 +102,10 @@ store::TaskRecord& RunState::MutableTask(absl::string_view task_id) {
 
 store::TaskRecord& RunState::Slot(const std::string& id) {
   auto [it, inserted] = tasks_.try_emplace(id);
-  if (inserted) task_index_[it->first] = &it->second;
+  if (inserted) {
+    task_index_[it->first] = &it->second;
+    created_.insert(it->first);
+  }
   return it->second;
 }
 
@@ -120,6 +123,7 @@ void RunState::RemoveTask(absl::string_view task_id) {
   if (it == tasks_.end()) return;
   std::string id = it->first;
   finished_.erase(it->first);
+  created_.erase(it->first);
   task_index_.erase(it->first);
   tasks_.erase(it);
   changed_tasks_.erase(id);
@@ -198,6 +202,9 @@ RunState::Changes RunState::TakeChanges() {
   changes.phases = std::move(changed_phases_);
   changed_phases_.clear();
   changes.tasks.assign(changed_tasks_.begin(), changed_tasks_.end());
+  changes.created.reserve(changes.tasks.size());
+  for (const std::string& id : changes.tasks) changes.created.push_back(created_.contains(id));
+  created_.clear();
   changes.removed.assign(removed_tasks_.begin(), removed_tasks_.end());
   changes.events = std::move(events_);
   run_changed_ = false;

@@ -6,9 +6,10 @@
 //
 // Drivers and the task lifecycle mutate a RunState only through the Mutable*
 // and Add/Remove methods, which record the change; the engine turns the
-// recorded changes into one WriteBatch plus the run's watch events (one
-// `task_change` per changed task, then whatever was emitted), so nothing is
-// observable before it is durable. Not thread-safe: the engine loop owns it.
+// recorded changes into one WriteBatch plus the run's watch events (what was
+// emitted, the added tasks in `tasks_created` events, one `task_change` per
+// other changed task), so nothing is observable before it is durable. Not
+// thread-safe: the engine loop owns it.
 
 #include <map>
 #include <optional>
@@ -86,8 +87,11 @@ class RunState {
 
   struct Changes {
     bool run = false;
-    std::vector<int> phases;           // indexes of changed phases
-    std::vector<std::string> tasks;    // changed or added, in id order
+    std::vector<int> phases;         // indexes of changed phases
+    std::vector<std::string> tasks;  // changed or added, in id order
+    // Parallel to `tasks`: whether the task was added since the last
+    // commit (announced in tasks_created rather than task_change).
+    std::vector<bool> created;
     std::vector<std::string> removed;  // task ids to delete
     std::vector<v1::RunEvent> events;  // emitted, in order
     bool empty() const {
@@ -115,6 +119,8 @@ class RunState {
   // Ids (keys of tasks_) of the tasks in a final state, counted into the
   // run's tasks_done.
   absl::flat_hash_set<absl::string_view> finished_;
+  // Ids (keys of tasks_) of the tasks added since the last TakeChanges.
+  absl::flat_hash_set<absl::string_view> created_;
   bool run_changed_ = false;
   // Indexes of changed phases, each once (phase_marked_), sorted when taken:
   // a board has a phase per task, and a tree of them cost a node per task.

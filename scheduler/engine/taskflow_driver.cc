@@ -159,6 +159,7 @@ void TaskflowDriver::Advance(RunState& run, int64_t now_ms) {
     } else {
       PromoteItems(run, i, now_ms);
     }
+    ForgetSingleTaskProgress(i);
   }
   // A finished phase may satisfy dependencies or free a concurrency slot;
   // starting phases can finish others at once (empty map, resume reuse).
@@ -307,7 +308,7 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, int index, std::string 
   const v1::Phase& phase = PhaseAt(index);
   store::TaskRecord record;
   v1::Task& task = *record.mutable_task();
-  task.set_task_id(task_id);
+  task.set_task_id(std::move(task_id));
   task.set_run_id(run.run_id());
   task.set_phase_id(phase.id());
   task.set_item_index(item_index);
@@ -317,17 +318,15 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, int index, std::string 
                 : phase.type() == v1::PHASE_TYPE_PARALLEL ? "branch"
                 : phase.has_approval()                    ? kApprovalRole
                                                           : "phase");
-  task.set_agent(agent);
+  task.set_agent(std::move(agent));
   task.set_state(v1::TASK_STATE_PENDING);
   task.set_title(FirstLine(prompt));
   if (!IsFanOut(phase)) *task.mutable_deps() = phase.depends_on();
   *task.mutable_created_at() = ToTimestamp(now_ms);
 
+  // Not the ids, agent, role or the run's args: the task and its run say
+  // them, and AssignmentToSend fills them in at dispatch.
   v1::Assignment& assignment = *record.mutable_assignment();
-  assignment.set_task_id(task_id);
-  assignment.set_run_id(run.run_id());
-  assignment.set_root_run_id(run.record().run().root_run_id());
-  assignment.set_agent(std::move(agent));
   assignment.set_prompt(std::move(prompt));
   assignment.set_model(phase.model());
   assignment.set_thinking(phase.thinking());
@@ -336,10 +335,6 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, int index, std::string 
   assignment.set_timeout_seconds(phase.timeout_seconds() > 0 ? phase.timeout_seconds()
                                                              : default_timeout_seconds_);
   assignment.set_output(phase.output());
-  *assignment.mutable_args() = run.record().run().args();
-  assignment.set_role(task.role());
-  assignment.set_phase_id(phase.id());
-  assignment.set_item_index(item_index);
   // Tools the phase turns caching off (or on) for by name: the worker can skip
   // asking the cache. `cacheable: false` for every tool is enforced by the
   // scheduler at lookup (the worker cannot list tools it was not told about).
@@ -512,13 +507,17 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
   }
   EmitPhaseEvent(run, index);
   PromoteItems(run, index, now_ms);
+  ForgetSingleTaskProgress(index);
 }
 
 bool TaskflowDriver::SameWork(const store::TaskRecord& before, const store::TaskRecord& now) {
   const v1::Assignment& a = before.assignment();
   const v1::Assignment& b = now.assignment();
-  return before.task().phase_id() == now.task().phase_id() && a.agent() == b.agent() &&
-         a.prompt() == b.prompt() && a.model() == b.model() && a.thinking() == b.thinking() &&
+  // The agent from the task: records stored before decision 118 also carry
+  // it in the assignment, newer ones do not.
+  return before.task().phase_id() == now.task().phase_id() &&
+         before.task().agent() == now.task().agent() && a.prompt() == b.prompt() &&
+         a.model() == b.model() && a.thinking() == b.thinking() &&
          std::equal(a.tools().begin(), a.tools().end(), b.tools().begin(), b.tools().end());
 }
 
@@ -527,7 +526,9 @@ std::string TaskflowDriver::TaskIdAt(const v1::Phase& phase, int item) const {
 }
 
 TaskflowDriver::PhaseProgress& TaskflowDriver::ProgressOf(int index, int items) {
-  PhaseProgress& progress = progress_[static_cast<size_t>(index)];
+  std::unique_ptr<PhaseProgress>& slot = progress_[static_cast<size_t>(index)];
+  if (slot == nullptr) slot = std::make_unique<PhaseProgress>();
+  PhaseProgress& progress = *slot;
   if (progress.counted.size() != static_cast<size_t>(items)) {
     progress = PhaseProgress();
     progress.counted.assign(items, false);
@@ -559,6 +560,13 @@ void TaskflowDriver::Track(const RunState& run, const v1::Phase& phase, PhasePro
   while (progress.open_from < progress.start_from && progress.counted[progress.open_from]) {
     ++progress.open_from;
   }
+}
+
+void TaskflowDriver::ForgetSingleTaskProgress(int index) {
+  // Rebuilt from its one task when next needed, as a new driver does: a
+  // board is a phase per task, and keeping each one's counts while the task
+  // waits in the queue cost more than a hundred bytes per pending task.
+  if (!IsFanOut(PhaseAt(index))) progress_[static_cast<size_t>(index)].reset();
 }
 
 void TaskflowDriver::PromoteItems(RunState& run, int index, int64_t now_ms) {

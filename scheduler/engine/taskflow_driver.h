@@ -15,6 +15,7 @@
 //      +--not on the route an approval's decision took (onReject)--> SKIPPED
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -116,12 +117,15 @@ class TaskflowDriver final : public Driver {
     std::vector<bool> counted;
   };
   PhaseProgress& ProgressOf(int index, int items);
+  // Drops the progress of a single-task phase (not a map or parallel).
+  void ForgetSingleTaskProgress(int index);
   // Moves `progress` past started items and counts the ones that ended.
   void Track(const RunState& run, const v1::Phase& phase, PhaseProgress& progress);
   std::string TaskIdAt(const v1::Phase& phase, int item) const;
   // By phase index, sized once: a board has a phase per task, and a tree
-  // map of them cost a lookup and a node per task on every submit.
-  std::vector<PhaseProgress> progress_;
+  // map of them cost a lookup and a node per task on every submit. Made
+  // when first asked for, and kept between batches only for fan-out phases.
+  std::vector<std::unique_ptr<PhaseProgress>> progress_;
   // Phases before this index are all terminal (they never go back).
   int first_open_phase_ = 0;
   // Phases still pending, in start order.

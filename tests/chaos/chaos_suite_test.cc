@@ -68,6 +68,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/chaos_helpers.h"
 #include "tests/testing/cluster.h"
+#include "tests/testing/event_tasks.h"
 #include "tests/testing/fake_llm.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
@@ -79,6 +80,7 @@ using testing::Cluster;
 using testing::ClusterOptions;
 using ::testing::HasSubstr;
 using testing::IsOk;
+using testing::TasksIn;
 
 // The seed of everything that varies in the workload.
 constexpr uint32_t kSeed = 20250611;
@@ -626,22 +628,23 @@ std::map<std::string, std::vector<Holding>> Holdings(const std::vector<v1::RunEv
   std::map<std::string, std::vector<Holding>> holdings;
   std::map<std::string, bool> open;
   for (const v1::RunEvent& event : events) {
-    if (!event.has_task_change()) continue;
-    const v1::Task& task = event.task_change().task();
-    std::vector<Holding>& held = holdings[task.task_id()];
-    bool& is_open = open[task.task_id()];
-    const int64_t ts = ToMs(event.ts());
-    const bool leased =
-        task.state() == v1::TASK_STATE_DISPATCHED || task.state() == v1::TASK_STATE_RUNNING;
-    const bool new_lease = task.state() == v1::TASK_STATE_DISPATCHED ||
-                           (is_open && held.back().worker_id != task.worker_id());
-    if (is_open && (!leased || new_lease)) {
-      held.back().to_ms = ts;
-      is_open = false;
-    }
-    if (leased && !is_open) {
-      held.push_back({task.worker_id(), ts});
-      is_open = true;
+    for (const v1::Task* changed : TasksIn(event)) {
+      const v1::Task& task = *changed;
+      std::vector<Holding>& held = holdings[task.task_id()];
+      bool& is_open = open[task.task_id()];
+      const int64_t ts = ToMs(event.ts());
+      const bool leased =
+          task.state() == v1::TASK_STATE_DISPATCHED || task.state() == v1::TASK_STATE_RUNNING;
+      const bool new_lease = task.state() == v1::TASK_STATE_DISPATCHED ||
+                             (is_open && held.back().worker_id != task.worker_id());
+      if (is_open && (!leased || new_lease)) {
+        held.back().to_ms = ts;
+        is_open = false;
+      }
+      if (leased && !is_open) {
+        held.push_back({task.worker_id(), ts});
+        is_open = true;
+      }
     }
   }
   return holdings;
@@ -667,11 +670,12 @@ std::string History(const std::string& task_id, const std::vector<v1::RunEvent>&
                     int64_t origin_ms) {
   std::vector<std::string> changes;
   for (const v1::RunEvent& event : events) {
-    if (!event.has_task_change() || event.task_change().task().task_id() != task_id) continue;
-    const v1::Task& task = event.task_change().task();
-    changes.push_back(absl::StrCat("+", ToMs(event.ts()) - origin_ms, " ms ",
-                                   v1::TaskState_Name(task.state()), " ", task.worker_id(),
-                                   " attempt ", task.attempt()));
+    for (const v1::Task* task : TasksIn(event)) {
+      if (task->task_id() != task_id) continue;
+      changes.push_back(absl::StrCat("+", ToMs(event.ts()) - origin_ms, " ms ",
+                                     v1::TaskState_Name(task->state()), " ", task->worker_id(),
+                                     " attempt ", task->attempt()));
+    }
   }
   return absl::StrJoin(changes, ", ");
 }

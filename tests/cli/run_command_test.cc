@@ -397,6 +397,63 @@ TEST(WatchCommand, FinishedRun_ReplaysAndExitsWithItsStatus) {
   EXPECT_THAT(result.err, HasSubstr("taskboard watch: run r-1 failed"));
 }
 
+// A board as the scheduler announces it: its tasks together in one
+// tasks_created, then each change. The follower applies them itself: the
+// run is fetched at the start and once finished only, and the snapshots
+// GetRun would have answered in between (left without tasks here) are
+// never asked for.
+TEST(WatchCommand, BoardTasksCreated_AppliedWithoutFetchingAndShownByTask) {
+  FakeScheduler scheduler;
+  const std::string base = R"pb(run_id: "r-1"
+                                flow_name: "pair"
+                                kind: FLOW_KIND_BOARD
+                                created_at { seconds: 1700000000 })pb";
+  const v1::Run stale = MakeRun(absl::StrCat(base, " status: RUN_STATUS_RUNNING"));
+  scheduler.SetRun(stale);
+  scheduler.AddEvent(R"pb(tasks_created {
+                            tasks { task_id: "a" agent: "coder" state: TASK_STATE_READY }
+                            tasks { task_id: "b" agent: "coder" state: TASK_STATE_READY }
+                          })pb",
+                     stale);
+  scheduler.AddEvent(R"pb(task_change {
+                            task {
+                              task_id: "a"
+                              agent: "coder"
+                              state: TASK_STATE_COMPLETED
+                              started_at { seconds: 1700000001 }
+                              finished_at { seconds: 1700000003 }
+                            }
+                          })pb",
+                     stale);
+  scheduler.AddEvent(R"pb(task_change {
+                            task {
+                              task_id: "b"
+                              agent: "coder"
+                              state: TASK_STATE_COMPLETED
+                              started_at { seconds: 1700000001 }
+                              finished_at { seconds: 1700000004 }
+                            }
+                          })pb",
+                     stale);
+  scheduler.AddEvent(
+      "run_finished { status: RUN_STATUS_COMPLETED output: \"done\" }",
+      MakeRun(absl::StrCat(
+          base, R"pb(status: RUN_STATUS_COMPLETED
+                     output: "done"
+                     finished_at { seconds: 1700000004 }
+                     tasks_total: 2
+                     tasks_done: 2
+                     tasks { task_id: "a" agent: "coder" state: TASK_STATE_COMPLETED }
+                     tasks { task_id: "b" agent: "coder" state: TASK_STATE_COMPLETED })pb")));
+  testing::CliResult result = Cli({"watch", "r-1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(scheduler.get_run_ids(), ElementsAre("r-1", "r-1"));
+  EXPECT_THAT(result.err, AllOf(HasSubstr("] ✓ a  completed\n"), HasSubstr("] ✓ b  completed\n"),
+                                HasSubstr("✓ board pair  2/2 tasks · completed")))
+      << result.err;
+  EXPECT_EQ(result.out, "done\n");
+}
+
 // `taskboard watch` of `running` until one event ends it completed as
 // `running` with `update` applied; GetRun also answers for `child`.
 testing::CliResult WatchNestedRunToTheEnd(const v1::Run& running,

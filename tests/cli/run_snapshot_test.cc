@@ -183,6 +183,33 @@ TEST(RunSnapshot, ManyNewTasksInOneBatch_MergedIntoGetRunOrder) {
   EXPECT_EQ(run.tasks_done(), 1);
 }
 
+// A submitted board as the scheduler announces it: run_started, then its
+// tasks together in tasks_created events, each applied as a task_change.
+TEST(RunSnapshot, TasksCreated_AddsEveryTaskInGetRunOrderAndCountsThem) {
+  RunSnapshot snapshot;
+  snapshot.Reset(
+      MakeRun(R"pb(
+        run_id: "r-1" kind: FLOW_KIND_BOARD status: RUN_STATUS_RUNNING last_seq: 1
+      )pb"));
+  EXPECT_EQ(snapshot.Apply(Event(2, R"pb(tasks_created {
+                                           tasks { task_id: "t1" state: TASK_STATE_READY }
+                                           tasks { task_id: "t2" state: TASK_STATE_DISPATCHED }
+                                         })pb")),
+            Applied::kChanged);
+  EXPECT_EQ(snapshot.Apply(Event(
+                3, R"pb(tasks_created { tasks { task_id: "t10" state: TASK_STATE_SKIPPED } })pb")),
+            Applied::kChanged);
+  EXPECT_EQ(snapshot.Apply(Event(
+                4, R"pb(task_change { task { task_id: "t2" state: TASK_STATE_RUNNING } })pb")),
+            Applied::kChanged);
+  const v1::Run& run = snapshot.run();
+  EXPECT_THAT(TaskIds(run), ElementsAre("t1", "t2", "t10"));
+  EXPECT_EQ(run.tasks(1).state(), v1::TASK_STATE_RUNNING);
+  EXPECT_EQ(run.tasks_total(), 3);
+  EXPECT_EQ(run.tasks_done(), 1);
+  EXPECT_EQ(run.last_seq(), 4);
+}
+
 TEST(RunSnapshot, EventsTheSnapshotAlreadyHas_AreSkipped) {
   RunSnapshot snapshot;
   snapshot.Reset(MakeRun(R"pb(

@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/engine/task_states.h"
 #include "tests/testing/cluster.h"
+#include "tests/testing/event_tasks.h"
 #include "tests/testing/status_matchers.h"
 
 namespace taskboard {
@@ -94,7 +95,7 @@ absl::StatusOr<int> Drain(Cluster& cluster, const std::string& worker_id) {
 
 // What the event log says happened to one task.
 struct TaskHistory {
-  int dispatched = 0;  // TaskChange events entering DISPATCHED
+  int dispatched = 0;  // task_change (or tasks_created) entries in DISPATCHED
   int retrying = 0;
   int terminal = 0;  // TaskChange events in a terminal state
   v1::TaskState last = v1::TASK_STATE_UNSPECIFIED;
@@ -103,13 +104,13 @@ struct TaskHistory {
 std::map<std::string, TaskHistory> Histories(const std::vector<v1::RunEvent>& events) {
   std::map<std::string, TaskHistory> histories;
   for (const v1::RunEvent& event : events) {
-    if (!event.has_task_change()) continue;
-    const v1::Task& task = event.task_change().task();
-    TaskHistory& history = histories[task.task_id()];
-    if (task.state() == v1::TASK_STATE_DISPATCHED) ++history.dispatched;
-    if (task.state() == v1::TASK_STATE_RETRYING) ++history.retrying;
-    if (engine::IsTerminal(task.state())) ++history.terminal;
-    history.last = task.state();
+    for (const v1::Task* task : testing::TasksIn(event)) {
+      TaskHistory& history = histories[task->task_id()];
+      if (task->state() == v1::TASK_STATE_DISPATCHED) ++history.dispatched;
+      if (task->state() == v1::TASK_STATE_RETRYING) ++history.retrying;
+      if (engine::IsTerminal(task->state())) ++history.terminal;
+      history.last = task->state();
+    }
   }
   return histories;
 }

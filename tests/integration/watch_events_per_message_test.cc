@@ -21,8 +21,9 @@ namespace {
 
 using testing::IsOk;
 
-// Enough tasks for more events than one response may carry.
-constexpr int kTasks = 400;
+// Enough tasks for more events than one response may carry (about two per
+// task: a board's tasks are announced together in tasks_created).
+constexpr int kTasks = 700;
 
 std::string Board(int count) {
   Json tasks = Json::array();

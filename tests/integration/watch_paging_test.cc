@@ -22,7 +22,10 @@ namespace {
 using testing::ClusterOptions;
 using testing::IsOk;
 
-constexpr int kTasks = 40'000;
+// About two events per task (dispatch and result; a board's tasks are
+// announced together in a few tasks_created events), so more than a
+// watcher may queue.
+constexpr int kTasks = 60'000;
 
 ClusterOptions BigBoards() {
   ClusterOptions options;

@@ -84,6 +84,11 @@ RunSnapshot::Applied RunSnapshot::Apply(const v1::RunEvent& event) {
     case v1::RunEvent::kTaskChange:
       applied = WasCut(event) ? Applied::kNeedsFetch : ApplyTask(event.task_change().task());
       break;
+    case v1::RunEvent::kTasksCreated:
+      // Never cut (the scheduler sizes each to --max-event-bytes), so no
+      // WasCut search over what is often the largest event of the run.
+      for (const v1::Task& task : event.tasks_created().tasks()) ApplyTask(task);
+      break;
     case v1::RunEvent::kPhaseChange:
       applied = ApplyPhase(event.phase_change().phase());
       break;

@@ -16,6 +16,8 @@
 //                      usage follow (usage adds a task's new usage when it
 //                      changed: each result adds its own, as the scheduler
 //                      counts, retried attempts included)
+//   tasks_created      each of its tasks as a task_change (the tasks a step
+//                      added: a submitted board's, a map's items)
 //   phase_change       replaces the phase; a fan-out phase that starts anew
 //                      drops its tasks past its new item count, as the
 //                      scheduler does after a resume with fewer items

@@ -46,6 +46,14 @@ func describe(event *taskboardv1.RunEvent) string {
 	case *taskboardv1.RunEvent_TaskChange:
 		task := e.TaskChange.GetTask()
 		kind, detail = "task_change", task.GetTaskId()+" "+task.GetState().String()
+	case *taskboardv1.RunEvent_TasksCreated:
+		// The tasks a step added, each as a task_change would carry it.
+		tasks := e.TasksCreated.GetTasks()
+		kind = "tasks_created"
+		for _, task := range tasks {
+			detail += " " + task.GetTaskId() + " " + task.GetState().String()
+		}
+		detail = fmt.Sprintf("%d%s", len(tasks), detail)
 	case *taskboardv1.RunEvent_PhaseChange:
 		phase := e.PhaseChange.GetPhase()
 		kind, detail = "phase_change", phase.GetPhaseId()+" "+phase.GetState().String()

@@ -51,6 +51,11 @@ function describe(event) {
   switch (kind) {
     case 'run_started': detail = event.run_started.status; break;
     case 'task_change': detail = `${event.task_change.task.task_id} ${event.task_change.task.state}`; break;
+    // The tasks a step added, each as a task_change would carry it.
+    case 'tasks_created':
+      detail = [event.tasks_created.tasks.length,
+        ...event.tasks_created.tasks.map((task) => `${task.task_id} ${task.state}`)].join(' ');
+      break;
     case 'phase_change': detail = `${event.phase_change.phase.phase_id} ${event.phase_change.phase.state}`; break;
     case 'output_delta': detail = `${event.output_delta.task_id} ${event.output_delta.text.length} bytes`; break;
     case 'run_finished': detail = event.run_finished.status; break;

@@ -42,6 +42,13 @@ def describe(event):
     elif kind == "task_change":
         task = event.task_change.task
         detail = f"{task.task_id} {common_pb2.TaskState.Name(task.state)}"
+    elif kind == "tasks_created":
+        # The tasks a step added, each as a task_change would carry it.
+        tasks = event.tasks_created.tasks
+        detail = " ".join(
+            [str(len(tasks))]
+            + [f"{task.task_id} {common_pb2.TaskState.Name(task.state)}" for task in tasks]
+        )
     elif kind == "phase_change":
         phase = event.phase_change.phase
         detail = f"{phase.phase_id} {common_pb2.TaskState.Name(phase.state)}"

@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/engine/engine.h"
+#include "tests/testing/event_tasks.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/unit/approvals/approval_calls.h"
 #include "tests/unit/engine/engine_harness.h"
@@ -85,9 +86,10 @@ TEST(ApprovalEngine, WaitsWithoutAWorker_PromptInterpolated_Listed) {
   // The run's events show it waiting.
   bool seen = false;
   for (const v1::RunEvent& event : h.Events(run_id)) {
-    seen = seen || (event.has_task_change() && event.task_change().task().task_id() == "ok" &&
-                    event.task_change().task().state() == v1::TASK_STATE_RUNNING &&
-                    event.task_change().task().approval().prompt() == "Ship v1 build?");
+    for (const v1::Task* task : ::taskboard::testing::TasksIn(event)) {
+      seen = seen || (task->task_id() == "ok" && task->state() == v1::TASK_STATE_RUNNING &&
+                      task->approval().prompt() == "Ship v1 build?");
+    }
   }
   EXPECT_TRUE(seen);
 }

@@ -23,7 +23,7 @@ TEST(BoardDriver, Deps_TasksStartWhenTheirDepsComplete) {
   run.Start();
   EXPECT_THAT(run.Ready(), ElementsAre("fetch"));
   EXPECT_EQ(run.Task("fetch").task().role(), "board_task");
-  EXPECT_EQ(run.Task("fetch").assignment().role(), "board_task");
+  EXPECT_EQ(run.Sent("fetch").role(), "board_task");
   run.Complete("fetch", "bug 12");
   EXPECT_THAT(run.Ready(), ElementsAre("fix", "test"));
   EXPECT_EQ(run.Prompt("fix"), "fix bug 12");

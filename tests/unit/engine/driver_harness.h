@@ -19,6 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "common/json.h"
 #include "gtest/gtest.h"
+#include "scheduler/engine/assignment_to_send.h"
 #include "scheduler/engine/run_state.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/taskflow_driver.h"
@@ -74,6 +75,10 @@ class DriverHarness {
   }
   bool HasTask(absl::string_view id) const { return state_->FindTask(id) != nullptr; }
   const std::string& Prompt(absl::string_view id) const { return Task(id).assignment().prompt(); }
+  // The assignment a worker would be sent for the task.
+  v1::Assignment Sent(absl::string_view id) const {
+    return AssignmentToSend(Task(id), state_->record());
+  }
 
   const store::PhaseRecord& Phase(absl::string_view id) const {
     for (const store::PhaseRecord& phase : state_->record().phases()) {

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/engine/engine.h"
@@ -516,8 +517,8 @@ namespace {
 
 // What a client sees of a board the moment SubmitRun returns: GetRun lists
 // every task, and WatchRun from seq 0 replays run_started, then one
-// task_change per task in id order (the commit writes the records in key
-// order, which differs: ids by length first).
+// tasks_created with every task in GetRun's order (the store's key order:
+// ids by length first), and no task_change.
 TEST(EngineRuns, Submit_Board_GetRunAndEventsShowEveryTaskAtOnce) {
   testing::EngineHarness h;
   const std::string run = h.Submit(R"({"name": "b", "kind": "board", "board": {"tasks": [
@@ -537,9 +538,21 @@ TEST(EngineRuns, Submit_Board_GetRunAndEventsShowEveryTaskAtOnce) {
   std::vector<std::string> seen;
   for (const v1::RunEvent& event : events) {
     if (event.has_run_started()) seen.push_back("run_started");
-    if (event.has_task_change()) seen.push_back(event.task_change().task().task_id());
+    if (event.has_task_change()) seen.push_back("task_change");
+    if (event.has_tasks_created()) seen.push_back("tasks_created");
+    for (const v1::Task& task : event.tasks_created().tasks()) {
+      seen.push_back(absl::StrCat(task.task_id(), " ", v1::TaskState_Name(task.state())));
+    }
   }
-  EXPECT_THAT(seen, ElementsAre("run_started", "t1", "t10", "t2"));
+  EXPECT_THAT(seen, ElementsAre("run_started", "tasks_created", "t1 TASK_STATE_READY",
+                                "t2 TASK_STATE_READY", "t10 TASK_STATE_READY"));
+  // The tasks as announced are the tasks as listed.
+  ASSERT_THAT(events, SizeIs(2));
+  ASSERT_EQ(events[1].tasks_created().tasks_size(), view.tasks_size());
+  for (int i = 0; i < view.tasks_size(); ++i) {
+    EXPECT_EQ(events[1].tasks_created().tasks(i).SerializeAsString(),
+              view.tasks(i).SerializeAsString());
+  }
   for (size_t i = 0; i < events.size(); ++i)
     EXPECT_EQ(events[i].seq(), static_cast<int64_t>(i + 1));
 }

@@ -34,9 +34,9 @@ TEST(TaskflowDriver, Chain_RunsInOrderAndInterpolatesPreviousOutput) {
   run.Complete("x", "old pond, frog");
   EXPECT_THAT(run.Ready(), ElementsAre("y"));
   EXPECT_EQ(run.Prompt("y"), "review: old pond, frog");
-  EXPECT_EQ(run.Task("y").assignment().agent(), "critic");
-  EXPECT_EQ(run.Task("y").assignment().run_id(), "run-1");
-  EXPECT_EQ(run.Task("y").assignment().root_run_id(), "run-1");
+  EXPECT_EQ(run.Sent("y").agent(), "critic");
+  EXPECT_EQ(run.Sent("y").run_id(), "run-1");
+  EXPECT_EQ(run.Sent("y").root_run_id(), "run-1");
   EXPECT_EQ(run.PhaseState("x"), v1::TASK_STATE_COMPLETED);
 
   run.Complete("y", "lovely");
@@ -250,8 +250,8 @@ TEST(TaskflowDriver, ParallelPhase_MergesBranchOutputsInInputOrder) {
         {"task": "left"}, {"task": "right", "agent": "critic"}]}]})");
   run.Start();
   EXPECT_THAT(run.Ready(), ElementsAre("p[0]", "p[1]"));
-  EXPECT_EQ(run.Task("p[0]").assignment().agent(), "coder");
-  EXPECT_EQ(run.Task("p[1]").assignment().agent(), "critic");
+  EXPECT_EQ(run.Sent("p[0]").agent(), "coder");
+  EXPECT_EQ(run.Sent("p[1]").agent(), "critic");
   EXPECT_EQ(run.Prompt("p[1]"), "right");
   run.Complete("p[1]", "R");
   run.Complete("p[0]", "L");
