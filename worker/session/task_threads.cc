@@ -77,6 +77,11 @@ void TaskThreads::Run(std::function<void()> task) {
   }
 }
 
+size_t TaskThreads::idle_threads() const {
+  absl::MutexLock lock(&mu_);
+  return idle_.size();
+}
+
 void TaskThreads::Loop(Slot* slot) {
   while (true) {
     std::function<void()> task;

@@ -39,6 +39,9 @@ class TaskThreads {
   // warm), or on a new one when none is idle. Never waits for a running task.
   void Run(std::function<void()> task);
 
+  // Threads waiting for a task (their previous one returned).
+  size_t idle_threads() const;
+
  private:
   struct Slot;
   void Loop(Slot* slot);
@@ -49,7 +52,7 @@ class TaskThreads {
 
   const size_t keep_idle_;
   const absl::Duration idle_timeout_;
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   // Idle threads, the most recently idle last.
   std::vector<Slot*> idle_ ABSL_GUARDED_BY(mu_);
   // Every live thread, idle or not.
