@@ -324,7 +324,6 @@ absl::Status Session::Run() {
     connection->context.TryCancel();
     connection.reset();
     if (closed) break;
-    if (options_.metrics != nullptr) options_.metrics->Reconnecting();
 
     const absl::Duration delay = backoff.Next(random);
     // gRPC and Abseil share their status code numbers.
@@ -388,7 +387,12 @@ bool Session::Unregister() {
   Locked lock(this);
   connection_ = nullptr;
   state_ = State::kDown;
-  if (options_.metrics != nullptr) options_.metrics->SetConnected(false);
+  if (options_.metrics != nullptr) {
+    options_.metrics->SetConnected(false);
+    // Counted with the state change, so whoever sees the worker not ready
+    // (/readyz) sees the reconnect it is making.
+    if (!closed_) options_.metrics->Reconnecting();
+  }
   for (auto& [lease_id, task] : tasks_) task->output.Clear();
   // Lookups and grant requests sent on this stream will never be answered.
   tool_caller_->OnStreamLost();
