@@ -33,14 +33,20 @@ class CancelToken {
 
   // An eventfd that is readable once cancelled, or -1 if the process ran out
   // of descriptors; callers that poll it must then also check cancelled()
-  // every few milliseconds.
-  int fd() const { return fd_; }
+  // every few milliseconds. Made by the first call: most agents never wait
+  // on it, and a descriptor made and closed per task was two system calls
+  // of every task's cost.
+  int fd() const;
 
  private:
-  const int fd_;
+  static constexpr int kNotMade = -2;
+
   std::atomic<bool> cancelled_{false};
   mutable absl::Mutex mu_;
   std::string reason_ ABSL_GUARDED_BY(mu_);
+  // kNotMade until fd() is first called; written under mu_, so Cancel and
+  // the first fd() agree on whether the descriptor still needs its signal.
+  mutable std::atomic<int> fd_{kNotMade};
 };
 
 }  // namespace taskboard::worker

@@ -22,6 +22,12 @@ void Outbox::Push(v1::ConnectRequest message) {
   queue_.push_back(std::move(message));
 }
 
+void Outbox::Push(std::vector<v1::ConnectRequest> messages) {
+  absl::MutexLock lock(&mu_);
+  if (closing_ || stopped_) return;
+  for (v1::ConnectRequest& message : messages) queue_.push_back(std::move(message));
+}
+
 void Outbox::AllowBatches() {
   absl::MutexLock lock(&mu_);
   batches_ = true;

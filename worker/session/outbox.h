@@ -9,6 +9,7 @@
 
 #include <deque>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -31,6 +32,10 @@ class Outbox {
   Outbox& operator=(const Outbox&) = delete;
 
   void Push(v1::ConnectRequest message);
+  // Queues `messages` in order at once: a writer that is waiting wakes once
+  // for all of them (and takes them as one batch), where a Push each would
+  // wake it at the first and have it contend with the pushes that follow.
+  void Push(std::vector<v1::ConnectRequest> messages);
 
   // From now on, messages queued behind a write in flight go out together in
   // one batch (common/stream_batch.h): the scheduler's Welcome said it reads

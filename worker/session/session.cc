@@ -55,9 +55,9 @@ LlmGrantsOptions LlmGrantsOptionsFor(const SessionOptions& options) {
 }
 
 // A finished run's label in taskboard_worker_tasks_total.
-TaskOutcome OutcomeOf(const AgentOutcome& outcome, bool returned, bool cancelled) {
+TaskOutcome OutcomeOf(bool succeeded, bool returned, bool cancelled) {
   if (returned) return TaskOutcome::kReturned;
-  if (outcome.success) return TaskOutcome::kSucceeded;
+  if (succeeded) return TaskOutcome::kSucceeded;
   return cancelled ? TaskOutcome::kCancelled : TaskOutcome::kFailed;
 }
 
@@ -78,10 +78,11 @@ struct Session::Connection {
 };
 
 struct Session::Task {
-  Task(v1::Assignment assignment, absl::Duration output_interval)
-      : assignment(std::move(assignment)), output(output_interval) {}
+  Task(v1::Assignment assignment, const Agent* agent, absl::Duration output_interval)
+      : assignment(std::move(assignment)), agent(agent), output(output_interval) {}
 
   const v1::Assignment assignment;
+  const Agent* const agent;
   // Where it works (TaskDirectory): its tools' paths are confined to it.
   std::filesystem::path directory;
   // TaskWorkspaces::Open made it (Close removes it); false for an agent
@@ -97,6 +98,37 @@ struct Session::Task {
   // Set when the drain grace period expired: report TaskReturned instead of
   // the agent's outcome.
   bool returned = false;
+};
+
+// A final report (TaskResult or TaskReturned): the message for the stream
+// and the copy the book keeps until its ack, made by whoever builds it (a
+// task thread does so before it takes mu_).
+struct Session::Report {
+  explicit Report(v1::ConnectRequest message) : kept(message), sent(std::move(message)) {}
+
+  v1::ConnectRequest kept;
+  v1::ConnectRequest sent;
+};
+
+// A hold of mu_ that, as it ends, sends what the section queued with
+// SendLocked in one Outbox push: the writer wakes once per section (a task's
+// result and credit, a batch's TaskStarted messages), not once per message,
+// and order across threads stays the order of the sections.
+class ABSL_SCOPED_LOCKABLE Session::Locked {
+ public:
+  explicit Locked(Session* session) ABSL_EXCLUSIVE_LOCK_FUNCTION(session->mu_) : session_(session) {
+    session_->mu_.Lock();
+  }
+  // The analysis cannot see that mu_ is held here (it is, from the constructor).
+  ~Locked() ABSL_UNLOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    session_->FlushLocked();
+    session_->mu_.Unlock();
+  }
+  Locked(const Locked&) = delete;
+  Locked& operator=(const Locked&) = delete;
+
+ private:
+  Session* const session_;
 };
 
 class Session::TaskContext : public AgentContext {
@@ -190,7 +222,7 @@ Session::Session(SessionOptions options, const AgentRegistry& agents)
                       std::max(options_.prefetch, options_.max_prefetch)),
       heartbeat_interval_(options_.heartbeat_interval),
       task_threads_(static_cast<size_t>(std::max(options_.slots, 1))) {
-  absl::MutexLock lock(&mu_);
+  Locked lock(this);
   UpdateSlotMetricsLocked();
   if (options_.metrics != nullptr) options_.metrics->SetConnected(false);
 }
@@ -202,7 +234,7 @@ Json Session::LogFields() const {
 }
 
 absl::Status Session::Readiness() const {
-  absl::MutexLock lock(&mu_);
+  absl::MutexLock lock(&mu_);  // sends nothing
   if (state_ == State::kReady) return absl::OkStatus();
   const char* state = "disconnected";
   if (closed_) {
@@ -225,7 +257,7 @@ void Session::UpdateSlotMetricsLocked() {
 }
 
 std::string Session::tool_socket_path() const {
-  absl::MutexLock lock(&mu_);
+  absl::MutexLock lock(&mu_);  // sends nothing
   return tool_socket_ != nullptr ? tool_socket_->path() : "";
 }
 
@@ -241,7 +273,7 @@ absl::Status Session::Run() {
         .Fields(LogFields())
         .With("socket", (*socket)->path())
         .With("tools", options_.tools->Names());
-    absl::MutexLock lock(&mu_);
+    Locked lock(this);
     tool_socket_ = *std::move(socket);
   }
   grpc::ChannelArguments args;
@@ -292,7 +324,6 @@ absl::Status Session::Run() {
     connection->context.TryCancel();
     connection.reset();
     if (closed) break;
-    if (options_.metrics != nullptr) options_.metrics->Reconnecting();
 
     const absl::Duration delay = backoff.Next(random);
     // gRPC and Abseil share their status code numbers.
@@ -302,20 +333,20 @@ absl::Status Session::Run() {
                                     status.error_message()))
         .With("retry_in_ms", absl::ToInt64Milliseconds(delay))
         .With("attempt", backoff.failures());
-    absl::MutexLock lock(&mu_);
+    Locked lock(this);
     mu_.AwaitWithTimeout(absl::Condition(&closed_), delay);
     if (closed_) break;
   }
 
   {
-    absl::MutexLock lock(&mu_);
+    Locked lock(this);
     stop_ticker_ = true;
     ticker_cv_.Signal();
   }
   ticker.join();
   std::unique_ptr<ToolSocketServer> socket;
   {
-    absl::MutexLock lock(&mu_);
+    Locked lock(this);
     socket = std::move(tool_socket_);
   }
   socket.reset();  // joins its threads: not under mu_
@@ -324,7 +355,7 @@ absl::Status Session::Run() {
 }
 
 bool Session::Register(Connection* connection) {
-  absl::MutexLock lock(&mu_);
+  Locked lock(this);
   if (closed_) return false;
   connection_ = connection;
   state_ = State::kConnecting;
@@ -332,7 +363,7 @@ bool Session::Register(Connection* connection) {
 }
 
 void Session::StartHandshake(Connection* connection) {
-  absl::MutexLock lock(&mu_);
+  Locked lock(this);
   connection->outbox = std::make_unique<Outbox>(connection->stream.get());
   if (closed_) {
     // Drained while connecting: no Hello; the cancelled call ends at once.
@@ -343,9 +374,9 @@ void Session::StartHandshake(Connection* connection) {
   // Hello and the credits that follow are sequenced under mu_: a slot that
   // frees before this point is counted in Hello.slots, one that frees after
   // it is a Credits message behind Hello in the outbox.
-  connection->outbox->Push(HelloLocked());
+  SendLocked(HelloLocked());
   if (draining_) {
-    connection->outbox->Push(DrainingRequest(
+    SendLocked(DrainingRequest(
         std::max<int64_t>(0, absl::ToInt64Milliseconds(drain_deadline_ - absl::Now()))));
   }
   next_heartbeat_ = absl::Now() + heartbeat_interval_;
@@ -353,10 +384,15 @@ void Session::StartHandshake(Connection* connection) {
 }
 
 bool Session::Unregister() {
-  absl::MutexLock lock(&mu_);
+  Locked lock(this);
   connection_ = nullptr;
   state_ = State::kDown;
-  if (options_.metrics != nullptr) options_.metrics->SetConnected(false);
+  if (options_.metrics != nullptr) {
+    options_.metrics->SetConnected(false);
+    // Counted with the state change, so whoever sees the worker not ready
+    // (/readyz) sees the reconnect it is making.
+    if (!closed_) options_.metrics->Reconnecting();
+  }
   for (auto& [lease_id, task] : tasks_) task->output.Clear();
   // Lookups and grant requests sent on this stream will never be answered.
   tool_caller_->OnStreamLost();
@@ -381,15 +417,22 @@ v1::ConnectRequest Session::HelloLocked() const {
   return message;
 }
 
-void Session::Handle(const v1::ConnectResponse& response, Backoff& backoff) {
+void Session::Handle(v1::ConnectResponse& response, Backoff& backoff) {
   switch (response.msg_case()) {
     case v1::ConnectResponse::kWelcome:
       OnWelcome(response.welcome());
       backoff.Reset();
       break;
     case v1::ConnectResponse::kAssignment:
-      OnAssignment(response.assignment());
+    case v1::ConnectResponse::kResultAck: {
+      std::vector<Task*> started;
+      {
+        Locked lock(this);
+        HandleRoutineLocked(response, started);
+      }
+      Launch(started);
       break;
+    }
     case v1::ConnectResponse::kCancel:
       OnCancel(response.cancel());
       break;
@@ -398,9 +441,6 @@ void Session::Handle(const v1::ConnectResponse& response, Backoff& backoff) {
                                             : options_.drain_grace,
             response.drain().reason().empty() ? "scheduler asked" : response.drain().reason());
       break;
-    case v1::ConnectResponse::kResultAck:
-      OnResultAck(response.result_ack());
-      break;
     case v1::ConnectResponse::kToolDecision:
       tool_caller_->OnDecision(response.tool_decision());
       break;
@@ -408,19 +448,52 @@ void Session::Handle(const v1::ConnectResponse& response, Backoff& backoff) {
       llm_grants_->OnGrant(response.llm_grant());  // not under mu_: it may send
       break;
     case v1::ConnectResponse::kBatch:
-      // In order, as if written one by one; a nested batch is a scheduler
-      // bug and is skipped rather than recursed into.
-      for (const v1::ConnectResponse& inner : response.batch().messages()) {
-        if (!inner.has_batch()) Handle(inner, backoff);
-      }
+      HandleBatch(*response.mutable_batch()->mutable_messages(), backoff);
       break;
     case v1::ConnectResponse::MSG_NOT_SET:
       break;
   }
 }
 
+void Session::HandleBatch(google::protobuf::RepeatedPtrField<v1::ConnectResponse>& messages,
+                          Backoff& backoff) {
+  // In order, as if written one by one; a nested batch is a scheduler bug
+  // and is skipped rather than recursed into. Assignments and acks, most of
+  // a busy stream, are handled a run at a time under one hold of mu_: one
+  // push of the TaskStarted messages, and their threads started after it.
+  int next = 0;
+  while (next < messages.size()) {
+    v1::ConnectResponse& message = *messages.Mutable(next);
+    if (!message.has_assignment() && !message.has_result_ack()) {
+      if (!message.has_batch()) Handle(message, backoff);
+      ++next;
+      continue;
+    }
+    std::vector<Task*> started;
+    {
+      Locked lock(this);
+      while (next < messages.size() && HandleRoutineLocked(*messages.Mutable(next), started)) {
+        ++next;
+      }
+    }
+    Launch(started);
+  }
+}
+
+bool Session::HandleRoutineLocked(v1::ConnectResponse& message, std::vector<Task*>& started) {
+  if (message.has_assignment()) {
+    OnAssignmentLocked(std::move(*message.mutable_assignment()), started);
+    return true;
+  }
+  if (message.has_result_ack()) {
+    OnResultAckLocked(message.result_ack());
+    return true;
+  }
+  return false;
+}
+
 void Session::OnWelcome(const v1::Welcome& welcome) {
-  absl::MutexLock lock(&mu_);
+  Locked lock(this);
   if (state_ != State::kHandshaking) return;
   state_ = State::kReady;
   if (welcome.accepts_batches()) connection_->outbox->AllowBatches();
@@ -485,8 +558,7 @@ void Session::OnWelcome(const v1::Welcome& welcome) {
   ticker_cv_.Signal();
 }
 
-void Session::OnAssignment(const v1::Assignment& assignment) {
-  absl::MutexLock lock(&mu_);
+void Session::OnAssignmentLocked(v1::Assignment assignment, std::vector<Task*>& started) {
   if (draining_) {
     SendLocked(TaskReturnedRequest(assignment, kDrainingReason));
     return;
@@ -497,14 +569,14 @@ void Session::OnAssignment(const v1::Assignment& assignment) {
     return;
   }
   if (!queued_.empty() || tasks_.size() >= static_cast<size_t>(options_.slots)) {
-    queued_.push_back(assignment);  // starts when a slot frees, in arrival order
+    queued_.push_back(std::move(assignment));  // starts when a slot frees, in arrival order
     UpdateSlotMetricsLocked();
     return;
   }
-  StartLocked(assignment);
+  StartLocked(std::move(assignment), started);
 }
 
-void Session::StartLocked(const v1::Assignment& assignment) {
+void Session::StartLocked(v1::Assignment assignment, std::vector<Task*>& started) {
   absl::StatusOr<const Agent*> agent = agents_.Find(assignment.agent());
   if (!agent.ok()) {
     FailBeforeStartLocked(assignment, agent.status());
@@ -523,35 +595,38 @@ void Session::StartLocked(const v1::Assignment& assignment) {
     return;
   }
   UpdateSlotMetricsLocked();
-  const bool announced = state_ == State::kHandshaking || state_ == State::kReady;
-  SendLocked(TaskStartedRequest(assignment));
-  log::Debug("task started")
-      .With("worker_id", options_.worker_id)
-      .With("run_id", assignment.run_id())
-      .With("task_id", assignment.task_id())
-      .With("agent", assignment.agent())
-      .With("attempt", assignment.attempt())
-      .With("lease_id", assignment.lease_id());
-  auto task = std::make_unique<Task>(assignment, options_.output_interval);
+  auto task = std::make_unique<Task>(std::move(assignment), *agent, options_.output_interval);
+  const v1::Assignment& started_assignment = task->assignment;
   task->directory = *std::move(directory);
   task->opened_directory = opens_directory;
-  task->announced = announced;
-  Task* raw = task.get();
-  // The task cannot finish before it is stored: OnTaskFinished needs mu_.
-  task_threads_.Run([this, raw, agent = *agent] { RunTask(raw, agent); });
-  tasks_.emplace(assignment.lease_id(), std::move(task));
+  task->announced = state_ == State::kHandshaking || state_ == State::kReady;
+  SendLocked(TaskStartedRequest(started_assignment));
+  log::Debug("task started")
+      .With("worker_id", options_.worker_id)
+      .With("run_id", started_assignment.run_id())
+      .With("task_id", started_assignment.task_id())
+      .With("agent", started_assignment.agent())
+      .With("attempt", started_assignment.attempt())
+      .With("lease_id", started_assignment.lease_id());
+  started.push_back(task.get());
+  const std::string& lease_id = started_assignment.lease_id();
+  tasks_.emplace(lease_id, std::move(task));
 }
 
-void Session::StartQueuedLocked() {
+void Session::StartQueuedLocked(std::vector<Task*>& started) {
   // Draining too: queued assignments are this worker's, like running ones,
   // and run within the grace period (what is still queued when it expires
   // is handed back).
   while (!grace_expired_ && !queued_.empty() &&
          tasks_.size() < static_cast<size_t>(options_.slots)) {
-    const v1::Assignment assignment = std::move(queued_.front());
+    v1::Assignment assignment = std::move(queued_.front());
     queued_.pop_front();
-    StartLocked(assignment);
+    StartLocked(std::move(assignment), started);
   }
+}
+
+void Session::Launch(const std::vector<Task*>& started) {
+  for (Task* task : started) task_threads_.Run([this, task] { RunTasks(task); });
 }
 
 std::optional<v1::Assignment> Session::TakeQueuedLocked(absl::string_view lease_id,
@@ -566,7 +641,7 @@ std::optional<v1::Assignment> Session::TakeQueuedLocked(absl::string_view lease_
 }
 
 void Session::EndQueuedLocked(const v1::Assignment& assignment, v1::ConnectRequest report) {
-  ReportLocked(assignment.lease_id(), std::move(report));
+  ReportLocked(assignment.lease_id(), Report(std::move(report)));
   FreeSlotLocked();
 }
 
@@ -577,12 +652,12 @@ void Session::FailBeforeStartLocked(const v1::Assignment& assignment, const absl
   if (options_.metrics != nullptr) {
     options_.metrics->TaskFinished(assignment.agent(), TaskOutcome::kFailed, absl::ZeroDuration());
   }
-  ReportLocked(assignment.lease_id(), TaskResultRequest(assignment, std::move(outcome)));
+  ReportLocked(assignment.lease_id(), Report(TaskResultRequest(assignment, std::move(outcome))));
   FreeSlotLocked();
 }
 
 void Session::OnCancel(const v1::Cancel& cancel) {
-  absl::MutexLock lock(&mu_);
+  Locked lock(this);
   const std::string reason =
       cancel.reason().empty() ? "cancelled by the scheduler" : cancel.reason();
   if (std::optional<v1::Assignment> queued =
@@ -602,8 +677,7 @@ void Session::OnCancel(const v1::Cancel& cancel) {
   it->second->cancel.Cancel(reason);
 }
 
-void Session::OnResultAck(const v1::ResultAck& ack) {
-  absl::MutexLock lock(&mu_);
+void Session::OnResultAckLocked(const v1::ResultAck& ack) {
   book_.Ack(ack.lease_id());
   prefetch_sizer_.ResultAcked(ack.lease_id(), absl::Now());
   // The result came after its observations on the same stream: they are in.
@@ -615,11 +689,14 @@ void Session::OnResultAck(const v1::ResultAck& ack) {
         .With("lease_id", ack.lease_id())
         .With("reason", ack.reason());
   }
-  ticker_cv_.Signal();
+  // Only a drain waits for acks (the stream closes once all are in); the
+  // ticker has nothing else to do with one, and waking it per task cost a
+  // context switch and a turn on mu_.
+  if (draining_) ticker_cv_.Signal();
 }
 
 void Session::Drain(absl::Duration grace, std::string reason) {
-  absl::MutexLock lock(&mu_);
+  Locked lock(this);
   const absl::Time deadline = absl::Now() + std::max(grace, absl::ZeroDuration());
   if (draining_) {
     drain_deadline_ = std::min(drain_deadline_, deadline);
@@ -637,32 +714,34 @@ void Session::Drain(absl::Duration grace, std::string reason) {
   ticker_cv_.Signal();
 }
 
-void Session::RunTask(Task* task, const Agent* agent) {
-  AgentOutcome outcome;
-  {
-    TaskContext context(this, task, agent);
-    outcome = agent->Run(task->assignment, context);
-  }  // the context ends the task's tool calls before its result is reported
-  if (task->opened_directory) options_.workspaces.Close(task->assignment);
-  OnTaskFinished(*task, std::move(outcome));
+void Session::RunTasks(Task* task) {
+  while (task != nullptr) {
+    AgentOutcome outcome;
+    {
+      TaskContext context(this, task, task->agent);
+      outcome = task->agent->Run(task->assignment, context);
+    }  // the context ends the task's tool calls before its result is reported
+    if (task->opened_directory) options_.workspaces.Close(task->assignment);
+    task = OnTaskFinished(task, std::move(outcome));
+  }
 }
 
 bool Session::SendToolLookup(v1::ConnectRequest lookup) {
-  absl::MutexLock lock(&mu_);
+  Locked lock(this);
   if (state_ != State::kHandshaking && state_ != State::kReady) return false;
   SendLocked(std::move(lookup));
   return true;
 }
 
 bool Session::SendToWelcomedStream(v1::ConnectRequest message) {
-  absl::MutexLock lock(&mu_);
+  Locked lock(this);
   if (state_ != State::kReady) return false;
   SendLocked(std::move(message));
   return true;
 }
 
 void Session::SendToolObservation(v1::ConnectRequest observation) {
-  absl::MutexLock lock(&mu_);
+  Locked lock(this);
   if (state_ == State::kHandshaking || state_ == State::kReady) {
     SendObservationLocked(observation);
     return;
@@ -685,7 +764,7 @@ void Session::SendObservationLocked(const v1::ConnectRequest& observation) {
 }
 
 void Session::OnOutput(Task& task, absl::string_view delta) {
-  absl::MutexLock lock(&mu_);
+  Locked lock(this);
   if (state_ != State::kReady) return;  // live output is not kept for a stream to come
   task.output.Append(delta);
   if (absl::optional<std::string> text = task.output.Take(absl::Now())) {
@@ -695,13 +774,45 @@ void Session::OnOutput(Task& task, absl::string_view delta) {
   }
 }
 
-void Session::OnTaskFinished(Task& task, AgentOutcome outcome) {
-  absl::MutexLock lock(&mu_);
-  const v1::Assignment& assignment = task.assignment;
-  if (absl::optional<std::string> text = task.output.TakeAll(); text && state_ == State::kReady) {
-    SendLocked(OutputDeltaRequest(assignment, *std::move(text)));
+Session::Task* Session::OnTaskFinished(Task* task, AgentOutcome outcome) {
+  const v1::Assignment& assignment = task->assignment;
+  const absl::Duration duration = absl::Now() - task->started;
+  const bool succeeded = outcome.success;
+  const int64_t input_tokens = outcome.usage.input_tokens();
+  const int64_t output_tokens = outcome.usage.output_tokens();
+  const double cost_usd = outcome.usage.cost_usd();
+  const std::string error = outcome.error;
+  // Built before taking mu_, which the reader and the other task threads
+  // wait for: the report of the agent's outcome (unless the grace period
+  // expired meanwhile: then it is a TaskReturned) and the copy the book
+  // keeps until its ack.
+  Report result(TaskResultRequest(assignment, std::move(outcome)));
+  std::unique_ptr<Task> finished;
+  std::vector<Task*> started;
+  TaskOutcome ended;
+  {
+    Locked lock(this);
+    if (absl::optional<std::string> text = task->output.TakeAll();
+        text && state_ == State::kReady) {
+      SendLocked(OutputDeltaRequest(assignment, *std::move(text)));
+    }
+    ended = OutcomeOf(succeeded, task->returned, task->cancel.cancelled());
+    if (!task->returned) prefetch_sizer_.TaskRan(duration);
+    if (options_.metrics != nullptr) {
+      // Before the result goes out: whoever reads the result sees it counted.
+      options_.metrics->TaskFinished(assignment.agent(), ended, duration);
+      options_.metrics->LlmUsage(assignment.agent(), input_tokens, output_tokens, cost_usd);
+    }
+    ReportLocked(assignment.lease_id(),
+                 task->returned ? Report(TaskReturnedRequest(assignment, kGraceExpiredReason))
+                                : std::move(result));
+    FreeSlotLocked();
+    auto entry = tasks_.find(assignment.lease_id());
+    finished = std::move(entry->second);
+    tasks_.erase(entry);
+    StartQueuedLocked(started);
+    if (draining_) ticker_cv_.Signal();  // as for an ack: a drain waits for the last task
   }
-  const TaskOutcome ended = OutcomeOf(outcome, task.returned, task.cancel.cancelled());
   log::Debug("task finished")
       .With("worker_id", options_.worker_id)
       .With("run_id", assignment.run_id())
@@ -709,29 +820,25 @@ void Session::OnTaskFinished(Task& task, AgentOutcome outcome) {
       .With("agent", assignment.agent())
       .With("attempt", assignment.attempt())
       .With("outcome", TaskOutcomeName(ended))
-      .With("duration_ms", absl::ToInt64Milliseconds(absl::Now() - task.started))
-      .WithNonEmpty("error", outcome.error);
-  if (!task.returned) prefetch_sizer_.TaskRan(absl::Now() - task.started);
-  if (options_.metrics != nullptr) {
-    options_.metrics->TaskFinished(assignment.agent(), ended, absl::Now() - task.started);
-    options_.metrics->LlmUsage(assignment.agent(), outcome.usage.input_tokens(),
-                               outcome.usage.output_tokens(), outcome.usage.cost_usd());
+      .With("duration_ms", absl::ToInt64Milliseconds(duration))
+      .WithNonEmpty("error", error);
+  // The slot this task freed goes to the first queued assignment, on this
+  // thread: it is free now, and the hand-off to another would cost a wake-up.
+  Task* next = nullptr;
+  if (!started.empty()) {
+    next = started.front();
+    started.erase(started.begin());
   }
-  ReportLocked(assignment.lease_id(), task.returned
-                                          ? TaskReturnedRequest(assignment, kGraceExpiredReason)
-                                          : TaskResultRequest(assignment, std::move(outcome)));
-  FreeSlotLocked();
-  tasks_.erase(assignment.lease_id());  // destroys `task`
-  StartQueuedLocked();
-  ticker_cv_.Signal();
+  Launch(started);
+  return next;  // `finished` (this task) goes out of mu_
 }
 
-void Session::ReportLocked(const std::string& lease_id, v1::ConnectRequest report) {
+void Session::ReportLocked(const std::string& lease_id, Report report) {
   // Nothing to report for a revoked lease. Before READY the report waits for
   // the Welcome, which sends every unacked report whose lease survived.
-  if (book_.Finish(lease_id, report) && state_ == State::kReady) {
+  if (book_.Finish(lease_id, std::move(report.kept)) && state_ == State::kReady) {
     prefetch_sizer_.ResultSent(lease_id, absl::Now());
-    SendLocked(std::move(report));
+    SendLocked(std::move(report.sent));
   }
 }
 
@@ -754,14 +861,24 @@ void Session::FreeSlotLocked() {
 
 void Session::SendLocked(v1::ConnectRequest message) {
   if (state_ == State::kHandshaking || state_ == State::kReady) {
-    connection_->outbox->Push(std::move(message));
+    unsent_.push_back(std::move(message));
   }
 }
 
+void Session::FlushLocked() {
+  if (unsent_.empty()) return;
+  // A section that queued messages kept the stream it queued them for.
+  if (connection_ != nullptr && connection_->outbox != nullptr) {
+    connection_->outbox->Push(std::move(unsent_));
+  }
+  unsent_.clear();
+}
+
 void Session::TickerLoop() {
-  absl::MutexLock lock(&mu_);
+  Locked lock(this);
   while (!stop_ticker_) {
     const absl::Time wake = TickLocked(absl::Now());
+    FlushLocked();  // the wait releases mu_
     ticker_cv_.WaitWithDeadline(&mu_, wake);
   }
 }
@@ -826,6 +943,7 @@ void Session::CloseLocked(absl::Time now) {
   close_deadline_ = now + kCloseWait;
   if (connection_ == nullptr) return;  // Run wakes from its backoff wait
   if (connection_->outbox != nullptr) {
+    FlushLocked();                 // what this section sent goes before the close
     connection_->outbox->Close();  // writes what is queued, then WritesDone
   } else {
     connection_->context.TryCancel();  // still connecting

@@ -48,11 +48,14 @@
 //
 // Threads: Run's caller reads the stream and reconnects; an Outbox thread per
 // stream writes; a ticker thread sends heartbeats and coalesced output and
-// watches the drain deadline; each running task has its own thread, reused
-// for the next task once it ends (TaskThreads); the tool
-// socket has its own threads (a queued assignment has none until it starts). All state is guarded
-// by mu_, which is never held across a blocking call (ToolCaller's and LlmGrants' locks may be
-// taken under it).
+// watches the drain deadline (it is woken for a drain, not per task); each
+// running task has its own thread, reused for the next task once it ends
+// (TaskThreads), and a thread whose task ended runs the queued assignment
+// its slot starts; the tool socket has its own threads (a queued assignment
+// has none until it starts). All state is guarded by mu_, which is never
+// held across a blocking call (ToolCaller's and LlmGrants' locks may be
+// taken under it) nor while a task thread is started, and task threads
+// build their reports before taking it.
 
 #include <deque>
 #include <filesystem>
@@ -166,24 +169,43 @@ class Session {
   enum class State { kDown, kConnecting, kHandshaking, kReady };
   struct Connection;
   struct Task;
+  struct Report;
+  class Locked;
   class TaskContext;
   class Link;
 
   // Run's steps.
   bool Register(Connection* connection);
   void StartHandshake(Connection* connection);
-  void Handle(const v1::ConnectResponse& response, Backoff& backoff);
+  // Handles one message the scheduler sent (mutable: an assignment is moved
+  // into its task, not copied).
+  void Handle(v1::ConnectResponse& response, Backoff& backoff);
+  void HandleBatch(google::protobuf::RepeatedPtrField<v1::ConnectResponse>& messages,
+                   Backoff& backoff);
+  // An assignment or a ResultAck: handles it and returns true; false for
+  // any other message (left alone).
+  bool HandleRoutineLocked(v1::ConnectResponse& message, std::vector<Task*>& started)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Unregister();
 
   // What the scheduler says.
   void OnWelcome(const v1::Welcome& welcome);
-  void OnAssignment(const v1::Assignment& assignment);
-  // Runs an assignment that holds a place in the book on a new task thread
-  // (or fails it, when its agent or directory is not there).
-  void StartLocked(const v1::Assignment& assignment) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Starts the assignment (appending it to `started`, for Launch), queues
+  // it, or hands it back.
+  void OnAssignmentLocked(v1::Assignment assignment, std::vector<Task*>& started)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Starts an assignment that holds a place in the book: stores its Task and
+  // appends it to `started`, whose threads the caller starts with Launch
+  // once it released mu_ (or fails it, when its agent or directory is not
+  // there).
+  void StartLocked(v1::Assignment assignment, std::vector<Task*>& started)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Starts queued assignments while slots are free (until a drain's grace
-  // period expires).
-  void StartQueuedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // period expires), as StartLocked.
+  void StartQueuedLocked(std::vector<Task*>& started) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs each started task on a task thread of its own. Not under mu_: a
+  // task that ends at once would wait for it behind the thread starting it.
+  void Launch(const std::vector<Task*>& started) ABSL_LOCKS_EXCLUDED(mu_);
   // Removes the queued assignment holding `lease_id` (and, unless null, of
   // `*task_id`) from the queue; nullopt when none is queued.
   std::optional<v1::Assignment> TakeQueuedLocked(absl::string_view lease_id,
@@ -198,7 +220,7 @@ class Session {
   // workspace root) as failed with `why`, and frees its slot.
   void FailBeforeStartLocked(const v1::Assignment& assignment, const absl::Status& why)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void OnResultAck(const v1::ResultAck& ack);
+  void OnResultAckLocked(const v1::ResultAck& ack) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // The ToolCaller's and LlmGrants' way out (Link).
   bool SendToolLookup(v1::ConnectRequest lookup);
@@ -210,23 +232,29 @@ class Session {
   void SendObservationLocked(const v1::ConnectRequest& observation)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // Task threads.
-  void RunTask(Task* task, const Agent* agent);
+  // Task threads. RunTasks runs `task`, then, as long as each task that ends
+  // starts a queued one, that one: a task thread whose task ended is free,
+  // and handing the next task to another thread would cost a wake-up.
+  void RunTasks(Task* task);
   void OnOutput(Task& task, absl::string_view delta);
-  void OnTaskFinished(Task& task, AgentOutcome outcome);
+  // Reports the task, frees its slot and forgets it; returns the queued task
+  // that the freed slot started, for this thread to run (null: none).
+  Task* OnTaskFinished(Task* task, AgentOutcome outcome) ABSL_LOCKS_EXCLUDED(mu_);
 
   // The ticker thread.
   void TickerLoop();
   absl::Time TickLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void CloseLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // Queues a message on the current stream, if there is one past Hello.
+  // Queues a message for the current stream, if there is one past Hello; it
+  // goes to the Outbox with the rest of the section's when mu_ is released
+  // (Locked) or FlushLocked is called.
   void SendLocked(v1::ConnectRequest message) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Credits{1} for a freed slot, unless draining.
   void FreeSlotLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The final report: on the stream when READY, and kept until acked.
-  void ReportLocked(const std::string& lease_id, v1::ConnectRequest report)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReportLocked(const std::string& lease_id, Report report) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   v1::ConnectRequest HelloLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Publishes the slot gauges (no-op without metrics).
   void UpdateSlotMetricsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -264,6 +292,8 @@ class Session {
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time close_deadline_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   bool stop_ticker_ ABSL_GUARDED_BY(mu_) = false;
+  // What SendLocked queued in the current hold of mu_; empty between holds.
+  std::vector<v1::ConnectRequest> unsent_ ABSL_GUARDED_BY(mu_);
   // Observations made while no stream was up, for the next one.
   // Observations made while no stream was up, sent after the next Welcome.
   std::deque<v1::ConnectRequest> kept_observations_ ABSL_GUARDED_BY(mu_);

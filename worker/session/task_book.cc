@@ -20,17 +20,11 @@ bool TaskBook::Finish(const std::string& lease_id, v1::ConnectRequest report) {
   }
   std::string task_id = std::move(it->second.task_id);
   running_.erase(it);
-  unacked_.push_back({lease_id, std::move(task_id), std::move(report)});
+  unacked_.insert_or_assign(lease_id, Unacked{finished_++, std::move(task_id), std::move(report)});
   return true;
 }
 
-bool TaskBook::Ack(const std::string& lease_id) {
-  auto it = std::find_if(unacked_.begin(), unacked_.end(),
-                         [&lease_id](const Unacked& entry) { return entry.lease_id == lease_id; });
-  if (it == unacked_.end()) return false;
-  unacked_.erase(it);
-  return true;
-}
+bool TaskBook::Ack(const std::string& lease_id) { return unacked_.erase(lease_id) > 0; }
 
 std::vector<std::string> TaskBook::Revoke(const std::vector<std::string>& lease_ids) {
   std::vector<std::string> to_cancel;
@@ -53,10 +47,10 @@ std::vector<v1::HeldTask> TaskBook::Held() const {
     entry.set_task_id(task.task_id);
     entry.set_lease_id(lease_id);
   }
-  for (const Unacked& unacked : unacked_) {
+  for (const auto& [lease_id, unacked] : unacked_) {
     v1::HeldTask& entry = held.emplace_back();
     entry.set_task_id(unacked.task_id);
-    entry.set_lease_id(unacked.lease_id);
+    entry.set_lease_id(lease_id);
   }
   std::sort(held.begin(), held.end(), [](const v1::HeldTask& a, const v1::HeldTask& b) {
     return a.lease_id() < b.lease_id();
@@ -69,14 +63,20 @@ std::vector<std::string> TaskBook::HeldLeases() const {
   for (const auto& [lease_id, task] : running_) {
     if (!task.revoked) leases.push_back(lease_id);
   }
-  for (const Unacked& unacked : unacked_) leases.push_back(unacked.lease_id);
+  for (const auto& [lease_id, unacked] : unacked_) leases.push_back(lease_id);
   std::sort(leases.begin(), leases.end());
   return leases;
 }
 
 std::vector<v1::ConnectRequest> TaskBook::UnackedReports() const {
+  std::vector<const Unacked*> oldest_first;
+  oldest_first.reserve(unacked_.size());
+  for (const auto& [lease_id, unacked] : unacked_) oldest_first.push_back(&unacked);
+  std::sort(oldest_first.begin(), oldest_first.end(),
+            [](const Unacked* a, const Unacked* b) { return a->finished < b->finished; });
   std::vector<v1::ConnectRequest> reports;
-  for (const Unacked& unacked : unacked_) reports.push_back(unacked.report);
+  reports.reserve(oldest_first.size());
+  for (const Unacked* unacked : oldest_first) reports.push_back(unacked->report);
   return reports;
 }
 

@@ -14,6 +14,7 @@
 //                       |                                  |
 //                     Revoke --> revoked --Finish--> gone  +--Revoke--> gone
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,16 +69,18 @@ class TaskBook {
   };
 
   struct Unacked {
-    std::string lease_id;
+    uint64_t finished;  // finish order
     std::string task_id;
     v1::ConnectRequest report;
   };
 
   int slots_;
   absl::flat_hash_map<std::string, Running> running_;
-  // In finish order; a handful at most (a slot's worth while connected;
-  // what finished while disconnected otherwise), so linear search is fine.
-  std::vector<Unacked> unacked_;
+  // By lease id: every task's ack finds its report at once (a busy worker
+  // holds a slot's and a prefetch queue's worth, hundreds, and a scan per ack
+  // was a visible share of its CPU per task).
+  absl::flat_hash_map<std::string, Unacked> unacked_;
+  uint64_t finished_ = 0;
 };
 
 }  // namespace taskboard::worker

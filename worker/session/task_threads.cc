@@ -5,13 +5,19 @@
 
 namespace taskboard::worker {
 
-// Fields are guarded by the pool's mu_.
 struct TaskThreads::Slot {
-  std::function<void()> task;  // handed over by Run while the thread is idle
-  bool stop = false;           // the pool is being destroyed
+  // Only this slot's thread waits on `mu` (for a task or the stop), so the
+  // unlock that hands it a task evaluates one condition and wakes one thread.
+  // A pool-wide mutex with a condition per thread made every hand-off, and
+  // every thread going idle, evaluate the conditions of all idle threads.
+  absl::Mutex mu;
+  std::function<void()> task ABSL_GUARDED_BY(mu);
+  bool stop ABSL_GUARDED_BY(mu) = false;  // the pool is being destroyed
+  // In the pool's idle_ (guarded by the pool's mu_).
+  bool idle = false;
   std::thread thread;
 
-  static bool Woken(Slot* slot) { return slot->task != nullptr || slot->stop; }
+  bool Woken() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return task != nullptr || stop; }
 };
 
 TaskThreads::TaskThreads(size_t keep_idle, absl::Duration idle_timeout)
@@ -21,7 +27,7 @@ TaskThreads::~TaskThreads() {
   std::vector<Slot*> slots;
   {
     absl::MutexLock lock(&mu_);
-    for (Slot* slot : all_) slot->stop = true;
+    stopping_ = true;
     slots = std::move(all_);
     slots.insert(slots.end(), exited_.begin(), exited_.end());
     all_.clear();
@@ -29,57 +35,87 @@ TaskThreads::~TaskThreads() {
     idle_.clear();
   }
   for (Slot* slot : slots) {
-    slot->thread.join();
+    {
+      absl::MutexLock lock(&slot->mu);
+      slot->stop = true;
+    }
+    slot->thread.join();  // after its task, if one is running
     delete slot;
   }
 }
 
 void TaskThreads::Run(std::function<void()> task) {
+  Slot* slot = nullptr;
   std::vector<Slot*> exited;
   {
     absl::MutexLock lock(&mu_);
     exited.swap(exited_);
     if (!idle_.empty()) {
-      Slot* slot = idle_.back();  // the most recently used: its stack is warm
+      slot = idle_.back();  // the most recently used: its stack is warm
       idle_.pop_back();
-      slot->task = std::move(task);
+      slot->idle = false;
     } else {
-      auto* slot = new Slot;
-      slot->task = std::move(task);
-      all_.push_back(slot);
-      // Loop takes mu_ first, so it sees `thread` set.
-      slot->thread = std::thread([this, slot] { Loop(slot); });
+      auto* fresh = new Slot;
+      {
+        absl::MutexLock slot_lock(&fresh->mu);
+        fresh->task = std::move(task);
+      }
+      all_.push_back(fresh);
+      // Under mu_, so an exit (Retire) and the join that follows see
+      // `thread` set.
+      fresh->thread = std::thread([this, fresh] { Loop(fresh); });
     }
   }
-  for (Slot* slot : exited) {
-    slot->thread.join();
-    delete slot;
+  if (slot != nullptr) {
+    // Out of the pool's mu_: the thread it wakes does not wait for it.
+    absl::MutexLock lock(&slot->mu);
+    slot->task = std::move(task);
+  }
+  for (Slot* done : exited) {
+    done->thread.join();
+    delete done;
   }
 }
 
-void TaskThreads::Loop(Slot* slot) {
+size_t TaskThreads::idle_threads() const {
   absl::MutexLock lock(&mu_);
+  return idle_.size();
+}
+
+void TaskThreads::Loop(Slot* slot) {
   while (true) {
-    if (slot->task != nullptr) {
-      std::function<void()> task = std::move(slot->task);
+    std::function<void()> task;
+    {
+      absl::MutexLock lock(&slot->mu);
+      const bool woken =
+          slot->mu.AwaitWithTimeout(absl::Condition(slot, &Slot::Woken), idle_timeout_);
+      // A task handed over before the stop still runs: the destructor waits
+      // for it.
+      if (woken && slot->task == nullptr) return;  // stopped
+      task = std::move(slot->task);
       slot->task = nullptr;
-      mu_.Unlock();
-      task();
-      task = nullptr;  // what it captured goes now, not when the next one comes
-      mu_.Lock();
-      if (slot->stop) return;
-      idle_.push_back(slot);
+    }
+    if (task == nullptr) {
+      if (Retire(slot)) return;
       continue;
     }
-    if (slot->stop) return;
-    if (mu_.AwaitWithTimeout(absl::Condition(&Slot::Woken, slot), idle_timeout_)) continue;
-    // Idle for idle_timeout_: exit unless it is among the last keep_idle_.
-    if (idle_.size() <= keep_idle_) continue;
-    idle_.erase(std::find(idle_.begin(), idle_.end(), slot));
-    all_.erase(std::find(all_.begin(), all_.end(), slot));
-    exited_.push_back(slot);  // joined by the next Run, or the destructor
-    return;
+    task();
+    task = nullptr;  // what it captured goes now, not when the next one comes
+    absl::MutexLock lock(&mu_);
+    if (stopping_) continue;  // the stop is on its way
+    slot->idle = true;
+    idle_.push_back(slot);
   }
+}
+
+bool TaskThreads::Retire(Slot* slot) {
+  absl::MutexLock lock(&mu_);
+  if (stopping_ || !slot->idle || idle_.size() <= keep_idle_) return false;
+  idle_.erase(std::find(idle_.begin(), idle_.end(), slot));
+  slot->idle = false;
+  all_.erase(std::find(all_.begin(), all_.end(), slot));
+  exited_.push_back(slot);  // joined by the next Run, or the destructor
+  return true;
 }
 
 }  // namespace taskboard::worker

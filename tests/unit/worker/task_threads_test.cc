@@ -1,14 +1,24 @@
 // TaskThreads (worker/session/task_threads.h): every task runs at once on a
-// thread of its own, a thread whose task ended runs the next one, idle
-// threads beyond `keep_idle` exit after the idle timeout, and destruction
-// waits for running tasks. Threads are told apart by a thread_local that
-// counts the threads which ran a task and the ones that exited.
+// thread of its own, a thread whose task ended runs the next one, handing a
+// task over wakes the thread that takes it and no other, idle threads beyond
+// `keep_idle` exit after the idle timeout (a hand-over racing that exit
+// still runs), and destruction waits for running tasks. Threads are told
+// apart by a thread_local that counts the threads which ran a task and the
+// ones that exited, and by their kernel thread ids.
 
 #include "worker/session/task_threads.h"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
 #include <thread>
 
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
@@ -182,6 +192,116 @@ TEST(TaskThreads, IdleBeyondKeepIdle_ExitsAfterTheTimeoutAndTheKeptOneRunsTheNex
   ran.WaitForNotification();
   EXPECT_EQ(census.started(), 3) << "the kept idle thread had exited";
   EXPECT_EQ(census.exited(), 2);
+}
+
+// The kernel's count of the times thread `tid` of this process blocked and
+// was woken again (voluntary context switches); -1 if unreadable.
+int64_t VoluntarySwitches(pid_t tid) {
+  std::ifstream status("/proc/self/task/" + std::to_string(tid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    constexpr absl::string_view kKey = "voluntary_ctxt_switches:";
+    if (absl::string_view(line).substr(0, kKey.size()) == kKey) {
+      return std::stoll(line.substr(kKey.size()));
+    }
+  }
+  return -1;
+}
+
+pid_t ThisThreadId() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+// Waits until `threads` has `count` idle threads; false on timeout.
+bool AwaitIdle(const TaskThreads& threads, size_t count,
+               absl::Duration timeout = absl::Seconds(10)) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (threads.idle_threads() != count) {
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  return true;
+}
+
+TEST(TaskThreads, HandOver_WakesTheThreadThatTakesTheTaskAndNoOther) {
+  constexpr int kThreads = 6;
+  constexpr int kTasks = 50;
+  TaskThreads threads(/*keep_idle=*/kThreads, /*idle_timeout=*/absl::Hours(1));
+  // kThreads threads, all idle afterwards.
+  Gate gate;
+  absl::Mutex mu;
+  std::set<pid_t> pool;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.Run([&] {
+      {
+        absl::MutexLock lock(&mu);
+        pool.insert(ThisThreadId());
+      }
+      gate.Enter();
+    });
+  }
+  ASSERT_TRUE(gate.AwaitInside(kThreads));
+  gate.Open();
+  ASSERT_TRUE(AwaitIdle(threads, kThreads));
+  std::map<pid_t, int64_t> before;
+  for (pid_t tid : pool) before[tid] = VoluntarySwitches(tid);
+
+  // One task at a time: each hand-over picks one idle thread.
+  std::set<pid_t> ran;
+  for (int i = 0; i < kTasks; ++i) {
+    absl::Notification done;
+    threads.Run([&] {
+      {
+        absl::MutexLock lock(&mu);
+        ran.insert(ThisThreadId());
+      }
+      done.Notify();
+    });
+    done.WaitForNotification();
+    ASSERT_TRUE(AwaitIdle(threads, kThreads));
+  }
+  ASSERT_FALSE(ran.empty());
+  int untouched = 0;
+  for (pid_t tid : pool) {
+    ASSERT_GE(before[tid], 0) << "cannot read the switches of thread " << tid;
+    if (ran.contains(tid)) continue;
+    EXPECT_EQ(VoluntarySwitches(tid), before[tid])
+        << "idle thread " << tid << " woke for a task handed to another";
+    ++untouched;
+  }
+  EXPECT_GT(untouched, 0) << "every thread ran a task: nothing shows who woke";
+}
+
+TEST(TaskThreads, HandOverRacingTheIdleTimeout_EveryTaskRuns) {
+  // Threads time out while Run hands them tasks: a thread Run took must run
+  // its task, not exit, and one that exited must not be handed one.
+  TaskThreads threads(/*keep_idle=*/0, /*idle_timeout=*/absl::Microseconds(300));
+  for (int i = 0; i < 300; ++i) {
+    absl::Notification ran;
+    threads.Run([&] { ran.Notify(); });
+    ASSERT_TRUE(ran.WaitForNotificationWithTimeout(absl::Seconds(10))) << "task " << i << " lost";
+    absl::SleepFor(absl::Microseconds(i % 7 * 100));
+  }
+}
+
+TEST(TaskThreads, TaskBlockedForever_AnotherRunStartsAtOnceOnAnotherThread) {
+  // Run never waits for a running task, however long it blocks, and a task
+  // that starts a task (as a finishing session task does) does not wait.
+  TaskThreads threads(/*keep_idle=*/1, /*idle_timeout=*/absl::Hours(1));
+  Gate gate;
+  absl::Notification blocked_started;
+  threads.Run([&] {
+    blocked_started.Notify();
+    gate.Enter();
+  });
+  blocked_started.WaitForNotification();
+  absl::Notification inner_ran;
+  absl::Notification outer_ran;
+  threads.Run([&] {
+    threads.Run([&] { inner_ran.Notify(); });
+    outer_ran.Notify();
+  });
+  EXPECT_TRUE(outer_ran.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_TRUE(inner_ran.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  gate.Open();
 }
 
 TEST(TaskThreads, Destructor_WaitsForTheRunningTasks) {
