@@ -11,7 +11,8 @@
 # Knobs: N, KIND (board | map: one map phase, 64 items in flight), DURABILITY (wal | sync |
 # none), SLOTS, PREFETCH (worker --prefetch; default: the worker's), FOLLOW (1: `taskboard
 # run`, which tails WatchRun and renders; 0: `taskboard run --no-watch`, then poll every
-# 200 ms, so the figure is up to 200 ms conservative), BUILD_DIR (default build).
+# 200 ms and end at the run's finished_at as the scheduler recorded it, so the poll's
+# granularity does not count), BUILD_DIR (default build).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${BUILD_DIR:-build}/bin
@@ -66,12 +67,18 @@ start=$(date +%s.%N)
 if [[ $follow == 1 ]]; then
   /usr/bin/time -f "%U %S" -o "$dir/client.time" "$bin/taskboard" run "$dir/flow.json" \
     >/dev/null 2>"$dir/client.err"
+  end=$(date +%s.%N)
 else
   run_id=$("$bin/taskboard" run --no-watch "$dir/flow.json" 2>/dev/null | head -1)
   echo "0 0" >"$dir/client.time"
   until "$bin/taskboard" runs | grep "^$run_id" | grep -q -E 'completed|failed'; do sleep 0.2; done
+  end=$("$bin/taskboard" show "$run_id" --json | python3 -c '
+import datetime, json, sys
+run = json.load(sys.stdin)
+run = run.get("run", run)
+finished = run.get("finishedAt") or run["finished_at"]
+print(datetime.datetime.fromisoformat(finished.replace("Z", "+00:00")).timestamp())')
 fi
-end=$(date +%s.%N)
 python3 - "$n" "$start" "$end" "$(getconf CLK_TCK)" "$scheduler_cpu" "$(cpu "$scheduler_pid")" \
   "$worker_cpu" "$(cpu "$worker_pid")" "$dir/client.time" \
   "$kind n=$n durability=$durability slots=$slots prefetch=${PREFETCH:-default} follow=$follow" <<'PY'
