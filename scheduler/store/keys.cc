@@ -1,6 +1,7 @@
 #include "scheduler/store/keys.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -24,6 +25,16 @@ void AppendStr(std::string& out, absl::string_view value) {
 std::string Str(absl::string_view value) {
   std::string out;
   AppendStr(out, value);
+  return out;
+}
+
+// `tag` and the run id, then `index` if given: one record per index of a run
+// (its phases, their items), listed in index order under the first form.
+std::string Tagged(absl::string_view tag, absl::string_view run_id,
+                   std::optional<uint64_t> index = std::nullopt) {
+  std::string out(tag);
+  AppendStr(out, run_id);
+  if (index.has_value()) AppendU64(out, *index);
   return out;
 }
 
@@ -120,28 +131,18 @@ std::string Cache(absl::string_view scope_key) { return Str(scope_key); }
 
 std::string RunSpec(absl::string_view run_id) { return absl::StrCat("run-spec/", run_id); }
 
-std::string RunPhases(absl::string_view run_id) {
-  std::string out = "run-phase/";
-  AppendStr(out, run_id);
-  return out;
-}
+std::string RunPhases(absl::string_view run_id) { return Tagged("run-phase/", run_id); }
 
 std::string RunPhase(absl::string_view run_id, uint64_t index) {
-  std::string out = RunPhases(run_id);
-  AppendU64(out, index);
-  return out;
+  return Tagged("run-phase/", run_id, index);
 }
 
 std::string RunPhaseItemsOfRun(absl::string_view run_id) {
-  std::string out = "run-phase-items/";
-  AppendStr(out, run_id);
-  return out;
+  return Tagged("run-phase-items/", run_id);
 }
 
 std::string RunPhaseItems(absl::string_view run_id, uint64_t index) {
-  std::string out = RunPhaseItemsOfRun(run_id);
-  AppendU64(out, index);
-  return out;
+  return Tagged("run-phase-items/", run_id, index);
 }
 
 std::string PriorWork(absl::string_view run_id, absl::string_view task_id) {

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -31,6 +32,18 @@ TEST(Keys, Task_PrefixOfRunDoesNotMatchLongerRunId) {
   // "a" must not be a prefix of run "ab"'s keys: length prefixes keep them apart.
   EXPECT_FALSE(Task("ab", "x").starts_with(TasksOfRun("a")));
   EXPECT_TRUE(Task("a", "x").starts_with(TasksOfRun("a")));
+}
+
+TEST(Keys, RunPhaseItems_OutsideThePhasesRange_InIndexOrder) {
+  // ReadRunPhases parses every key under RunPhases(run) as a phase record:
+  // the items must never fall in that range, nor in another run's.
+  const std::string phases = RunPhases("run-1");
+  EXPECT_FALSE(absl::StartsWith(RunPhaseItems("run-1", 0), phases));
+  EXPECT_TRUE(absl::StartsWith(RunPhase("run-1", 7), phases));
+  EXPECT_TRUE(absl::StartsWith(RunPhaseItems("run-1", 7), RunPhaseItemsOfRun("run-1")));
+  EXPECT_FALSE(absl::StartsWith(RunPhaseItems("run-10", 0), RunPhaseItemsOfRun("run-1")));
+  EXPECT_LT(RunPhaseItems("run-1", 9), RunPhaseItems("run-1", 10));
+  EXPECT_LT(RunPhase("run-1", 9), RunPhase("run-1", 10));
 }
 
 TEST(Keys, Event_SeqOrderIsByteOrder) {
