@@ -3,7 +3,7 @@
 
 // The engine's handle on one connected worker stream. The gRPC layer
 // implements it (an outbox with one write in flight); tests implement it with
-// a vector. Send never blocks and may be called from the engine thread.
+// a vector. Send never blocks; the engine calls it from its commit thread.
 
 #include <string>
 

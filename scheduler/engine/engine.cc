@@ -105,8 +105,9 @@ void Engine::Resume(std::string run_id, ResumeBudget budget,
 
 void Engine::CloseStreams(std::string reason) {
   Post([this, reason = std::move(reason)] {
-    // An effect, so the acks, assignments and events of the batches before
-    // go out first (they may still be in the commit pipeline).
+    // An effect, so it stays in order after the batches before it (their
+    // effects may still be in the commit pipeline), as when the loop ran
+    // effects itself.
     std::vector<std::shared_ptr<dispatch::WorkerChannel>> channels;
     for (const auto& [stream_id, worker] : workers_.all()) channels.push_back(worker.channel);
     effects_.push_back([this, reason, channels = std::move(channels)] {

@@ -109,8 +109,8 @@ struct EngineOptions {
   // Reaches client-run PolicyServices; null: external policies always use
   // their declared_deps_only fallback. Outlives the engine.
   PolicyServiceCaller* policy_service = nullptr;
-  // Prometheus hooks, called on the loop thread; null: no metrics. Outlives
-  // the engine.
+  // Prometheus hooks, called on the loop thread (StoreCommitted on the
+  // commit thread); null: no metrics. Outlives the engine.
   EngineMetrics* metrics = nullptr;
   LlmMetrics* llm_metrics = nullptr;
   ApprovalMetrics* approval_metrics = nullptr;

@@ -333,7 +333,8 @@ absl::Status Engine::LoadLlmUsage() {
 absl::StatusOr<std::vector<v1::UsageRow>> Engine::ReadUsage(const std::string& tenant,
                                                             const std::string& since_day) {
   std::vector<v1::UsageRow> rows;
-  absl::Status scanned = options_.store->Scan(
+  // Called on RPC threads: the store itself, not the loop's view of it.
+  absl::Status scanned = store_->Scan(
       store::Column::kMeta, store::keys::LlmUsageFrom(since_day), store::keys::LlmUsageEnd(),
       [&](absl::string_view key, absl::string_view value) {
         std::optional<store::keys::LlmUsageKey> parsed = store::keys::ParseLlmUsage(key);

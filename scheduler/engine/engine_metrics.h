@@ -7,7 +7,8 @@
 // metrics (what the engine unit tests use unless they read metrics back).
 //
 // Threading: every hook is called from the engine's loop thread only, so the
-// per-agent series maps need no lock; the HTTP server reads the series
+// per-agent series maps need no lock, except StoreCommitted, which the commit
+// thread calls and which touches only its own atomics; the HTTP server reads the series
 // themselves, which are atomics. Gauges are refreshed once per batch
 // (UpdateQueues, UpdateWorkers, UpdateCache). Label values are agent names,
 // flow kinds, run statuses and cache outcomes: bounded sets.

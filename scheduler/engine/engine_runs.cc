@@ -147,7 +147,9 @@ void Engine::DoCancel(const std::string& run_id, const std::string& reason,
   if (it == runs_.end()) {
     absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
     if (!record.ok()) return done(record.status());
-    return done(record->run().status());
+    // After the effects of the batch that finished it (its run_finished).
+    effects_.push_back([done, status = record->run().status()] { done(status); });
+    return;
   }
   CancelActive(*it->second.state, reason);
   effects_.push_back([done] { done(v1::RUN_STATUS_CANCELLED); });
@@ -180,7 +182,10 @@ void Engine::DoResume(const std::string& run_id, const ResumeBudget& budget,
                       std::function<void(absl::StatusOr<ResumeResult>)>& done) {
   auto active = runs_.find(run_id);
   if (active != runs_.end()) {
-    return done(CheckResumable(active->second.state->record()));
+    // An effect: the run's state may come from a batch still being written.
+    effects_.push_back(
+        [done, answer = CheckResumable(active->second.state->record())] { done(answer); });
+    return;
   }
   if (deletion_.has_value() && deletion_->root_run_id() == run_id) {
     return done(absl::FailedPreconditionError(

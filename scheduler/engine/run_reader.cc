@@ -43,7 +43,10 @@ absl::Status ReadRunPhases(store::Store& store, store::RunRecord& record, bool w
   // PhaseItems); a record stored before that split has them inline.
   for (int i = 0; with_items && i < record.phases_size(); ++i) {
     store::PhaseRecord& phase = *record.mutable_phases(i);
-    if (!phase.fanned_out() || phase.items_size() > 0) continue;
+    if (phase.status().type() != v1::PHASE_TYPE_MAP || !phase.fanned_out() ||
+        phase.items_size() > 0) {
+      continue;
+    }
     absl::StatusOr<std::optional<std::string>> items = store.Get(
         store::Column::kMeta, store::keys::RunPhaseItems(run_id, static_cast<uint64_t>(i)));
     if (!items.ok()) return items.status();

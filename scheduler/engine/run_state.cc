@@ -10,14 +10,19 @@
 namespace taskboard::engine {
 
 RunState::RunState(store::RunRecord record) : record_(std::move(record)) {
-  // A run stored before items had their own key holds them inline; its
-  // phases are written again without them, so the items go to their key.
+  // A loaded run's map phases are written without their items from now on,
+  // so the items go to their key at the phase's next rewrite (for a run
+  // stored before items had a key, for the first time).
   for (int i = 0; i < record_.phases_size(); ++i) {
     if (record_.phases(i).items_size() > 0) MarkPhaseItems(i);
   }
 }
 
 void RunState::MarkPhaseItems(int index) {
+  // Only a map phase has items, and a key for them, to keep up to date: a
+  // board's thousands of single-task phases write none.
+  const store::PhaseRecord& phase = record_.phases(index);
+  if (phase.status().type() != v1::PHASE_TYPE_MAP && phase.items_size() == 0) return;
   const size_t at = static_cast<size_t>(index);
   if (at >= items_changed_.size()) items_changed_.resize(at + 1, false);
   items_changed_[at] = true;

@@ -22,8 +22,8 @@
 namespace taskboard::engine {
 
 // One commit's events of a run, in seq order, shared read-only by every
-// watcher: published once, never copied per watcher (the engine thread,
-// which publishes, is the scheduler's bottleneck).
+// watcher: published once, never copied per watcher (the engine's commit
+// thread, which publishes, also writes every batch).
 using EventBatch = std::shared_ptr<const std::vector<v1::RunEvent>>;
 
 class WatchSink {

@@ -6,7 +6,7 @@
 // with the --approval-webhook-secret-file key, retrying what may succeed
 // later.
 //
-// The engine calls Notify on its loop thread; Notify only queues (bounded,
+// The engine calls Notify on its commit thread; Notify only queues (bounded,
 // dropping the oldest) and returns. One sender thread of its own makes the
 // HTTP calls, one at a time, taking whichever queued delivery is due first,
 // so a receiver that keeps failing delays only its own retries. Delivery is

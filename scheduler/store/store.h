@@ -10,8 +10,8 @@
 // never depends on RocksDB types.
 //
 // Thread safety: implementations are safe for concurrent use. Writes are
-// expected from one writer (the engine loop) and reads from any thread; a
-// read observes either all or none of a batch.
+// expected from one writer (the engine's commit thread, or its loop) and
+// reads from any thread; a read observes either all or none of a batch.
 
 #include <cstdint>
 #include <functional>

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/engine/run_reader.h"
@@ -123,6 +124,27 @@ TEST(PhaseItems, PhaseStoredWithItemsInline_LoadsAndMovesThemToTheirKey) {
 
   EXPECT_THAT(StoredPhase(h.store(), run).items(), IsEmpty());
   EXPECT_THAT(ItemsReadBack(h.store(), run), ElementsAre(R"("a")", R"("b")", R"("c")"));
+}
+
+TEST(PhaseItems, BoardAndSingleTaskPhases_WriteNoItemsKey) {
+  EngineHarness h;
+  CountingStore counting(h.store());
+  h.store_override = &counting;
+  h.Restart();
+  const std::string board = h.Submit(R"({"name": "b", "kind": "board", "board": {"tasks": [
+      {"id": "a", "agent": "coder", "task": "x"}, {"id": "b", "agent": "coder", "task": "y"}]}})");
+  TestWorker worker = h.Connect("w1", {"coder"}, 1);
+  std::vector<v1::Assignment> assigned = EngineHarness::Assignments(worker.channel->Take());
+  ASSERT_THAT(assigned, SizeIs(1));
+  h.Finish(worker, assigned[0], true, "done");
+  ASSERT_TRUE(h.Cancel(board).ok());  // rewrites every phase of the run
+
+  int items_puts = 0;
+  for (const auto& [key, puts] : counting.puts) {
+    if (absl::StartsWith(key, store::keys::RunPhaseItemsOfRun(board))) items_puts += puts;
+  }
+  EXPECT_EQ(items_puts, 0);
+  EXPECT_GE(counting.puts[store::keys::RunPhase(board, 1)], 1);
 }
 
 }  // namespace
