@@ -22,16 +22,11 @@ CommitPipeline::~CommitPipeline() {
 }
 
 void CommitPipeline::Commit(store::WriteBatch batch, Effects effects, bool more_work) {
-  if (!more_work) {
-    mu_.Lock();
-    const bool idle = done_ == submitted_;
-    mu_.Unlock();
-    if (idle) {
-      // Only the caller hands over batches, so none can start meanwhile.
-      Write(batch);
-      for (auto& effect : effects) effect();
-      return;
-    }
+  if (!more_work && Idle()) {
+    // Only the caller hands over batches, so none can start meanwhile.
+    Write(batch);
+    for (auto& effect : effects) effect();
+    return;
   }
   absl::MutexLock lock(&mu_);
   mu_.Await(absl::Condition(
@@ -41,6 +36,11 @@ void CommitPipeline::Commit(store::WriteBatch batch, Effects effects, bool more_
       this));
   pending_.push_back(Batch{std::move(batch), std::move(effects)});
   ++submitted_;
+}
+
+bool CommitPipeline::Idle() {
+  absl::MutexLock lock(&mu_);
+  return done_ == submitted_;
 }
 
 void CommitPipeline::WaitWritten() {

@@ -63,6 +63,8 @@ class CommitPipeline {
     Effects effects;
   };
   void Loop();
+  // Nothing handed over is still being written or having its effects run.
+  bool Idle();
   // Writes `batch`; a failed write aborts the process.
   void Write(store::WriteBatch& batch);
 

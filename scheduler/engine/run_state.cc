@@ -50,11 +50,10 @@ void RunState::MarkPhase(int index) {
 
 google::protobuf::RepeatedPtrField<store::PhaseRecord>& RunState::MutablePhases() {
   run_changed_ = true;
-  // The caller may replace the phases there are (a resume does), items and
-  // all; phases it adds have none yet. Resolved in TakeChanges: a driver
-  // adds its phases through the field one at a time.
+  // Resolved in TakeChanges: the caller may add phases through the field (a
+  // driver adds its phases one at a time) or replace the ones there are,
+  // items and all (a resume does); phases it adds have no items yet.
   if (!all_phases_changed_) phases_before_replace_ = record_.phases_size();
-  // Resolved in TakeChanges: the caller may add phases through the field.
   all_phases_changed_ = true;
   return *record_.mutable_phases();
 }
@@ -70,21 +69,16 @@ std::string RunState::SerializeWithoutPhases() {
 
 std::string RunState::SerializePhase(int index, std::optional<std::string>* items) {
   store::PhaseRecord& phase = *record_.mutable_phases(index);
+  // The items are swapped out and back, which is O(1); copying them is not.
+  store::PhaseItems held;
+  held.mutable_items()->Swap(phase.mutable_items());
+  std::string bytes = phase.SerializeAsString();
   const size_t at = static_cast<size_t>(index);
   if (at < items_changed_.size() && items_changed_[at]) {
     items_changed_[at] = false;
-    store::PhaseItems stored;
-    stored.mutable_items()->Swap(phase.mutable_items());
-    *items = stored.SerializeAsString();
-    std::string bytes = phase.SerializeAsString();
-    stored.mutable_items()->Swap(phase.mutable_items());
-    return bytes;
+    *items = held.SerializeAsString();
   }
-  // Swapping the items out and back is O(1); copying them is not.
-  google::protobuf::RepeatedPtrField<std::string> kept;
-  kept.Swap(phase.mutable_items());
-  std::string bytes = phase.SerializeAsString();
-  kept.Swap(phase.mutable_items());
+  held.mutable_items()->Swap(phase.mutable_items());
   return bytes;
 }
 
