@@ -152,10 +152,10 @@ void Engine::Loop() {
       }
       // A deletion goes on a slice at a time, between other work.
       if (deletion_.has_value()) wake_at = std::min(wake_at, now + 10);
-      if (queue_.empty() && !stopping_ && wake_at > now) {
+      if (queue_.empty() && pending_starts_.empty() && !stopping_ && wake_at > now) {
         wake_.WaitWithTimeout(&mu_, absl::Milliseconds(wake_at - now));
       }
-      if (stopping_ && queue_.empty()) return;
+      if (stopping_ && queue_.empty() && pending_starts_.empty()) return;
       size_t take = std::min(queue_.size(), options_.max_batch_events);
       batch.assign(std::make_move_iterator(queue_.begin()),
                    std::make_move_iterator(queue_.begin() + take));
@@ -177,18 +177,28 @@ void Engine::RunOnce() {
     backlog_since_ms_ = INT64_MAX;
   }
   ProcessBatch(batch);
+  // A run submitted in the batch starts in the next (StartLater).
+  if (!pending_starts_.empty()) {
+    batch.clear();
+    ProcessBatch(batch);
+  }
   // A caller stepping the engine by hand sees the batch's effects done.
   pipeline_.Drain();
 }
 
 void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   now_ms_ = options_.clock->NowMs();
+  StartPendingRuns();
   for (auto& event : batch) event();
   FireTimers();
   ExpireLeases();
   for (const std::string& run_id : touched_) {
     auto it = runs_.find(run_id);
-    if (it != runs_.end()) it->second.driver->Advance(*it->second.state, now_ms_);
+    // A run submitted in this batch has no tasks until its driver starts:
+    // advanced now, it would look finished.
+    if (it != runs_.end() && !it->second.state->record().start_pending()) {
+      it->second.driver->Advance(*it->second.state, now_ms_);
+    }
   }
   AdvanceNested();
   for (const std::string& run_id : touched_) {
@@ -325,7 +335,7 @@ void Engine::Commit() {
   bool more_work;
   {
     absl::MutexLock lock(&mu_);
-    more_work = !queue_.empty();
+    more_work = !queue_.empty() || !pending_starts_.empty();
   }
   pipeline_.Commit(std::move(batch), std::move(effects_), more_work);
   effects_.clear();

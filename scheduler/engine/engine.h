@@ -35,6 +35,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/random/random.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -246,6 +247,12 @@ class Engine {
   // The store itself, for reads from other threads (RPC handlers): they see
   // a batch once it is written.
   store::Store& store() { return *store_; }
+  // Returns once the tasks of `run_id` are written, if SubmitRun accepted it
+  // and its tasks are still being created (decision 121), so a client that
+  // reads the run after SubmitRun's reply sees its tasks. Called by RPC
+  // threads before they read a run's tasks from store(); returns at once
+  // for every other run.
+  void AwaitTasksCreated(const std::string& run_id);
   const EngineOptions& options() const { return options_; }
   EngineStats stats() const;
 
@@ -283,11 +290,19 @@ class Engine {
   absl::Status Recover();
 
   // Run events (engine_runs.cc).
-  // Creates, starts and activates a run of `request` (a child of `parent`,
-  // carrying out its task `parent_task_id`, when `parent` is set). Returns
-  // its id; UNIMPLEMENTED for a flow kind this version cannot run.
+  // Creates and activates a run of `request` (a child of `parent`, carrying
+  // out its task `parent_task_id`, when `parent` is set). Returns its id;
+  // UNIMPLEMENTED for a flow kind this version cannot run. A child run's
+  // driver starts at once; a submitted run's starts in the next batch
+  // (StartLater), so SubmitRun replies without waiting for its tasks.
+  enum class DriverStart { kNow, kNextBatch };
   absl::StatusOr<std::string> CreateRun(SubmitRequest& request, const v1::Run* parent,
-                                        const std::string& parent_task_id);
+                                        const std::string& parent_task_id, DriverStart start);
+  // Starts `run_id`'s driver at the top of the next batch; RPC threads wait
+  // for that batch before they read the run's tasks (AwaitTasksCreated).
+  void StartLater(const std::string& run_id);
+  // Starts the drivers StartLater queued, before the batch's own events.
+  void StartPendingRuns();
   // Cancels an active run and tells the workers holding its tasks to stop.
   void CancelActive(RunState& run, const std::string& reason);
   // Tells the workers holding `leases` to stop (`reason`) and ends the leases.
@@ -484,6 +499,10 @@ class Engine {
   // When each queued event was posted (clock ms), in queue_ order.
   std::vector<int64_t> queued_ms_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // Runs whose tasks are being created, until the batch that creates them
+  // is written (AwaitTasksCreated).
+  absl::Mutex starting_mu_;
+  absl::flat_hash_set<std::string> starting_ ABSL_GUARDED_BY(starting_mu_);
   EngineStats stats_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
   std::atomic<uint64_t> next_stream_id_{1};
@@ -495,6 +514,10 @@ class Engine {
   std::set<std::string> touched_;
   store::WriteBatch extra_writes_;
   std::vector<std::function<void()>> effects_;
+  // Runs accepted by SubmitRun (or recovered before their start) whose
+  // drivers start in the next batch, in submit order; the loop does not
+  // sleep while there are any.
+  std::vector<std::string> pending_starts_;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
   dispatch::ReadyQueue ready_;
   dispatch::WorkerRegistry workers_;

@@ -114,7 +114,8 @@ std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) 
   request.session_id = parent.record().run().session_id();
   request.tenant = parent.record().tenant();
   for (const auto& [key, value] : parent.record().run().labels()) request.labels[key] = value;
-  absl::StatusOr<std::string> child = CreateRun(request, &parent.record().run(), task_id);
+  absl::StatusOr<std::string> child =
+      CreateRun(request, &parent.record().run(), task_id, DriverStart::kNow);
   if (!child.ok()) {
     FailTask(task, absl::StrCat("cannot start its child run: ", child.status().message()), now_ms_);
     return "";

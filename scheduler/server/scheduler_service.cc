@@ -88,6 +88,7 @@ grpc::ServerUnaryReactor* SchedulerService::GetRun(grpc::CallbackServerContext* 
             !visible.ok()) {
           return visible;
         }
+        engine_->AwaitTasksCreated(request->run_id());
         absl::StatusOr<v1::Run> run = engine::ReadRun(engine_->store(), request->run_id());
         if (!run.ok()) return run.status();
         *response->mutable_run() = *std::move(run);
@@ -271,6 +272,7 @@ grpc::ServerUnaryReactor* SchedulerService::GetTask(grpc::CallbackServerContext*
             !visible.ok()) {
           return visible;
         }
+        engine_->AwaitTasksCreated(request->run_id());
         absl::StatusOr<v1::GetTaskResponse> task =
             engine::ReadTask(engine_->store(), request->run_id(), request->task_id());
         if (!task.ok()) return task.status();
