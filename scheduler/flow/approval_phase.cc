@@ -2,10 +2,12 @@
 
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "scheduler/flow/interpolation.h"
 
 namespace taskboard::flow {
@@ -246,6 +248,22 @@ void ValidateApprovalPhase(const v1::Phase& phase, const std::string& path, Flow
   }
   // A gate's approval fields are in its `approval:` block.
   const std::string at = gate ? JoinPath(path, "approval") : path;
+  // A person decides, so what would choose and steer an agent is a mistake
+  // (it was accepted and ignored): say so rather than run without it.
+  const absl::string_view decided = gate ? "a gate with `approval` is decided by a person"
+                                         : "an approval phase is decided by a person";
+  const std::pair<absl::string_view, bool> agent_fields[] = {
+      {"agent", !phase.agent().empty()},
+      {"model", !phase.model().empty()},
+      {"thinking", !phase.thinking().empty()},
+      {"tools", !phase.tools().empty()},
+  };
+  for (const auto& [field, set] : agent_fields) {
+    if (set) {
+      errors->Add(JoinPath(path, field),
+                  absl::StrCat(decided, ", not an agent: `", field, "` does not apply; remove it"));
+    }
+  }
   if (!gate) {
     if (!phase.task().empty()) {
       errors->Add(JoinPath(path, "task"),

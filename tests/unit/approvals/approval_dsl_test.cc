@@ -98,6 +98,28 @@ TEST(ApprovalDsl, ApprovalFieldsOnAnotherType_AreReported) {
               ElementsAre("phases[0].onTimeout: must be reject, approve or fail (got \"maybe\")"));
 }
 
+TEST(ApprovalDsl, AgentFieldsOnAPersonsDecision_AreReportedNotIgnored) {
+  EXPECT_THAT(
+      LoadFlowErrors(R"({"name": "f", "phases": [
+          {"id": "a", "type": "approval", "prompt": "ok?", "agent": "coder", "model": "m",
+           "thinking": "high", "tools": ["search"]}]})"),
+      UnorderedElementsAre(
+          "phases[0].agent: an approval phase is decided by a person, not an agent: `agent` "
+          "does not apply; remove it",
+          "phases[0].model: an approval phase is decided by a person, not an agent: `model` "
+          "does not apply; remove it",
+          "phases[0].thinking: an approval phase is decided by a person, not an agent: "
+          "`thinking` does not apply; remove it",
+          "phases[0].tools: an approval phase is decided by a person, not an agent: `tools` "
+          "does not apply; remove it"));
+  EXPECT_THAT(LoadFlowErrors(R"({"name": "f", "phases": [
+                  {"id": "a", "agent": "x", "task": "draft"},
+                  {"id": "g", "type": "gate", "agent": "x", "task": "is {steps.a.output} ok?",
+                   "approval": true, "dependsOn": ["a"]}]})"),
+              ElementsAre("phases[1].agent: a gate with `approval` is decided by a person, not "
+                          "an agent: `agent` does not apply; remove it"));
+}
+
 TEST(ApprovalDsl, PromptPlaceholders_AreChecked) {
   EXPECT_THAT(LoadFlowErrors(R"({"name": "f", "phases": [
                   {"id": "a", "agent": "x", "task": "t"},
