@@ -19,6 +19,7 @@
 // narratives are derived data and live in memory only; after a restart the
 // parked tasks are READY again and summarize anew.
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -57,8 +58,13 @@ bool Engine::ParkForSummary(ActiveRun& active, const std::string& task_id) {
     job->second.watermark = plan.watermark;
     job->second.agent = compact.summarizer_agent();
     (*ledger)->TakeReadError().IgnoreError();
-    job->second.prompt =
-        policy::SummarizerPrompt(**ledger, extending, previous ? previous->text : "");
+    // Bounded like any task text; what does not fit is left to the next
+    // summary, which extends this one (docs/policies.md#compact).
+    policy::SummaryPrompt prompt = policy::SummarizerPrompt(
+        **ledger, extending, previous ? previous->text : "",
+        static_cast<size_t>(std::max<int64_t>(0, options_.limits.max_interpolated_bytes)));
+    job->second.prompt = std::move(prompt.text);
+    job->second.watermark = prompt.covers;
     if (absl::Status read = (*ledger)->TakeReadError(); !read.ok()) {
       // The calls to summarize could not be read: the task goes on with
       // its verbatim window, saying why the older calls are missing.

@@ -47,21 +47,30 @@ CompactionPlan PlanCompaction(const v1::CompactPolicy& policy, const RequestLedg
   return plan;
 }
 
-std::string SummarizerPrompt(const RequestLedger& ledger, const CompactionPlan& plan,
-                             absl::string_view previous_narrative) {
-  std::string prompt(kSummarizerInstructions);
+SummaryPrompt SummarizerPrompt(const RequestLedger& ledger, const CompactionPlan& plan,
+                               absl::string_view previous_narrative, size_t max_bytes) {
   const bool extending = plan.previous_watermark > 0 && !previous_narrative.empty();
-  if (extending) {
-    absl::StrAppend(&prompt, "\n\nSummary so far (tool calls 1-", plan.previous_watermark, "):\n",
-                    previous_narrative, "\n\nTool calls ", plan.first_seq, "-", plan.watermark,
-                    " to fold into it:");
-  } else {
-    absl::StrAppend(&prompt, "\n\nTool calls ", plan.first_seq, "-", plan.watermark, ":");
-  }
-  // Read in chunks: a first summary of a long ledger covers all of it, and
-  // only one chunk of bodies is held at a time.
+  auto header = [&](int64_t last) {
+    std::string text(kSummarizerInstructions);
+    if (extending) {
+      absl::StrAppend(&text, "\n\nSummary so far (tool calls 1-", plan.previous_watermark, "):\n",
+                      previous_narrative, "\n\nTool calls ", plan.first_seq, "-", last,
+                      " to fold into it:");
+    } else {
+      absl::StrAppend(&text, "\n\nTool calls ", plan.first_seq, "-", last, ":");
+    }
+    return text;
+  };
+  // The header names the last call, known only at the end; it is never
+  // longer than with the plan's watermark.
+  const size_t header_bytes = header(plan.watermark).size();
+  std::string calls;
+  int64_t covers = plan.first_seq - 1;
+  bool full = false;
+  // Read in chunks: a first summary of a long ledger covers all of it that
+  // fits, and only one chunk of bodies is held at a time.
   std::vector<int64_t> chunk;
-  for (int64_t first = plan.first_seq; plan.needs_summary() && first <= plan.watermark;
+  for (int64_t first = plan.first_seq; plan.needs_summary() && !full && first <= plan.watermark;
        first += kSummaryReadChunk) {
     chunk.clear();
     for (int64_t seq = first; seq <= plan.watermark && seq < first + kSummaryReadChunk; ++seq) {
@@ -69,10 +78,22 @@ std::string SummarizerPrompt(const RequestLedger& ledger, const CompactionPlan& 
     }
     std::vector<v1::Observation> observations = ledger.ReadOrKeepError(chunk);
     if (observations.size() != chunk.size()) break;  // the error is kept in the ledger
-    for (const v1::Observation& obs : observations) {
-      absl::StrAppend(&prompt, "\n", FormatObservation(obs, ledger.root_run_id()));
+    for (size_t i = 0; i < observations.size(); ++i) {
+      std::string line =
+          absl::StrCat("\n", FormatObservation(observations[i], ledger.root_run_id()));
+      // The first call always goes in (a body is bounded by the tool-result
+      // limit), so every summary moves the narrative on.
+      if (covers >= plan.first_seq && header_bytes + calls.size() + line.size() > max_bytes) {
+        full = true;
+        break;
+      }
+      calls += line;
+      covers = chunk[i];
     }
   }
+  SummaryPrompt prompt;
+  prompt.covers = plan.needs_summary() ? covers : 0;
+  prompt.text = header(plan.needs_summary() ? covers : plan.watermark) + calls;
   return prompt;
 }
 

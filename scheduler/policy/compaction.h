@@ -18,9 +18,9 @@
 //     prev = cache.Latest(plan.watermark)          // extend, do not start over
 //     plan = PlanCompaction(policy, ledger, prev ? prev->watermark : 0)
 //     dispatch a summarizer task to policy.summarizer_agent with
-//       SummarizerPrompt(ledger, plan, prev ? prev->text : "")
+//       SummarizerPrompt(ledger, plan, prev ? prev->text : "", max_bytes)
 //     hold the waiting task(s); when the summarizer completes:
-//       cache.Put(plan.watermark, output); dispatch them with ComposeCompact
+//       cache.Put(prompt.covers, output); dispatch them with ComposeCompact
 //     if it fails: dispatch them with ComposeCompact(policy, input, prev text
 //       or "") so a broken summarizer never blocks the run.
 //
@@ -28,7 +28,9 @@
 // every dispatch that sees the same ledger size shares one summary, and each
 // new summary only reads the calls since the previous one.
 
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -62,12 +64,20 @@ CompactionPlan PlanCompaction(const v1::CompactPolicy& policy, const RequestLedg
 
 // The summarizer task's prompt: what to write, then the observations of the
 // plan in FormatPriorWork form (labels qualified with the run id for child
-// runs' calls). A plan with previous_watermark > 0 needs the narrative it
-// extends as `previous_narrative`. Bodies are read in chunks with
-// ReadOrKeepError: after a read error the prompt is incomplete and the
-// error is kept in the ledger (check TakeReadError).
-std::string SummarizerPrompt(const RequestLedger& ledger, const CompactionPlan& plan,
-                             absl::string_view previous_narrative = "");
+// runs' calls), oldest first while the prompt stays within `max_bytes` (the
+// first always). `covers` is the last call it holds: short of the plan's
+// watermark when the rest did not fit, for the next summary to extend. A
+// plan with previous_watermark > 0 needs the narrative it extends as
+// `previous_narrative`. Bodies are read in chunks with ReadOrKeepError:
+// after a read error the prompt is incomplete and the error is kept in the
+// ledger (check TakeReadError).
+struct SummaryPrompt {
+  std::string text;
+  int64_t covers = 0;
+};
+SummaryPrompt SummarizerPrompt(const RequestLedger& ledger, const CompactionPlan& plan,
+                               absl::string_view previous_narrative = "",
+                               size_t max_bytes = std::numeric_limits<size_t>::max());
 
 // The last recent_n observations verbatim plus `narrative`. meta.policy is
 // "compact"; selected counts the verbatim observations; tokens_approx

@@ -454,6 +454,40 @@ TEST(EngineCompact, OlderCallsAreSummarizedOnceThenBothTasksGetTheNarrative) {
   }
 }
 
+TEST(EngineCompact, SummarizerPromptOverTheTextLimit_CoversTheOldestCallsThatFit) {
+  // Each call's line is about 440 bytes and the instructions about 400: with
+  // a 1,000-byte limit the summary holds the first call only.
+  EngineOptions options = EngineHarness::DefaultOptions();
+  options.limits.max_interpolated_bytes = 1'000;
+  EngineHarness h(options);
+  h.Submit(kCompactFanOut);
+  TestWorker w = h.Connect("w1", {"coder", "summarizer"}, 3);
+  v1::Assignment a = h.OnlyAssignment(w);
+  const std::string body = absl::StrCat(R"({"content":")", std::string(400, 'x'), R"("})");
+  for (const char* path : {"a.md", "b.md", "c.md"}) {
+    h.Observe(w, a, "read_file", absl::StrCat(R"({"path":")", path, R"("})"), body);
+  }
+  h.Finish(w, a, true, "explored");
+
+  const v1::Assignment summary = h.OnlyAssignment(w);
+  EXPECT_LE(summary.prompt().size(), 1'000u);
+  EXPECT_THAT(summary.prompt(), ::testing::HasSubstr("Tool calls 1-1:\n"));
+  EXPECT_THAT(summary.prompt(), ::testing::HasSubstr("a.md"));
+  EXPECT_THAT(summary.prompt(), ::testing::Not(::testing::HasSubstr("b.md")));
+  EXPECT_EQ(summary.task_id(), "summary@1");
+
+  // The tasks take that narrative; it lags the ledger by b.md, which the
+  // next summary folds in.
+  h.Finish(w, summary, true, "a read a.md");
+  std::vector<v1::Assignment> tasks = h.TakeAssignments(w);
+  ASSERT_THAT(tasks, SizeIs(2));
+  for (const v1::Assignment& task : tasks) {
+    EXPECT_EQ(task.prior_work().narrative(), "a read a.md") << task.task_id();
+    ASSERT_THAT(task.prior_work().observations(), SizeIs(1));
+    EXPECT_EQ(task.prior_work().observations(0).seq(), 3);
+  }
+}
+
 TEST(EngineCompact, SummarizerFails_TasksGoOutWithTheWindowAndTheReason) {
   EngineHarness h;
   TestWorker w = RunExplore(h, {"coder", "summarizer"});

@@ -128,7 +128,8 @@ TEST_F(LedgerBookTest, Select_EveryPolicy_SameAsALedgerHoldingItsBodies) {
   compact.set_recent_n(8);
   compact.set_summarizer_agent("summarizer");
   const policy::CompactionPlan plan = policy::PlanCompaction(compact, ledger);
-  EXPECT_EQ(policy::SummarizerPrompt(ledger, plan), policy::SummarizerPrompt(in_memory_, plan));
+  EXPECT_EQ(policy::SummarizerPrompt(ledger, plan).text,
+            policy::SummarizerPrompt(in_memory_, plan).text);
   EXPECT_THAT(ledger.TakeReadError(), IsOk());
   EXPECT_LE(book->cache().bytes(), 16 << 10);
 }

@@ -98,7 +98,7 @@ TEST(SummarizerPrompt, Fresh_InstructionThenEveryPlannedCallAsALine) {
   AppendCalls(ledger, 1);
   CompactionPlan plan = PlanCompaction(Compact(1), ledger);
   ASSERT_EQ(plan.watermark, 4);
-  const std::string prompt = SummarizerPrompt(ledger, plan);
+  const std::string prompt = SummarizerPrompt(ledger, plan).text;
   EXPECT_THAT(prompt, HasSubstr("Summarize the earlier tool calls"));
   EXPECT_THAT(prompt, EndsWith("\n\nTool calls 1-4:\n"
                                "- [a] t1({\"i\":1}) -> 1\n"
@@ -112,12 +112,54 @@ TEST(SummarizerPrompt, Extending_PreviousNarrativeThenOnlyNewCalls) {
   RequestLedger ledger("run-1");
   AppendCalls(ledger, 10);
   CompactionPlan plan = PlanCompaction(Compact(2), ledger, /*previous_watermark=*/6);
-  const std::string prompt = SummarizerPrompt(ledger, plan, "Looked up 1 to 6.");
+  const std::string prompt = SummarizerPrompt(ledger, plan, "Looked up 1 to 6.").text;
   EXPECT_THAT(prompt, EndsWith("\n\nSummary so far (tool calls 1-6):\nLooked up 1 to 6.\n\n"
                                "Tool calls 7-8 to fold into it:\n"
                                "- [a] t7({\"i\":7}) -> 7\n"
                                "- [a] t8({\"i\":8}) -> 8"));
   EXPECT_THAT(prompt, Not(HasSubstr("t6(")));
+}
+
+TEST(SummarizerPrompt, OverTheLimit_OldestCallsThatFit_TheNextSummaryExtendsFromThere) {
+  RequestLedger ledger("run-1");
+  AppendCalls(ledger, 200);
+  CompactionPlan plan = PlanCompaction(Compact(2), ledger);
+  ASSERT_EQ(plan.watermark, 198);
+  const SummaryPrompt whole = SummarizerPrompt(ledger, plan);
+  EXPECT_EQ(whole.covers, 198);
+
+  const size_t limit = whole.text.size() / 3;
+  const SummaryPrompt first = SummarizerPrompt(ledger, plan, "", limit);
+  EXPECT_LE(first.text.size(), limit);
+  ASSERT_GT(first.covers, 1);
+  ASSERT_LT(first.covers, 198);
+  EXPECT_THAT(first.text, HasSubstr(absl::StrCat("\n\nTool calls 1-", first.covers, ":\n")));
+  EXPECT_THAT(first.text, EndsWith(absl::StrCat("t", first.covers, "({\"i\":", first.covers,
+                                                "}) -> ", first.covers)));
+
+  // Folded in over a few summaries, each within the limit, none read twice.
+  int64_t covered = first.covers;
+  int summaries = 1;
+  while (covered < plan.watermark && summaries < 10) {
+    CompactionPlan extend = PlanCompaction(Compact(2), ledger, covered);
+    const SummaryPrompt next = SummarizerPrompt(ledger, extend, "the story so far", limit);
+    EXPECT_LE(next.text.size(), limit);
+    EXPECT_THAT(next.text, HasSubstr(absl::StrCat("Tool calls ", covered + 1, "-", next.covers,
+                                                  " to fold into it:\n- [a] t", covered + 1, "(")));
+    ASSERT_GT(next.covers, covered);
+    covered = next.covers;
+    ++summaries;
+  }
+  EXPECT_EQ(covered, 198);
+  EXPECT_GE(summaries, 3);
+}
+
+TEST(SummarizerPrompt, OneCallOverTheLimit_StillGoesIn) {
+  RequestLedger ledger("run-1");
+  AppendCalls(ledger, 5);
+  const SummaryPrompt prompt = SummarizerPrompt(ledger, PlanCompaction(Compact(1), ledger), "", 1);
+  EXPECT_EQ(prompt.covers, 1);
+  EXPECT_THAT(prompt.text, EndsWith("Tool calls 1-1:\n- [a] t1({\"i\":1}) -> 1"));
 }
 
 TEST(ComposeCompact, RecentWindowPlusNarrativeAndMeta) {
@@ -208,7 +250,7 @@ TEST(Compaction, EngineFlow_NarrativeReusedUntilLedgerGrowsThenExtended) {
   ASSERT_THAT(previous, Optional(::testing::Field(&NarrativeCache::Narrative::watermark, 8)));
   CompactionPlan extend = PlanCompaction(policy, ledger, previous->watermark);
   EXPECT_THAT(extend.seqs(), ElementsAre(9, 10));
-  EXPECT_THAT(SummarizerPrompt(ledger, extend, previous->text), HasSubstr("summary of 1-8"));
+  EXPECT_THAT(SummarizerPrompt(ledger, extend, previous->text).text, HasSubstr("summary of 1-8"));
 }
 
 }  // namespace
