@@ -67,6 +67,9 @@ void Engine::Stop() {
   if (thread_.joinable()) thread_.join();
   // What the last batches promised (replies, acks) is written and sent.
   pipeline_.Drain();
+  // The loop starts every accepted run before it ends, so no read should
+  // be waiting; one that is must still be answered.
+  TasksCreated(nullptr);
 }
 
 void Engine::Post(std::function<void()> event) {
@@ -194,9 +197,7 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   ExpireLeases();
   for (const std::string& run_id : touched_) {
     auto it = runs_.find(run_id);
-    // A run submitted in this batch has no tasks until its driver starts:
-    // advanced now, it would look finished.
-    if (it != runs_.end() && !it->second.state->record().start_pending()) {
+    if (it != runs_.end() && !it->second.awaiting_start) {
       it->second.driver->Advance(*it->second.state, now_ms_);
     }
   }

@@ -35,7 +35,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/random/random.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -247,12 +246,14 @@ class Engine {
   // The store itself, for reads from other threads (RPC handlers): they see
   // a batch once it is written.
   store::Store& store() { return *store_; }
-  // Returns once the tasks of `run_id` are written, if SubmitRun accepted it
-  // and its tasks are still being created (decision 121), so a client that
-  // reads the run after SubmitRun's reply sees its tasks. Called by RPC
-  // threads before they read a run's tasks from store(); returns at once
-  // for every other run.
-  void AwaitTasksCreated(const std::string& run_id);
+  // Runs `then` once the tasks `run_id` starts with are written, if
+  // SubmitRun accepted it and they are still being created (decision 121),
+  // so a client that reads the run after SubmitRun's reply sees them; at
+  // once, on the calling thread, for every other run. RPC handlers read a
+  // run's tasks from store() in `then`. It may run on the commit thread, so
+  // it only hands work on (to the read pool); it never blocks a thread while
+  // it waits, and it always runs, at the latest when the engine stops.
+  void WhenTasksCreated(const std::string& run_id, std::function<void()> then);
   const EngineOptions& options() const { return options_; }
   EngineStats stats() const;
 
@@ -272,6 +273,9 @@ class Engine {
     v1::FlowPolicy policy;
     // Tool-cache warnings already emitted for this run (each once).
     std::set<std::string> warned;
+    // Accepted by SubmitRun, its driver not started yet (StartLater): it has
+    // no tasks, so it is not advanced (it would look finished).
+    bool awaiting_start = false;
   };
   enum class TimerKind { kRetry, kTaskTimeout, kScheduling, kApprovalTimeout };
   struct Timer {
@@ -298,8 +302,8 @@ class Engine {
   enum class DriverStart { kNow, kNextBatch };
   absl::StatusOr<std::string> CreateRun(SubmitRequest& request, const v1::Run* parent,
                                         const std::string& parent_task_id, DriverStart start);
-  // Starts `run_id`'s driver at the top of the next batch; RPC threads wait
-  // for that batch before they read the run's tasks (AwaitTasksCreated).
+  // Starts active run `run_id`'s driver at the top of the next batch; reads
+  // of the run's tasks wait for that batch (WhenTasksCreated).
   void StartLater(const std::string& run_id);
   // Starts the drivers StartLater queued, before the batch's own events.
   void StartPendingRuns();
@@ -500,9 +504,12 @@ class Engine {
   std::vector<int64_t> queued_ms_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // Runs whose tasks are being created, until the batch that creates them
-  // is written (AwaitTasksCreated).
+  // is written, with the reads waiting for them (WhenTasksCreated).
   absl::Mutex starting_mu_;
-  absl::flat_hash_set<std::string> starting_ ABSL_GUARDED_BY(starting_mu_);
+  absl::flat_hash_map<std::string, std::vector<std::function<void()>>> starting_
+      ABSL_GUARDED_BY(starting_mu_);
+  // Runs the reads waiting for `run_ids` (all of them when null).
+  void TasksCreated(const std::vector<std::string>* run_ids);
   EngineStats stats_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
   std::atomic<uint64_t> next_stream_id_{1};

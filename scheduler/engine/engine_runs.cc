@@ -105,7 +105,6 @@ absl::StatusOr<std::string> Engine::CreateRun(SubmitRequest& request, const v1::
     (*driver)->Start(*state, now_ms_);
   } else {
     state->MutableRecord().set_start_pending(true);
-    StartLater(run_id);
   }
   if (options_.metrics != nullptr) options_.metrics->RunSubmitted(run.kind());
   log::Info("run submitted")
@@ -114,6 +113,7 @@ absl::StatusOr<std::string> Engine::CreateRun(SubmitRequest& request, const v1::
       .With("flow", run.flow_name())
       .WithNonEmpty("parent_run_id", run.parent_run_id());
   Activate(std::move(state), *std::move(driver), std::move(request.spec));
+  if (start == DriverStart::kNextBatch) StartLater(run_id);
   return run_id;
 }
 
@@ -151,9 +151,10 @@ void Engine::DoSubmit(SubmitRequest& request,
 }
 
 void Engine::StartLater(const std::string& run_id) {
+  runs_[run_id].awaiting_start = true;
   pending_starts_.push_back(run_id);
   absl::MutexLock lock(&starting_mu_);
-  starting_.insert(run_id);
+  starting_.try_emplace(run_id);
 }
 
 void Engine::StartPendingRuns() {
@@ -162,29 +163,46 @@ void Engine::StartPendingRuns() {
   started.swap(pending_starts_);
   for (const std::string& run_id : started) {
     auto it = runs_.find(run_id);
-    if (it == runs_.end()) continue;
+    if (it == runs_.end() || !it->second.awaiting_start) continue;
+    it->second.awaiting_start = false;
     RunState& run = *it->second.state;
-    if (!run.record().start_pending()) continue;
     run.MutableRecord().set_start_pending(false);
     Touch(run_id);
-    // Cancelled before it started: nothing to create.
-    if (IsTerminal(run.record().run().status())) continue;
     it->second.driver->Start(run, now_ms_);
   }
-  // Readers waiting for these runs' tasks go on once this batch is written.
-  effects_.push_back([this, started = std::move(started)] {
-    absl::MutexLock lock(&starting_mu_);
-    for (const std::string& run_id : started) starting_.erase(run_id);
-  });
+  // Reads waiting for these runs' tasks go on once this batch is written.
+  effects_.push_back([this, started = std::move(started)] { TasksCreated(&started); });
 }
 
-void Engine::AwaitTasksCreated(const std::string& run_id) {
-  absl::MutexLock lock(&starting_mu_);
-  auto created = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(starting_mu_) {
-    return !starting_.contains(run_id);
-  };
-  // Bounded: the batch is next in line, but a reader never hangs on it.
-  starting_mu_.AwaitWithTimeout(absl::Condition(&created), absl::Seconds(30));
+void Engine::WhenTasksCreated(const std::string& run_id, std::function<void()> then) {
+  {
+    absl::MutexLock lock(&starting_mu_);
+    auto it = starting_.find(run_id);
+    if (it != starting_.end()) {
+      it->second.push_back(std::move(then));
+      return;
+    }
+  }
+  then();
+}
+
+void Engine::TasksCreated(const std::vector<std::string>* run_ids) {
+  std::vector<std::function<void()>> reads;
+  {
+    absl::MutexLock lock(&starting_mu_);
+    auto take = [&](auto it) {
+      for (auto& read : it->second) reads.push_back(std::move(read));
+      starting_.erase(it);
+    };
+    if (run_ids == nullptr) {
+      while (!starting_.empty()) take(starting_.begin());
+    } else {
+      for (const std::string& run_id : *run_ids) {
+        if (auto it = starting_.find(run_id); it != starting_.end()) take(it);
+      }
+    }
+  }
+  for (auto& read : reads) read();
 }
 
 void Engine::DoCancel(const std::string& run_id, const std::string& reason,
@@ -264,6 +282,8 @@ absl::StatusOr<ResumeResult> Engine::ResumeLoaded(std::unique_ptr<RunState> stat
   if (!driver.ok()) return driver.status();
   RunState& run = *state;
   PrepareResume(run);
+  // Started here, whatever an earlier scheduler left undone.
+  run.MutableRecord().set_start_pending(false);
   (*driver)->Resume(run, now_ms_);
   ResumeResult result;
   result.run_id = run_id;
@@ -452,6 +472,8 @@ void Engine::Quarantine(const std::string& run_id, absl::string_view reason) {
         return true;
       });
   view.set_last_seq(last_seq);
+  // Failed now: a run accepted and never started is not started later.
+  record.set_start_pending(false);
   auto state = std::make_unique<RunState>(std::move(record));
   const std::string error = absl::StrCat("unrecoverable: ", reason);
   FinishRun(*state, v1::RUN_STATUS_FAILED, "", error, now_ms_);

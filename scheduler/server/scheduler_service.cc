@@ -24,6 +24,22 @@ grpc::ServerUnaryReactor* FinishFromPool(grpc::CallbackServerContext* context, B
   return reactor;
 }
 
+// FinishFromPool once the tasks of `run_id` are written, when SubmitRun has
+// just accepted it (decision 121): the read takes a pool thread only once
+// there is something to read, so reads waiting for a large board hold up
+// nothing else on the pool.
+template <typename Read>
+grpc::ServerUnaryReactor* FinishFromPoolOnceCreated(grpc::CallbackServerContext* context,
+                                                    BlockingPool* pool, engine::Engine& engine,
+                                                    const std::string& run_id, Read read) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  engine.WhenTasksCreated(run_id, [pool, reactor, read = std::move(read)]() mutable {
+    pool->Run(
+        [reactor, read = std::move(read)]() mutable { reactor->Finish(ToGrpcStatus(read())); });
+  });
+  return reactor;
+}
+
 grpc::ServerUnaryReactor* Refuse(grpc::CallbackServerContext* context, const absl::Status& status) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(ToGrpcStatus(status));
@@ -81,14 +97,13 @@ grpc::ServerUnaryReactor* SchedulerService::GetRun(grpc::CallbackServerContext* 
                                                    v1::GetRunResponse* response) {
   absl::StatusOr<auth::Caller> caller = gate_->Admit(*context, SchedulerMethod("GetRun"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
-  return FinishFromPool(
-      context, pool_,
+  return FinishFromPoolOnceCreated(
+      context, pool_, *engine_, request->run_id(),
       [this, request, response, tenant = caller->visible_tenant()]() -> absl::Status {
         if (absl::Status visible = CheckRunVisible(engine_->store(), request->run_id(), tenant);
             !visible.ok()) {
           return visible;
         }
-        engine_->AwaitTasksCreated(request->run_id());
         absl::StatusOr<v1::Run> run = engine::ReadRun(engine_->store(), request->run_id());
         if (!run.ok()) return run.status();
         *response->mutable_run() = *std::move(run);
@@ -265,14 +280,13 @@ grpc::ServerUnaryReactor* SchedulerService::GetTask(grpc::CallbackServerContext*
                                                     v1::GetTaskResponse* response) {
   absl::StatusOr<auth::Caller> caller = gate_->Admit(*context, SchedulerMethod("GetTask"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
-  return FinishFromPool(
-      context, pool_,
+  return FinishFromPoolOnceCreated(
+      context, pool_, *engine_, request->run_id(),
       [this, request, response, tenant = caller->visible_tenant()]() -> absl::Status {
         if (absl::Status visible = CheckRunVisible(engine_->store(), request->run_id(), tenant);
             !visible.ok()) {
           return visible;
         }
-        engine_->AwaitTasksCreated(request->run_id());
         absl::StatusOr<v1::GetTaskResponse> task =
             engine::ReadTask(engine_->store(), request->run_id(), request->task_id());
         if (!task.ok()) return task.status();

@@ -136,6 +136,32 @@ class CuttableStore : public testing::ForwardingStore {
   bool cut_ ABSL_GUARDED_BY(mu_) = false;
 };
 
+TEST(SubmitStart, ReadsWaitForTheTasksWithoutHoldingAThread) {
+  EngineHarness h;
+  SubmitRequest request;
+  request.spec = taskboard::testing::LoadValidFlow(kBoard);
+  std::string run_id;
+  bool waited = false;
+  int tasks_when_read = -1;
+  h.engine().Submit(std::move(request), [&](absl::StatusOr<SubmitResult> result) {
+    ASSERT_TRUE(result.ok()) << result.status();
+    run_id = result->run_id;
+    // A GetRun right after the reply: queued, not run, and nothing blocks.
+    h.engine().WhenTasksCreated(run_id, [&] { tasks_when_read = StoredTasks(h.store(), run_id); });
+    waited = tasks_when_read == -1;
+  });
+  h.RunOnce();
+  EXPECT_TRUE(waited) << "the read ran before the run's tasks were written";
+  EXPECT_EQ(tasks_when_read, 3) << "the read never ran, or ran before the tasks' batch";
+
+  // Any other run is read at once.
+  bool read = false;
+  h.engine().WhenTasksCreated(run_id, [&] { read = true; });
+  EXPECT_TRUE(read);
+  h.engine().WhenTasksCreated("run-unknown", [&] { read = false; });
+  EXPECT_FALSE(read);
+}
+
 TEST(SubmitStart, StoppedBeforeTheTasksWereWritten_TheNextSchedulerCreatesThemOnce) {
   EngineHarness h;
   CuttableStore cuttable(h.store());
@@ -175,6 +201,48 @@ TEST(SubmitStart, StoppedBeforeTheTasksWereWritten_TheNextSchedulerCreatesThemOn
   EXPECT_EQ(started, 1);
   EXPECT_EQ(announced, 3) << "each task is created once";
   EXPECT_TRUE(events.back().has_run_finished());
+}
+
+TEST(SubmitStart, QuarantinedBeforeItsStart_ResumedLater_RunsToTheEnd) {
+  EngineHarness h;
+  CuttableStore cuttable(h.store());
+  h.store_override = &cuttable;
+  h.Restart();
+  SubmitRequest request;
+  request.spec = taskboard::testing::LoadValidFlow(kChain);
+  std::string run_id;
+  h.engine().Submit(std::move(request), [&](absl::StatusOr<SubmitResult> result) {
+    ASSERT_TRUE(result.ok()) << result.status();
+    run_id = result->run_id;
+    cuttable.Cut();
+  });
+  h.RunOnce();
+  ASSERT_FALSE(run_id.empty());
+
+  // The next scheduler cannot read the run's flow, so it fails the run.
+  const std::string spec_key = store::keys::RunSpec(run_id);
+  absl::StatusOr<std::optional<std::string>> spec = h.store().Get(store::Column::kMeta, spec_key);
+  ASSERT_TRUE(spec.ok() && spec->has_value());
+  store::WriteBatch corrupt;
+  corrupt.Put(store::Column::kMeta, spec_key, "not a flow");
+  ASSERT_TRUE(h.store().Write(corrupt).ok());
+  h.store_override = nullptr;
+  h.Restart();
+  h.RunOnce();
+  ASSERT_EQ(h.Status(run_id), v1::RUN_STATUS_FAILED);
+  EXPECT_FALSE(StartPending(h.store(), run_id));
+
+  // Once the flow reads again, ResumeRun starts it and it runs to the end.
+  store::WriteBatch restore;
+  restore.Put(store::Column::kMeta, spec_key, **spec);
+  ASSERT_TRUE(h.store().Write(restore).ok());
+  ASSERT_TRUE(h.Resume(run_id).ok());
+  TestWorker w = h.Connect("w1", {"coder"}, /*slots=*/2);
+  for (int round = 0; round < 2; ++round) {
+    for (const v1::Assignment& assigned : h.TakeAssignments(w)) h.Finish(w, assigned, true, "ok");
+  }
+  EXPECT_EQ(h.Status(run_id), v1::RUN_STATUS_COMPLETED) << "t2 waits for t1's phase to advance";
+  EXPECT_FALSE(StartPending(h.store(), run_id));
 }
 
 }  // namespace
