@@ -68,7 +68,7 @@ cleanup() {
       echo "first_run_fresh: could not unmount ${mounts[i]}" >&2
   done
   if [[ -n $(mounted_under "$dir") ]]; then
-    echo "first_run_fresh: still mounted under $dir:" $(mounted_under "$dir") >&2
+    echo "first_run_fresh: still mounted under $dir: $(mounted_under "$dir" | tr '\n' ' ')" >&2
     status=1
   fi
   exit "$status"
@@ -164,6 +164,7 @@ EOF
   # ninja's steps follow; the demo begins after the last step.
   awk -v status="$status" -v commit="$commit" '
     function at(name, t) { if (!(name in seen)) { seen[name] = 1; when[name] = t } }
+    !/^ *[0-9]+\.[0-9] / { next } # not the run'"'"'s output (e.g. an earlier summary)
     /first_run_fresh: timed run starts/ { t0 = $1 }
     { t = $1 - t0 }
     /install-deps: installing .*[a-z]/ && !/web console/ { at("apt", t) }
@@ -174,7 +175,7 @@ EOF
     /install-deps: done/ { at("npm_done", t) }
     /The C compiler identification/ { at("configure", t) }
     /Build files have been written/ { at("configured", t) }
-    /^ *[0-9.]+ \[[0-9]+\/[0-9]+\]/ { last_step = t; steps = $2 }
+    /^ *[0-9.]+ \[[0-9]+\/[0-9]+\]/ { last_step = t; steps = $2; sub(/^\[[0-9]+\//, "", steps); sub(/\]$/, "", steps) }
     /taskflow repo-digest .* completed/ { completed = 1 }
     /^ *[0-9.]+ real/ { real = $3 }
     /^ *[0-9.]+ user/ { user = $3 }
