@@ -9,6 +9,7 @@
 # apt unpack and configure, npm ci, configure, build, demo) and the wall time.
 #
 #   sudo tools/bench/first_run_fresh.sh [DIR]     # default DIR /var/tmp/fresh-bookworm
+#   tools/bench/first_run_fresh.sh --summarize LOG   # the parts of an earlier run's DIR.log
 #
 # Needs: root, a Debian host that reaches the Debian archive and the npm
 # registry, and debootstrap (installed here if missing: the only package this
@@ -30,6 +31,59 @@
 # inspection. Clean up: `rm -rf DIR DIR.base DIR.log` (after the script has
 # exited: it refuses to delete a directory with anything mounted under it).
 set -euo pipefail
+
+# --- each part, from the stamps -------------------------------------------------
+# The parts' first lines: install-deps announces apt and npm; apt-get install
+# prints its own "Reading package lists", its download ends at its "Fetched" and
+# dpkg starts with "Selecting previously unselected"; CMake's configure begins
+# with the compiler identification and ends with "Build files have been written";
+# ninja's steps follow; the demo begins after the last step.
+summarize() { # summarize LOG [STATUS] [COMMIT]: each part's time, from a stamped log
+  awk -v status="${2:-?}" -v commit="${3:-?}" '
+    function at(name, t) { if (!(name in seen)) { seen[name] = 1; when[name] = t } }
+    !/^ *[0-9]+\.[0-9] / { next } # not the run'"'"'s output (e.g. an earlier summary)
+    /first_run_fresh: timed run starts/ { t0 = $1 }
+    { t = $1 - t0 }
+    /install-deps: installing .*[a-z]/ && !/web console/ { at("apt", t) }
+    /Reading package lists/ { lists++; if (lists == 2) at("apt_install", t) }
+    /^ *[0-9.]+ Fetched/ { fetched++; if (fetched == 2) at("apt_fetched", t) }
+    /Selecting previously unselected/ { at("dpkg", t) }
+    /installing the web console/ { at("npm", t) }
+    /install-deps: done/ { at("npm_done", t) }
+    /The C compiler identification/ { at("configure", t) }
+    /Build files have been written/ { at("configured", t) }
+    /^ *[0-9.]+ \[[0-9]+\/[0-9]+\]/ {
+      last_step = t; steps = $2; sub(/^\[[0-9]+\//, "", steps); sub(/\]$/, "", steps)
+    }
+    /taskflow repo-digest .* completed/ { completed = 1 }
+    /^ *[0-9.]+ real/ { real = $3 }
+    /^ *[0-9.]+ user/ { user = $3 }
+    /^ *[0-9.]+ sys/ { sys = $3 }
+    { end = t }
+    function part(label, from, to) {
+      if ((from in when) && (to in when)) printf "  %-34s %6.1f s\n", label, when[to] - when[from]
+    }
+    END {
+      when["start"] = 0; when["end"] = end
+      if (steps != "") when["built"] = last_step
+      print "first_run_fresh: commit " commit ", exit " status \
+        (completed ? ", the demo run completed" : ", the demo run did not complete")
+      part("apt-get update", "apt", "apt_install")
+      part("apt-get install: resolve + download", "apt_install", "apt_fetched")
+      part("apt-get install: unpack + configure", "apt_fetched", "npm")
+      part("npm ci (web/console)", "npm", "npm_done")
+      part("cmake configure", "configure", "configured")
+      part("build (ninja, " steps " steps)", "configured", "built")
+      part("demo", "built", "end")
+      printf "  %-34s %6.1f s (time: real %s, user %s, sys %s)\n", "total", end, real, user, sys
+    }' "$1"
+}
+
+if [[ ${1:-} == --summarize ]]; then # re-reads the log of an earlier run
+  [[ $# -eq 2 && -r $2 ]] || { echo "usage: first_run_fresh.sh --summarize LOG" >&2; exit 2; }
+  summarize "$2"
+  exit
+fi
 
 dir=$(realpath -m "${1:-/var/tmp/fresh-bookworm}")
 base=$dir.base
@@ -156,47 +210,7 @@ EOF
   status=${PIPESTATUS[0]}
   set -e
 
-  # --- each part, from the stamps -----------------------------------------------
-  # The parts' first lines: install-deps announces apt and npm; apt-get install
-  # prints its own "Reading package lists", its download ends at its "Fetched" and
-  # dpkg starts with "Selecting previously unselected"; CMake's configure begins
-  # with the compiler identification and ends with "Build files have been written";
-  # ninja's steps follow; the demo begins after the last step.
-  awk -v status="$status" -v commit="$commit" '
-    function at(name, t) { if (!(name in seen)) { seen[name] = 1; when[name] = t } }
-    !/^ *[0-9]+\.[0-9] / { next } # not the run'"'"'s output (e.g. an earlier summary)
-    /first_run_fresh: timed run starts/ { t0 = $1 }
-    { t = $1 - t0 }
-    /install-deps: installing .*[a-z]/ && !/web console/ { at("apt", t) }
-    /Reading package lists/ { lists++; if (lists == 2) at("apt_install", t) }
-    /^ *[0-9.]+ Fetched/ { fetched++; if (fetched == 2) at("apt_fetched", t) }
-    /Selecting previously unselected/ { at("dpkg", t) }
-    /installing the web console/ { at("npm", t) }
-    /install-deps: done/ { at("npm_done", t) }
-    /The C compiler identification/ { at("configure", t) }
-    /Build files have been written/ { at("configured", t) }
-    /^ *[0-9.]+ \[[0-9]+\/[0-9]+\]/ { last_step = t; steps = $2; sub(/^\[[0-9]+\//, "", steps); sub(/\]$/, "", steps) }
-    /taskflow repo-digest .* completed/ { completed = 1 }
-    /^ *[0-9.]+ real/ { real = $3 }
-    /^ *[0-9.]+ user/ { user = $3 }
-    /^ *[0-9.]+ sys/ { sys = $3 }
-    { end = t }
-    function part(label, from, to) {
-      if ((from in when) && (to in when)) printf "  %-34s %6.1f s\n", label, when[to] - when[from]
-    }
-    END {
-      when["start"] = 0; when["end"] = end; when["built"] = last_step
-      print "first_run_fresh: commit " commit ", exit " status \
-        (completed ? ", the demo run completed" : ", the demo run did not complete")
-      part("apt-get update", "apt", "apt_install")
-      part("apt-get install: resolve + download", "apt_install", "apt_fetched")
-      part("apt-get install: unpack + configure", "apt_fetched", "npm")
-      part("npm ci (web/console)", "npm", "npm_done")
-      part("cmake configure", "configure", "configured")
-      part("build (ninja, " steps " steps)", "configured", "built")
-      part("demo", "built", "end")
-      printf "  %-34s %6.1f s (time: real %s, user %s, sys %s)\n", "total", end, real, user, sys
-    }' "$log" | tee -a "$log"
+  summarize "$log" "$status" "$commit" | tee -a "$log"
   return "$status"
 }
 
