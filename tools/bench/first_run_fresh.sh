@@ -28,8 +28,9 @@
 # FRESH_REPO (default: this checkout). If the host sets NODE_EXTRA_CA_CERTS (a
 # proxy that re-signs TLS), the chroot's npm gets the same file, as a machine
 # behind that proxy would need. The log is DIR.log; the chroot stays for
-# inspection. Clean up: `rm -rf DIR DIR.base DIR.log` (after the script has
-# exited: it refuses to delete a directory with anything mounted under it).
+# inspection. Clean up, once it has exited and `grep DIR /proc/mounts` shows
+# nothing: `rm -rf DIR DIR.base DIR.base.*.log DIR.log` (the script itself never
+# deletes or copies a directory with anything mounted under it).
 set -euo pipefail
 
 # --- each part, from the stamps -------------------------------------------------
