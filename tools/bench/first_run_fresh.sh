@@ -137,7 +137,7 @@ main() {
   # --- the base system, once (not timed) ---------------------------------------
   if [[ ! -f $base/.first-run-base ]]; then
     if ! command -v debootstrap >/dev/null; then
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap
     fi
     [[ -z $(mounted_under "$base") ]] || { echo "first_run_fresh: $base has mounts" >&2; exit 1; }
     rm -rf "$base"
