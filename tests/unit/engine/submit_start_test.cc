@@ -162,25 +162,33 @@ TEST(SubmitStart, ReadsWaitForTheTasksWithoutHoldingAThread) {
   EXPECT_FALSE(read);
 }
 
-TEST(SubmitStart, StoppedBeforeTheTasksWereWritten_TheNextSchedulerCreatesThemOnce) {
-  EngineHarness h;
-  CuttableStore cuttable(h.store());
+// Submits `flow` to a scheduler over `cuttable` that dies right after
+// replying: the store holds the run and none of its tasks. The next
+// Restart() is over the store itself.
+std::string SubmitThenStop(EngineHarness& h, CuttableStore& cuttable, const char* flow) {
   h.store_override = &cuttable;
   h.Restart();
   SubmitRequest request;
-  request.spec = taskboard::testing::LoadValidFlow(kChain);
+  request.spec = taskboard::testing::LoadValidFlow(flow);
   std::string run_id;
   h.engine().Submit(std::move(request), [&](absl::StatusOr<SubmitResult> result) {
-    ASSERT_TRUE(result.ok()) << result.status();
-    run_id = result->run_id;
-    cuttable.Cut();  // the scheduler dies right after replying
+    EXPECT_TRUE(result.ok()) << result.status();
+    if (result.ok()) run_id = result->run_id;
+    cuttable.Cut();
   });
   h.RunOnce();
+  h.store_override = nullptr;
+  return run_id;
+}
+
+TEST(SubmitStart, StoppedBeforeTheTasksWereWritten_TheNextSchedulerCreatesThemOnce) {
+  EngineHarness h;
+  CuttableStore cuttable(h.store());
+  const std::string run_id = SubmitThenStop(h, cuttable, kChain);
   ASSERT_FALSE(run_id.empty());
   ASSERT_EQ(StoredTasks(h.store(), run_id), 0);
   ASSERT_TRUE(StartPending(h.store(), run_id));
 
-  h.store_override = nullptr;
   h.Restart();
   TestWorker w = h.Connect("w1", {"coder"}, /*slots=*/2);
   EXPECT_EQ(StoredTasks(h.store(), run_id), 2) << "t1 and t3";
@@ -206,17 +214,7 @@ TEST(SubmitStart, StoppedBeforeTheTasksWereWritten_TheNextSchedulerCreatesThemOn
 TEST(SubmitStart, QuarantinedBeforeItsStart_ResumedLater_RunsToTheEnd) {
   EngineHarness h;
   CuttableStore cuttable(h.store());
-  h.store_override = &cuttable;
-  h.Restart();
-  SubmitRequest request;
-  request.spec = taskboard::testing::LoadValidFlow(kChain);
-  std::string run_id;
-  h.engine().Submit(std::move(request), [&](absl::StatusOr<SubmitResult> result) {
-    ASSERT_TRUE(result.ok()) << result.status();
-    run_id = result->run_id;
-    cuttable.Cut();
-  });
-  h.RunOnce();
+  const std::string run_id = SubmitThenStop(h, cuttable, kChain);
   ASSERT_FALSE(run_id.empty());
 
   // The next scheduler cannot read the run's flow, so it fails the run.
@@ -226,7 +224,6 @@ TEST(SubmitStart, QuarantinedBeforeItsStart_ResumedLater_RunsToTheEnd) {
   store::WriteBatch corrupt;
   corrupt.Put(store::Column::kMeta, spec_key, "not a flow");
   ASSERT_TRUE(h.store().Write(corrupt).ok());
-  h.store_override = nullptr;
   h.Restart();
   h.RunOnce();
   ASSERT_EQ(h.Status(run_id), v1::RUN_STATUS_FAILED);
