@@ -56,8 +56,18 @@ class ReadyQueue {
   // nullopt when every queue is empty. Costs one lookup per distinct
   // priority in each queue, not one per entry.
   std::optional<int64_t> OldestReadyMs() const;
+  // The same for `agent`'s queue alone.
+  std::optional<int64_t> OldestReadyMs(absl::string_view agent) const;
+  // Removes and returns `agent`'s entries ready at or before `ready_ms`
+  // (stale ones included), in no particular order: the tasks whose
+  // scheduling deadline passed. Costs what it returns plus a lookup per
+  // distinct priority, not the size of the queue.
+  std::vector<ReadyEntry> TakeReadyUpTo(absl::string_view agent, int64_t ready_ms);
 
  private:
+  // The first entry of the priority group after `entry`'s in `queue`.
+  static std::set<ReadyEntry>::iterator NextPriorityGroup(const std::set<ReadyEntry>& queue,
+                                                          const ReadyEntry& entry);
   struct AgentQueue {
     std::map<std::string, std::set<ReadyEntry>> by_tenant;
     // When each tenant was last served (a pop counter): least recent first.

@@ -75,5 +75,34 @@ TEST(ReadyQueue, OldestReadyMsLooksAtEveryTenant) {
   EXPECT_EQ(queue.OldestReadyMs(), 20);
 }
 
+TEST(ReadyQueue, OldestReadyMsOfOneAgent) {
+  ReadyQueue queue;
+  EXPECT_FALSE(queue.OldestReadyMs("a").has_value());
+  queue.Push("a", Entry("acme", "a0", 50, /*priority=*/2));
+  queue.Push("a", Entry("acme", "a1", 40));
+  queue.Push("b", Entry("globex", "g0", 20));
+  EXPECT_EQ(queue.OldestReadyMs("a"), 40);
+  EXPECT_EQ(queue.OldestReadyMs("b"), 20);
+}
+
+TEST(ReadyQueue, TakeReadyUpTo_TakesTheOldEntriesOfEveryPriorityAndTenant) {
+  ReadyQueue queue;
+  queue.Push("a", Entry("acme", "old-urgent", 10, /*priority=*/5));
+  queue.Push("a", Entry("acme", "new-urgent", 30, /*priority=*/5));
+  queue.Push("a", Entry("acme", "old", 20));
+  queue.Push("a", Entry("acme", "new", 40));
+  queue.Push("a", Entry("globex", "g-old", 25, /*priority=*/-3));
+  queue.Push("a", Entry("globex", "g-at", 26, /*priority=*/-3));
+  queue.Push("b", Entry("acme", "other-agent", 1));
+  std::vector<std::string> taken;
+  for (const ReadyEntry& entry : queue.TakeReadyUpTo("a", 26)) taken.push_back(entry.task_id);
+  EXPECT_THAT(taken, ::testing::UnorderedElementsAre("old-urgent", "old", "g-old", "g-at"));
+  EXPECT_EQ(queue.Depth("a"), 2u);
+  EXPECT_EQ(queue.Depth("a", "globex"), 0u);
+  EXPECT_EQ(queue.TotalDepth(), 3u);
+  EXPECT_THAT(PopAll(queue, "a"), ::testing::ElementsAre("new-urgent", "new"));
+  EXPECT_THAT(queue.TakeReadyUpTo("missing", 100), ::testing::IsEmpty());
+}
+
 }  // namespace
 }  // namespace taskboard::dispatch
