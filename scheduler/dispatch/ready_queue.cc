@@ -8,7 +8,7 @@ namespace taskboard::dispatch {
 
 void ReadyQueue::Push(absl::string_view agent, ReadyEntry entry) {
   AgentQueue& queue = queues_[agent];
-  std::set<ReadyEntry>& tenant = queue.by_tenant[entry.tenant];
+  Entries& tenant = queue.by_tenant[entry.run->tenant];
   if (tenant.insert(std::move(entry)).second) {
     ++queue.size;
     ++size_;
@@ -32,8 +32,9 @@ ReadyEntry ReadyQueue::Pop(absl::string_view agent) {
       }
     }
   }
-  std::set<ReadyEntry>& tenant = chosen->second;
-  ReadyEntry entry = std::move(tenant.extract(tenant.begin()).value());
+  Entries& tenant = chosen->second;
+  ReadyEntry entry = *tenant.begin();
+  tenant.erase(tenant.begin());
   queue.served[chosen->first] = ++pops_;
   if (tenant.empty()) queue.by_tenant.erase(chosen);
   --queue.size;
@@ -61,9 +62,11 @@ size_t ReadyQueue::Depth(absl::string_view agent, absl::string_view tenant) cons
   return found == it->second.by_tenant.end() ? 0 : found->second.size();
 }
 
-std::set<ReadyEntry>::iterator ReadyQueue::NextPriorityGroup(const std::set<ReadyEntry>& queue,
-                                                             const ReadyEntry& entry) {
+ReadyQueue::Entries::const_iterator ReadyQueue::NextPriorityGroup(const Entries& queue,
+                                                                  const ReadyEntry& entry) {
   if (entry.priority == std::numeric_limits<int32_t>::min()) return queue.end();
+  // Compares below every entry of the next priority on ready_ms and order,
+  // so it never reaches the run or the task id.
   ReadyEntry next_group;
   next_group.priority = entry.priority - 1;
   next_group.ready_ms = std::numeric_limits<int64_t>::min();
@@ -100,17 +103,16 @@ std::vector<ReadyEntry> ReadyQueue::TakeReadyUpTo(absl::string_view agent, int64
   if (found == queues_.end()) return taken;
   AgentQueue& queue = found->second;
   for (auto tenant = queue.by_tenant.begin(); tenant != queue.by_tenant.end();) {
-    std::set<ReadyEntry>& entries = tenant->second;
+    Entries& entries = tenant->second;
     // Each priority group's entries ready by then are a prefix of the group.
-    auto it = entries.begin();
-    while (it != entries.end()) {
+    Entries::const_iterator it = entries.cbegin();
+    while (it != entries.cend()) {
       if (it->ready_ms > ready_ms) {
         it = NextPriorityGroup(entries, *it);
         continue;
       }
-      auto next = std::next(it);
-      taken.push_back(std::move(entries.extract(it).value()));
-      it = next;
+      taken.push_back(*it);
+      it = entries.erase(it);
     }
     if (entries.empty()) {
       tenant = queue.by_tenant.erase(tenant);

@@ -27,8 +27,9 @@ void Engine::CheckSchedulingDeadlines(const std::string& agent, int64_t due_ms) 
     std::vector<dispatch::ReadyEntry> entries = ready_.TakeReadyUpTo(agent, *expired);
     std::string error;
     for (dispatch::ReadyEntry& entry : entries) {
-      auto run = runs_.find(entry.run_id);
-      if (run == runs_.end()) continue;  // the run ended: a stale entry
+      if (entry.run->ended) continue;  // a stale entry; its task id is gone
+      auto run = runs_.find(entry.run->run_id);
+      if (run == runs_.end()) continue;
       RunState& state = *run->second.state;
       const store::TaskRecord* task = state.FindTask(entry.task_id);
       if (task == nullptr || task->task().state() != v1::TASK_STATE_READY ||

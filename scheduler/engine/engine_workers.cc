@@ -527,23 +527,23 @@ void Engine::FireTimers() {
 }
 
 void Engine::QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids) {
-  auto queue = [&](const store::TaskRecord& task) {
+  // `id` is the task's id as the run keeps it, which the entry views.
+  auto queue = [&](absl::string_view id, const store::TaskRecord& task) {
     if (WaitsForApproval(task)) return ArmApprovalTimeout(run.run_id(), task);
     if (task.task().state() != v1::TASK_STATE_READY) return;
-    ready_.Push(task.task().agent(),
-                {task.priority(), task.ready_unix_ms(), task.order(), run.run_id(),
-                 task.task().task_id(), options_.clock->NowUs(), run.record().tenant()});
+    ready_.Push(task.task().agent(), {task.priority(), task.ready_unix_ms(), task.order(),
+                                      options_.clock->NowUs(), run.ready_run(), id});
     if (!workers_.AnyOffers(task.task().agent())) {
       ArmSchedulingCheck(task.task().agent(), task.ready_unix_ms());
     }
   };
   if (task_ids == nullptr) {
-    for (const auto& [id, task] : run.tasks()) queue(task);
+    for (const auto& [id, task] : run.tasks()) queue(id, task);
     return;
   }
   for (const std::string& id : *task_ids) {
     const store::TaskRecord* task = run.FindTask(id);
-    if (task != nullptr) queue(*task);
+    if (task != nullptr) queue(run.KeptTaskId(id), *task);
   }
 }
 
@@ -554,12 +554,14 @@ void Engine::Dispatch() {
       dispatch::ConnectedWorker* worker = workers_.Pick(agent);
       if (worker == nullptr) break;
       dispatch::ReadyEntry entry = ready_.Pop(agent);
-      auto it = runs_.find(entry.run_id);
+      if (entry.run->ended) continue;  // its task id is gone with it
+      auto it = runs_.find(entry.run->run_id);
       if (it == runs_.end()) continue;
       RunState& run = *it->second.state;
-      const store::TaskRecord* ready = run.FindTask(entry.task_id);
+      const std::string task_id(entry.task_id);
+      const store::TaskRecord* ready = run.FindTask(task_id);
       if (ready == nullptr || ready->task().state() != v1::TASK_STATE_READY) continue;
-      if (it->second.policy.has_compact() && ParkForSummary(it->second, entry.task_id)) continue;
+      if (it->second.policy.has_compact() && ParkForSummary(it->second, task_id)) continue;
       // Prior work is selected before the task is marked dispatched: a
       // ledger the store cannot read fails the task instead of sending it.
       // An external policy selects after the dispatch is committed.
@@ -567,11 +569,11 @@ void Engine::Dispatch() {
           policy::IsExternalPolicy(it->second.policy) && options_.policy_service != nullptr;
       v1::PriorWork prior_work;
       if (!external_policy) {
-        absl::StatusOr<v1::PriorWork> selected = PriorWorkFor(it->second, entry.task_id);
+        absl::StatusOr<v1::PriorWork> selected = PriorWorkFor(it->second, task_id);
         if (!selected.ok()) {
           FailTask(
-              run.MutableTask(entry.task_id),
-              absl::StrCat("prior work of task '", entry.task_id,
+              run.MutableTask(task_id),
+              absl::StrCat("prior work of task '", task_id,
                            "' could not be read from the ledger: ", selected.status().message(),
                            "; the scheduler's store failed a read (see its log): resume the "
                            "run once it reads again"),
@@ -583,21 +585,21 @@ void Engine::Dispatch() {
       }
 
       std::string lease_id = NewLeaseId(rng_);
-      store::TaskRecord& task = run.MutableTask(entry.task_id);
+      store::TaskRecord& task = run.MutableTask(task_id);
       MarkDispatched(task, lease_id, worker->worker_id, now_ms_);
       task.set_worker_incarnation(worker->hello.incarnation());
       log::Debug("task dispatched")
           .With("run_id", run.run_id())
-          .With("task_id", entry.task_id)
+          .With("task_id", task_id)
           .With("worker_id", worker->worker_id)
           .With("agent", agent)
           .With("attempt", task.task().attempt())
           .With("lease_id", lease_id);
-      leases_.Add({lease_id, run.run_id(), entry.task_id, worker->worker_id, worker->identity,
+      leases_.Add({lease_id, run.run_id(), task_id, worker->worker_id, worker->identity,
                    worker->stream_id, now_ms_ + options_.lease_timeout_ms});
       if (task.assignment().timeout_seconds() > 0) {
         AddTimer({now_ms_ + task.assignment().timeout_seconds() * 1000LL, TimerKind::kTaskTimeout,
-                  run.run_id(), entry.task_id, lease_id});
+                  run.run_id(), task_id, lease_id});
       }
       worker->credits--;
       loop_stats_.dispatched++;
