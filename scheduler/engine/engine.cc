@@ -47,6 +47,9 @@ Engine::Engine(EngineOptions options)
       approval_watch_(options_.approval_metrics) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
   cache_.set_limits(options_.cache_limits);
+  // Every agent counts as last offered now: tasks recovered from the store
+  // get the whole scheduling timeout for workers to reconnect.
+  scheduling_ = SchedulingDeadlines(options_.scheduling_timeout_ms, options_.clock->NowMs());
 }
 
 Engine::~Engine() { Stop(); }

@@ -61,6 +61,7 @@
 #include "scheduler/engine/run_loader.h"
 #include "scheduler/engine/run_state.h"
 #include "scheduler/engine/run_task_graph.h"
+#include "scheduler/engine/scheduling_deadlines.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/watch_hub.h"
 #include "scheduler/governance/llm_governor.h"
@@ -283,7 +284,7 @@ class Engine {
     TimerKind kind;
     std::string run_id;
     std::string task_id;
-    std::string token;  // lease id (timeout) or ready time (scheduling)
+    std::string token;  // lease id (timeout) or agent (scheduling, no run or task)
     bool operator>(const Timer& other) const { return due_ms > other.due_ms; }
   };
 
@@ -476,8 +477,13 @@ class Engine {
   void ExpireLeases();
   // Queues the READY tasks among `task_ids` (all of the run's when null).
   void QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids);
-  // Fails `task` if it is still READY and unoffered when the timeout ends.
-  void ArmSchedulingTimeout(const std::string& run_id, const store::TaskRecord& task);
+  // Scheduling timeouts (engine_scheduling.cc, scheduling_deadlines.h).
+  // Makes sure `agent`'s check runs by the deadline of a task of it ready
+  // since `ready_ms`.
+  void ArmSchedulingCheck(const std::string& agent, int64_t ready_ms);
+  // The check of `agent` due at `due_ms`: unless a worker offers the agent
+  // now, fails its queued tasks whose deadline passed and arms the next.
+  void CheckSchedulingDeadlines(const std::string& agent, int64_t due_ms);
 
   // Commit (engine.cc).
   void Touch(const std::string& run_id) { touched_.insert(run_id); }
@@ -527,6 +533,7 @@ class Engine {
   std::vector<std::string> pending_starts_;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
   dispatch::ReadyQueue ready_;
+  SchedulingDeadlines scheduling_{0, 0};  // started in the constructor
   dispatch::WorkerRegistry workers_;
   dispatch::LeaseTable leases_;
   absl::flat_hash_map<std::string, std::string> idempotency_;  // key -> run id

@@ -30,6 +30,7 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
                      const std::string& identity) {
   dispatch::ConnectedWorker& worker = workers_.Add(stream_id, hello, std::move(channel), now_ms_);
   worker.identity = identity;
+  for (const std::string& agent : worker.agents) scheduling_.AgentOffered(agent);
   // Free slots plus held tasks undercount a worker that still runs tasks
   // whose leases were revoked; its first Hello (a fresh process, all slots
   // free) said how many it has, and that stands for its later streams.
@@ -133,15 +134,13 @@ void Engine::DoDisconnect(uint64_t stream_id) {
   // waiter, unless another stream of the same worker is still open.
   if (workers_.FindByWorkerId(worker_id).empty()) SendAnswers(cache_.WorkerLost(worker_id));
   // Ready tasks of an agent no connected worker offers any more fail after
-  // the scheduling timeout, like tasks queued while nobody offered it.
+  // the scheduling timeout counted from now, like tasks queued while nobody
+  // offered it.
   for (const std::string& agent : agents) {
-    if (ready_.Empty(agent) || workers_.AnyOffers(agent)) continue;
-    for (const auto& [run_id, active] : runs_) {
-      for (const auto& [task_id, task] : active.state->tasks()) {
-        if (task.task().state() == v1::TASK_STATE_READY && task.task().agent() == agent) {
-          ArmSchedulingTimeout(run_id, task);
-        }
-      }
+    if (workers_.AnyOffers(agent)) continue;
+    scheduling_.AgentLost(agent, now_ms_);
+    if (std::optional<int64_t> oldest = ready_.OldestReadyMs(agent)) {
+      ArmSchedulingCheck(agent, *oldest);
     }
   }
 }
@@ -460,6 +459,10 @@ void Engine::FireTimers() {
   while (!timers_.empty() && timers_.top().due_ms <= now_ms_) {
     Timer timer = timers_.top();
     timers_.pop();
+    if (timer.kind == TimerKind::kScheduling) {
+      CheckSchedulingDeadlines(timer.token, timer.due_ms);
+      continue;
+    }
     auto it = runs_.find(timer.run_id);
     if (it == runs_.end()) continue;
     RunState& run = *it->second.state;
@@ -517,50 +520,30 @@ void Engine::FireTimers() {
       case TimerKind::kApprovalTimeout:
         OnApprovalTimeout(run, timer.task_id);
         break;
-      case TimerKind::kScheduling: {
-        const std::string& agent = task->task().agent();
-        if (task->task().state() != v1::TASK_STATE_READY ||
-            absl::StrCat(task->ready_unix_ms()) != timer.token || workers_.AnyOffers(agent)) {
-          break;
-        }
-        std::vector<std::string> offered = workers_.OfferedAgents();
-        FailTask(run.MutableTask(timer.task_id),
-                 absl::StrCat("no worker offers agent '", agent, "' (available: ",
-                              offered.empty() ? "none, no worker is connected"
-                                              : absl::StrJoin(offered, ", "),
-                              "); start a worker with that agent or fix the flow's agent name"),
-                 now_ms_);
-        Touch(timer.run_id);
-        break;
-      }
+      case TimerKind::kScheduling:
+        break;  // handled above: a check per agent, not per task
     }
   }
 }
 
-void Engine::ArmSchedulingTimeout(const std::string& run_id, const store::TaskRecord& task) {
-  // Counted from now at the latest: a task recovered after a restart, or
-  // whose last worker just left, gets the full timeout for workers to come.
-  AddTimer({std::max(task.ready_unix_ms(), now_ms_) + options_.scheduling_timeout_ms,
-            TimerKind::kScheduling, run_id, task.task().task_id(),
-            absl::StrCat(task.ready_unix_ms())});
-}
-
 void Engine::QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids) {
-  auto queue = [&](const store::TaskRecord& task) {
+  // `id` is the task's id as the run keeps it, which the entry views.
+  auto queue = [&](absl::string_view id, const store::TaskRecord& task) {
     if (WaitsForApproval(task)) return ArmApprovalTimeout(run.run_id(), task);
     if (task.task().state() != v1::TASK_STATE_READY) return;
-    ready_.Push(task.task().agent(),
-                {task.priority(), task.ready_unix_ms(), task.order(), run.run_id(),
-                 task.task().task_id(), options_.clock->NowUs(), run.record().tenant()});
-    if (!workers_.AnyOffers(task.task().agent())) ArmSchedulingTimeout(run.run_id(), task);
+    ready_.Push(task.task().agent(), {task.priority(), task.ready_unix_ms(), task.order(),
+                                      options_.clock->NowUs(), run.ready_run(), id});
+    if (!workers_.AnyOffers(task.task().agent())) {
+      ArmSchedulingCheck(task.task().agent(), task.ready_unix_ms());
+    }
   };
   if (task_ids == nullptr) {
-    for (const auto& [id, task] : run.tasks()) queue(task);
+    for (const auto& [id, task] : run.tasks()) queue(id, task);
     return;
   }
   for (const std::string& id : *task_ids) {
     const store::TaskRecord* task = run.FindTask(id);
-    if (task != nullptr) queue(*task);
+    if (task != nullptr) queue(run.KeptTaskId(id), *task);
   }
 }
 
@@ -571,12 +554,14 @@ void Engine::Dispatch() {
       dispatch::ConnectedWorker* worker = workers_.Pick(agent);
       if (worker == nullptr) break;
       dispatch::ReadyEntry entry = ready_.Pop(agent);
-      auto it = runs_.find(entry.run_id);
+      if (entry.run->ended) continue;  // its task id is gone with it
+      auto it = runs_.find(entry.run->run_id);
       if (it == runs_.end()) continue;
       RunState& run = *it->second.state;
-      const store::TaskRecord* ready = run.FindTask(entry.task_id);
+      const std::string task_id(entry.task_id);
+      const store::TaskRecord* ready = run.FindTask(task_id);
       if (ready == nullptr || ready->task().state() != v1::TASK_STATE_READY) continue;
-      if (it->second.policy.has_compact() && ParkForSummary(it->second, entry.task_id)) continue;
+      if (it->second.policy.has_compact() && ParkForSummary(it->second, task_id)) continue;
       // Prior work is selected before the task is marked dispatched: a
       // ledger the store cannot read fails the task instead of sending it.
       // An external policy selects after the dispatch is committed.
@@ -584,11 +569,11 @@ void Engine::Dispatch() {
           policy::IsExternalPolicy(it->second.policy) && options_.policy_service != nullptr;
       v1::PriorWork prior_work;
       if (!external_policy) {
-        absl::StatusOr<v1::PriorWork> selected = PriorWorkFor(it->second, entry.task_id);
+        absl::StatusOr<v1::PriorWork> selected = PriorWorkFor(it->second, task_id);
         if (!selected.ok()) {
           FailTask(
-              run.MutableTask(entry.task_id),
-              absl::StrCat("prior work of task '", entry.task_id,
+              run.MutableTask(task_id),
+              absl::StrCat("prior work of task '", task_id,
                            "' could not be read from the ledger: ", selected.status().message(),
                            "; the scheduler's store failed a read (see its log): resume the "
                            "run once it reads again"),
@@ -600,21 +585,21 @@ void Engine::Dispatch() {
       }
 
       std::string lease_id = NewLeaseId(rng_);
-      store::TaskRecord& task = run.MutableTask(entry.task_id);
+      store::TaskRecord& task = run.MutableTask(task_id);
       MarkDispatched(task, lease_id, worker->worker_id, now_ms_);
       task.set_worker_incarnation(worker->hello.incarnation());
       log::Debug("task dispatched")
           .With("run_id", run.run_id())
-          .With("task_id", entry.task_id)
+          .With("task_id", task_id)
           .With("worker_id", worker->worker_id)
           .With("agent", agent)
           .With("attempt", task.task().attempt())
           .With("lease_id", lease_id);
-      leases_.Add({lease_id, run.run_id(), entry.task_id, worker->worker_id, worker->identity,
+      leases_.Add({lease_id, run.run_id(), task_id, worker->worker_id, worker->identity,
                    worker->stream_id, now_ms_ + options_.lease_timeout_ms});
       if (task.assignment().timeout_seconds() > 0) {
         AddTimer({now_ms_ + task.assignment().timeout_seconds() * 1000LL, TimerKind::kTaskTimeout,
-                  run.run_id(), entry.task_id, lease_id});
+                  run.run_id(), task_id, lease_id});
       }
       worker->credits--;
       loop_stats_.dispatched++;

@@ -18,6 +18,19 @@ RunState::RunState(store::RunRecord record) : record_(std::move(record)) {
   }
 }
 
+RunState::~RunState() {
+  if (ready_run_ != nullptr) ready_run_->ended = true;
+}
+
+const std::shared_ptr<dispatch::ReadyRun>& RunState::ready_run() {
+  if (ready_run_ == nullptr) {
+    ready_run_ = std::make_shared<dispatch::ReadyRun>();
+    ready_run_->run_id = run_id();
+    ready_run_->tenant = record_.tenant();
+  }
+  return ready_run_;
+}
+
 void RunState::MarkPhaseItems(int index) {
   // Only a map phase has items, and a key for them, to keep up to date: a
   // board's thousands of single-task phases write none.
@@ -87,6 +100,11 @@ const store::TaskRecord* RunState::FindTask(absl::string_view task_id) const {
   return it == task_index_.end() ? nullptr : it->second;
 }
 
+absl::string_view RunState::KeptTaskId(absl::string_view task_id) const {
+  auto it = task_index_.find(task_id);
+  return it == task_index_.end() ? absl::string_view() : it->first;
+}
+
 store::TaskRecord& RunState::MutableTask(absl::string_view task_id) {
   auto it = task_index_.find(task_id);
   if (it == task_index_.end()) {
@@ -124,7 +142,8 @@ void RunState::RemoveTask(absl::string_view task_id) {
   finished_.erase(it->first);
   created_.erase(it->first);
   task_index_.erase(it->first);
-  tasks_.erase(it);
+  removed_nodes_.push_back(tasks_.extract(it));
+  removed_nodes_.back().mapped() = store::TaskRecord();
   changed_tasks_.erase(id);
   removed_tasks_.insert(id);
 }

@@ -12,6 +12,7 @@
 // thread-safe: the engine loop owns it.
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,6 +22,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
+#include "scheduler/dispatch/ready_queue.h"
 #include "scheduler/store/records.pb.h"
 #include "taskboard/v1/scheduler.pb.h"
 
@@ -29,11 +31,13 @@ namespace taskboard::engine {
 class RunState {
  public:
   explicit RunState(store::RunRecord record);
+  // Ends ready_run(): the ready queue's entries view task ids kept here.
+  ~RunState();
   // The task index points into tasks_: a copy would point into the original.
   RunState(const RunState&) = delete;
   RunState& operator=(const RunState&) = delete;
   RunState(RunState&&) = default;
-  RunState& operator=(RunState&&) = default;
+  RunState& operator=(RunState&&) = delete;
 
   const std::string& run_id() const { return record_.run().run_id(); }
   // The root of the run's tree (itself when it has no parent): the request
@@ -66,6 +70,13 @@ class RunState {
 
   const std::map<std::string, store::TaskRecord>& tasks() const { return tasks_; }
   const store::TaskRecord* FindTask(absl::string_view task_id) const;
+  // The id of task `task_id` as this run keeps it (its key in tasks()), or
+  // "" when there is no such task. The view stays valid as long as the
+  // RunState, even after the task is removed: ready-queue entries hold it.
+  absl::string_view KeptTaskId(absl::string_view task_id) const;
+  // The run as the ready queue knows it (dispatch/ready_queue.h), made on
+  // first use and ended when this RunState goes away.
+  const std::shared_ptr<dispatch::ReadyRun>& ready_run();
   // The task must exist (a missing one is a broken invariant).
   store::TaskRecord& MutableTask(absl::string_view task_id);
   // Adds or replaces a task.
@@ -113,6 +124,11 @@ class RunState {
   void CountTasks();
 
   std::map<std::string, store::TaskRecord> tasks_;
+  // Removed tasks' nodes, their records emptied: their ids stay where
+  // KeptTaskId said for as long as the RunState (only a resume removes
+  // tasks, a few per run).
+  std::vector<std::map<std::string, store::TaskRecord>::node_type> removed_nodes_;
+  std::shared_ptr<dispatch::ReadyRun> ready_run_;
   // tasks_ by id, for lookups that do not grow with the run (a map's nodes
   // do not move, so the keys and records stay put).
   absl::flat_hash_map<absl::string_view, store::TaskRecord*> task_index_;

@@ -1,5 +1,7 @@
 #include "scheduler/engine/run_task_graph.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/flow/phase_graph.h"
@@ -7,13 +9,11 @@
 namespace taskboard::engine {
 
 RunTaskGraph::RunTaskGraph(const v1::FlowSpec& spec, const RunState* run) : run_(run) {
-  // Read from the spec as it is: a board converted to phases here was a copy
-  // of every task's prompt per submit, for the deps alone.
+  // A board task's record carries its deps (TaskflowDriver::NewTask copies
+  // a single-task phase's dependsOn), so a board keeps no table of its own:
+  // one was a tenth of a pending board task's memory.
   if (spec.has_board()) {
-    phase_deps_.reserve(spec.board().tasks_size());
-    for (const v1::BoardTask& task : spec.board().tasks()) {
-      phase_deps_.insert_or_assign(task.id(), flow::BoardTaskDependencies(task));
-    }
+    board_ = true;
     return;
   }
   phase_deps_.reserve(spec.taskflow().phases_size());
@@ -27,6 +27,17 @@ std::vector<policy::TaskKey> RunTaskGraph::DirectDeps(const policy::TaskKey& key
   if (key.run_id != run_->run_id()) return deps;
   const store::TaskRecord* task = run_->FindTask(key.task_id);
   if (task == nullptr) return deps;
+  if (board_) {
+    // Board tasks are single-task phases: a dep is the task of that id,
+    // named once however often the board lists it.
+    for (const std::string& dep : task->task().deps()) {
+      const bool seen = std::any_of(deps.begin(), deps.end(), [&](const policy::TaskKey& known) {
+        return known.task_id == dep;
+      });
+      if (!seen && run_->FindTask(dep) != nullptr) deps.push_back({key.run_id, dep});
+    }
+    return deps;
+  }
   auto phase = phase_deps_.find(task->task().phase_id());
   if (phase == phase_deps_.end()) {
     // Plan steps and other pattern tasks name their deps themselves.

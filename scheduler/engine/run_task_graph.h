@@ -5,7 +5,8 @@
 // task's declared dependencies are every task of the phases its phase waits
 // for (PhaseDependencies: dependsOn, then `from`), so an item of a map phase
 // that follows another map phase depends on all of that phase's items. Board
-// tasks are phases of their own (board_flow.h), so their deps carry over.
+// tasks are phases of their own (board_flow.h), so their deps carry over; a
+// board's are read from its task records, which hold them anyway.
 //
 // Reads the run's live task table: tasks of phase P are `P` and `P[i]`,
 // found by one ordered range lookup, never by scanning the run.
@@ -31,6 +32,8 @@ class RunTaskGraph : public policy::TaskGraph {
 
  private:
   const RunState* run_;
+  bool board_ = false;  // deps come from the task records
+  // Taskflows: each phase's dependencies (PhaseDependencies).
   absl::flat_hash_map<std::string, std::vector<std::string>> phase_deps_;
 };
 

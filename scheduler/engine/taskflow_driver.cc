@@ -328,10 +328,13 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, int index, std::string 
   // them, and AssignmentToSend fills them in at dispatch.
   v1::Assignment& assignment = *record.mutable_assignment();
   assignment.set_prompt(std::move(prompt));
-  assignment.set_model(phase.model());
-  assignment.set_thinking(phase.thinking());
+  // Only what the phase says: a string field set to "" is still a string
+  // object of its own in memory (three per pending task when the phase
+  // names no model, thinking or cwd), and is stored the same as unset.
+  if (!phase.model().empty()) assignment.set_model(phase.model());
+  if (!phase.thinking().empty()) assignment.set_thinking(phase.thinking());
   *assignment.mutable_tools() = phase.tools();
-  assignment.set_cwd(phase.cwd());
+  if (!phase.cwd().empty()) assignment.set_cwd(phase.cwd());
   assignment.set_timeout_seconds(phase.timeout_seconds() > 0 ? phase.timeout_seconds()
                                                              : default_timeout_seconds_);
   assignment.set_output(phase.output());

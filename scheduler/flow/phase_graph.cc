@@ -44,10 +44,6 @@ std::vector<std::string> PhaseDependencies(const v1::Phase& phase) {
   return UniqueIds({&phase.depends_on(), &phase.from_phases()});
 }
 
-std::vector<std::string> BoardTaskDependencies(const v1::BoardTask& task) {
-  return UniqueIds({&task.deps()});
-}
-
 std::vector<DagNode> PhaseNodes(const v1::TaskflowSpec& flow) {
   std::vector<DagNode> nodes;
   nodes.reserve(flow.phases_size());

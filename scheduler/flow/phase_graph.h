@@ -15,8 +15,6 @@ namespace taskboard::flow {
 // The ids a phase waits for: dependsOn, then from (declaration order,
 // duplicates removed). {previous.output} scans this list from the end.
 std::vector<std::string> PhaseDependencies(const v1::Phase& phase);
-// The same for a board task: its deps, duplicates removed.
-std::vector<std::string> BoardTaskDependencies(const v1::BoardTask& task);
 
 std::vector<DagNode> PhaseNodes(const v1::TaskflowSpec& flow);
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -242,10 +243,10 @@ TEST(EngineTimers, Reconnect_LeaseClaimedByAnotherWorkerOrToken_Revoked) {
   const auto revoked = [](const TestWorker& worker) {
     std::vector<v1::ConnectResponse> messages = worker.channel->Take();
     EXPECT_FALSE(messages.empty());
-    return messages.empty() ? std::vector<std::string>()
-                            : std::vector<std::string>(
-                                  messages[0].welcome().revoked_lease_ids().begin(),
-                                  messages[0].welcome().revoked_lease_ids().end());
+    return messages.empty()
+               ? std::vector<std::string>()
+               : std::vector<std::string>(messages[0].welcome().revoked_lease_ids().begin(),
+                                          messages[0].welcome().revoked_lease_ids().end());
   };
 
   // Another worker id with the lease id: revoked.
@@ -388,6 +389,72 @@ TEST(EngineTimers, UnknownAgent_WorkerArrivesInTime_TaskRuns) {
     h.Heartbeat(w, {a.lease_id()});
   }
   EXPECT_EQ(h.ReadTaskView(run_id, "a").state(), v1::TASK_STATE_DISPATCHED);
+}
+
+TEST(EngineTimers, UnknownAgent_ManyTasksOfOneRun_AllFailTogetherAtTheTimeout) {
+  EngineHarness h;
+  TestWorker w = h.Connect("w1", {"coder"});
+  constexpr int kTasks = 300;
+  std::string tasks;
+  for (int i = 0; i < kTasks; ++i) {
+    absl::StrAppend(&tasks, i == 0 ? "" : ",", R"({"id": "t)", i,
+                    R"(", "agent": "writer", "task": "write"})");
+  }
+  std::string run_id = h.Submit(
+      absl::StrCat(R"({"name": "many", "kind": "board", "board": {"tasks": [)", tasks, "]}}"));
+  h.Advance(59'999);
+  for (int i = 0; i < kTasks; ++i) {
+    ASSERT_EQ(h.ReadTaskView(run_id, absl::StrCat("t", i)).state(), v1::TASK_STATE_READY) << i;
+  }
+  h.Advance(1);
+  for (int i = 0; i < kTasks; ++i) {
+    v1::Task task = h.ReadTaskView(run_id, absl::StrCat("t", i));
+    EXPECT_EQ(task.state(), v1::TASK_STATE_FAILED) << task.task_id();
+    EXPECT_EQ(task.error(),
+              "no worker offers agent 'writer' (available: coder); start a worker with that "
+              "agent or fix the flow's agent name")
+        << task.task_id();
+  }
+  EXPECT_EQ(h.Status(run_id), v1::RUN_STATUS_FAILED);
+}
+
+TEST(EngineTimers, UnknownAgent_TasksReadyAtDifferentTimes_EachFailsAtItsOwnDeadline) {
+  EngineHarness h;
+  std::string early_run = h.Submit(R"({"name": "early", "phases": [
+      {"id": "early", "agent": "writer", "task": "w"}]})");
+  std::string late_run = h.Submit(R"({"name": "late", "phases": [
+      {"id": "first", "agent": "coder", "task": "c"},
+      {"id": "late", "agent": "writer", "task": "w", "dependsOn": ["first"]}]})");
+  h.Advance(10'000);
+  TestWorker w = h.Connect("w1", {"coder"});
+  h.Finish(w, h.OnlyAssignment(w), true, "done");  // "late" is ready 10 s after "early"
+  ASSERT_EQ(h.ReadTaskView(late_run, "late").state(), v1::TASK_STATE_READY);
+  h.Advance(49'999);
+  EXPECT_EQ(h.ReadTaskView(early_run, "early").state(), v1::TASK_STATE_READY);
+  h.Advance(1);
+  EXPECT_EQ(h.ReadTaskView(early_run, "early").state(), v1::TASK_STATE_FAILED);
+  EXPECT_EQ(h.ReadTaskView(late_run, "late").state(), v1::TASK_STATE_READY);
+  h.Advance(9'999);
+  EXPECT_EQ(h.ReadTaskView(late_run, "late").state(), v1::TASK_STATE_READY);
+  h.Advance(1);
+  v1::Task late = h.ReadTaskView(late_run, "late");
+  EXPECT_EQ(late.state(), v1::TASK_STATE_FAILED);
+  EXPECT_THAT(late.error(), HasSubstr("no worker offers agent 'writer' (available: coder)"));
+}
+
+TEST(EngineTimers, UnknownAgent_ItsWorkerCameAndLeft_TheWholeTimeoutCountsFromTheLeave) {
+  EngineHarness h;
+  std::string run_id = h.Submit(kOneTask);
+  h.Advance(30'000);
+  TestWorker w = h.Connect("w1", {"coder"}, /*slots=*/0);  // offers it, never free
+  h.Advance(10'000);
+  h.Disconnect(w);  // 40 s after the task became ready
+  h.Advance(59'999);
+  EXPECT_EQ(h.ReadTaskView(run_id, "a").state(), v1::TASK_STATE_READY);
+  h.Advance(1);
+  v1::Task task = h.ReadTaskView(run_id, "a");
+  EXPECT_EQ(task.state(), v1::TASK_STATE_FAILED);
+  EXPECT_THAT(task.error(), HasSubstr("(available: none, no worker is connected)"));
 }
 
 TEST(EngineTimers, OutputTooLarge_FailsTheAttemptWithClearError) {
