@@ -58,7 +58,7 @@ ConnectedWorker* WorkerRegistry::Pick(absl::string_view agent) {
         ConnectedWorker& worker = it->second;
         const int64_t needed = idle_slot ? worker.prefetch : 0;
         if (worker.credits > needed && !worker.draining && !worker.silent &&
-            worker.agents.count(std::string(agent)) > 0) {
+            worker.agents.count(agent) > 0) {
           cursor_ = it->first;
           return &worker;
         }
@@ -70,7 +70,7 @@ ConnectedWorker* WorkerRegistry::Pick(absl::string_view agent) {
 
 bool WorkerRegistry::AnyOffers(absl::string_view agent) const {
   for (const auto& [id, worker] : workers_) {
-    if (!worker.draining && worker.agents.count(std::string(agent)) > 0) return true;
+    if (!worker.draining && worker.agents.count(agent) > 0) return true;
   }
   return false;
 }

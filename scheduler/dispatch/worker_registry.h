@@ -7,6 +7,7 @@
 // Owned by the engine loop; not thread-safe.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -24,7 +25,8 @@ struct ConnectedWorker {
   std::string worker_id;
   // Who the stream authenticated as ("" without authentication).
   std::string identity;
-  std::set<std::string> agents;
+  // Transparent, so a lookup by string_view makes no string.
+  std::set<std::string, std::less<>> agents;
   int64_t credits = 0;
   // The slots it declared in Hello (free ones plus the tasks it held then),
   // moved by each prefetch resize: credits are never more than this.

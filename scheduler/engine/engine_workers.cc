@@ -125,7 +125,7 @@ void Engine::DoDisconnect(uint64_t stream_id) {
   governor_.ReleaseStream(stream_id, Now());
   dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
   if (worker == nullptr) return;
-  std::set<std::string> agents = worker->agents;
+  std::set<std::string, std::less<>> agents = worker->agents;
   std::string worker_id = worker->worker_id;
   log::Info("worker disconnected").With("worker_id", worker_id);
   workers_.Remove(stream_id);
