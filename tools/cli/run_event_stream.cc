@@ -35,9 +35,8 @@ void RunEventStream::ReadAll() {
 std::vector<v1::RunEvent> RunEventStream::Next(absl::Time deadline) {
   absl::MutexLock lock(&mu_);
   mu_.AwaitWithDeadline(absl::Condition(this, &RunEventStream::HasNews), deadline);
-  std::vector<v1::RunEvent> batch(std::make_move_iterator(events_.begin()),
-                                  std::make_move_iterator(events_.end()));
-  events_.clear();
+  std::vector<v1::RunEvent> batch;
+  batch.swap(events_);
   return batch;
 }
 

@@ -7,7 +7,6 @@
 // (a replay, a wide map) then costs one snapshot refresh, not one per event.
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <thread>
@@ -50,7 +49,7 @@ class RunEventStream {
   std::unique_ptr<grpc::ClientContext> context_;
   std::unique_ptr<grpc::ClientReader<v1::WatchRunResponse>> reader_;
   mutable absl::Mutex mu_;
-  std::deque<v1::RunEvent> events_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::RunEvent> events_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   grpc::Status status_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;  // last: starts once everything above exists
