@@ -125,11 +125,29 @@ void AddToolCount(const ToolCount& count, std::vector<Piece>* tail) {
   }
 }
 
-using Layer = absl::flat_hash_set<absl::string_view>;
+// The layer above a row, for its long edges: made a set only when a row
+// with deps asks (a board's layer can hold every task, and most boards in
+// one layer have no deps).
+class Layer {
+ public:
+  explicit Layer(const std::vector<std::string>* ids = nullptr) : ids_(ids) {}
+  const absl::flat_hash_set<absl::string_view>& Set() const {
+    if (!set_.has_value()) {
+      set_.emplace();
+      if (ids_ != nullptr) set_->insert(ids_->begin(), ids_->end());
+    }
+    return *set_;
+  }
+
+ private:
+  const std::vector<std::string>* ids_;
+  mutable std::optional<absl::flat_hash_set<absl::string_view>> set_;
+};
 
 template <typename Deps>
 void AddEdges(const Deps& deps, const Layer& previous_layer, std::vector<Piece>* tail) {
-  const std::vector<std::string> edges = LongEdges(deps, previous_layer);
+  if (deps.empty()) return;
+  const std::vector<std::string> edges = LongEdges(deps, previous_layer.Set());
   if (!edges.empty()) tail->push_back({"↳ " + absl::StrJoin(edges, ", "), Style::kDim});
 }
 
@@ -283,7 +301,7 @@ std::vector<Row> LayeredRows(const Layers& layers, const std::vector<absl::strin
       rows.back().rail = RailGlyph(j, layer.size());
       shown.insert(layer[j]);
     }
-    previous = Layer(layer.begin(), layer.end());
+    previous = Layer(&layer);
   }
   for (absl::string_view id : all_ids) {
     if (shown.insert(id).second) rows.push_back(make_row(id, previous));
@@ -430,8 +448,8 @@ std::vector<Row> TaskRows(const v1::Run& run, absl::Time now, const RenderOption
         board != nullptr && !specs.contains(task.task_id()) && specs.contains(task.phase_id())
             ? task.phase_id()
             : task.task_id();
-    tasks.try_emplace(id, &task);
-    ids.push_back(id);
+    // A board's spec ids are listed already.
+    if (tasks.try_emplace(id, &task).second && !specs.contains(id)) ids.push_back(id);
     // A board is layered by its spec; only planned tasks by their deps.
     if (board == nullptr) {
       nodes.push_back({id, std::vector<std::string>(task.deps().begin(), task.deps().end())});

@@ -91,7 +91,8 @@ class RunSnapshot {
   const v1::Run& run();
 
   // The tasks that changed since the previous call, in run()'s order, each
-  // once; nullopt when any task may have (a Reset, items dropped). Lets the
+  // once; nullopt when any task may have (a Reset, items dropped) or so
+  // many did that looking at every task is as cheap. Lets the
   // live view's log look at what changed instead of at every task
   // (TransitionLog::Lines).
   std::optional<std::vector<const v1::Task*>> TakeChangedTasks();
