@@ -183,7 +183,13 @@ grpc::Status Follower::Tail(int64_t* after_seq) {
   reconnecting_ = true;
   RunEventStream stream(client_, run_id_, *after_seq);
   while (true) {
-    std::vector<v1::RunEvent> batch = stream.Next(absl::Now() + options_.tick);
+    // Events wait until the view may show them (the run's end does not):
+    // waking for every message of a busy run cost the CLI more than
+    // applying its events.
+    const absl::Time now = absl::Now();
+    std::vector<v1::RunEvent> batch =
+        stream.Next(now + options_.tick, options_.json ? absl::InfinitePast()
+                                                       : std::min(next_view_, now + options_.tick));
     for (v1::RunEvent& event : batch) {
       // Tool calls are counted, so an event seen before (a scheduler that
       // replays more than asked after a reconnect) must not count twice.
