@@ -31,7 +31,9 @@ absl::StatusOr<store::RunRecord> ReadRunRecord(store::Store& store, const std::s
 // view shows the phases' statuses).
 absl::Status ReadRunPhases(store::Store& store, store::RunRecord& record, bool with_items = true);
 
-// The run with spec, phases and (when `with_tasks`) tasks. NOT_FOUND names
+// The run with spec, phases and tasks. Without `with_tasks`, what GetRun's
+// `without_tasks` asks for: no tasks and no phases for a board (one key per
+// task either way), with the counts the run record keeps. NOT_FOUND names
 // the run and how to list runs.
 absl::StatusOr<v1::Run> ReadRun(store::Store& store, const std::string& run_id,
                                 bool with_tasks = true);

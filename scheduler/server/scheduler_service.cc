@@ -104,7 +104,8 @@ grpc::ServerUnaryReactor* SchedulerService::GetRun(grpc::CallbackServerContext* 
             !visible.ok()) {
           return visible;
         }
-        absl::StatusOr<v1::Run> run = engine::ReadRun(engine_->store(), request->run_id());
+        absl::StatusOr<v1::Run> run =
+            engine::ReadRun(engine_->store(), request->run_id(), !request->without_tasks());
         if (!run.ok()) return run.status();
         *response->mutable_run() = *std::move(run);
         return absl::OkStatus();

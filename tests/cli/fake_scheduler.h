@@ -89,6 +89,18 @@ class FakeScheduler final : public v1::Scheduler::Service {
     std::lock_guard lock(mu_);
     return get_run_ids_;
   }
+  // Whether each GetRun asked without_tasks, in order.
+  std::vector<bool> get_run_without_tasks() const {
+    std::lock_guard lock(mu_);
+    return get_run_without_tasks_;
+  }
+  // GetRun without_tasks leaves out the tasks (and a board's phases), as
+  // the scheduler does; by default the fake answers whole, as a scheduler
+  // older than the field does.
+  void HonorWithoutTasks() {
+    std::lock_guard lock(mu_);
+    honor_without_tasks_ = true;
+  }
   // The next event (seq 1, 2, ...) and the run as it stands once it happened.
   void AddEvent(const std::string& event_text, v1::Run run_after) {
     std::lock_guard lock(mu_);
@@ -214,6 +226,7 @@ class FakeScheduler final : public v1::Scheduler::Service {
     std::lock_guard lock(mu_);
     if (grpc::Status error = TakeError(); !error.ok()) return error;
     get_run_ids_.push_back(request->run_id());
+    get_run_without_tasks_.push_back(request->without_tasks());
     for (const v1::Run& other : others_) {
       if (other.run_id() == request->run_id()) {
         *response->mutable_run() = other;
@@ -225,6 +238,10 @@ class FakeScheduler final : public v1::Scheduler::Service {
                           absl::StrCat("run '", request->run_id(), "' not found"));
     }
     *response->mutable_run() = run_;
+    if (request->without_tasks() && honor_without_tasks_) {
+      response->mutable_run()->clear_tasks();
+      if (run_.kind() == v1::FLOW_KIND_BOARD) response->mutable_run()->clear_phases();
+    }
     return grpc::Status::OK;
   }
 
@@ -424,6 +441,8 @@ class FakeScheduler final : public v1::Scheduler::Service {
   v1::ListRunsResponse runs_;
   std::vector<v1::Run> others_;
   std::vector<std::string> get_run_ids_;
+  std::vector<bool> get_run_without_tasks_;
+  bool honor_without_tasks_ = false;
   std::vector<v1::SavedFlow> flows_;
   std::vector<v1::GetTaskResponse> tasks_;
   std::vector<std::string> task_requests_;

@@ -399,11 +399,13 @@ TEST(WatchCommand, FinishedRun_ReplaysAndExitsWithItsStatus) {
 
 // A board as the scheduler announces it: its tasks together in one
 // tasks_created, then each change. The follower applies them itself: the
-// run is fetched at the start and once finished only, and the snapshots
-// GetRun would have answered in between (left without tasks here) are
-// never asked for.
+// run is fetched at the start and once finished only, both times without
+// its tasks (the replay from seq 0 brings them), and the snapshots GetRun
+// would have answered in between (left without tasks here) are never asked
+// for.
 TEST(WatchCommand, BoardTasksCreated_AppliedWithoutFetchingAndShownByTask) {
   FakeScheduler scheduler;
+  scheduler.HonorWithoutTasks();
   const std::string base = R"pb(run_id: "r-1"
                                 flow_name: "pair"
                                 kind: FLOW_KIND_BOARD
@@ -448,8 +450,12 @@ TEST(WatchCommand, BoardTasksCreated_AppliedWithoutFetchingAndShownByTask) {
   testing::CliResult result = Cli({"watch", "r-1", "--scheduler", scheduler.address()});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(scheduler.get_run_ids(), ElementsAre("r-1", "r-1"));
-  EXPECT_THAT(result.err, AllOf(HasSubstr("] ✓ a  completed\n"), HasSubstr("] ✓ b  completed\n"),
-                                HasSubstr("✓ board pair  2/2 tasks · completed")))
+  EXPECT_THAT(scheduler.get_run_without_tasks(), ElementsAre(true, true));
+  // The tasks as the events left them (with their times), not as the
+  // fixture's final answer lists them: that answer is fetched without them.
+  EXPECT_THAT(result.err,
+              AllOf(HasSubstr("] ✓ a  completed  2.0s\n"), HasSubstr("] ✓ b  completed  3.0s\n"),
+                    HasSubstr("✓ board pair  2/2 tasks · completed")))
       << result.err;
   EXPECT_EQ(result.out, "done\n");
 }
@@ -552,6 +558,9 @@ TEST(ResumeCommand, PrintsReusedPhasesThenFollowsOnlyNewEvents) {
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(result.err, HasSubstr("resumed run r-1; reused 1 phase: discover\n"));
   EXPECT_THAT(scheduler.watch_after_seqs(), ElementsAre(3));
+  // Resuming needs no tasks; the replay from seq 3 does not bring them all,
+  // so the follow starts from the whole run, and ends without them.
+  EXPECT_THAT(scheduler.get_run_without_tasks(), ElementsAre(true, false, true));
   EXPECT_EQ(result.out, "done\n");
 }
 

@@ -5,6 +5,7 @@
 
 #include "tools/cli/run_snapshot.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -319,6 +320,185 @@ TEST(RunSnapshot, EventsItCannotApply_AskForAFetch) {
   whole.mutable_task_change()->mutable_task()->set_output(std::string(5000, 'y'));
   EXPECT_EQ(snapshot.Apply(whole), Applied::kChanged);
   EXPECT_EQ(snapshot.run().tasks(0).output().size(), 5000u);
+}
+
+// A board's log, as the scheduler writes it: tasks_created, then changes.
+std::vector<v1::RunEvent> BoardLog() {
+  return {
+      Event(1, R"pb(run_started { status: RUN_STATUS_RUNNING })pb"),
+      Event(2, R"pb(tasks_created {
+                      tasks { task_id: "t10" state: TASK_STATE_PENDING deps: "t1" }
+                      tasks { task_id: "t1" state: TASK_STATE_READY }
+                      tasks { task_id: "t2" state: TASK_STATE_READY }
+                    })pb"),
+      Event(3, R"pb(task_change { task { task_id: "t1" state: TASK_STATE_RUNNING } })pb"),
+      Event(4, R"pb(task_change {
+                      task {
+                        task_id: "t1"
+                        state: TASK_STATE_COMPLETED
+                        usage { input_tokens: 10 output_tokens: 2 }
+                      }
+                    })pb"),
+      Event(5, R"pb(task_change { task { task_id: "t2" state: TASK_STATE_RUNNING } })pb"),
+      Event(6, R"pb(output_delta { task_id: "t2" text: "partial" })pb"),
+      // GetRun is answered here (last_seq 6).
+      Event(7, R"pb(task_change {
+                      task {
+                        task_id: "t2"
+                        state: TASK_STATE_COMPLETED
+                        usage { input_tokens: 5 output_tokens: 1 }
+                      }
+                    })pb"),
+      Event(8, R"pb(task_change { task { task_id: "t10" state: TASK_STATE_READY deps: "t1" } })pb"),
+      Event(9, R"pb(task_change {
+                      task { task_id: "t10" state: TASK_STATE_FAILED error: "broke" deps: "t1" }
+                    })pb"),
+      Event(10, R"pb(run_finished { status: RUN_STATUS_FAILED error: "t10 failed" })pb"),
+  };
+}
+
+// GetRun after BoardLog's first six events, whole.
+v1::Run BoardAtSix() {
+  return MakeRun(R"pb(
+    run_id: "r-1"
+    kind: FLOW_KIND_BOARD
+    status: RUN_STATUS_RUNNING
+    last_seq: 6
+    tasks_total: 3
+    tasks_done: 1
+    usage { input_tokens: 10 output_tokens: 2 }
+    tasks {
+      task_id: "t1"
+      state: TASK_STATE_COMPLETED
+      usage { input_tokens: 10 output_tokens: 2 }
+    }
+    tasks { task_id: "t2" state: TASK_STATE_RUNNING }
+    tasks { task_id: "t10" state: TASK_STATE_PENDING deps: "t1" }
+  )pb");
+}
+
+v1::Run WithoutTasks(v1::Run run) {
+  run.clear_tasks();
+  return run;
+}
+
+TEST(RunSnapshot, WithoutTasks_ReplayFromZero_GivesWhatTheWholeAnswerGives) {
+  RunSnapshot whole;
+  whole.Reset(BoardAtSix());
+  RunSnapshot filled;
+  filled.ResetWithoutTasks(WithoutTasks(BoardAtSix()));
+  for (const v1::RunEvent& event : BoardLog()) {
+    ASSERT_NE(filled.Apply(event), Applied::kNeedsFetch) << event.DebugString();
+    whole.Apply(event);
+    if (event.seq() >= 6) {
+      EXPECT_EQ(Diff(filled.run(), whole.run()), "") << "after seq " << event.seq();
+    }
+    if (event.seq() == 9) {
+      EXPECT_EQ(filled.run().usage().input_tokens(), 15) << "each result counted once";
+    }
+  }
+  EXPECT_THAT(TaskIds(filled.run()), ElementsAre("t1", "t2", "t10"));
+  EXPECT_EQ(filled.run().tasks_done(), 3);
+}
+
+TEST(RunSnapshot, WithoutTasks_AnswerThatHasTheTasks_IsTakenWhole) {
+  // A scheduler older than without_tasks answers with every task.
+  RunSnapshot snapshot;
+  snapshot.ResetWithoutTasks(BoardAtSix());
+  for (const v1::RunEvent& event : BoardLog()) {
+    ASSERT_NE(snapshot.Apply(event), Applied::kNeedsFetch) << event.DebugString();
+    if (event.seq() == 9) EXPECT_EQ(snapshot.run().usage().input_tokens(), 15);
+  }
+  EXPECT_EQ(snapshot.run().tasks_done(), 3);
+}
+
+TEST(RunSnapshot, WithoutTasks_ReplayThatLacksTasks_AsksForAFetch) {
+  // A run stored before tasks_created: GetRun counts tasks no event brings.
+  v1::Run summary = WithoutTasks(BoardAtSix());
+  summary.set_tasks_total(4);
+  RunSnapshot snapshot;
+  snapshot.ResetWithoutTasks(summary);
+  const std::vector<v1::RunEvent> log = BoardLog();
+  for (int i = 0; i < 5; ++i) EXPECT_NE(snapshot.Apply(log[i]), Applied::kNeedsFetch);
+  EXPECT_EQ(snapshot.Apply(log[5]), Applied::kNeedsFetch) << "the last event of the replay";
+}
+
+TEST(RunSnapshot, WithoutTasks_ResumedRun_AsksForAFetch) {
+  // A resume deletes tasks without an event: the replay cannot rebuild them.
+  RunSnapshot snapshot;
+  snapshot.ResetWithoutTasks(
+      MakeRun(R"pb(
+        run_id: "r-1" kind: FLOW_KIND_BOARD last_seq: 3 tasks_total: 1
+      )pb"));
+  EXPECT_EQ(snapshot.Apply(Event(1, R"pb(run_started { status: RUN_STATUS_RUNNING })pb")),
+            Applied::kUnchanged);
+  EXPECT_EQ(snapshot.Apply(Event(2, R"pb(tasks_created { tasks { task_id: "a" } })pb")),
+            Applied::kChanged);
+  EXPECT_EQ(snapshot.Apply(Event(3, R"pb(run_started { status: RUN_STATUS_RUNNING })pb")),
+            Applied::kNeedsFetch);
+}
+
+TEST(RunSnapshot, RefreshWithoutTasks_KeepsTheTasksTakesTheRest) {
+  RunSnapshot snapshot;
+  snapshot.ResetWithoutTasks(WithoutTasks(BoardAtSix()));
+  for (const v1::RunEvent& event : BoardLog()) snapshot.Apply(event);
+  v1::Run finished = MakeRun(R"pb(
+    run_id: "r-1"
+    kind: FLOW_KIND_BOARD
+    status: RUN_STATUS_FAILED
+    error: "t10 failed"
+    last_seq: 10
+    tasks_total: 3
+    tasks_done: 3
+    usage { input_tokens: 15 output_tokens: 3 }
+    billed { input_tokens: 40 output_tokens: 9 }
+  )pb");
+  v1::Run short_one = finished;
+  short_one.set_tasks_total(4);
+  EXPECT_FALSE(snapshot.RefreshWithoutTasks(short_one)) << "a task the snapshot lacks";
+  EXPECT_FALSE(snapshot.run().has_billed()) << "a refused answer changes nothing";
+  ASSERT_TRUE(snapshot.RefreshWithoutTasks(finished));
+  EXPECT_EQ(snapshot.run().billed().input_tokens(), 40);
+  EXPECT_THAT(TaskIds(snapshot.run()), ElementsAre("t1", "t2", "t10"));
+  EXPECT_EQ(snapshot.run().tasks(2).error(), "broke");
+  // The tasks are still indexed: a later event changes the one it names.
+  EXPECT_EQ(snapshot.Apply(Event(
+                11, R"pb(task_change { task { task_id: "t2" state: TASK_STATE_FAILED } })pb")),
+            Applied::kChanged);
+  EXPECT_EQ(snapshot.run().tasks(1).state(), v1::TASK_STATE_FAILED);
+  EXPECT_EQ(snapshot.run().tasks_size(), 3);
+}
+
+TEST(RunSnapshot, TakeChangedTasks_EachChangedTaskOnceInRunOrder) {
+  v1::Run run = BoardAtSix();
+  for (int i = 11; i < 30; ++i) {
+    v1::Task& task = *run.add_tasks();
+    task.set_task_id(absl::StrCat("t", i));
+    task.set_state(v1::TASK_STATE_READY);
+  }
+  run.set_tasks_total(run.tasks_size());
+  RunSnapshot snapshot;
+  snapshot.Reset(run);
+  EXPECT_EQ(snapshot.TakeChangedTasks(), std::nullopt) << "after a Reset any task may differ";
+  std::optional<std::vector<const v1::Task*>> none = snapshot.TakeChangedTasks();
+  ASSERT_TRUE(none.has_value());
+  EXPECT_THAT(*none, ::testing::IsEmpty());
+  const std::vector<v1::RunEvent> log = BoardLog();
+  for (int i = 6; i < 9; ++i) snapshot.Apply(log[i]);  // t2, t10, t10
+  snapshot.Apply(Event(11, R"pb(tasks_created { tasks { task_id: "t3" } })pb"));
+  std::optional<std::vector<const v1::Task*>> changed = snapshot.TakeChangedTasks();
+  ASSERT_TRUE(changed.has_value());
+  std::vector<std::string> ids;
+  for (const v1::Task* task : *changed) ids.push_back(task->task_id());
+  EXPECT_THAT(ids, ElementsAre("t2", "t3", "t10"));
+  EXPECT_EQ((*changed)[2], &snapshot.run().tasks(3)) << "the snapshot's own task";
+
+  // A quarter of the run or more: looking at every task is as cheap.
+  for (int i = 11; i < 17; ++i) {
+    snapshot.Apply(Event(i + 1, absl::StrCat(R"pb(task_change { task { task_id: "t)pb", i,
+                                             R"pb(" state: TASK_STATE_RUNNING } })pb")));
+  }
+  EXPECT_EQ(snapshot.TakeChangedTasks(), std::nullopt);
 }
 
 }  // namespace

@@ -49,14 +49,23 @@ std::string TwoMaps(int items) {
 
 class FollowSnapshotTest : public testing::ClusterTest {
  protected:
-  // Follows `flow` the way the CLI does and compares the result with GetRun.
-  void ExpectSnapshotMatchesGetRun(const std::string& flow) {
+  // Follows `flow` the way the CLI does and compares the result with GetRun:
+  // from a whole GetRun answer, or (`without_tasks`) from one without tasks
+  // that the replay from seq 0 completes, ending with the finished run
+  // without tasks as the CLI does.
+  void ExpectSnapshotMatchesGetRun(const std::string& flow, bool without_tasks = false) {
     absl::StatusOr<std::string> run_id = cluster_.Submit(flow);
     ASSERT_THAT(run_id.status(), IsOk()) << cluster_.Logs();
-    absl::StatusOr<v1::Run> first = cluster_.GetRun(*run_id);
+    absl::StatusOr<v1::Run> first = cluster_.GetRun(*run_id, without_tasks);
     ASSERT_THAT(first.status(), IsOk());
     cli::RunSnapshot snapshot;
-    snapshot.Reset(*first);
+    if (without_tasks) {
+      ASSERT_THAT(first->tasks(), ::testing::IsEmpty());
+      ASSERT_GT(first->tasks_total(), 0);
+      snapshot.ResetWithoutTasks(*first);
+    } else {
+      snapshot.Reset(*first);
+    }
     absl::StatusOr<std::vector<v1::RunEvent>> events = cluster_.WatchToEnd(*run_id);
     ASSERT_THAT(events.status(), IsOk());
     int applied = 0;
@@ -69,6 +78,14 @@ class FollowSnapshotTest : public testing::ClusterTest {
     absl::StatusOr<v1::Run> last = cluster_.GetRun(*run_id);
     ASSERT_THAT(last.status(), IsOk());
     ASSERT_EQ(last->status(), v1::RUN_STATUS_COMPLETED) << last->error();
+    if (without_tasks) {
+      absl::StatusOr<v1::Run> finished = cluster_.GetRun(*run_id, /*without_tasks=*/true);
+      ASSERT_THAT(finished.status(), IsOk());
+      EXPECT_EQ(finished->tasks_total(), last->tasks_total());
+      EXPECT_EQ(finished->tasks_done(), last->tasks_done());
+      ASSERT_TRUE(snapshot.RefreshWithoutTasks(*std::move(finished)));
+      EXPECT_EQ(snapshot.run().billed().DebugString(), last->billed().DebugString());
+    }
 
     google::protobuf::util::MessageDifferencer differ;
     // An empty usage is the same as none (the view shows neither).
@@ -91,6 +108,14 @@ TEST_F(FollowSnapshotTest, Board_EventsGiveWhatGetRunGives) {
 
 TEST_F(FollowSnapshotTest, TaskflowWithInterleavedMaps_EventsGiveWhatGetRunGives) {
   ExpectSnapshotMatchesGetRun(TwoMaps(60));
+}
+
+TEST_F(FollowSnapshotTest, Board_FromGetRunWithoutTasks_ReplayGivesWhatGetRunGives) {
+  ExpectSnapshotMatchesGetRun(Board(300), /*without_tasks=*/true);
+}
+
+TEST_F(FollowSnapshotTest, Taskflow_FromGetRunWithoutTasks_ReplayGivesWhatGetRunGives) {
+  ExpectSnapshotMatchesGetRun(TwoMaps(60), /*without_tasks=*/true);
 }
 
 }  // namespace

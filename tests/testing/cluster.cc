@@ -175,9 +175,10 @@ absl::StatusOr<std::vector<v1::Observation>> Cluster::ToolCalls(const std::strin
   return std::vector<v1::Observation>(response.tool_calls().begin(), response.tool_calls().end());
 }
 
-absl::StatusOr<v1::Run> Cluster::GetRun(const std::string& run_id) {
+absl::StatusOr<v1::Run> Cluster::GetRun(const std::string& run_id, bool without_tasks) {
   v1::GetRunRequest request;
   request.set_run_id(run_id);
+  request.set_without_tasks(without_tasks);
   v1::GetRunResponse response;
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));

@@ -69,8 +69,9 @@ class Cluster {
   absl::StatusOr<std::string> Submit(const std::string& flow_text,
                                      const Json& args = Json::object(),
                                      const std::string& session_id = "");
-  // One GetRun (5 s deadline), with the scheduler's status code.
-  absl::StatusOr<v1::Run> GetRun(const std::string& run_id);
+  // One GetRun (5 s deadline), with the scheduler's status code; with
+  // `without_tasks`, GetRunRequest.without_tasks.
+  absl::StatusOr<v1::Run> GetRun(const std::string& run_id, bool without_tasks = false);
   // Polls GetRun until the run is finished (tolerating a restarting
   // scheduler) or `timeout_ms` passes (DEADLINE_EXCEEDED with the logs).
   absl::StatusOr<v1::Run> WaitForRun(const std::string& run_id, int timeout_ms = 60'000);

@@ -21,15 +21,4 @@ std::vector<std::vector<std::string>> BoardTaskLayers(const v1::BoardSpec& board
   return flow::TopologicalLayers(nodes);
 }
 
-std::vector<std::string> LongEdges(const std::vector<std::string>& deps,
-                                   const std::vector<std::string>& previous_layer) {
-  std::vector<std::string> edges;
-  for (const std::string& dep : deps) {
-    if (std::find(previous_layer.begin(), previous_layer.end(), dep) == previous_layer.end()) {
-      edges.push_back(dep);
-    }
-  }
-  return edges;
-}
-
 }  // namespace taskboard::cli

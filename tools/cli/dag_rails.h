@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 #include "taskboard/v1/flow.pb.h"
 
@@ -25,8 +26,16 @@ std::vector<std::vector<std::string>> BoardTaskLayers(const v1::BoardSpec& board
 
 // The dependencies of a node worth drawing: those outside the layer right
 // above it (that edge is implied by position and rail), pi-taskflow's `↳`.
-std::vector<std::string> LongEdges(const std::vector<std::string>& deps,
-                                   const std::vector<std::string>& previous_layer);
+// `previous_layer` is a set: a board's layer can hold 100,000 tasks.
+template <typename Deps>
+std::vector<std::string> LongEdges(const Deps& deps,
+                                   const absl::flat_hash_set<absl::string_view>& previous_layer) {
+  std::vector<std::string> edges;
+  for (const std::string& dep : deps) {
+    if (!previous_layer.contains(dep)) edges.push_back(dep);
+  }
+  return edges;
+}
 
 }  // namespace taskboard::cli
 

@@ -15,18 +15,24 @@ namespace taskboard::cli {
 LiveView::LiveView(std::ostream& out, TerminalInfo terminal, absl::Duration min_redraw_interval)
     : out_(out), terminal_(terminal), min_redraw_interval_(min_redraw_interval) {}
 
-void LiveView::Update(const v1::Run& run, absl::Time now) {
+void LiveView::Update(const v1::Run& run, absl::Time now, const ChangedTasks& changed) {
   run_ = &run;
   if (terminal_.tty) {
     dirty_ = true;
     Tick(now);
     return;
   }
+  // One write for all the lines: standard error is unbuffered, and a 100,000
+  // task board announces twice as many.
+  std::string text;
   if (!header_printed_) {
-    out_ << RenderRunHeader(run, now) << "\n";
+    absl::StrAppend(&text, RenderRunHeader(run, now), "\n");
     header_printed_ = true;
   }
-  for (const std::string& line : announced_.Lines(run, now)) out_ << line << "\n";
+  for (const std::string& line : announced_.Lines(run, now, changed)) {
+    absl::StrAppend(&text, line, "\n");
+  }
+  out_ << text;
   out_.flush();
 }
 

@@ -36,9 +36,10 @@ class LiveView {
   // follower keeps a run of 100,000 tasks current in place): Tick and Finish
   // read it again, so keep it alive until the next Update. It may change in
   // between; a terminal shows the change at its next redraw, a log at the
-  // next Update.
-  void Update(const v1::Run& run, absl::Time now);
-  void Update(v1::Run&& run, absl::Time now) = delete;
+  // next Update. `changed`: the tasks that changed since the previous
+  // Update, when known (a log then looks at those only; see TransitionLog).
+  void Update(const v1::Run& run, absl::Time now, const ChangedTasks& changed = std::nullopt);
+  void Update(v1::Run&& run, absl::Time now, const ChangedTasks& changed = std::nullopt) = delete;
 
   // New snapshots of the run's child runs (nested patterns), drawn beneath
   // the tasks they carry out.

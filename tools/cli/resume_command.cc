@@ -51,6 +51,8 @@ int RunResume(const ResumeOptions& options, std::ostream& out, std::ostream& err
   // resumed attempt adds.
   v1::GetRunRequest get;
   get.set_run_id(options.run_id);
+  // Its status, kind, budget and last seq are all this needs.
+  get.set_without_tasks(true);
   v1::GetRunResponse before;
   if (int code =
           CallScheduler(client, kResumeCommand, &v1::Scheduler::Stub::GetRun, get, &before, err);

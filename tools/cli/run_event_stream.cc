@@ -1,5 +1,7 @@
 #include "tools/cli/run_event_stream.h"
 
+#include <algorithm>
+
 namespace taskboard::cli {
 
 RunEventStream::RunEventStream(SchedulerClient& client, const std::string& run_id,
@@ -25,6 +27,7 @@ void RunEventStream::ReadAll() {
     absl::MutexLock lock(&mu_);
     if (response.has_event()) events_.push_back(std::move(*response.mutable_event()));
     for (v1::RunEvent& event : *response.mutable_events()) events_.push_back(std::move(event));
+    finished_ = finished_ || (!events_.empty() && events_.back().has_run_finished());
   }
   grpc::Status status = reader_->Finish();
   absl::MutexLock lock(&mu_);
@@ -32,16 +35,20 @@ void RunEventStream::ReadAll() {
   closed_ = true;
 }
 
-std::vector<v1::RunEvent> RunEventStream::Next(absl::Time deadline) {
+std::vector<v1::RunEvent> RunEventStream::Next(absl::Time deadline, absl::Time not_before) {
   absl::MutexLock lock(&mu_);
+  mu_.AwaitWithDeadline(absl::Condition(this, &RunEventStream::Urgent),
+                        std::min(not_before, deadline));
   mu_.AwaitWithDeadline(absl::Condition(this, &RunEventStream::HasNews), deadline);
-  std::vector<v1::RunEvent> batch(std::make_move_iterator(events_.begin()),
-                                  std::make_move_iterator(events_.end()));
-  events_.clear();
+  std::vector<v1::RunEvent> batch;
+  batch.swap(events_);
+  finished_ = false;
   return batch;
 }
 
 bool RunEventStream::HasNews() const { return !events_.empty() || closed_; }
+
+bool RunEventStream::Urgent() const { return finished_ || closed_; }
 
 bool RunEventStream::ended() const {
   absl::MutexLock lock(&mu_);

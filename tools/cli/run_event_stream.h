@@ -7,7 +7,6 @@
 // (a replay, a wide map) then costs one snapshot refresh, not one per event.
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <thread>
@@ -35,8 +34,11 @@ class RunEventStream {
 
   // Waits until an event arrived, the stream ended or `deadline` passed, then
   // returns every event received since the previous call, in order (none on
-  // a timeout).
-  std::vector<v1::RunEvent> Next(absl::Time deadline);
+  // a timeout). Events that arrive before `not_before` wait for it, unless
+  // one finishes the run or the stream ends: a follower that cannot show
+  // them sooner takes them as one batch instead of waking for each message
+  // of a busy run.
+  std::vector<v1::RunEvent> Next(absl::Time deadline, absl::Time not_before = absl::InfinitePast());
 
   // True once the stream ended and Next returned its last events; status()
   // then says why (OK: the scheduler closed it after the run finished).
@@ -46,12 +48,15 @@ class RunEventStream {
  private:
   void ReadAll();
   bool HasNews() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool Urgent() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   std::unique_ptr<grpc::ClientContext> context_;
   std::unique_ptr<grpc::ClientReader<v1::WatchRunResponse>> reader_;
   mutable absl::Mutex mu_;
-  std::deque<v1::RunEvent> events_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::RunEvent> events_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  // events_ holds run_finished.
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
   grpc::Status status_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;  // last: starts once everything above exists
 };

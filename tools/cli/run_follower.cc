@@ -60,8 +60,16 @@ class Follower {
   int Follow();
 
  private:
-  // Fetches the run (GetRun) as the new snapshot.
+  // GetRun, whole or without tasks.
+  grpc::Status Fetch(bool without_tasks, v1::Run* run);
+  // Fetches the run whole as the new snapshot.
   grpc::Status Refresh();
+  // The first snapshot: without tasks when the watch replays from seq 0.
+  grpc::Status Start();
+  // The finished run, for its output and billing: without tasks when the
+  // snapshot holds them all, else whole (and whole for --json, which prints
+  // it).
+  grpc::Status FetchFinished();
   // Shows the snapshot, at most about a tenth of the time (see Refresh).
   void UpdateView();
   // Fetches the child runs' snapshots for the view (nested patterns) when
@@ -108,17 +116,14 @@ void Follower::RefreshChildren(bool force) {
   if (FetchChildRuns(client_, run, &children_).ok()) view_.UpdateChildren(children_);
 }
 
-grpc::Status Follower::Refresh() {
+grpc::Status Follower::Fetch(bool without_tasks, v1::Run* run) {
   const absl::Time start = absl::Now();
   v1::GetRunRequest request;
   request.set_run_id(run_id_);
+  request.set_without_tasks(without_tasks);
   v1::GetRunResponse response;
   grpc::Status status = client_.stub().GetRun(client_.CallContext().get(), request, &response);
-  if (status.ok()) {
-    snapshot_.Reset(std::move(*response.mutable_run()));
-    stale_ = false;
-    view_stale_ = true;
-  }
+  if (status.ok()) *run = std::move(*response.mutable_run());
   // A snapshot costs both sides in proportion to the run's tasks: a large,
   // busy run is refreshed less often, so following it never takes more than
   // about a tenth of the time.
@@ -127,12 +132,43 @@ grpc::Status Follower::Refresh() {
   return status;
 }
 
+grpc::Status Follower::Refresh() {
+  v1::Run run;
+  grpc::Status status = Fetch(/*without_tasks=*/false, &run);
+  if (status.ok()) {
+    snapshot_.Reset(std::move(run));
+    stale_ = false;
+    view_stale_ = true;
+  }
+  return status;
+}
+
+grpc::Status Follower::Start() {
+  // Watching from a later seq (a resume) replays only part of the tasks.
+  if (options_.after_seq != 0) return Refresh();
+  v1::Run run;
+  grpc::Status status = Fetch(/*without_tasks=*/true, &run);
+  if (status.ok()) {
+    snapshot_.ResetWithoutTasks(std::move(run));
+    stale_ = false;
+    view_stale_ = true;
+  }
+  return status;
+}
+
+grpc::Status Follower::FetchFinished() {
+  if (options_.json || stale_) return Refresh();
+  v1::Run run;
+  if (grpc::Status status = Fetch(/*without_tasks=*/true, &run); !status.ok()) return status;
+  return snapshot_.RefreshWithoutTasks(std::move(run)) ? grpc::Status::OK : Refresh();
+}
+
 void Follower::UpdateView() {
   // Showing a run looks at each of its tasks (the log compares their states
   // with what it printed): a large run is shown less often, and a view of
   // 100,000 tasks gains nothing from redrawing every few milliseconds.
   const absl::Time start = absl::Now();
-  view_.Update(snapshot_.run(), start);
+  view_.Update(snapshot_.run(), start, snapshot_.TakeChangedTasks());
   view_stale_ = false;
   const absl::Time end = absl::Now();
   next_view_ = end + std::max(kMinRefresh, (end - start) * 9);
@@ -147,8 +183,14 @@ grpc::Status Follower::Tail(int64_t* after_seq) {
   reconnecting_ = true;
   RunEventStream stream(client_, run_id_, *after_seq);
   while (true) {
-    const std::vector<v1::RunEvent> batch = stream.Next(absl::Now() + options_.tick);
-    for (const v1::RunEvent& event : batch) {
+    // Events wait until the view may show them (the run's end does not):
+    // waking for every message of a busy run cost the CLI more than
+    // applying its events.
+    const absl::Time now = absl::Now();
+    std::vector<v1::RunEvent> batch =
+        stream.Next(now + options_.tick, options_.json ? absl::InfinitePast()
+                                                       : std::min(next_view_, now + options_.tick));
+    for (v1::RunEvent& event : batch) {
       // Tool calls are counted, so an event seen before (a scheduler that
       // replays more than asked after a reconnect) must not count twice.
       const bool seen = event.seq() <= *after_seq;
@@ -160,8 +202,9 @@ grpc::Status Follower::Tail(int64_t* after_seq) {
       } else if (event.has_observation() && !seen) {
         view_.AddToolCall(event.observation().observation());
       }
+      finished_ |= event.has_run_finished();
       if (!options_.json) {
-        switch (snapshot_.Apply(event)) {
+        switch (snapshot_.Apply(std::move(event))) {
           case RunSnapshot::Applied::kChanged:
             view_stale_ = true;
             break;
@@ -172,7 +215,6 @@ grpc::Status Follower::Tail(int64_t* after_seq) {
             break;
         }
       }
-      finished_ |= event.has_run_finished();
     }
     if (options_.json) out_.flush();
     // Follow fetches the finished run once, for its output and billing.
@@ -220,7 +262,7 @@ void Follower::PrintResult() {
 }
 
 int Follower::Follow() {
-  if (grpc::Status status = Refresh(); !status.ok()) {
+  if (grpc::Status status = Start(); !status.ok()) {
     return ReportRpcError(command_, client_.address(), status, err_);
   }
   if (!options_.json) UpdateView();
@@ -254,13 +296,13 @@ int Follower::Follow() {
     absl::SleepFor(backoff);
     backoff = std::min(backoff * 2, kMaxBackoff);
   }
-  if (grpc::Status status = Refresh(); !status.ok()) {
+  if (grpc::Status status = FetchFinished(); !status.ok()) {
     return ReportRpcError(command_, client_.address(), status, err_);
   }
   if (options_.json) {
     out_ << ProtoToJsonLine(snapshot_.run()) << "\n";
   } else {
-    view_.Update(snapshot_.run(), absl::Now());
+    view_.Update(snapshot_.run(), absl::Now(), snapshot_.TakeChangedTasks());
     RefreshChildren(/*force=*/true);
     view_.Finish(absl::Now());
     PrintResult();

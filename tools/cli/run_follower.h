@@ -7,12 +7,14 @@
 //                 ^            |  stream broke (UNAVAILABLE)
 //                 +-- backoff -+  GetRun, reconnect with after_seq = last seen seq
 //
-// The snapshot is fetched whole (GetRun) at the start, after a reconnect,
-// once the run finished (for its output and billing), and when an event
-// cannot be applied to it (run_snapshot.h); otherwise the events keep it
-// current, since each carries the task or phase it changed whole. Fetching
-// a 100,000-task run after each batch of events cost a quarter of the run's
-// throughput. Tool calls (`observation` events) are not in the snapshot:
+// The snapshot is fetched (GetRun) at the start, after a reconnect, once
+// the run finished (for its output and billing), and when an event cannot
+// be applied to it (run_snapshot.h); otherwise the events keep it current,
+// since each carries the task or phase it changed whole. Fetching a
+// 100,000-task run after each batch of events cost a quarter of the run's
+// throughput. At the start of a watch from seq 0, and at the end, the run is
+// fetched without its tasks: the replay brings every task, and the events
+// keep them. Tool calls (`observation` events) are not in the snapshot:
 // they are counted as they stream by, for the view's tool and cache-hit
 // counts. A `resume` follows only the resumed attempt's events, so it counts
 // only its calls. The live view (live_view.h) draws on `err`; the run's

@@ -125,9 +125,29 @@ void AddToolCount(const ToolCount& count, std::vector<Piece>* tail) {
   }
 }
 
-void AddEdges(const std::vector<std::string>& deps, const std::vector<std::string>& previous_layer,
-              std::vector<Piece>* tail) {
-  const std::vector<std::string> edges = LongEdges(deps, previous_layer);
+// The layer above a row, for its long edges: made a set only when a row
+// with deps asks (a board's layer can hold every task, and most boards in
+// one layer have no deps).
+class Layer {
+ public:
+  explicit Layer(const std::vector<std::string>* ids = nullptr) : ids_(ids) {}
+  const absl::flat_hash_set<absl::string_view>& Set() const {
+    if (!set_.has_value()) {
+      set_.emplace();
+      if (ids_ != nullptr) set_->insert(ids_->begin(), ids_->end());
+    }
+    return *set_;
+  }
+
+ private:
+  const std::vector<std::string>* ids_;
+  mutable std::optional<absl::flat_hash_set<absl::string_view>> set_;
+};
+
+template <typename Deps>
+void AddEdges(const Deps& deps, const Layer& previous_layer, std::vector<Piece>* tail) {
+  if (deps.empty()) return;
+  const std::vector<std::string> edges = LongEdges(deps, previous_layer.Set());
   if (!edges.empty()) tail->push_back({"↳ " + absl::StrJoin(edges, ", "), Style::kDim});
 }
 
@@ -268,23 +288,32 @@ absl::flat_hash_map<std::string, std::vector<std::string>> ChildRunsByPhase(cons
 // disagrees with its spec) follow in a blank-gutter group, as pi-taskflow's
 // safety net does.
 template <typename MakeRow>
-std::vector<Row> LayeredRows(const Layers& layers, const std::vector<std::string>& all_ids,
+std::vector<Row> LayeredRows(const Layers& layers, const std::vector<absl::string_view>& all_ids,
                              const MakeRow& make_row) {
   std::vector<Row> rows;
-  absl::flat_hash_set<std::string> shown;
-  std::vector<std::string> previous;
+  rows.reserve(all_ids.size());
+  absl::flat_hash_set<absl::string_view> shown;
+  shown.reserve(all_ids.size());
+  Layer previous;
   for (const std::vector<std::string>& layer : layers) {
     for (size_t j = 0; j < layer.size(); ++j) {
       rows.push_back(make_row(layer[j], previous));
       rows.back().rail = RailGlyph(j, layer.size());
       shown.insert(layer[j]);
     }
-    previous = layer;
+    previous = Layer(&layer);
   }
-  for (const std::string& id : all_ids) {
+  for (absl::string_view id : all_ids) {
     if (shown.insert(id).second) rows.push_back(make_row(id, previous));
   }
   return rows;
+}
+
+// What `map` holds for `key`, or null.
+template <typename Map>
+typename Map::mapped_type Find(const Map& map, absl::string_view key) {
+  auto it = map.find(key);
+  return it == map.end() ? nullptr : it->second;
 }
 
 std::string PhaseAgent(const v1::Phase& phase) {
@@ -308,15 +337,15 @@ std::string FirstAgentOfPhase(absl::Span<const v1::Task* const> tasks) {
 
 std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptions& options) {
   const v1::TaskflowSpec* flow = run.spec().has_taskflow() ? &run.spec().taskflow() : nullptr;
-  absl::flat_hash_map<std::string, const v1::Phase*> specs;
-  std::vector<std::string> ids;
+  absl::flat_hash_map<absl::string_view, const v1::Phase*> specs;
+  std::vector<absl::string_view> ids;
   if (flow != nullptr) {
     for (const v1::Phase& phase : flow->phases()) {
       specs[phase.id()] = &phase;
       ids.push_back(phase.id());
     }
   }
-  absl::flat_hash_map<std::string, const v1::PhaseStatus*> statuses;
+  absl::flat_hash_map<absl::string_view, const v1::PhaseStatus*> statuses;
   for (const v1::PhaseStatus& status : run.phases()) {
     statuses[status.phase_id()] = &status;
     ids.push_back(status.phase_id());
@@ -340,13 +369,13 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
       ChildRunsByPhase(run);
   const TasksByPhase tasks_by_phase(run);
 
-  auto make_row = [&](const std::string& id, const std::vector<std::string>& previous) {
-    const v1::Phase* spec = specs.contains(id) ? specs[id] : nullptr;
+  auto make_row = [&](absl::string_view id, const Layer& previous) {
+    const v1::Phase* spec = Find(specs, id);
     v1::PhaseStatus status;
-    if (statuses.contains(id)) {
-      status = *statuses[id];
+    if (const v1::PhaseStatus* known = Find(statuses, id); known != nullptr) {
+      status = *known;
     } else {
-      status.set_phase_id(id);
+      status.set_phase_id(std::string(id));
       status.set_type(spec != nullptr ? spec->type() : v1::PHASE_TYPE_AGENT);
       status.set_state(v1::TASK_STATE_PENDING);
     }
@@ -355,7 +384,7 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
     row.icon_style =
         IconStyle(status.state(), GateBlocked(status.state(), status.has_gate(), status.gate()));
     row.pending = status.state() == v1::TASK_STATE_PENDING;
-    row.id = id;
+    row.id = std::string(id);
     row.kind = std::string(spec != nullptr ? flow::PhaseTypeSpelling(*spec)
                                            : flow::PhaseTypeName(status.type()));
     const absl::Span<const v1::Task* const> tasks = tasks_by_phase.Of(id);
@@ -389,38 +418,49 @@ std::vector<Row> PhaseRows(const v1::Run& run, absl::Time now, const RenderOptio
 std::string DecisionText(absl::Span<const v1::Task* const> tasks);
 namespace {
 
+// A task the snapshot does not have yet.
+const v1::Task& PendingTask() {
+  static const v1::Task* const pending = [] {
+    auto* task = new v1::Task;
+    task->set_state(v1::TASK_STATE_PENDING);
+    return task;
+  }();
+  return *pending;
+}
+
 std::vector<Row> TaskRows(const v1::Run& run, absl::Time now, const RenderOptions& options) {
   const v1::BoardSpec* board = run.spec().has_board() ? &run.spec().board() : nullptr;
-  absl::flat_hash_map<std::string, const v1::BoardTask*> specs;
-  absl::flat_hash_map<std::string, const v1::Task*> tasks;
-  std::vector<std::string> ids;
+  absl::flat_hash_map<absl::string_view, const v1::BoardTask*> specs;
+  absl::flat_hash_map<absl::string_view, const v1::Task*> tasks;
+  std::vector<absl::string_view> ids;
   std::vector<flow::DagNode> nodes;
   if (board != nullptr) {
+    specs.reserve(board->tasks_size());
     for (const v1::BoardTask& task : board->tasks()) {
       specs[task.id()] = &task;
       ids.push_back(task.id());
     }
   }
+  tasks.reserve(run.tasks_size());
   for (const v1::Task& task : run.tasks()) {
     // A board task is known by its board id, whichever field carries it.
     const std::string& id =
         board != nullptr && !specs.contains(task.task_id()) && specs.contains(task.phase_id())
             ? task.phase_id()
             : task.task_id();
-    tasks.try_emplace(id, &task);
-    ids.push_back(id);
-    nodes.push_back({id, std::vector<std::string>(task.deps().begin(), task.deps().end())});
+    // A board's spec ids are listed already.
+    if (tasks.try_emplace(id, &task).second && !specs.contains(id)) ids.push_back(id);
+    // A board is layered by its spec; only planned tasks by their deps.
+    if (board == nullptr) {
+      nodes.push_back({id, std::vector<std::string>(task.deps().begin(), task.deps().end())});
+    }
   }
   const Layers layers = board != nullptr ? BoardTaskLayers(*board) : flow::TopologicalLayers(nodes);
 
-  auto make_row = [&](const std::string& id, const std::vector<std::string>& previous) {
-    const v1::BoardTask* spec = specs.contains(id) ? specs[id] : nullptr;
-    v1::Task task;
-    if (tasks.contains(id)) {
-      task = *tasks[id];
-    } else {
-      task.set_state(v1::TASK_STATE_PENDING);
-    }
+  auto make_row = [&](absl::string_view id, const Layer& previous) {
+    const v1::BoardTask* spec = Find(specs, id);
+    const v1::Task* found = Find(tasks, id);
+    const v1::Task& task = found != nullptr ? *found : PendingTask();
     Row row;
     row.icon = RowIcon(task.state(),
                        GateBlocked(task.state(), task.has_gate(), task.gate())
@@ -430,15 +470,14 @@ std::vector<Row> TaskRows(const v1::Run& run, absl::Time now, const RenderOption
     row.icon_style =
         IconStyle(task.state(), GateBlocked(task.state(), task.has_gate(), task.gate()));
     row.pending = task.state() == v1::TASK_STATE_PENDING;
-    row.id = id;
+    row.id = std::string(id);
     row.kind = board != nullptr || task.role().empty() ? "task" : task.role();
     row.agent = spec != nullptr && !spec->agent().empty() ? spec->agent() : task.agent();
     AddTiming(task.started_at(), task.finished_at(), now, &row.tail);
     AddUsage(task.usage(), &row.tail);
     if (options.tools != nullptr) AddToolCount(options.tools->OfTask(task.task_id()), &row.tail);
     if (task.attempt() > 1) row.tail.push_back({absl::StrCat("attempt ", task.attempt()), {}});
-    const auto& deps = spec != nullptr ? spec->deps() : task.deps();
-    AddEdges(std::vector<std::string>(deps.begin(), deps.end()), previous, &row.tail);
+    AddEdges(spec != nullptr ? spec->deps() : task.deps(), previous, &row.tail);
     AddOutcome(TaskOutcome(task), task.state(), &row.tail);
     if (task.role() == "approval") {
       // A pattern's plan approval or human review: waiting, or who decided.

@@ -41,16 +41,53 @@ bool RunSnapshot::TaskOrder(absl::string_view a, absl::string_view b) {
 
 void RunSnapshot::Reset(v1::Run run) {
   run_ = std::move(run);
+  fill_until_ = 0;
   Reindex();
+}
+
+void RunSnapshot::ResetWithoutTasks(v1::Run run) {
+  const bool has_tasks = run.tasks_size() > 0 || run.tasks_total() == 0;
+  Reset(std::move(run));
+  if (has_tasks) return;
+  fill_until_ = run_.last_seq();
+  fill_run_starts_ = 0;
+}
+
+bool RunSnapshot::RefreshWithoutTasks(v1::Run run) {
+  if (run.tasks_size() > 0) {
+    Reset(std::move(run));
+    return true;
+  }
+  if (fill_until_ > 0 || run.tasks_total() > run_.tasks_size()) return false;
+  this->run();  // the tasks in order, as GetRun would list them
+  // The task messages change hands without moving, so tasks_ still points
+  // at them; a board's phases, which the answer leaves out, stay too.
+  run.mutable_tasks()->Swap(run_.mutable_tasks());
+  if (run.kind() == v1::FLOW_KIND_BOARD && run.phases().empty()) {
+    run.mutable_phases()->Swap(run_.mutable_phases());
+  }
+  run_ = std::move(run);
+  IndexPhases();
+  return true;
 }
 
 void RunSnapshot::Reindex() {
   tasks_.clear();
   tasks_.reserve(run_.tasks_size());
   for (v1::Task& task : *run_.mutable_tasks()) tasks_[task.task_id()] = &task;
+  IndexPhases();
+  ordered_ = run_.tasks_size();
+  changed_.clear();
+  all_changed_ = true;
+}
+
+void RunSnapshot::IndexPhases() {
   phases_.clear();
   for (int i = 0; i < run_.phases_size(); ++i) phases_[run_.phases(i).phase_id()] = i;
-  ordered_ = run_.tasks_size();
+}
+
+void RunSnapshot::MarkChanged(const v1::Task* task) {
+  if (!all_changed_) changed_.push_back(task);
 }
 
 const v1::Run& RunSnapshot::run() {
@@ -72,8 +109,30 @@ const v1::Run& RunSnapshot::run() {
   return run_;
 }
 
+std::optional<std::vector<const v1::Task*>> RunSnapshot::TakeChangedTasks() {
+  std::vector<const v1::Task*> changed;
+  changed.swap(changed_);
+  if (std::exchange(all_changed_, false)) return std::nullopt;
+  // Sorting a quarter of the run costs about what looking at every task
+  // does (the replay that fills a snapshot changes them all).
+  if (changed.size() > static_cast<size_t>(run_.tasks_size()) / 4) return std::nullopt;
+  // run()'s order is TaskOrder; one id is one task, so repeats sit together.
+  std::sort(changed.begin(), changed.end(), [](const v1::Task* a, const v1::Task* b) {
+    return TaskOrder(a->task_id(), b->task_id());
+  });
+  changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+  return changed;
+}
+
 RunSnapshot::Applied RunSnapshot::Apply(const v1::RunEvent& event) {
-  if (event.seq() <= run_.last_seq()) return Applied::kUnchanged;
+  v1::RunEvent copy = event;
+  return Apply(std::move(copy));
+}
+
+RunSnapshot::Applied RunSnapshot::Apply(v1::RunEvent&& event) {
+  if (event.seq() <= run_.last_seq()) {
+    return event.seq() <= fill_until_ ? Fill(event) : Applied::kUnchanged;
+  }
   Applied applied = Applied::kChanged;
   switch (event.event_case()) {
     case v1::RunEvent::kOutputDelta:
@@ -82,12 +141,15 @@ RunSnapshot::Applied RunSnapshot::Apply(const v1::RunEvent& event) {
       applied = Applied::kUnchanged;
       break;
     case v1::RunEvent::kTaskChange:
-      applied = WasCut(event) ? Applied::kNeedsFetch : ApplyTask(event.task_change().task());
+      applied = WasCut(event) ? Applied::kNeedsFetch
+                              : ApplyTask(std::move(*event.mutable_task_change()->mutable_task()));
       break;
     case v1::RunEvent::kTasksCreated:
       // Never cut (the scheduler sizes each to --max-event-bytes), so no
       // WasCut search over what is often the largest event of the run.
-      for (const v1::Task& task : event.tasks_created().tasks()) ApplyTask(task);
+      for (v1::Task& task : *event.mutable_tasks_created()->mutable_tasks()) {
+        ApplyTask(std::move(task));
+      }
       break;
     case v1::RunEvent::kPhaseChange:
       applied = ApplyPhase(event.phase_change().phase());
@@ -105,10 +167,10 @@ RunSnapshot::Applied RunSnapshot::Apply(const v1::RunEvent& event) {
     }
     case v1::RunEvent::kRunFinished: {
       if (WasCut(event)) return Applied::kNeedsFetch;
-      const v1::RunFinished& finished = event.run_finished();
+      v1::RunFinished& finished = *event.mutable_run_finished();
       run_.set_status(finished.status());
-      run_.set_output(finished.output());
-      run_.set_error(finished.error());
+      run_.set_output(std::move(*finished.mutable_output()));
+      run_.set_error(std::move(*finished.mutable_error()));
       *run_.mutable_usage() = finished.usage();
       *run_.mutable_finished_at() = event.ts();
       break;
@@ -123,7 +185,44 @@ RunSnapshot::Applied RunSnapshot::Apply(const v1::RunEvent& event) {
   return applied;
 }
 
-RunSnapshot::Applied RunSnapshot::ApplyTask(const v1::Task& task) {
+RunSnapshot::Applied RunSnapshot::Fill(v1::RunEvent& event) {
+  Applied applied = Applied::kUnchanged;
+  switch (event.event_case()) {
+    case v1::RunEvent::kTaskChange:
+      if (WasCut(event)) return Applied::kNeedsFetch;
+      PutTask(std::move(*event.mutable_task_change()->mutable_task()));
+      applied = Applied::kChanged;
+      break;
+    case v1::RunEvent::kTasksCreated:
+      for (v1::Task& task : *event.mutable_tasks_created()->mutable_tasks()) {
+        PutTask(std::move(task));
+      }
+      applied = Applied::kChanged;
+      break;
+    case v1::RunEvent::kRunStarted:
+      // A resume deletes tasks (a map's items past its new count) without
+      // an event: the replay cannot tell which.
+      if (++fill_run_starts_ > 1) return Applied::kNeedsFetch;
+      break;
+    default:
+      break;
+  }
+  if (event.seq() == fill_until_) {
+    fill_until_ = 0;
+    // Runs stored before tasks_created announce their tasks only in GetRun.
+    if (run_.tasks_size() != run_.tasks_total()) return Applied::kNeedsFetch;
+  }
+  return applied;
+}
+
+void RunSnapshot::PutTask(v1::Task&& task) {
+  auto [it, added] = tasks_.try_emplace(task.task_id(), nullptr);
+  if (added) it->second = run_.add_tasks();
+  *it->second = std::move(task);
+  MarkChanged(it->second);
+}
+
+RunSnapshot::Applied RunSnapshot::ApplyTask(v1::Task&& task) {
   auto [it, added] = tasks_.try_emplace(task.task_id(), nullptr);
   v1::Task*& held = it->second;
   const bool was_ended = !added && IsTaskEnded(held->state());
@@ -135,9 +234,10 @@ RunSnapshot::Applied RunSnapshot::ApplyTask(const v1::Task& task) {
     held = run_.add_tasks();
     run_.set_tasks_total(run_.tasks_size());
   }
-  *held = task;
-  run_.set_tasks_done(run_.tasks_done() + (IsTaskEnded(task.state()) ? 1 : 0) -
-                      (was_ended ? 1 : 0));
+  const bool ended = IsTaskEnded(task.state());
+  *held = std::move(task);
+  run_.set_tasks_done(run_.tasks_done() + (ended ? 1 : 0) - (was_ended ? 1 : 0));
+  MarkChanged(held);
   return Applied::kChanged;
 }
 

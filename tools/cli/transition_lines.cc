@@ -80,44 +80,44 @@ Subject TaskSubject(const v1::Task& task) {
 }  // namespace
 
 template <typename Item, typename SubjectOf>
-void TransitionLog::Scan(const google::protobuf::RepeatedPtrField<Item>& items,
-                         const SubjectOf& subject_of, const v1::Run& run, absl::Time now,
-                         std::vector<std::string>* lines) {
-  for (const Item& item : items) {
-    const std::string& id = ItemId(item);
-    auto it = seen_.find(id);
-    const Seen was = it == seen_.end() ? Seen{} : it->second;
-    const bool gate_appeared = item.has_gate() && !was.gate;
-    if (item.state() == was.state && item.has_gate() == was.gate) continue;
-    const Seen now_seen{item.state(), item.has_gate()};
-    if (it == seen_.end()) {
-      seen_.emplace(id, now_seen);
-    } else {
-      it->second = now_seen;
-    }
-    if (lines == nullptr || (item.state() == was.state && !gate_appeared)) continue;
-    if (item.state() == v1::TASK_STATE_PENDING || item.state() == v1::TASK_STATE_UNSPECIFIED) {
-      continue;
-    }
-    lines->push_back(Line(run, subject_of(item), now));
+void TransitionLog::See(const Item& item, const SubjectOf& subject_of, const v1::Run& run,
+                        absl::Time now, std::vector<std::string>* lines) {
+  const std::string& id = ItemId(item);
+  auto it = seen_.find(id);
+  const Seen was = it == seen_.end() ? Seen{} : it->second;
+  const bool gate_appeared = item.has_gate() && !was.gate;
+  if (item.state() == was.state && item.has_gate() == was.gate) return;
+  const Seen now_seen{item.state(), item.has_gate()};
+  if (it == seen_.end()) {
+    seen_.emplace(id, now_seen);
+  } else {
+    it->second = now_seen;
   }
+  if (lines == nullptr || (item.state() == was.state && !gate_appeared)) return;
+  if (item.state() == v1::TASK_STATE_PENDING || item.state() == v1::TASK_STATE_UNSPECIFIED) {
+    return;
+  }
+  lines->push_back(Line(run, subject_of(item), now));
 }
 
-void TransitionLog::Visit(const v1::Run& run, absl::Time now, std::vector<std::string>* lines) {
+void TransitionLog::Visit(const v1::Run& run, absl::Time now, const ChangedTasks& changed,
+                          std::vector<std::string>* lines) {
   if (IsTaskflow(run)) {
     // Indexed only for a phase that prints a line: indexing every task of a
     // 100,000-item map on each redraw was a fifth of a following CLI's time.
     std::optional<TasksByPhase> tasks;
-    Scan(
-        run.phases(),
-        [&tasks, &run](const v1::PhaseStatus& p) {
-          if (!tasks.has_value()) tasks.emplace(run);
-          return PhaseSubject(p, *tasks);
-        },
-        run, now, lines);
+    const auto subject_of = [&tasks, &run](const v1::PhaseStatus& p) {
+      if (!tasks.has_value()) tasks.emplace(run);
+      return PhaseSubject(p, *tasks);
+    };
+    for (const v1::PhaseStatus& phase : run.phases()) See(phase, subject_of, run, now, lines);
   } else {
-    Scan(
-        run.tasks(), [](const v1::Task& t) { return TaskSubject(t); }, run, now, lines);
+    const auto subject_of = [](const v1::Task& t) { return TaskSubject(t); };
+    if (changed.has_value()) {
+      for (const v1::Task* task : *changed) See(*task, subject_of, run, now, lines);
+    } else {
+      for (const v1::Task& task : run.tasks()) See(task, subject_of, run, now, lines);
+    }
   }
   if (!run.board_meta().empty() && run.board_meta() != board_meta_) {
     if (lines != nullptr) lines->push_back(absl::StrCat(Stamp(run, now), "· ", run.board_meta()));
@@ -125,11 +125,14 @@ void TransitionLog::Visit(const v1::Run& run, absl::Time now, std::vector<std::s
   }
 }
 
-void TransitionLog::Remember(const v1::Run& run) { Visit(run, absl::InfinitePast(), nullptr); }
+void TransitionLog::Remember(const v1::Run& run) {
+  Visit(run, absl::InfinitePast(), std::nullopt, nullptr);
+}
 
-std::vector<std::string> TransitionLog::Lines(const v1::Run& run, absl::Time now) {
+std::vector<std::string> TransitionLog::Lines(const v1::Run& run, absl::Time now,
+                                              const ChangedTasks& changed) {
   std::vector<std::string> lines;
-  Visit(run, now, &lines);
+  Visit(run, now, changed, &lines);
   return lines;
 }
 

@@ -10,6 +10,7 @@
 //   [+52.0s] ⊘ lint  skipped  upstream phase 'summarize' failed
 //   [+58.2s] ⛔ check  completed  3.1s  BLOCK: summaries are empty
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@
 #include "taskboard/v1/scheduler.pb.h"
 
 namespace taskboard::cli {
+
+// The tasks of a run that changed since a TransitionLog last saw it, in the
+// run's order (RunSnapshot::TakeChangedTasks); nullopt: any may have.
+using ChangedTasks = std::optional<std::vector<const v1::Task*>>;
 
 // Remembers the state of every phase (taskflow) or task (other kinds) it
 // has seen, so each call costs a lookup per item and no copy of the run:
@@ -31,8 +36,12 @@ class TransitionLog {
   // one seen (never seen counts as pending; pending ones are not announced),
   // in `run`'s order, plus one when a pattern's board phase (planning,
   // active, ...) changed. A line is stamped with the change's own time when
-  // the snapshot has it (started_at, finished_at), else `now`.
-  std::vector<std::string> Lines(const v1::Run& run, absl::Time now);
+  // the snapshot has it (started_at, finished_at), else `now`. Given
+  // `changed`, only those tasks are looked at (the others are as last seen),
+  // so following a 100,000-task board costs per change, not per task; the
+  // lines are the same.
+  std::vector<std::string> Lines(const v1::Run& run, absl::Time now,
+                                 const ChangedTasks& changed = std::nullopt);
 
  private:
   struct Seen {
@@ -40,10 +49,11 @@ class TransitionLog {
     bool gate = false;
   };
   // `lines` null: only remember.
-  void Visit(const v1::Run& run, absl::Time now, std::vector<std::string>* lines);
+  void Visit(const v1::Run& run, absl::Time now, const ChangedTasks& changed,
+             std::vector<std::string>* lines);
   template <typename Item, typename SubjectOf>
-  void Scan(const google::protobuf::RepeatedPtrField<Item>& items, const SubjectOf& subject_of,
-            const v1::Run& run, absl::Time now, std::vector<std::string>* lines);
+  void See(const Item& item, const SubjectOf& subject_of, const v1::Run& run, absl::Time now,
+           std::vector<std::string>* lines);
 
   absl::flat_hash_map<std::string, Seen> seen_;
   std::string board_meta_;

@@ -74,6 +74,30 @@ TEST(RunReader, ReadRun_WithoutTasks_KeepsCounts) {
   EXPECT_EQ(run->tasks_done(), 0);
 }
 
+// GetRun's without_tasks: a board's phases (one per task) are left out with
+// its tasks; the counts and the spec stay, and agree with the whole read.
+TEST(RunReader, ReadRun_BoardWithoutTasks_LeavesOutPhasesKeepsCountsAndSpec) {
+  EngineHarness h;
+  std::string run_id = h.Submit(R"({"name": "b", "kind": "board", "board": {"tasks": [
+      {"id": "a", "agent": "coder", "task": "one"},
+      {"id": "b", "agent": "coder", "task": "two"}]}})");
+  TestWorker w = h.Connect("w1", {"coder"});
+  h.Result(w, h.OnlyAssignment(w), true, "done");
+
+  absl::StatusOr<v1::Run> whole = ReadRun(h.store(), run_id);
+  absl::StatusOr<v1::Run> run = ReadRun(h.store(), run_id, /*with_tasks=*/false);
+  ASSERT_THAT(whole, IsOk());
+  ASSERT_THAT(run, IsOk());
+  EXPECT_THAT(whole->phases(), SizeIs(2));
+  EXPECT_THAT(run->tasks(), IsEmpty());
+  EXPECT_THAT(run->phases(), IsEmpty());
+  EXPECT_EQ(run->tasks_total(), 2);
+  EXPECT_EQ(run->tasks_done(), 1);
+  EXPECT_EQ(run->tasks_done(), whole->tasks_done());
+  EXPECT_EQ(run->last_seq(), whole->last_seq());
+  EXPECT_EQ(run->spec().board().tasks_size(), 2);
+}
+
 TEST(RunReader, ReadRun_Unknown_NotFoundSaysHowToList) {
   EngineHarness h;
   EXPECT_THAT(ReadRun(h.store(), "run-nope"),
