@@ -55,7 +55,6 @@ bool Engine::ParkForSummary(ActiveRun& active, const std::string& task_id) {
         policy::PlanCompaction(compact, **ledger, previous ? previous->watermark : 0);
     job->second.request_id = request_id;
     job->second.run_id = run.run_id();
-    job->second.watermark = plan.watermark;
     job->second.agent = compact.summarizer_agent();
     (*ledger)->TakeReadError().IgnoreError();
     // Bounded like any task text; what does not fit is left to the next

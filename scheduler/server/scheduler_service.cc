@@ -15,12 +15,17 @@
 namespace taskboard::server {
 namespace {
 
-// Runs `read` on the blocking pool and finishes the reactor with its status.
+// Runs `read` on the blocking pool and finishes `reactor` with its status.
+template <typename Read>
+void FinishOnPool(BlockingPool* pool, grpc::ServerUnaryReactor* reactor, Read read) {
+  pool->Run([reactor, read = std::move(read)]() mutable { reactor->Finish(ToGrpcStatus(read())); });
+}
+
 template <typename Read>
 grpc::ServerUnaryReactor* FinishFromPool(grpc::CallbackServerContext* context, BlockingPool* pool,
                                          Read read) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  pool->Run([reactor, read = std::move(read)]() mutable { reactor->Finish(ToGrpcStatus(read())); });
+  FinishOnPool(pool, reactor, std::move(read));
   return reactor;
 }
 
@@ -34,8 +39,7 @@ grpc::ServerUnaryReactor* FinishFromPoolOnceCreated(grpc::CallbackServerContext*
                                                     const std::string& run_id, Read read) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   engine.WhenTasksCreated(run_id, [pool, reactor, read = std::move(read)]() mutable {
-    pool->Run(
-        [reactor, read = std::move(read)]() mutable { reactor->Finish(ToGrpcStatus(read())); });
+    FinishOnPool(pool, reactor, std::move(read));
   });
   return reactor;
 }
