@@ -236,7 +236,11 @@ void Engine::Commit() {
     auto it = runs_.find(run_id);
     if (it == runs_.end()) continue;
     RunState& run = *it->second.state;
-    if (!run.HasChanges()) continue;
+    if (!run.HasChanges()) {
+      // Read, not changed (a recovered run's first look at its tasks).
+      run.Freeze();
+      continue;
+    }
     RunState::Changes changes = run.TakeChanges();
     // What the run emitted (run_started, phase changes...), then the tasks
     // added in tasks_created events, then one task_change per other changed
@@ -270,9 +274,11 @@ void Engine::Commit() {
     });
     TasksCreatedEvents created(run_id, options_.limits.max_event_bytes);
     for (const auto& [task, added] : changed) {
-      batch.PutOwned(store::Column::kTasks, store::keys::Task(run_id, task->task().task_id()),
-                     task->SerializeAsString());
+      std::string bytes = task->SerializeAsString();
+      run.Committed(task->task().task_id(), bytes);
       if (added) created.Add(task->task());
+      batch.PutOwned(store::Column::kTasks, store::keys::Task(run_id, task->task().task_id()),
+                     std::move(bytes));
     }
     std::vector<v1::RunEvent> announced;
     created.AppendTo(announced);
@@ -325,6 +331,9 @@ void Engine::Commit() {
         options_.metrics->RunFinished(record.run().kind(), record.run().status());
       }
     }
+    // The tasks this batch read or changed that now wait or are over go
+    // back to their serialized form (RunState::TaskSlot).
+    run.Freeze();
   }
   touched_.clear();
   loop_stats_.commit_bytes += static_cast<int64_t>(batch.ByteSize());

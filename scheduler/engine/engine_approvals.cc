@@ -23,7 +23,12 @@ void Engine::ListApprovals(std::optional<std::string> tenant,
       if (tenant.has_value() && run.record().tenant() != *tenant) continue;
       if (IsTerminal(run.record().run().status())) continue;
       // An approval task's id is its phase's id, so only phase tasks can be.
-      for (const auto& [task_id, task] : run.tasks()) {
+      const RunState::TaskList tasks = run.tasks();
+      for (auto it = tasks.begin(); it != tasks.end(); ++it) {
+        // A waiting approval is running, so never kept serialized: the
+        // tasks that wait for workers are not parsed to be looked at.
+        if (it.state() != v1::TASK_STATE_RUNNING) continue;
+        const auto& [task_id, task] = *it;
         if (!WaitsForApproval(task)) continue;
         v1::PendingApproval& row = pending.emplace_back();
         row.set_run_id(run_id);
@@ -116,8 +121,12 @@ void Engine::ObserveApproval(const RunState& run, const store::TaskRecord& task,
 void Engine::RecoverApprovals() {
   std::vector<ApprovalEvent> events;
   for (const auto& [run_id, active] : runs_) {
-    for (const auto& [task_id, task] : active.state->tasks()) {
-      if (WaitsForApproval(task)) ObserveApproval(*active.state, task, events);
+    const RunState::TaskList tasks = active.state->tasks();
+    for (auto it = tasks.begin(); it != tasks.end(); ++it) {
+      if (it.state() != v1::TASK_STATE_RUNNING) continue;  // as in ListApprovals
+      if (const store::TaskRecord& task = (*it).second; WaitsForApproval(task)) {
+        ObserveApproval(*active.state, task, events);
+      }
     }
   }
   NotifyApprovals(std::move(events));

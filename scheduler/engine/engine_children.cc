@@ -166,8 +166,13 @@ absl::Status Engine::RecoverChildLinks() {
   for (auto& [run_id, active] : runs_) {
     RunState& run = *active.state;
     std::vector<std::string> waiting;
-    for (const auto& [task_id, task] : run.tasks()) {
-      if (AwaitsChildRun(task)) waiting.push_back(task_id);
+    const RunState::TaskList tasks = run.tasks();
+    for (auto it = tasks.begin(); it != tasks.end(); ++it) {
+      // A task a child run carries out is running (AwaitsChildRun): the
+      // tasks kept serialized are not parsed to be looked at.
+      if (it.state() == v1::TASK_STATE_RUNNING && AwaitsChildRun((*it).second)) {
+        waiting.push_back(it.id());
+      }
     }
     for (const std::string& task_id : waiting) {
       const std::string child_id = run.FindTask(task_id)->task().child_run_id();

@@ -451,7 +451,11 @@ absl::Status Engine::RecoverRun(LoadedRun loaded) {
   const bool start_pending = run.record().start_pending();
   Activate(std::move(loaded.state), std::move(loaded.driver), std::move(loaded.spec));
   if (start_pending) StartLater(run_id);
-  QueueReadyTasks(*runs_[run_id].state, nullptr);
+  RunState& active = *runs_[run_id].state;
+  QueueReadyTasks(active, nullptr);
+  // Recovery read every task parsed; those that wait go back to their
+  // serialized form (RunState::TaskSlot) before the next run loads.
+  active.Freeze();
   return absl::OkStatus();
 }
 

@@ -12,8 +12,9 @@ namespace taskboard::engine {
 std::vector<std::string> CancelOpenTasks(RunState& run, absl::string_view message, int64_t now_ms) {
   std::vector<std::string> leases;
   std::vector<std::string> open;
-  for (const auto& [id, task] : run.tasks()) {
-    if (!IsTerminal(task.task().state())) open.push_back(id);
+  const RunState::TaskList tasks = run.tasks();
+  for (auto it = tasks.begin(); it != tasks.end(); ++it) {
+    if (!IsTerminal(it.state())) open.push_back(it.id());
   }
   for (const std::string& id : open) {
     store::TaskRecord& task = run.MutableTask(id);

@@ -18,7 +18,7 @@ absl::StatusOr<std::unique_ptr<RunState>> ReadRunState(store::Store& store,
   if (absl::Status phases = ReadRunPhases(store, *record); !phases.ok()) return phases;
   auto state = std::make_unique<RunState>(*std::move(record));
   std::optional<std::string> corrupt_task;
-  std::vector<store::TaskRecord> tasks;
+  std::vector<RunState::StoredTask> tasks;
   absl::Status scanned = store.ScanPrefixOnce(
       store::Column::kTasks, store::keys::TasksOfRun(run_id),
       [&](absl::string_view key, absl::string_view value) {
@@ -28,7 +28,7 @@ absl::StatusOr<std::unique_ptr<RunState>> ReadRunState(store::Store& store,
           corrupt_task = parsed.has_value() ? parsed->task_id : absl::CHexEscape(key);
           return false;
         }
-        tasks.push_back(std::move(task));
+        tasks.push_back({std::move(task), std::string(value)});
         return true;
       });
   if (!scanned.ok()) return scanned;

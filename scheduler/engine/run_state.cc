@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "common/log/log.h"
 #include "scheduler/engine/task_states.h"
 
@@ -95,14 +96,56 @@ std::string RunState::SerializePhase(int index, std::optional<std::string>* item
   return bytes;
 }
 
+namespace {
+
+// A task the engine is not working on: it waits for its deps, a worker or
+// its retry time, or it is over. Kept serialized between batches.
+bool Waits(v1::TaskState state) {
+  return state == v1::TASK_STATE_PENDING || state == v1::TASK_STATE_READY ||
+         state == v1::TASK_STATE_RETRYING || IsTerminal(state);
+}
+
+}  // namespace
+
+const store::TaskRecord& RunState::Parsed(const TaskSlot& slot) const {
+  if (slot.record == nullptr) {
+    slot.record = std::make_unique<store::TaskRecord>();
+    if (!slot.record->ParseFromString(slot.bytes)) {
+      // The bytes are the engine's own serialization of the record.
+      log::Fatal("internal error: a task kept serialized does not parse")
+          .With("run_id", run_id())
+          .With("bytes", slot.bytes.size());
+      std::abort();
+    }
+    parsed_.push_back(&slot);
+  }
+  return *slot.record;
+}
+
+store::TaskRecord& RunState::MutableParsed(TaskSlot& slot) {
+  Parsed(slot);
+  // About to change: the bytes no longer say what the record does.
+  std::string().swap(slot.bytes);
+  return *slot.record;
+}
+
 const store::TaskRecord* RunState::FindTask(absl::string_view task_id) const {
   auto it = task_index_.find(task_id);
-  return it == task_index_.end() ? nullptr : it->second;
+  return it == task_index_.end() ? nullptr : &Parsed(*it->second);
 }
 
 absl::string_view RunState::KeptTaskId(absl::string_view task_id) const {
   auto it = task_index_.find(task_id);
   return it == task_index_.end() ? absl::string_view() : it->first;
+}
+
+std::vector<absl::string_view> RunState::TaskIdsWithPrefix(const std::string& prefix) const {
+  std::vector<absl::string_view> ids;
+  for (auto it = tasks_.lower_bound(prefix);
+       it != tasks_.end() && absl::StartsWith(it->first, prefix); ++it) {
+    ids.push_back(it->first);
+  }
+  return ids;
 }
 
 store::TaskRecord& RunState::MutableTask(absl::string_view task_id) {
@@ -114,10 +157,10 @@ store::TaskRecord& RunState::MutableTask(absl::string_view task_id) {
     std::abort();
   }
   changed_tasks_.emplace(it->first);
-  return *it->second;
+  return MutableParsed(*it->second);
 }
 
-store::TaskRecord& RunState::Slot(const std::string& id) {
+RunState::TaskSlot& RunState::Slot(const std::string& id) {
   auto [it, inserted] = tasks_.try_emplace(id);
   if (inserted) {
     task_index_[it->first] = &it->second;
@@ -130,9 +173,17 @@ store::TaskRecord& RunState::PutTask(store::TaskRecord task) {
   std::string id = task.task().task_id();
   removed_tasks_.erase(id);
   changed_tasks_.insert(id);
-  store::TaskRecord& slot = Slot(id);
-  slot = std::move(task);
-  return slot;
+  TaskSlot& slot = Slot(id);
+  std::string().swap(slot.bytes);
+  if (slot.record == nullptr) {
+    // Replaced whole: no need to parse what was there.
+    slot.record = std::make_unique<store::TaskRecord>(std::move(task));
+    parsed_.push_back(&slot);
+  } else {
+    // In place: a record handed out before stays valid.
+    *slot.record = std::move(task);
+  }
+  return *slot.record;
 }
 
 void RunState::RemoveTask(absl::string_view task_id) {
@@ -143,39 +194,81 @@ void RunState::RemoveTask(absl::string_view task_id) {
   created_.erase(it->first);
   task_index_.erase(it->first);
   removed_nodes_.push_back(tasks_.extract(it));
-  removed_nodes_.back().mapped() = store::TaskRecord();
+  // Emptied (Freeze skips it); the node stays for the id's sake.
+  TaskSlot& removed = removed_nodes_.back().mapped();
+  removed.record.reset();
+  std::string().swap(removed.bytes);
   changed_tasks_.erase(id);
   removed_tasks_.insert(id);
 }
 
-void RunState::LoadTask(store::TaskRecord task) {
+void RunState::LoadTask(StoredTask task) {
   // Hinted at the end: LoadTasks sorts a run's tasks so that each lands
   // there without a search from the map's root (a wrong hint only costs
   // the search).
-  auto it = tasks_.try_emplace(tasks_.end(), task.task().task_id());
-  it->second = std::move(task);
-  task_index_[it->first] = &it->second;
-  if (IsTerminal(it->second.task().state())) finished_.insert(it->first);
+  auto it = tasks_.try_emplace(tasks_.end(), task.record.task().task_id());
+  TaskSlot& slot = it->second;
+  if (IsTerminal(task.record.task().state())) finished_.insert(it->first);
+  slot.record = std::make_unique<store::TaskRecord>(std::move(task.record));
+  slot.bytes = std::move(task.bytes);
+  parsed_.push_back(&slot);
+  task_index_[it->first] = &slot;
 }
 
-void RunState::LoadTasks(std::vector<store::TaskRecord> tasks) {
+void RunState::LoadTasks(std::vector<StoredTask> tasks) {
   // The store orders task keys by id length first (keys.h), the task map by
   // id: sorted once here, each task goes at the end of the map (recovery
   // loads a million of them).
   std::vector<size_t> order(tasks.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return tasks[a].task().task_id() < tasks[b].task().task_id();
+    return tasks[a].record.task().task_id() < tasks[b].record.task().task_id();
   });
   task_index_.reserve(task_index_.size() + tasks.size());
+  parsed_.reserve(parsed_.size() + tasks.size());
   for (size_t i : order) LoadTask(std::move(tasks[i]));
+}
+
+void RunState::Committed(absl::string_view task_id, const std::string& bytes) {
+  auto it = task_index_.find(task_id);
+  if (it == task_index_.end()) return;
+  TaskSlot& slot = *it->second;
+  // Only a task about to be frozen needs them: one the engine works on
+  // changes again before it waits.
+  if (slot.record != nullptr && Waits(slot.record->task().state())) slot.bytes = bytes;
+}
+
+void RunState::Freeze() {
+  size_t kept = 0;
+  for (const TaskSlot* listed : parsed_) {
+    // The run's own slots (listed as const only because reads parse them).
+    TaskSlot& slot = const_cast<TaskSlot&>(*listed);
+    if (slot.record == nullptr) continue;  // removed, or listed twice
+    const v1::TaskState state = slot.record->task().state();
+    if (!Waits(state)) {
+      parsed_[kept++] = listed;
+      continue;
+    }
+    if (slot.bytes.empty()) slot.bytes = slot.record->SerializeAsString();
+    slot.frozen_state = state;
+    slot.record.reset();
+  }
+  parsed_.resize(kept);
+  // A burst (a submit, a recovery) listed many; what stays listed is few.
+  if (parsed_.capacity() > 4 * kept + 1024) parsed_.shrink_to_fit();
+}
+
+size_t RunState::ParsedTaskCount() const {
+  size_t parsed = 0;
+  for (const auto& [id, slot] : tasks_) parsed += slot.record != nullptr ? 1 : 0;
+  return parsed;
 }
 
 void RunState::CountTasks() {
   for (const std::string& id : changed_tasks_) {
     auto it = task_index_.find(id);
     if (it == task_index_.end()) continue;
-    if (IsTerminal(it->second->task().state())) {
+    if (IsTerminal(it->second->state())) {
       finished_.insert(it->first);
     } else {
       finished_.erase(it->first);

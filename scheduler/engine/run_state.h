@@ -68,7 +68,84 @@ class RunState {
   // task of the run changed (10,000 for a large board).
   using TaskIds = absl::btree_set<std::string>;
 
-  const std::map<std::string, store::TaskRecord>& tasks() const { return tasks_; }
+  // A task as the run keeps it. While the engine works on a task (it is
+  // dispatched or running, or was read or changed in this batch) it is a
+  // parsed record; a task that waits (pending, ready, retrying) or is over is
+  // kept as its serialized record, about 200 bytes instead of the 2 KiB of
+  // protobuf messages it parses into: a run holds its every task, and issue
+  // 19 asks for under 1 KiB per pending one. Reading a task parses it again
+  // (it stays parsed until the next Freeze); Freeze, after each commit, lets
+  // go of the parsed records of the tasks that wait or are over.
+  struct TaskSlot {
+    // Null while frozen. A record handed out stays where it is until Freeze.
+    mutable std::unique_ptr<store::TaskRecord> record;
+    // The record serialized: always while frozen; while parsed, only as long
+    // as the parsed record is the same (else empty).
+    std::string bytes;
+    // The task's state while frozen (read without parsing).
+    v1::TaskState frozen_state = v1::TASK_STATE_UNSPECIFIED;
+    v1::TaskState state() const { return record ? record->task().state() : frozen_state; }
+  };
+  using TaskMap = std::map<std::string, TaskSlot>;
+
+  // The run's tasks in id order, each parsed when visited: (id, record)
+  // pairs, as from a map.
+  class TaskList {
+   public:
+    class Iterator {
+     public:
+      using value_type = std::pair<const std::string&, const store::TaskRecord&>;
+      using difference_type = std::ptrdiff_t;
+      using iterator_category = std::forward_iterator_tag;
+      using reference = value_type;
+      struct Arrow {
+        value_type entry;
+        const value_type* operator->() const { return &entry; }
+      };
+      Iterator() = default;
+      Iterator(const RunState* run, TaskMap::const_iterator at) : run_(run), at_(at) {}
+      // The id and state, without parsing the task.
+      const std::string& id() const { return at_->first; }
+      v1::TaskState state() const { return at_->second.state(); }
+      value_type operator*() const { return {at_->first, run_->Parsed(at_->second)}; }
+      Arrow operator->() const { return {**this}; }
+      Iterator& operator++() {
+        ++at_;
+        return *this;
+      }
+      Iterator operator++(int) {
+        Iterator before = *this;
+        ++at_;
+        return before;
+      }
+      bool operator==(const Iterator& other) const { return at_ == other.at_; }
+      bool operator!=(const Iterator& other) const { return at_ != other.at_; }
+
+     private:
+      const RunState* run_ = nullptr;
+      TaskMap::const_iterator at_;
+    };
+    using value_type = Iterator::value_type;
+    using const_iterator = Iterator;
+    using iterator = Iterator;
+
+    explicit TaskList(const RunState* run) : run_(run) {}
+    Iterator begin() const { return {run_, run_->tasks_.begin()}; }
+    Iterator end() const { return {run_, run_->tasks_.end()}; }
+    Iterator lower_bound(const std::string& id) const {
+      return {run_, run_->tasks_.lower_bound(id)};
+    }
+    size_t size() const { return run_->tasks_.size(); }
+    bool empty() const { return run_->tasks_.empty(); }
+
+   private:
+    const RunState* run_;
+  };
+  TaskList tasks() const { return TaskList(this); }
+  // Ids of the run's tasks that start with `prefix`, in id order, without
+  // parsing any.
+  std::vector<absl::string_view> TaskIdsWithPrefix(const std::string& prefix) const;
+  bool HasTask(absl::string_view task_id) const { return task_index_.contains(task_id); }
   const store::TaskRecord* FindTask(absl::string_view task_id) const;
   // The id of task `task_id` as this run keeps it (its key in tasks()), or
   // "" when there is no such task. The view stays valid as long as the
@@ -82,10 +159,28 @@ class RunState {
   // Adds or replaces a task.
   store::TaskRecord& PutTask(store::TaskRecord task);
   void RemoveTask(absl::string_view task_id);
-  // Loads a task from the store without marking it changed (recovery).
-  void LoadTask(store::TaskRecord task);
+  // A task as read from the store: the record and its bytes.
+  struct StoredTask {
+    store::TaskRecord record;
+    std::string bytes;
+  };
+  // Loads a task from the store without marking it changed (recovery). It
+  // stays parsed until the next Freeze (recovery reads every task once).
+  void LoadTask(StoredTask task);
   // LoadTask of each, in any order.
-  void LoadTasks(std::vector<store::TaskRecord> tasks);
+  void LoadTasks(std::vector<StoredTask> tasks);
+
+  // The commit wrote task `task_id` as `bytes`: kept, so that Freeze need not
+  // serialize it again.
+  void Committed(absl::string_view task_id, const std::string& bytes);
+  // Lets go of the parsed records of the tasks read or changed since the
+  // last Freeze that wait (pending, ready, retrying) or are over; those the
+  // engine works on (dispatched, running) stay parsed. The engine calls it
+  // after each commit and after recovering a run: records handed out before
+  // are invalid after.
+  void Freeze();
+  // How many tasks are held parsed (tests and benchmarks).
+  size_t ParsedTaskCount() const;
 
   // Queues an event (its payload; the engine assigns seq and ts).
   void Emit(v1::RunEvent event);
@@ -117,21 +212,28 @@ class RunState {
 
  private:
   store::RunRecord record_;
-  // The record for `id` in tasks_, made (and indexed) if there is none.
-  store::TaskRecord& Slot(const std::string& id);
+  // The slot for `id` in tasks_, made (and indexed) if there is none.
+  TaskSlot& Slot(const std::string& id);
   // Brings the run's tasks_total / tasks_done up to date with the tasks
   // changed since the last commit (ListRuns reads them from the record).
   void CountTasks();
 
-  std::map<std::string, store::TaskRecord> tasks_;
+  // The record of `slot`, parsed if frozen (and listed for the next Freeze).
+  const store::TaskRecord& Parsed(const TaskSlot& slot) const;
+  store::TaskRecord& MutableParsed(TaskSlot& slot);
+
+  TaskMap tasks_;
+  // Slots parsed since the last Freeze, each once (a slot stays listed
+  // while parsed). Removed slots stay valid (removed_nodes_).
+  mutable std::vector<const TaskSlot*> parsed_;
   // Removed tasks' nodes, their records emptied: their ids stay where
   // KeptTaskId said for as long as the RunState (only a resume removes
   // tasks, a few per run).
-  std::vector<std::map<std::string, store::TaskRecord>::node_type> removed_nodes_;
+  std::vector<TaskMap::node_type> removed_nodes_;
   std::shared_ptr<dispatch::ReadyRun> ready_run_;
   // tasks_ by id, for lookups that do not grow with the run (a map's nodes
   // do not move, so the keys and records stay put).
-  absl::flat_hash_map<absl::string_view, store::TaskRecord*> task_index_;
+  absl::flat_hash_map<absl::string_view, TaskSlot*> task_index_;
   // Ids (keys of tasks_) of the tasks in a final state, counted into the
   // run's tasks_done.
   absl::flat_hash_set<absl::string_view> finished_;

@@ -44,14 +44,11 @@ std::vector<policy::TaskKey> RunTaskGraph::DirectDeps(const policy::TaskKey& key
     for (const std::string& dep : task->task().deps()) deps.push_back({key.run_id, dep});
     return deps;
   }
-  const auto& tasks = run_->tasks();
   for (const std::string& dep : phase->second) {
-    if (tasks.count(dep) > 0) deps.push_back({key.run_id, dep});
+    if (run_->HasTask(dep)) deps.push_back({key.run_id, dep});
     // Items and branches: "dep[0]", "dep[1]", ... sort together after "dep[".
-    const std::string items = absl::StrCat(dep, "[");
-    for (auto it = tasks.lower_bound(items);
-         it != tasks.end() && absl::StartsWith(it->first, items); ++it) {
-      deps.push_back({key.run_id, it->first});
+    for (absl::string_view item : run_->TaskIdsWithPrefix(absl::StrCat(dep, "["))) {
+      deps.push_back({key.run_id, std::string(item)});
     }
   }
   return deps;

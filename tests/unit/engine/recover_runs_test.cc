@@ -120,17 +120,18 @@ TEST(RunLoader, DestroyedBeforeEveryRunIsTaken_StopsItsThreads) {
   // ends instead of hanging.
 }
 
-store::TaskRecord Task(const std::string& id, v1::TaskState state) {
+RunState::StoredTask Task(const std::string& id, v1::TaskState state) {
   store::TaskRecord task;
   task.mutable_task()->set_task_id(id);
   task.mutable_task()->set_state(state);
-  return task;
+  std::string bytes = task.SerializeAsString();
+  return {std::move(task), std::move(bytes)};
 }
 
 // The store hands a run's tasks over shortest id first ("t2" before "t10").
 TEST(RunState, LoadTasks_InStoreOrder_FindsEveryTaskAndCountsFinished) {
   RunState run(store::RunRecord{});
-  std::vector<store::TaskRecord> tasks;
+  std::vector<RunState::StoredTask> tasks;
   tasks.push_back(Task("t1", v1::TASK_STATE_READY));
   tasks.push_back(Task("t2", v1::TASK_STATE_COMPLETED));
   tasks.push_back(Task("t10", v1::TASK_STATE_READY));
