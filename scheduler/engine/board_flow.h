@@ -13,6 +13,8 @@ namespace taskboard::engine {
 // deps, optional flag, retries and timeout. Concurrency carries over
 // (0 = limited only by worker slots).
 v1::TaskflowSpec BoardAsTaskflow(const v1::BoardSpec& board);
+// One board task as the agent phase it runs as.
+v1::Phase BoardTaskAsPhase(const v1::BoardTask& task);
 
 }  // namespace taskboard::engine
 

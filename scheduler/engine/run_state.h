@@ -146,6 +146,11 @@ class RunState {
   // parsing any.
   std::vector<absl::string_view> TaskIdsWithPrefix(const std::string& prefix) const;
   bool HasTask(absl::string_view task_id) const { return task_index_.contains(task_id); }
+  // The task's state without parsing it (UNSPECIFIED if there is no task).
+  v1::TaskState StateOf(absl::string_view task_id) const {
+    auto it = task_index_.find(task_id);
+    return it == task_index_.end() ? v1::TASK_STATE_UNSPECIFIED : it->second->state();
+  }
   const store::TaskRecord* FindTask(absl::string_view task_id) const;
   // The id of task `task_id` as this run keeps it (its key in tasks()), or
   // "" when there is no such task. The view stays valid as long as the
@@ -158,6 +163,7 @@ class RunState {
   store::TaskRecord& MutableTask(absl::string_view task_id);
   // Adds or replaces a task.
   store::TaskRecord& PutTask(store::TaskRecord task);
+  // Removes a task; a record handed out for it is invalid from here on.
   void RemoveTask(absl::string_view task_id);
   // A task as read from the store: the record and its bytes.
   struct StoredTask {

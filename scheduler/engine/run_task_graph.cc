@@ -34,7 +34,7 @@ std::vector<policy::TaskKey> RunTaskGraph::DirectDeps(const policy::TaskKey& key
       const bool seen = std::any_of(deps.begin(), deps.end(), [&](const policy::TaskKey& known) {
         return known.task_id == dep;
       });
-      if (!seen && run_->FindTask(dep) != nullptr) deps.push_back({key.run_id, dep});
+      if (!seen && run_->HasTask(dep)) deps.push_back({key.run_id, dep});
     }
     return deps;
   }
@@ -56,8 +56,7 @@ std::vector<policy::TaskKey> RunTaskGraph::DirectDeps(const policy::TaskKey& key
 
 bool RunTaskGraph::IsCompleted(const policy::TaskKey& key) const {
   if (key.run_id != run_->run_id()) return false;
-  const store::TaskRecord* task = run_->FindTask(key.task_id);
-  return task != nullptr && task->task().state() == v1::TASK_STATE_COMPLETED;
+  return run_->StateOf(key.task_id) == v1::TASK_STATE_COMPLETED;
 }
 
 }  // namespace taskboard::engine

@@ -40,13 +40,23 @@ std::string FirstLine(absl::string_view text, size_t max_chars = 200) {
 
 bool PhaseTerminal(const store::PhaseRecord& phase) { return IsTerminal(phase.status().state()); }
 
+// What StartPhase hashes for a board task, from the task it made: its agent
+// and the prompt it was sent (a board task names no model or tools).
+std::string BoardTaskInputHash(const store::TaskRecord& task) {
+  flow::PhaseInputs inputs;
+  inputs.agent = task.task().agent();
+  inputs.tasks.push_back(task.assignment().prompt());
+  return flow::PhaseInputHash(inputs);
+}
+
 }  // namespace
 
 TaskflowDriver::TaskflowDriver(const v1::FlowSpec& spec, const RunLimits& limits)
     : limits_(limits) {
   board_ = spec.has_board();
   if (board_) {
-    flow_ = BoardAsTaskflow(spec.board());
+    board_spec_ = spec.board();
+    flow_.set_concurrency(board_spec_.concurrency());
   } else {
     // Child runs of pattern phases inherit the flow's settings, not its
     // phases: one copy of the spec, its phases moved out of it.
@@ -58,25 +68,33 @@ TaskflowDriver::TaskflowDriver(const v1::FlowSpec& spec, const RunLimits& limits
   if (!board_ && concurrency_ <= 0) concurrency_ = kDefaultTaskflowConcurrency;
   default_max_attempts_ = std::max(1, spec.max_attempts_per_task());
   default_timeout_seconds_ = spec.timeout_seconds();
-  const int phase_count = flow_.phases_size();
+  const int phase_count = PhaseCount();
   index_of_.reserve(phase_count);
-  for (int i = 0; i < phase_count; ++i) index_of_.insert_or_assign(flow_.phases(i).id(), i);
+  for (int i = 0; i < phase_count; ++i) index_of_.insert_or_assign(PhaseIdAt(i), i);
   layers_.assign(phase_count, 0);
-  std::vector<std::vector<std::string>> layers = flow::PhaseLayers(flow_);
+  std::vector<std::vector<std::string>> layers = flow::TopologicalLayers(Nodes());
   for (size_t layer = 0; layer < layers.size(); ++layer) {
-    for (const std::string& id : layers[layer]) layers_[index_of_[id]] = static_cast<int>(layer);
+    for (const std::string& id : layers[layer]) {
+      layers_[index_of_.at(id)] = static_cast<int>(layer);
+    }
   }
-  final_phase_ = flow::FinalPhaseId(flow_);
+  // A board's last task is its final phase, as a taskflow's last phase is
+  // unless one says `final`.
+  if (!board_) {
+    final_phase_ = flow::FinalPhaseId(flow_);
+  } else if (phase_count > 0) {
+    final_phase_ = PhaseIdAt(phase_count - 1);
+  }
   for (int i = 0; i < phase_count; ++i) {
-    if (!flow::RoutesRejection(flow_.phases(i))) continue;
-    const auto& route = flow_.phases(i).approval().on_reject();
+    if (!flow::RoutesRejection(PhaseAt(i))) continue;
+    const auto& route = PhaseAt(i).approval().on_reject();
     routes_[i].insert(route.begin(), route.end());
   }
   // A board's phases are its tasks, in order: phase i is task i.
   bool prioritized = false;
   if (board_) {
     priority_.reserve(phase_count);
-    for (const v1::BoardTask& task : spec.board().tasks()) {
+    for (const v1::BoardTask& task : board_spec_.tasks()) {
       priority_.push_back(task.priority());
       prioritized = prioritized || task.priority() != 0;
     }
@@ -95,15 +113,63 @@ std::string TaskflowDriver::ItemTaskId(absl::string_view phase_id, int index) {
   return absl::StrCat(phase_id, "[", index, "]");
 }
 
+const v1::Phase& TaskflowDriver::PhaseAt(int index) const {
+  if (!board_) return flow_.phases(index);
+  static const v1::Phase* const kBoardTask = [] {
+    auto* phase = new v1::Phase();
+    phase->set_type(v1::PHASE_TYPE_AGENT);
+    return phase;
+  }();
+  return *kBoardTask;
+}
+
+int TaskflowDriver::PhaseCount() const {
+  return board_ ? board_spec_.tasks_size() : flow_.phases_size();
+}
+
+const std::string& TaskflowDriver::PhaseIdAt(int index) const {
+  return board_ ? board_spec_.tasks(index).id() : flow_.phases(index).id();
+}
+
+std::vector<std::string> TaskflowDriver::DepsAt(int index) const {
+  if (!board_) return flow::PhaseDependencies(flow_.phases(index));
+  const auto& deps = board_spec_.tasks(index).deps();
+  return {deps.begin(), deps.end()};
+}
+
+bool TaskflowDriver::OptionalAt(int index) const {
+  return board_ ? board_spec_.tasks(index).is_optional() : flow_.phases(index).is_optional();
+}
+
+v1::Phase TaskflowDriver::StartablePhase(int index) const {
+  return board_ ? BoardTaskAsPhase(board_spec_.tasks(index)) : flow_.phases(index);
+}
+
+void TaskflowDriver::ReleaseStarted(int index) {
+  if (!board_) return;
+  // Released, not cleared: a cleared string field keeps its allocation.
+  v1::BoardTask& task = *board_spec_.mutable_tasks(index);
+  delete task.release_agent();
+  delete task.release_task();
+}
+
+std::vector<flow::DagNode> TaskflowDriver::Nodes() const {
+  if (!board_) return flow::PhaseNodes(flow_);
+  std::vector<flow::DagNode> nodes;
+  nodes.reserve(board_spec_.tasks_size());
+  for (int i = 0; i < board_spec_.tasks_size(); ++i) nodes.push_back({PhaseIdAt(i), DepsAt(i)});
+  return nodes;
+}
+
 bool TaskflowDriver::IsFanOut(const v1::Phase& phase) const {
   return phase.type() == v1::PHASE_TYPE_MAP || phase.type() == v1::PHASE_TYPE_PARALLEL;
 }
 
-std::vector<std::string> TaskflowDriver::TaskIdsOf(const v1::Phase& phase, int items_total) const {
-  if (!IsFanOut(phase)) return {phase.id()};
+std::vector<std::string> TaskflowDriver::TaskIdsOf(int index, int items_total) const {
+  if (!IsFanOut(PhaseAt(index))) return {PhaseIdAt(index)};
   std::vector<std::string> ids;
   ids.reserve(items_total);
-  for (int i = 0; i < items_total; ++i) ids.push_back(ItemTaskId(phase.id(), i));
+  for (int i = 0; i < items_total; ++i) ids.push_back(ItemTaskId(PhaseIdAt(index), i));
   return ids;
 }
 
@@ -117,10 +183,10 @@ const Json& TaskflowDriver::Args(const RunState& run) {
 
 void TaskflowDriver::Start(RunState& run, int64_t now_ms) {
   if (run.record().phases_size() == 0) {
-    for (int i = 0; i < flow_.phases_size(); ++i) {
+    for (int i = 0; i < PhaseCount(); ++i) {
       v1::PhaseStatus& status = *run.MutablePhases().Add()->mutable_status();
-      status.set_phase_id(flow_.phases(i).id());
-      status.set_type(flow_.phases(i).type());
+      status.set_phase_id(PhaseIdAt(i));
+      status.set_type(PhaseAt(i).type());
       status.set_state(v1::TASK_STATE_PENDING);
       status.set_layer(layers_[i]);
     }
@@ -136,8 +202,8 @@ void TaskflowDriver::Advance(RunState& run, int64_t now_ms) {
   // the size of the run.
   std::vector<int> touched;
   if (!scanned_) {
-    touched.reserve(flow_.phases_size());
-    for (int i = 0; i < flow_.phases_size(); ++i) touched.push_back(i);
+    touched.reserve(PhaseCount());
+    for (int i = 0; i < PhaseCount(); ++i) touched.push_back(i);
   } else {
     touched.reserve(run.changed_tasks().size());
     for (const std::string& task_id : run.changed_tasks()) {
@@ -200,7 +266,7 @@ bool TaskflowDriver::StartReadyPhases(RunState& run, int64_t now_ms) {
     }
     bool waiting = false;
     std::string skip_reason;
-    for (const std::string& dep : flow::PhaseDependencies(PhaseAt(i))) {
+    for (const std::string& dep : DepsAt(i)) {
       int d = index_of_.at(dep);
       const store::PhaseRecord& dep_phase = run.record().phases(d);
       v1::TaskState state = dep_phase.status().state();
@@ -209,11 +275,11 @@ bool TaskflowDriver::StartReadyPhases(RunState& run, int64_t now_ms) {
         break;
       }
       // An approval with `onReject` decides which of its dependents run.
-      if (std::string routed = RouteSkipReason(d, dep_phase, PhaseAt(i).id()); !routed.empty()) {
+      if (std::string routed = RouteSkipReason(d, dep_phase, PhaseIdAt(i)); !routed.empty()) {
         skip_reason = std::move(routed);
         continue;
       }
-      if (state == v1::TASK_STATE_COMPLETED || PhaseAt(d).is_optional()) continue;
+      if (state == v1::TASK_STATE_COMPLETED || OptionalAt(d)) continue;
       // A skipped dependency passes on the reason naming the phase that failed.
       skip_reason = state == v1::TASK_STATE_SKIPPED
                         ? dep_phase.status().skip_reason()
@@ -233,8 +299,8 @@ bool TaskflowDriver::StartReadyPhases(RunState& run, int64_t now_ms) {
   return changed;
 }
 
-flow::InterpolationContext TaskflowDriver::ContextFor(const RunState& run, int index) {
-  const v1::Phase& phase = PhaseAt(index);
+flow::InterpolationContext TaskflowDriver::ContextFor(const RunState& run, int index,
+                                                      const v1::Phase& phase) {
   flow::InterpolationContext ctx;
   ctx.args = &Args(run);
   ctx.max_bytes = static_cast<size_t>(std::max<int64_t>(0, limits_.max_interpolated_bytes));
@@ -249,7 +315,7 @@ flow::InterpolationContext TaskflowDriver::ContextFor(const RunState& run, int i
   for (const v1::Branch& branch : phase.branches())
     absl::StrAppend(&templates, "\n", branch.task());
   if (!absl::StrContains(templates, "{")) return ctx;
-  for (const std::string& id : flow::UpstreamClosure(flow::PhaseNodes(flow_), phase.id())) {
+  for (const std::string& id : flow::UpstreamClosure(Nodes(), phase.id())) {
     if (id == phase.id()) continue;
     int d = index_of_.at(id);
     const store::PhaseRecord& record = run.record().phases(d);
@@ -269,7 +335,7 @@ flow::InterpolationContext TaskflowDriver::ContextFor(const RunState& run, int i
         continue;
     }
     value.output = record.output();
-    value.optional = PhaseAt(d).is_optional();
+    value.optional = OptionalAt(d);
     const bool approval = PhaseAt(d).has_approval();
     if (approval) {
       // `{steps.ID.output.NAME}` reads the decision's form values.
@@ -302,10 +368,9 @@ std::string TaskflowDriver::InterpolationError(const v1::Phase& phase, absl::str
   return absl::StrCat("phase '", phase.id(), "': ", status.message());
 }
 
-store::TaskRecord TaskflowDriver::NewTask(RunState& run, int index, std::string task_id,
-                                          int item_index, std::string agent, std::string prompt,
-                                          int64_t now_ms) {
-  const v1::Phase& phase = PhaseAt(index);
+store::TaskRecord TaskflowDriver::NewTask(RunState& run, int index, const v1::Phase& phase,
+                                          std::string task_id, int item_index, std::string agent,
+                                          std::string prompt, int64_t now_ms) {
   store::TaskRecord record;
   v1::Task& task = *record.mutable_task();
   task.set_task_id(std::move(task_id));
@@ -356,8 +421,12 @@ store::TaskRecord TaskflowDriver::NewTask(RunState& run, int index, std::string 
 }
 
 void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
-  const v1::Phase& phase = PhaseAt(index);
-  flow::InterpolationContext ctx = ContextFor(run, index);
+  const v1::Phase started = StartablePhase(index);
+  const v1::Phase& phase = started;
+  // Whatever happens below, the phase starts once per driver (a resume
+  // makes a new one from the stored spec).
+  ReleaseStarted(index);
+  flow::InterpolationContext ctx = ContextFor(run, index, phase);
   struct Item {
     std::string agent;
     std::string prompt;
@@ -459,7 +528,10 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
   // Tasks from before a resume may be kept (below); a new run has none.
   const bool resuming = phase_record.has_previous();
   phase_record.clear_previous();
-  phase_record.set_input_hash(hash);
+  // A board task's phase is given its hash when it completes (from its
+  // task, the same value): only a completed phase's is ever compared, and a
+  // board has a phase per pending task.
+  if (!board_) phase_record.set_input_hash(hash);
   phase_record.set_fanned_out(true);
   for (std::string& json : item_json) phase_record.add_items(std::move(json));
   run.MarkPhaseItems(index);
@@ -469,7 +541,7 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
   status.set_items_total(static_cast<int>(items.size()));
 
   // Tasks left from before a resume with a different fan-out go away.
-  std::vector<std::string> ids = TaskIdsOf(phase, static_cast<int>(items.size()));
+  std::vector<std::string> ids = TaskIdsOf(index, static_cast<int>(items.size()));
   // A phase's task ids all start with its id, so they are one range of the
   // ordered task map (plus ids of other phases sharing the prefix, skipped).
   // Only a resume leaves tasks behind (PrepareResume keeps every phase's
@@ -494,7 +566,7 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
     return;
   }
   for (size_t i = 0; i < items.size(); ++i) {
-    store::TaskRecord task = NewTask(run, index, ids[i], static_cast<int>(i),
+    store::TaskRecord task = NewTask(run, index, phase, ids[i], static_cast<int>(i),
                                      std::move(items[i].agent), std::move(items[i].prompt), now_ms);
     if (const store::TaskRecord* before = resuming ? run.FindTask(ids[i]) : nullptr;
         before != nullptr && SameWork(*before, task)) {
@@ -524,8 +596,8 @@ bool TaskflowDriver::SameWork(const store::TaskRecord& before, const store::Task
          std::equal(a.tools().begin(), a.tools().end(), b.tools().begin(), b.tools().end());
 }
 
-std::string TaskflowDriver::TaskIdAt(const v1::Phase& phase, int item) const {
-  return IsFanOut(phase) ? ItemTaskId(phase.id(), item) : phase.id();
+std::string TaskflowDriver::TaskIdAt(int index, int item) const {
+  return IsFanOut(PhaseAt(index)) ? ItemTaskId(PhaseIdAt(index), item) : PhaseIdAt(index);
 }
 
 TaskflowDriver::PhaseProgress& TaskflowDriver::ProgressOf(int index, int items) {
@@ -539,17 +611,17 @@ TaskflowDriver::PhaseProgress& TaskflowDriver::ProgressOf(int index, int items) 
   return progress;
 }
 
-void TaskflowDriver::Track(const RunState& run, const v1::Phase& phase, PhaseProgress& progress) {
+void TaskflowDriver::Track(const RunState& run, int index, PhaseProgress& progress) {
   const int items = static_cast<int>(progress.counted.size());
   // Past what has started (or was kept from before a resume).
   while (progress.start_from < items) {
-    const store::TaskRecord* task = run.FindTask(TaskIdAt(phase, progress.start_from));
+    const store::TaskRecord* task = run.FindTask(TaskIdAt(index, progress.start_from));
     if (task != nullptr && task->task().state() == v1::TASK_STATE_PENDING) break;
     ++progress.start_from;
   }
   for (int i = progress.open_from; i < progress.start_from; ++i) {
     if (progress.counted[i]) continue;
-    const store::TaskRecord* task = run.FindTask(TaskIdAt(phase, i));
+    const store::TaskRecord* task = run.FindTask(TaskIdAt(index, i));
     if (task == nullptr) {
       progress.counted[i] = true;  // nothing to count
       continue;
@@ -576,15 +648,15 @@ void TaskflowDriver::PromoteItems(RunState& run, int index, int64_t now_ms) {
   const v1::Phase& phase = PhaseAt(index);
   const int items = run.record().phases(index).status().items_total();
   PhaseProgress& progress = ProgressOf(index, items);
-  Track(run, phase, progress);
+  Track(run, index, progress);
   int limit = IsFanOut(phase) ? (phase.concurrency() > 0 ? phase.concurrency() : concurrency_) : 1;
   int in_flight = 0;
   for (int i = progress.open_from; i < progress.start_from; ++i) {
-    const store::TaskRecord* task = run.FindTask(TaskIdAt(phase, i));
+    const store::TaskRecord* task = run.FindTask(TaskIdAt(index, i));
     if (task != nullptr && IsInFlight(task->task().state())) ++in_flight;
   }
   while (progress.start_from < items && (limit <= 0 || in_flight < limit)) {
-    const std::string id = TaskIdAt(phase, progress.start_from);
+    const std::string id = TaskIdAt(index, progress.start_from);
     ++progress.start_from;
     const store::TaskRecord* task = run.FindTask(id);
     if (task == nullptr) continue;
@@ -613,7 +685,7 @@ bool TaskflowDriver::MaybeFinishPhase(RunState& run, int index, int64_t now_ms) 
   const store::PhaseRecord& current = run.record().phases(index);
   const int item_count = current.status().items_total();
   PhaseProgress& progress = ProgressOf(index, item_count);
-  Track(run, phase, progress);
+  Track(run, index, progress);
   if (progress.open_from < item_count) {
     // Still running: report progress from the counts, without reading
     // every item again.
@@ -627,7 +699,7 @@ bool TaskflowDriver::MaybeFinishPhase(RunState& run, int index, int64_t now_ms) 
     return false;
   }
   // Every item ended: read them once, in order, for the phase's output.
-  std::vector<std::string> ids = TaskIdsOf(phase, item_count);
+  std::vector<std::string> ids = TaskIdsOf(index, item_count);
   int done = 0;
   int failed = 0;
   v1::Usage usage;
@@ -672,6 +744,9 @@ bool TaskflowDriver::MaybeFinishPhase(RunState& run, int index, int64_t now_ms) 
                                      : first_error);
   } else {
     status.set_state(v1::TASK_STATE_COMPLETED);
+    if (const store::TaskRecord* task = board_ ? run.FindTask(ids.front()) : nullptr) {
+      record.set_input_hash(BoardTaskInputHash(*task));
+    }
     if (phase.has_approval()) {
       ApplyApproval(run, index);
     } else if (phase.type() == v1::PHASE_TYPE_GATE) {
@@ -690,13 +765,13 @@ void TaskflowDriver::ApplyGate(RunState& run, int index) {
   gate.set_reason(verdict.reason);
   if (!verdict.pass && run.record().blocked_by().empty()) {
     store::RunRecord& record = run.MutableRecord();
-    record.set_blocked_by(PhaseAt(index).id());
+    record.set_blocked_by(PhaseIdAt(index));
     record.set_blocked_reason(verdict.reason);
   }
 }
 
 void TaskflowDriver::ApplyApproval(RunState& run, int index) {
-  const store::TaskRecord* task = run.FindTask(PhaseAt(index).id());
+  const store::TaskRecord* task = run.FindTask(PhaseIdAt(index));
   if (task == nullptr) return;
   const bool rejected = IsRejected(*task);
   const std::string reason = rejected ? RejectionReason(*task) : "";
@@ -708,7 +783,7 @@ void TaskflowDriver::ApplyApproval(RunState& run, int index) {
   gate.set_reason(reason);
   if (rejected && !flow::RoutesRejection(PhaseAt(index)) && run.record().blocked_by().empty()) {
     store::RunRecord& record = run.MutableRecord();
-    record.set_blocked_by(PhaseAt(index).id());
+    record.set_blocked_by(PhaseIdAt(index));
     record.set_blocked_reason(reason);
   }
 }
@@ -754,9 +829,10 @@ void TaskflowDriver::SkipPhase(RunState& run, int index, std::string reason, int
   *status.mutable_finished_at() = ToTimestamp(now_ms);
   // Boards show tasks, not phases: the task itself carries the skip.
   if (board_) {
-    const v1::Phase& phase = PhaseAt(index);
+    const v1::Phase phase = StartablePhase(index);
+    ReleaseStarted(index);
     store::TaskRecord task =
-        NewTask(run, index, phase.id(), 0, phase.agent(), phase.task(), now_ms);
+        NewTask(run, index, phase, phase.id(), 0, phase.agent(), phase.task(), now_ms);
     task.mutable_task()->set_state(v1::TASK_STATE_SKIPPED);
     task.mutable_task()->set_skip_reason(std::move(reason));
     *task.mutable_task()->mutable_finished_at() = ToTimestamp(now_ms);
@@ -781,12 +857,12 @@ void TaskflowDriver::EmitPhaseEvent(RunState& run, int index) {
 void TaskflowDriver::FinishRun(RunState& run, int64_t now_ms) {
   const store::RunRecord& record = run.record();
   std::string first_failure;
-  for (int i = 0; i < flow_.phases_size(); ++i) {
+  for (int i = 0; i < PhaseCount(); ++i) {
     const store::PhaseRecord& phase = record.phases(i);
-    if (phase.status().state() == v1::TASK_STATE_FAILED && !PhaseAt(i).is_optional() &&
+    if (phase.status().state() == v1::TASK_STATE_FAILED && !OptionalAt(i) &&
         first_failure.empty()) {
       first_failure =
-          absl::StrCat(board_ ? "task '" : "phase '", PhaseAt(i).id(), "' failed: ", phase.error());
+          absl::StrCat(board_ ? "task '" : "phase '", PhaseIdAt(i), "' failed: ", phase.error());
     }
   }
   const store::PhaseRecord* final_phase = nullptr;
@@ -817,10 +893,10 @@ void TaskflowDriver::FinishRun(RunState& run, int64_t now_ms) {
     // ordered object's operator[] searches its keys, which made finishing a
     // 100,000-task board take seconds.
     Json::object_t& by_task = outputs.get_ref<Json::object_t&>();
-    by_task.reserve(flow_.phases_size());
-    for (int i = 0; i < flow_.phases_size(); ++i) {
+    by_task.reserve(PhaseCount());
+    for (int i = 0; i < PhaseCount(); ++i) {
       if (record.phases(i).status().state() == v1::TASK_STATE_COMPLETED) {
-        by_task.emplace_back(PhaseAt(i).id(), record.phases(i).output());
+        by_task.emplace_back(PhaseIdAt(i), record.phases(i).output());
       }
     }
     output = DumpJson(outputs);
@@ -828,7 +904,7 @@ void TaskflowDriver::FinishRun(RunState& run, int64_t now_ms) {
     // Only a rejection's route skips the final phase of a run that
     // completes: the output is the end of the route taken, the last phase
     // (array order) that completed.
-    for (int i = flow_.phases_size() - 1; i >= 0; --i) {
+    for (int i = PhaseCount() - 1; i >= 0; --i) {
       if (record.phases(i).status().state() == v1::TASK_STATE_COMPLETED) {
         output = record.phases(i).output();
         break;

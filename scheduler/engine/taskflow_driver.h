@@ -24,6 +24,7 @@
 #include "common/json.h"
 #include "scheduler/engine/driver.h"
 #include "scheduler/engine/run_limits.h"
+#include "scheduler/flow/dag.h"
 #include "scheduler/flow/interpolation.h"
 
 namespace taskboard::engine {
@@ -34,6 +35,9 @@ class TaskflowDriver final : public Driver {
   // `limits.max_items_per_phase`, or a template interpolating to more than
   // `limits.max_interpolated_bytes`, fails its phase naming the limit.
   explicit TaskflowDriver(const v1::FlowSpec& spec, const RunLimits& limits = {});
+  // index_of_ views the ids the driver holds.
+  TaskflowDriver(const TaskflowDriver&) = delete;
+  TaskflowDriver& operator=(const TaskflowDriver&) = delete;
 
   void Start(RunState& run, int64_t now_ms) override;
   void Advance(RunState& run, int64_t now_ms) override;
@@ -42,9 +46,26 @@ class TaskflowDriver final : public Driver {
   static std::string ItemTaskId(absl::string_view phase_id, int index);
 
  private:
-  const v1::Phase& PhaseAt(int index) const { return flow_.phases(index); }
+  // Phase `index` of a taskflow. A board's phases are its tasks, kept as
+  // the board's tasks (a `Phase` each cost 240 bytes per pending task): for
+  // a board this is the agent phase every board task is, without the id,
+  // deps, optional flag, agent or text of any one of them. Those come from
+  // PhaseIdAt, DepsAt, OptionalAt, and for starting or skipping the task,
+  // StartablePhase.
+  const v1::Phase& PhaseAt(int index) const;
+  int PhaseCount() const;
+  const std::string& PhaseIdAt(int index) const;
+  std::vector<std::string> DepsAt(int index) const;
+  bool OptionalAt(int index) const;
+  // Phase `index` whole, as StartPhase and SkipPhase need it: a board task
+  // as the agent phase it runs as (board_flow.h).
+  v1::Phase StartablePhase(int index) const;
+  // A started board task's agent and text are in its task record: let go.
+  void ReleaseStarted(int index);
+  // The flow's phases as DAG nodes (id and deps).
+  std::vector<flow::DagNode> Nodes() const;
   bool IsFanOut(const v1::Phase& phase) const;
-  std::vector<std::string> TaskIdsOf(const v1::Phase& phase, int items_total) const;
+  std::vector<std::string> TaskIdsOf(int index, int items_total) const;
 
   // One pass over the pending phases: skip or start what it can. Returns
   // whether anything changed (a started phase may complete at once).
@@ -70,13 +91,13 @@ class TaskflowDriver final : public Driver {
   void SkipPhase(RunState& run, int index, std::string reason, int64_t now_ms);
   void FinishRun(RunState& run, int64_t now_ms);
 
-  flow::InterpolationContext ContextFor(const RunState& run, int index);
+  flow::InterpolationContext ContextFor(const RunState& run, int index, const v1::Phase& phase);
   // The phase error for a template of `field` that did not interpolate.
   std::string InterpolationError(const v1::Phase& phase, absl::string_view field,
                                  const absl::Status& status) const;
   const Json& Args(const RunState& run);
-  store::TaskRecord NewTask(RunState& run, int index, std::string task_id, int item_index,
-                            std::string agent, std::string prompt, int64_t now_ms);
+  store::TaskRecord NewTask(RunState& run, int index, const v1::Phase& phase, std::string task_id,
+                            int item_index, std::string agent, std::string prompt, int64_t now_ms);
   void EmitPhaseEvent(RunState& run, int index);
 
   bool board_ = false;
@@ -85,12 +106,14 @@ class TaskflowDriver final : public Driver {
   // phases. Boards have none, so theirs stays empty (copying a 10,000-task
   // board only to clear it was a tenth of its SubmitRun).
   v1::FlowSpec parent_;
-  v1::TaskflowSpec flow_;
-  int concurrency_ = 0;  // phases in flight; 0 = no limit
+  v1::TaskflowSpec flow_;     // a board's: its settings, no phases
+  v1::BoardSpec board_spec_;  // a board's tasks
+  int concurrency_ = 0;       // phases in flight; 0 = no limit
   int default_max_attempts_ = 1;
   int default_timeout_seconds_ = 0;
   // Hashed, not ordered: a board looks a phase up per task on every batch.
-  absl::flat_hash_map<std::string, int> index_of_;
+  // Keys view the ids in flow_ or board_spec_, which never change.
+  absl::flat_hash_map<absl::string_view, int> index_of_;
   std::vector<int> priority_;  // boards: the priority of each phase's task
   // Phase indexes in the order pending phases are considered for a start:
   // array order, boards by priority first, so a concurrency limit admits
@@ -120,8 +143,8 @@ class TaskflowDriver final : public Driver {
   // Drops the progress of a single-task phase (not a map or parallel).
   void ForgetSingleTaskProgress(int index);
   // Moves `progress` past started items and counts the ones that ended.
-  void Track(const RunState& run, const v1::Phase& phase, PhaseProgress& progress);
-  std::string TaskIdAt(const v1::Phase& phase, int item) const;
+  void Track(const RunState& run, int index, PhaseProgress& progress);
+  std::string TaskIdAt(int index, int item) const;
   // By phase index, sized once: a board has a phase per task, and a tree
   // map of them cost a lookup and a node per task on every submit. Made
   // when first asked for, and kept between batches only for fan-out phases.

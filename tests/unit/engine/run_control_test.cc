@@ -87,6 +87,41 @@ TEST(RunControl, Resume_DonePhaseWhoseInputChanged_RunsAgain) {
   EXPECT_EQ(run.Prompt("d"), "got [O]");
 }
 
+// A board task's phase is given its input hash when it completes, from the
+// task it ran (decision 131): a resume reuses it exactly when the same
+// inputs would run again, as for a taskflow phase.
+TEST(RunControl, Resume_FailedBoard_ReusesCompletedTasksByInputAndRerunsTheRest) {
+  DriverHarness run(R"({"name": "b", "kind": "board", "board": {"tasks": [
+      {"id": "fetch", "agent": "scout", "task": "fetch it"},
+      {"id": "opt", "agent": "scout", "task": "maybe", "optional": true},
+      {"id": "fix", "agent": "coder", "task": "fix {steps.fetch.output}", "deps": ["fetch"]},
+      {"id": "use", "agent": "coder", "task": "use [{steps.opt.output}]", "deps": ["opt"]},
+      {"id": "test", "agent": "tester", "task": "test", "deps": ["fix"]}]}})");
+  run.Start();
+  run.Complete("fetch", "bug 12");
+  run.Fail("opt", "nope");
+  run.Complete("use", "U1");
+  run.Fail("fix", "flaky");
+  ASSERT_EQ(run.status(), v1::RUN_STATUS_FAILED);
+  ASSERT_EQ(run.PhaseState("test"), v1::TASK_STATE_SKIPPED);
+
+  Resume(run);
+  EXPECT_TRUE(run.Phase("fetch").reused());
+  EXPECT_EQ(run.Task("fetch").task().state(), v1::TASK_STATE_COMPLETED) << "not dispatched again";
+  EXPECT_THAT(run.Ready(), ElementsAre("fix", "opt"));
+  EXPECT_EQ(run.Prompt("fix"), "fix bug 12");
+  // `use` read the failed optional task's empty output; it succeeds now, so
+  // `use` is asked something else and runs again.
+  run.Complete("opt", "O");
+  EXPECT_FALSE(run.Phase("use").reused());
+  EXPECT_THAT(run.Ready(), ElementsAre("fix", "use"));
+  EXPECT_EQ(run.Prompt("use"), "use [O]");
+  run.Complete("fix", "fixed");
+  run.Complete("use", "U2");
+  run.Complete("test", "ok");
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_COMPLETED);
+}
+
 TEST(RunControl, Resume_DoneMapPhase_ReusedWithoutNewItemTasks) {
   DriverHarness run(R"({"name": "f", "phases": [
       {"id": "d", "agent": "lister", "task": "list", "output": "json"},
@@ -157,7 +192,8 @@ TEST(RunControl, CheckResumable_RunningOrCompleted_FailedPrecondition) {
                                  "paused runs can be resumed")));
   record.mutable_run()->set_status(v1::RUN_STATUS_COMPLETED);
   EXPECT_THAT(CheckResumable(record),
-              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("already completed: there is nothing to resume")));
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("already completed: there is nothing to resume")));
   for (v1::RunStatus status : {v1::RUN_STATUS_FAILED, v1::RUN_STATUS_BLOCKED,
                                v1::RUN_STATUS_CANCELLED, v1::RUN_STATUS_PAUSED}) {
     record.mutable_run()->set_status(status);
