@@ -614,23 +614,24 @@ TaskflowDriver::PhaseProgress& TaskflowDriver::ProgressOf(int index, int items) 
 void TaskflowDriver::Track(const RunState& run, int index, PhaseProgress& progress) {
   const int items = static_cast<int>(progress.counted.size());
   // Past what has started (or was kept from before a resume).
+  // States are read without parsing the tasks (RunState::StateOf): only an
+  // ended task's usage needs its record.
   while (progress.start_from < items) {
-    const store::TaskRecord* task = run.FindTask(TaskIdAt(index, progress.start_from));
-    if (task != nullptr && task->task().state() == v1::TASK_STATE_PENDING) break;
+    if (run.StateOf(TaskIdAt(index, progress.start_from)) == v1::TASK_STATE_PENDING) break;
     ++progress.start_from;
   }
   for (int i = progress.open_from; i < progress.start_from; ++i) {
     if (progress.counted[i]) continue;
-    const store::TaskRecord* task = run.FindTask(TaskIdAt(index, i));
-    if (task == nullptr) {
+    const std::string id = TaskIdAt(index, i);
+    if (!run.HasTask(id)) {
       progress.counted[i] = true;  // nothing to count
       continue;
     }
-    const v1::TaskState state = task->task().state();
+    const v1::TaskState state = run.StateOf(id);
     if (!IsTerminal(state)) continue;
     progress.counted[i] = true;
     state == v1::TASK_STATE_COMPLETED ? ++progress.done : ++progress.failed;
-    AddUsage(progress.usage, task->task().usage());
+    AddUsage(progress.usage, run.FindTask(id)->task().usage());
   }
   while (progress.open_from < progress.start_from && progress.counted[progress.open_from]) {
     ++progress.open_from;
@@ -652,16 +653,14 @@ void TaskflowDriver::PromoteItems(RunState& run, int index, int64_t now_ms) {
   int limit = IsFanOut(phase) ? (phase.concurrency() > 0 ? phase.concurrency() : concurrency_) : 1;
   int in_flight = 0;
   for (int i = progress.open_from; i < progress.start_from; ++i) {
-    const store::TaskRecord* task = run.FindTask(TaskIdAt(index, i));
-    if (task != nullptr && IsInFlight(task->task().state())) ++in_flight;
+    if (IsInFlight(run.StateOf(TaskIdAt(index, i)))) ++in_flight;
   }
   while (progress.start_from < items && (limit <= 0 || in_flight < limit)) {
     const std::string id = TaskIdAt(index, progress.start_from);
     ++progress.start_from;
-    const store::TaskRecord* task = run.FindTask(id);
-    if (task == nullptr) continue;
-    if (task->task().state() != v1::TASK_STATE_PENDING) {
-      in_flight += IsInFlight(task->task().state());
+    if (!run.HasTask(id)) continue;
+    if (const v1::TaskState state = run.StateOf(id); state != v1::TASK_STATE_PENDING) {
+      in_flight += IsInFlight(state);
       continue;
     }
     store::TaskRecord& ready = run.MutableTask(id);
