@@ -22,9 +22,25 @@ RunTaskGraph::RunTaskGraph(const v1::FlowSpec& spec, const RunState* run) : run_
   }
 }
 
+const std::vector<std::string>* RunTaskGraph::PhaseDepsOf(absl::string_view task_id) const {
+  auto phase = phase_deps_.find(task_id);
+  if (phase == phase_deps_.end() && absl::EndsWith(task_id, "]")) {
+    const size_t open = task_id.rfind('[');
+    if (open != absl::string_view::npos) phase = phase_deps_.find(task_id.substr(0, open));
+  }
+  return phase == phase_deps_.end() ? nullptr : &phase->second;
+}
+
 std::vector<policy::TaskKey> RunTaskGraph::DirectDeps(const policy::TaskKey& key) const {
   std::vector<policy::TaskKey> deps;
   if (key.run_id != run_->run_id()) return deps;
+  // A taskflow task's phase is in its id: walking a run's ancestors (the
+  // `ancestors: transitive` policy) reads no task record, which a run keeps
+  // serialized while the task waits or is over (RunState::TaskSlot).
+  if (const std::vector<std::string>* phase = board_ ? nullptr : PhaseDepsOf(key.task_id)) {
+    if (run_->HasTask(key.task_id)) AppendPhaseTasks(key.run_id, *phase, deps);
+    return deps;
+  }
   const store::TaskRecord* task = run_->FindTask(key.task_id);
   if (task == nullptr) return deps;
   if (board_) {
@@ -44,14 +60,20 @@ std::vector<policy::TaskKey> RunTaskGraph::DirectDeps(const policy::TaskKey& key
     for (const std::string& dep : task->task().deps()) deps.push_back({key.run_id, dep});
     return deps;
   }
-  for (const std::string& dep : phase->second) {
-    if (run_->HasTask(dep)) deps.push_back({key.run_id, dep});
+  AppendPhaseTasks(key.run_id, phase->second, deps);
+  return deps;
+}
+
+void RunTaskGraph::AppendPhaseTasks(const std::string& run_id,
+                                    const std::vector<std::string>& phases,
+                                    std::vector<policy::TaskKey>& deps) const {
+  for (const std::string& dep : phases) {
+    if (run_->HasTask(dep)) deps.push_back({run_id, dep});
     // Items and branches: "dep[0]", "dep[1]", ... sort together after "dep[".
     for (absl::string_view item : run_->TaskIdsWithPrefix(absl::StrCat(dep, "["))) {
-      deps.push_back({key.run_id, std::string(item)});
+      deps.push_back({run_id, std::string(item)});
     }
   }
-  return deps;
 }
 
 bool RunTaskGraph::IsCompleted(const policy::TaskKey& key) const {

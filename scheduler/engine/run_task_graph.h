@@ -31,6 +31,13 @@ class RunTaskGraph : public policy::TaskGraph {
   bool IsCompleted(const policy::TaskKey& task) const override;
 
  private:
+  // Taskflows: the deps of the phase task `task_id` belongs to, read from
+  // its id (`P` or `P[i]`); null if it names no phase.
+  const std::vector<std::string>* PhaseDepsOf(absl::string_view task_id) const;
+  // The tasks of `phases`, each phase's own and its items'.
+  void AppendPhaseTasks(const std::string& run_id, const std::vector<std::string>& phases,
+                        std::vector<policy::TaskKey>& deps) const;
+
   const RunState* run_;
   bool board_ = false;  // deps come from the task records
   // Taskflows: each phase's dependencies (PhaseDependencies).

@@ -71,5 +71,41 @@ TEST(RunTaskGraph, Taskflow_AMapPhasesItemsAreEachDependentsDeps) {
   EXPECT_THAT(DepIds(graph, "report"), ElementsAre("scan[0]", "scan[1]"));
 }
 
+// Walking ancestors (`ancestors: transitive`) reads a taskflow task's phase
+// from its id, so the tasks a run keeps serialized are not parsed for it.
+TEST(RunTaskGraph, Taskflow_DepsFromTaskIds_KeptTasksNotParsed) {
+  store::RunRecord record;
+  record.mutable_run()->set_run_id("run-1");
+  RunState run(std::move(record));
+  for (const char* id : {"scan[0]", "scan[1]"}) {
+    store::TaskRecord item = Task(id, {}, v1::TASK_STATE_COMPLETED);
+    item.mutable_task()->set_phase_id("scan");
+    run.PutTask(item);
+  }
+  store::TaskRecord fix0 = Task("fix[0]", {});
+  fix0.mutable_task()->set_phase_id("fix");
+  run.PutTask(fix0);
+  run.PutTask(Task("report", {}));
+  RunState::Changes changes = run.TakeChanges();
+  run.Freeze();
+  ASSERT_EQ(run.ParsedTaskCount(), 0u);
+  v1::FlowSpec spec;
+  spec.mutable_taskflow()->add_phases()->set_id("scan");
+  v1::Phase& fix = *spec.mutable_taskflow()->add_phases();
+  fix.set_id("fix");
+  fix.add_depends_on("scan");
+  v1::Phase& report = *spec.mutable_taskflow()->add_phases();
+  report.set_id("report");
+  report.add_depends_on("fix");
+
+  RunTaskGraph graph(spec, &run);
+  EXPECT_THAT(DepIds(graph, "fix[0]"), ElementsAre("scan[0]", "scan[1]"));
+  EXPECT_THAT(DepIds(graph, "report"), ElementsAre("fix[0]"));
+  EXPECT_THAT(DepIds(graph, "scan[1]"), IsEmpty());
+  EXPECT_THAT(DepIds(graph, "fix[7]"), IsEmpty());  // no such task
+  EXPECT_TRUE(graph.IsCompleted({"run-1", "scan[0]"}));
+  EXPECT_EQ(run.ParsedTaskCount(), 0u);
+}
+
 }  // namespace
 }  // namespace taskboard::engine
