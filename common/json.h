@@ -8,6 +8,7 @@
 // the way they wrote it. Hashing and cache keys use CanonicalJson, which
 // sorts keys itself.
 
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -24,6 +25,14 @@ using Json = nlohmann::ordered_json;
 // MaxJsonDepth() (common/json_depth.h): every Json value Taskboard holds is
 // that shallow, so the recursive dumps and conversions are safe on it.
 absl::StatusOr<Json> ParseJson(absl::string_view text);
+
+// The same parse without the reason: nullopt exactly when ParseJson fails.
+// It never throws, so it is the one to use where most texts are not JSON and
+// the reason would be dropped (ExtractJson on agent output): a failed parse
+// through ParseJson throws and catches an exception inside the parser, which
+// cost about 3 µs per text, 30 ms on the engine thread to merge a 10,000-item
+// map whose items answered in prose.
+std::optional<Json> TryParseJson(absl::string_view text);
 
 // Compact JSON text (no whitespace, insertion order). Invalid UTF-8 in
 // strings is replaced rather than thrown on.

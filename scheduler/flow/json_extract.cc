@@ -17,9 +17,7 @@ constexpr absl::string_view kFence = "```";
 std::optional<Json> TryParse(absl::string_view text) {
   text = absl::StripAsciiWhitespace(text);
   if (text.empty()) return std::nullopt;
-  absl::StatusOr<Json> parsed = ParseJson(text);
-  if (!parsed.ok()) return std::nullopt;
-  return *std::move(parsed);
+  return TryParseJson(text);
 }
 
 // One fenced block: the word right after the opening fence (its language

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/stream_batch.h"
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/server/grpc_status.h"
@@ -158,11 +159,34 @@ void WatchReactor::AppendLocked(std::shared_ptr<const v1::RunEvent> event) {
   }
 }
 
+WatchLinger::Stream WatchReactor::LingerStateLocked() const {
+  WatchLinger::Stream stream;
+  stream.events_per_message = events_per_message_;
+  stream.replaying = replaying_;
+  stream.run_over = run_over_;
+  stream.queued = queue_.size();
+  stream.last_write = last_write_;
+  stream.held = held_;
+  return stream;
+}
+
 WatchReactor::Next WatchReactor::NextLocked() {
   Next next;
   // A pending page read still uses the reactor: no finish before it is back.
   if (writing_ || finished_ || page_pending_) return next;
   if (!finish_requested_ && !queue_.empty()) {
+    const WatchLinger::Stream stream = LingerStateLocked();
+    // Held: the alarm's callback writes, unless the run ended or a whole
+    // message is queued meanwhile.
+    if (holding_ && !WatchLinger::CutShort(stream)) return next;
+    if (!holding_ && WatchLinger::Hold(stream)) {
+      holding_ = true;
+      held_ = true;
+      next.hold = true;
+      return next;
+    }
+    held_ = false;
+    const size_t queued = queue_.size();
     // Empty: the last write's events went back when it was done.
     if (events_per_message_ == 1) {
       lent_.LendOne(std::move(queue_.front()), response_);
@@ -177,8 +201,11 @@ WatchReactor::Next WatchReactor::NextLocked() {
             lent_.LendMore(std::move(event), response_);
           });
     }
+    last_write_ = queued - queue_.size();
     writing_ = true;
     next.write = true;
+  } else if (holding_) {
+    // The alarm's callback still uses the reactor: it finishes after it.
   } else if (finish_requested_ || run_over_) {
     finished_ = true;
     next.finish = true;
@@ -194,6 +221,13 @@ WatchReactor::Next WatchReactor::NextLocked() {
 // Outside the lock: a finished reactor may be deleted (OnDone) right after
 // Finish, so nothing touches `this` after acting.
 void WatchReactor::Act(const Next& next) {
+  if (next.hold) {
+    absl::MutexLock lock(&alarm_mu_);
+    alarm_ = std::make_unique<grpc::Alarm>();
+    // Expired or cancelled (the server shutting down), the write goes.
+    alarm_->Set(absl::ToChronoTime(absl::Now() + WatchLinger::kLinger),
+                [this](bool) { OnLingerDone(); });
+  }
   if (next.read_page) pool_->Run([this] { ReplayPage(); });
   if (next.write) StartWrite(&response_);
   if (next.finish) Finish(next.status);
@@ -206,6 +240,14 @@ void WatchReactor::Pump() {
     next = NextLocked();
   }
   Act(next);
+}
+
+void WatchReactor::OnLingerDone() {
+  {
+    absl::MutexLock lock(&mu_);
+    holding_ = false;
+  }
+  Pump();
 }
 
 void WatchReactor::OnWriteDone(bool ok) {
@@ -246,6 +288,12 @@ void WatchReactor::OnDone() {
   if (gate_ != nullptr) gate_->Untrack(tracked_);
   engine_->watch_hub().Unsubscribe(run_id_, subscription_);
   sink_->Detach();
+  {
+    // The last alarm's callback ran before the finish; it may still be
+    // returning on gRPC's executor, which keeps the alarm's state alive.
+    absl::MutexLock lock(&alarm_mu_);
+    alarm_.reset();
+  }
   delete this;
 }
 

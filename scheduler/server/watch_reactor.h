@@ -8,7 +8,11 @@
 // are deduplicated by seq). The replay is read in pages of kReplayPage, the
 // next one once the last is written, so a run of any length replays in
 // bounded memory and never trips kMaxQueuedEvents. One write in flight;
-// reactions never block (store reads run on the blocking pool).
+// reactions never block (store reads run on the blocking pool). A small
+// live write to a watcher that asked for batches may wait a few
+// milliseconds for more events (WatchLinger, on a grpc::Alarm); the stream
+// never finishes while the alarm is set, so its callback always finds the
+// reactor alive.
 
 #include <cstdint>
 #include <deque>
@@ -19,10 +23,12 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "grpcpp/alarm.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/server/blocking_pool.h"
 #include "scheduler/server/call_gate.h"
 #include "scheduler/server/lent_events.h"
+#include "scheduler/server/watch_linger.h"
 #include "taskboard/v1/scheduler.grpc.pb.h"
 
 namespace taskboard::server {
@@ -47,8 +53,9 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
                              std::optional<std::string> tenant = {}, const CallGate* gate = nullptr,
                              const grpc::CallbackServerContext* context = nullptr);
 
-  // Ends the stream with `status` once no write is in flight, dropping
-  // what is queued (cancelled, or the scheduler shutting down).
+  // Ends the stream with `status` once no write is in flight and no write
+  // is held (at most WatchLinger::kLinger), dropping what is queued
+  // (cancelled, or the scheduler shutting down).
   void FinishEarly(grpc::Status status);
 
   void OnWriteDone(bool ok) override;
@@ -71,11 +78,15 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
     bool write = false;
     bool finish = false;
     bool read_page = false;
+    bool hold = false;  // set the linger alarm
     grpc::Status status;
   };
   Next NextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  WatchLinger::Stream LingerStateLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Act(const Next& next);
   void Pump();
+  // The linger alarm went off: the held write goes now.
+  void OnLingerDone();
 
   engine::Engine* engine_;
   BlockingPool* pool_;
@@ -107,6 +118,18 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   grpc::Status finish_status_ ABSL_GUARDED_BY(mu_);
   bool finish_requested_ ABSL_GUARDED_BY(mu_) = false;
+  // The linger alarm is set and its callback has not run yet: the stream
+  // must not finish (the callback uses the reactor), and no write starts
+  // unless WatchLinger::CutShort.
+  bool holding_ ABSL_GUARDED_BY(mu_) = false;
+  // The next write was held already (it is not held twice).
+  bool held_ ABSL_GUARDED_BY(mu_) = false;
+  size_t last_write_ ABSL_GUARDED_BY(mu_) = 0;
+  // One alarm per hold (a callback alarm is not set again while its
+  // callback may run); replaced and destroyed under alarm_mu_, so a new
+  // hold never destroys an alarm that another thread is still setting.
+  absl::Mutex alarm_mu_;
+  std::unique_ptr<grpc::Alarm> alarm_ ABSL_GUARDED_BY(alarm_mu_);
   v1::WatchRunResponse response_;  // owned by the write in flight
   LentEvents lent_;                // in response_ until the write is done
 };

@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -117,6 +118,11 @@ class FakeScheduler final : public v1::Scheduler::Service {
     std::lock_guard lock(mu_);
     break_after_ = seq;
     break_status_ = std::move(status);
+  }
+  // WatchRun streams stay open after the script, until the client cancels.
+  void HoldWatchOpen() {
+    std::lock_guard lock(mu_);
+    hold_watch_open_ = true;
   }
   // The next unary call returns `status` instead of answering.
   void FailNextCall(grpc::Status status) {
@@ -282,6 +288,11 @@ class FakeScheduler final : public v1::Scheduler::Service {
       if (!writer->Write(response)) return grpc::Status::CANCELLED;
       lock.lock();
     }
+    if (hold_watch_open_) {
+      lock.unlock();
+      while (!context->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      return grpc::Status::CANCELLED;
+    }
     return grpc::Status::OK;
   }
 
@@ -435,6 +446,7 @@ class FakeScheduler final : public v1::Scheduler::Service {
   v1::Run run_;
   std::vector<Step> script_;
   int64_t break_after_ = 0;
+  bool hold_watch_open_ = false;
   grpc::Status break_status_;
   grpc::Status next_error_;
   std::vector<std::string> reused_;

@@ -397,6 +397,44 @@ TEST(WatchCommand, FinishedRun_ReplaysAndExitsWithItsStatus) {
   EXPECT_THAT(result.err, HasSubstr("taskboard watch: run r-1 failed"));
 }
 
+// The run's end with its output cut to --max-event-bytes (a large map's
+// merged output): the tasks are as the events left them, so the end fetch is
+// still without them, and the output printed is the fetched one, whole.
+TEST(WatchCommand, RunFinishedCut_EndFetchWithoutTasksPrintsTheWholeOutput) {
+  FakeScheduler scheduler;
+  scheduler.HonorWithoutTasks();
+  const std::string base = R"pb(run_id: "r-1"
+                                flow_name: "one"
+                                kind: FLOW_KIND_BOARD
+                                created_at { seconds: 1700000000 })pb";
+  const v1::Run stale = MakeRun(absl::StrCat(base, " status: RUN_STATUS_RUNNING"));
+  scheduler.SetRun(stale);
+  scheduler.AddEvent(
+      R"pb(tasks_created { tasks { task_id: "a" agent: "coder" state: TASK_STATE_READY } })pb",
+      stale);
+  scheduler.AddEvent(
+      R"pb(task_change { task { task_id: "a" agent: "coder" state: TASK_STATE_COMPLETED } })pb",
+      stale);
+  const std::string whole(3000, 'w');
+  const std::string cut =
+      std::string(600, 'w') + "…[cut: 600 of 3000 bytes shown; scheduler flag --max-event-bytes]";
+  v1::Run finished = MakeRun(absl::StrCat(
+      base, R"pb(status: RUN_STATUS_COMPLETED
+                 finished_at { seconds: 1700000004 }
+                 tasks_total: 1
+                 tasks_done: 1
+                 tasks { task_id: "a" agent: "coder" state: TASK_STATE_COMPLETED })pb"));
+  finished.set_output(whole);
+  scheduler.AddEvent(
+      absl::StrCat("run_finished { status: RUN_STATUS_COMPLETED output: \"", cut, "\" }"),
+      finished);
+  testing::CliResult result = Cli({"watch", "r-1", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(scheduler.get_run_without_tasks(), ElementsAre(true, true));
+  EXPECT_EQ(result.out, whole + "\n");
+  EXPECT_THAT(result.err, HasSubstr("✓ board one  1/1 task · completed")) << result.err;
+}
+
 // A board as the scheduler announces it: its tasks together in one
 // tasks_created, then each change. The follower applies them itself: the
 // run is fetched at the start and once finished only, both times without

@@ -2,7 +2,10 @@
 // event in `event`; set, responses carry bursts in `events` (at most the
 // number asked for, capped at 1,000), every seq exactly once and in order,
 // ending with run_finished, and `event` is never set. Against a real
-// scheduler and workers, for a finished run (replay) and a live one.
+// scheduler and workers, for a finished run (replay) and a live one. A
+// small live write may be held a few milliseconds for more events
+// (WatchLinger): held events still go out when no more come, and a watcher
+// that cancels while they are held ends at once.
 
 #include <chrono>
 #include <string>
@@ -126,6 +129,42 @@ TEST_F(WatchEventsPerMessageTest, Set_LiveRun_EveryEventOnceInSeqOrder) {
   ASSERT_FALSE(events.empty());
   testing::ExpectCleanEventLog(events, kTasks);
   EXPECT_EQ(events.back().run_finished().status(), v1::RUN_STATUS_COMPLETED);
+}
+
+TEST_F(WatchEventsPerMessageTest, Set_LoneLiveEvents_ArriveWhileTheRunWaits) {
+  // One task that sleeps for a minute: once it runs, the run publishes
+  // nothing more, so its last event (the task running) goes out only if a
+  // held write is sent at the end of the hold.
+  absl::StatusOr<std::string> run_id = cluster_.Submit(
+      R"({"name": "waits", "phases": [{"id": "a", "agent": "echo", "task": "sleep 60 late"}]})");
+  ASSERT_THAT(run_id.status(), IsOk()) << cluster_.Logs();
+  v1::WatchRunRequest request;
+  request.set_run_id(*run_id);
+  request.set_max_events_per_message(1000);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  auto reader = cluster_.client().WatchRun(&context, request);
+  bool started = false;
+  v1::WatchRunResponse response;
+  while (!started && reader->Read(&response)) {
+    for (const v1::RunEvent& event : response.events()) {
+      ASSERT_FALSE(event.has_run_finished()) << "the task sleeps for a minute";
+      const v1::TaskState state = event.task_change().task().state();
+      started = started || state == v1::TASK_STATE_RUNNING;
+    }
+  }
+  ASSERT_TRUE(started) << reader->Finish().error_message() << "\n" << cluster_.Logs();
+  // Cancelled by the watcher: the stream ends at once, whatever it holds.
+  context.TryCancel();
+  while (reader->Read(&response)) {
+  }
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  v1::CancelRunRequest cancel;
+  cancel.set_run_id(*run_id);
+  v1::CancelRunResponse cancelled;
+  grpc::ClientContext cancel_context;
+  EXPECT_TRUE(cluster_.client().CancelRun(&cancel_context, cancel, &cancelled).ok());
+  ExpectStillServing();
 }
 
 TEST_F(WatchEventsPerMessageTest, OverTheCap_AtMost1000EventsPerResponse) {

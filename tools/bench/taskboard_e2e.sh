@@ -13,6 +13,11 @@
 # run`, which tails WatchRun and renders; 0: `taskboard run --no-watch`, then poll every
 # 200 ms and end at the run's finished_at as the scheduler recorded it, so the poll's
 # granularity does not count), BUILD_DIR (default build).
+#
+# With FOLLOW=1 a second line splits the time at the run's finished_at (the
+# no-follower runs' end): tasks/s up to it, and how long after it the CLI
+# exited (the run's last step, the last events' way to the CLI, its final
+# fetch and table, its exit).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${BUILD_DIR:-build}/bin
@@ -61,6 +66,15 @@ done
 "$bin/taskboard" workers 2>/dev/null | grep -q noop || { cat "$dir/scheduler.log" "$dir/worker.log"; exit 1; }
 
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# The run's finished_at as the scheduler recorded it, in seconds since the epoch.
+finished_at() {
+  "$bin/taskboard" show "$1" --json | python3 -c '
+import datetime, json, sys
+run = json.load(sys.stdin)
+run = run.get("run", run)
+finished = run.get("finishedAt") or run["finished_at"]
+print(datetime.datetime.fromisoformat(finished.replace("Z", "+00:00")).timestamp())'
+}
 scheduler_cpu=$(cpu "$scheduler_pid")
 worker_cpu=$(cpu "$worker_pid")
 start=$(date +%s.%N)
@@ -72,12 +86,7 @@ else
   run_id=$("$bin/taskboard" run --no-watch "$dir/flow.json" 2>/dev/null | head -1)
   echo "0 0" >"$dir/client.time"
   until "$bin/taskboard" runs | grep "^$run_id" | grep -q -E 'completed|failed'; do sleep 0.2; done
-  end=$("$bin/taskboard" show "$run_id" --json | python3 -c '
-import datetime, json, sys
-run = json.load(sys.stdin)
-run = run.get("run", run)
-finished = run.get("finishedAt") or run["finished_at"]
-print(datetime.datetime.fromisoformat(finished.replace("Z", "+00:00")).timestamp())')
+  end=$(finished_at "$run_id")
 fi
 python3 - "$n" "$start" "$end" "$(getconf CLK_TCK)" "$scheduler_cpu" "$(cpu "$scheduler_pid")" \
   "$worker_cpu" "$(cpu "$worker_pid")" "$dir/client.time" \
@@ -92,3 +101,12 @@ print(f"{sys.argv[10]}: {n / (end - start):,.0f} tasks/s, CPU per task "
       f"{us(scheduler + worker + client):.0f} us (scheduler {us(scheduler):.0f}, "
       f"worker {us(worker):.0f}, client {us(client):.0f})")
 PY
+if [[ $follow == 1 ]]; then
+  run_id=$("$bin/taskboard" runs | awk 'NR > 1 { print $1; exit }')
+  python3 - "$n" "$start" "$(finished_at "$run_id")" "$end" <<'PY'
+import sys
+n, start, finished, end = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+print(f"  up to finished_at: {n / (finished - start):,.0f} tasks/s; "
+      f"the CLI exited {(end - finished) * 1000:.0f} ms after it")
+PY
+fi

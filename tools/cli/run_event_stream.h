@@ -5,6 +5,8 @@
 // events with a deadline (the live view animates meanwhile) and take every
 // event that arrived while it was busy as one batch: a burst of task changes
 // (a replay, a wide map) then costs one snapshot refresh, not one per event.
+// The reader thread runs at a lower priority (kReaderNice, SCHED_BATCH), so
+// that following a run on the machine that runs it does not slow the run.
 
 #include <cstdint>
 #include <memory>
@@ -23,6 +25,10 @@ namespace taskboard::cli {
 
 class RunEventStream {
  public:
+  // The reader thread's nice value: it yields the CPU to a scheduler and
+  // workers on the same machine (run_event_stream.cc).
+  static constexpr int kReaderNice = 10;
+
   // Starts WatchRun(run_id, after_seq): the scheduler replays the events
   // with seq > after_seq, then streams new ones until the run finishes.
   RunEventStream(SchedulerClient& client, const std::string& run_id, int64_t after_seq);

@@ -202,14 +202,19 @@ grpc::Status Follower::Tail(int64_t* after_seq) {
       } else if (event.has_observation() && !seen) {
         view_.AddToolCall(event.observation().observation());
       }
-      finished_ |= event.has_run_finished();
+      const bool finishes = event.has_run_finished();
+      finished_ |= finishes;
       if (!options_.json) {
         switch (snapshot_.Apply(std::move(event))) {
           case RunSnapshot::Applied::kChanged:
             view_stale_ = true;
             break;
           case RunSnapshot::Applied::kNeedsFetch:
-            stale_ = true;
+            // A run_finished cut to --max-event-bytes (a large map's
+            // output) leaves the tasks as they are: the end fetch, without
+            // tasks, brings the rest whole. Fetching 100,000 tasks for it
+            // cost 320 ms after the run ended.
+            stale_ = stale_ || !finishes;
             break;
           case RunSnapshot::Applied::kUnchanged:
             break;
