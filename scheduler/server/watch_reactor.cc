@@ -116,6 +116,8 @@ void WatchReactor::ReplayPage() {
         for (auto& event : live_during_replay_) AppendLocked(std::move(event));
         live_during_replay_.clear();
         replaying_ = false;
+        // The last page goes out as the replay's pages do, never held.
+        last_write_ = WatchLinger::kSmallWrite;
       }
     }
     next = NextLocked();
@@ -179,10 +181,14 @@ WatchReactor::Next WatchReactor::NextLocked() {
     // Held: the alarm's callback writes, unless the run ended or a whole
     // message is queued meanwhile.
     if (holding_ && !WatchLinger::CutShort(stream)) return next;
+    // Cut short: the write goes now, and the alarm is cancelled so that its
+    // callback, which the end of the stream waits for, comes at once.
+    if (holding_) next.cancel = hold_;
     if (!holding_ && WatchLinger::Hold(stream)) {
       holding_ = true;
       held_ = true;
-      next.hold = true;
+      hold_ = std::make_shared<Hold>();
+      next.hold = hold_;
       return next;
     }
     held_ = false;
@@ -205,7 +211,9 @@ WatchReactor::Next WatchReactor::NextLocked() {
     writing_ = true;
     next.write = true;
   } else if (holding_) {
-    // The alarm's callback still uses the reactor: it finishes after it.
+    // The alarm's callback still uses the reactor: the stream finishes
+    // after it, brought forward (a run's end, a cancel, a shutdown).
+    next.cancel = hold_;
   } else if (finish_requested_ || run_over_) {
     finished_ = true;
     next.finish = true;
@@ -221,12 +229,18 @@ WatchReactor::Next WatchReactor::NextLocked() {
 // Outside the lock: a finished reactor may be deleted (OnDone) right after
 // Finish, so nothing touches `this` after acting.
 void WatchReactor::Act(const Next& next) {
-  if (next.hold) {
-    absl::MutexLock lock(&alarm_mu_);
-    alarm_ = std::make_unique<grpc::Alarm>();
-    // Expired or cancelled (the server shutting down), the write goes.
-    alarm_->Set(absl::ToChronoTime(absl::Now() + WatchLinger::kLinger),
-                [this](bool) { OnLingerDone(); });
+  if (next.cancel != nullptr) {
+    // Through the hold, not `this`: the callback may have run meanwhile and
+    // the stream ended. Cancelling a fired (or not yet set) alarm does
+    // nothing; the callback runs on gRPC's executor, never inside Cancel.
+    absl::MutexLock lock(&next.cancel->mu);
+    next.cancel->alarm.Cancel();
+  }
+  if (next.hold != nullptr) {
+    absl::MutexLock lock(&next.hold->mu);
+    // Expired or cancelled (ended early: NextLocked), the write goes.
+    next.hold->alarm.Set(absl::ToChronoTime(absl::Now() + WatchLinger::kLinger),
+                         [this](bool) { OnLingerDone(); });
   }
   if (next.read_page) pool_->Run([this] { ReplayPage(); });
   if (next.write) StartWrite(&response_);
@@ -243,11 +257,16 @@ void WatchReactor::Pump() {
 }
 
 void WatchReactor::OnLingerDone() {
+  // One critical section: once holding_ is false another thread may finish
+  // the stream and gRPC delete the reactor, so this callback must not take
+  // the lock again after letting it go.
+  Next next;
   {
     absl::MutexLock lock(&mu_);
     holding_ = false;
+    next = NextLocked();
   }
-  Pump();
+  Act(next);
 }
 
 void WatchReactor::OnWriteDone(bool ok) {
@@ -288,12 +307,8 @@ void WatchReactor::OnDone() {
   if (gate_ != nullptr) gate_->Untrack(tracked_);
   engine_->watch_hub().Unsubscribe(run_id_, subscription_);
   sink_->Detach();
-  {
-    // The last alarm's callback ran before the finish; it may still be
-    // returning on gRPC's executor, which keeps the alarm's state alive.
-    absl::MutexLock lock(&alarm_mu_);
-    alarm_.reset();
-  }
+  // The last alarm's callback ran before the finish; it may still be
+  // returning on gRPC's executor, which keeps the alarm's state alive.
   delete this;
 }
 

@@ -12,7 +12,8 @@
 // live write to a watcher that asked for batches may wait a few
 // milliseconds for more events (WatchLinger, on a grpc::Alarm); the stream
 // never finishes while the alarm is set, so its callback always finds the
-// reactor alive.
+// reactor alive, and a run's end, a cancel or a shutdown cancels the alarm
+// so that the stream ends at once.
 
 #include <cstdint>
 #include <deque>
@@ -74,11 +75,19 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
   void AppendLocked(std::shared_ptr<const v1::RunEvent> event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // What to do next (a write or the finish), decided under the lock and
   // done outside it.
+  // One hold's alarm. Shared with the thread that ends the hold early,
+  // which cancels it through its own reference: by then the callback may
+  // have run and the reactor be gone.
+  struct Hold {
+    absl::Mutex mu;  // Set and Cancel never run at once
+    grpc::Alarm alarm ABSL_GUARDED_BY(mu);
+  };
   struct Next {
     bool write = false;
     bool finish = false;
     bool read_page = false;
-    bool hold = false;  // set the linger alarm
+    std::shared_ptr<Hold> hold;    // set its alarm
+    std::shared_ptr<Hold> cancel;  // end this hold now (its callback still comes)
     grpc::Status status;
   };
   Next NextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -125,11 +134,9 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchRunResponse>
   // The next write was held already (it is not held twice).
   bool held_ ABSL_GUARDED_BY(mu_) = false;
   size_t last_write_ ABSL_GUARDED_BY(mu_) = 0;
-  // One alarm per hold (a callback alarm is not set again while its
-  // callback may run); replaced and destroyed under alarm_mu_, so a new
-  // hold never destroys an alarm that another thread is still setting.
-  absl::Mutex alarm_mu_;
-  std::unique_ptr<grpc::Alarm> alarm_ ABSL_GUARDED_BY(alarm_mu_);
+  // The current hold (a callback alarm is not set again while its callback
+  // may run, so each hold has its own).
+  std::shared_ptr<Hold> hold_ ABSL_GUARDED_BY(mu_);
   v1::WatchRunResponse response_;  // owned by the write in flight
   LentEvents lent_;                // in response_ until the write is done
 };

@@ -17,7 +17,8 @@ namespace {
 // them instead: a batch thread (not preferred on wake-up) at a lower
 // priority (decision 133). When a core is free, as when the run ends, it is
 // scheduled at once all the same. Best effort: lowering one's own priority
-// needs no privilege.
+// needs no privilege. Threads gRPC starts from this one (its executor's)
+// inherit the priority; the thread that renders keeps its own.
 void YieldToTheRun() {
   sched_param param{};
   (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &param);
