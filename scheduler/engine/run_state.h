@@ -74,9 +74,10 @@ class RunState {
   // parsed record; a task that waits (pending, ready, retrying) or is over is
   // kept as its serialized record (about 100 bytes for a no-op board task,
   // against 1.2 KiB for the protobuf messages it parses into): a run holds
-  // its every task, and issue 19 asks for under 1 KiB per pending one. Reading a task parses it again
-  // (it stays parsed until the next Freeze); Freeze, after each commit, lets
-  // go of the parsed records of the tasks that wait or are over.
+  // its every task, and issue 19 asks for under 1 KiB per pending one.
+  // Reading a task parses it again (it stays parsed until the next Freeze);
+  // Freeze, after each commit, lets go of the parsed records of the tasks
+  // that wait or are over.
   struct TaskSlot {
     // Null while frozen. A record handed out stays where it is until Freeze.
     mutable std::unique_ptr<store::TaskRecord> record;
