@@ -153,6 +153,25 @@ void TaskflowDriver::ReleaseStarted(int index) {
   delete task.release_task();
 }
 
+absl::flat_hash_set<std::string> TaskflowDriver::UpstreamOf(int index) const {
+  // Walked from the phase, not from a graph of the whole flow: a board whose
+  // every task interpolates built its 10,000 nodes once per task started.
+  absl::flat_hash_set<std::string> upstream;
+  std::vector<int> frontier = {index};
+  while (!frontier.empty()) {
+    const int at = frontier.back();
+    frontier.pop_back();
+    for (std::string& dep : DepsAt(at)) {
+      auto d = index_of_.find(dep);
+      if (d == index_of_.end()) continue;
+      const int dep_index = d->second;
+      if (upstream.insert(std::move(dep)).second) frontier.push_back(dep_index);
+    }
+  }
+  upstream.erase(PhaseIdAt(index));
+  return upstream;
+}
+
 std::vector<flow::DagNode> TaskflowDriver::Nodes() const {
   if (!board_) return flow::PhaseNodes(flow_);
   std::vector<flow::DagNode> nodes;
@@ -315,7 +334,7 @@ flow::InterpolationContext TaskflowDriver::ContextFor(const RunState& run, int i
   for (const v1::Branch& branch : phase.branches())
     absl::StrAppend(&templates, "\n", branch.task());
   if (!absl::StrContains(templates, "{")) return ctx;
-  for (const std::string& id : flow::UpstreamClosure(Nodes(), phase.id())) {
+  for (const std::string& id : UpstreamOf(index)) {
     if (id == phase.id()) continue;
     int d = index_of_.at(id);
     const store::PhaseRecord& record = run.record().phases(d);

@@ -64,6 +64,8 @@ class TaskflowDriver final : public Driver {
   void ReleaseStarted(int index);
   // The flow's phases as DAG nodes (id and deps).
   std::vector<flow::DagNode> Nodes() const;
+  // The ids of every phase phase `index` depends on, directly or not.
+  absl::flat_hash_set<std::string> UpstreamOf(int index) const;
   bool IsFanOut(const v1::Phase& phase) const;
   std::vector<std::string> TaskIdsOf(int index, int items_total) const;
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 
 namespace taskboard::flow {
@@ -33,6 +34,18 @@ std::vector<std::vector<std::string>> TopologicalLayers(const std::vector<DagNod
 // Every node reachable by following deps from `id` (excluding `id`).
 absl::flat_hash_set<std::string> UpstreamClosure(const std::vector<DagNode>& nodes,
                                                  const std::string& id);
+
+// The nodes indexed by id once, for many UpstreamClosure queries over one
+// graph (the validator asks for one per template that reads a step): each
+// query then costs the closure, not the graph. `nodes` must outlive it.
+class DagIndex {
+ public:
+  explicit DagIndex(const std::vector<DagNode>& nodes);
+  absl::flat_hash_set<std::string> UpstreamClosure(const std::string& id) const;
+
+ private:
+  absl::flat_hash_map<std::string, const DagNode*> index_;
+};
 
 }  // namespace taskboard::flow
 

@@ -48,6 +48,10 @@ void AddMissing(FlowErrorList* errors, const std::string& path, std::string mess
 }
 
 // What a template in one phase (or board task) may refer to.
+// Whether a template may read a step's output (`{steps.ID...}`): only those
+// need the node's upstream closure, which for a long chain is as long as it.
+bool ReadsSteps(absl::string_view text) { return absl::StrContains(text, "steps."); }
+
 struct TemplateScope {
   const absl::flat_hash_set<std::string>* arg_names;
   const absl::flat_hash_set<std::string>* node_ids;  // every phase/task id
@@ -308,22 +312,22 @@ void ValidateTaskflow(const v1::FlowSpec& spec, const absl::flat_hash_set<std::s
     for (const v1::ApprovalField& field : phase.approval().form()) fields.push_back(field.name());
   }
   // Placeholders, once the graph is known.
+  const DagIndex graph(nodes);
   for (int i = 0; i < flow.phases_size(); ++i) {
     const v1::Phase& phase = flow.phases(i);
     const std::string path = IndexPath("phases", i);
     if (errors->IsBroken(path)) continue;
-    // The closure costs O(phases); only templates with placeholders need it,
-    // so a large flow of plain prompts validates in linear time.
-    bool has_placeholders = absl::StrContains(phase.task(), '{') ||
-                            absl::StrContains(phase.over(), '{') ||
-                            absl::StrContains(phase.approval().prompt(), '{');
+    // Only a template that reads a step needs the phase's upstream closure,
+    // so a large flow of plain or args-only prompts validates in linear time.
+    bool reads_steps = ReadsSteps(phase.task()) || ReadsSteps(phase.over()) ||
+                       ReadsSteps(phase.approval().prompt());
     for (const v1::Branch& branch : phase.branches()) {
-      has_placeholders = has_placeholders || absl::StrContains(branch.task(), '{');
+      reads_steps = reads_steps || ReadsSteps(branch.task());
     }
     TemplateScope scope{
         &args,
         &ids,
-        has_placeholders ? UpstreamClosure(nodes, phase.id()) : absl::flat_hash_set<std::string>(),
+        reads_steps ? graph.UpstreamClosure(phase.id()) : absl::flat_hash_set<std::string>(),
         !PhaseDependencies(phase).empty(),
         "",
         "phase",
@@ -363,14 +367,15 @@ void ValidateBoard(const v1::BoardSpec& board, const absl::flat_hash_set<std::st
     CheckDepList(task.deps(), JoinPath(path, "deps"), ids, "task", errors);
   }
   CheckCycle(nodes, list_path, "deps", errors);
+  const DagIndex graph(nodes);
   for (int i = 0; i < board.tasks_size(); ++i) {
     const v1::BoardTask& task = board.tasks(i);
     const std::string path = IndexPath(list_path, i);
     if (errors->IsBroken(path)) continue;
     TemplateScope scope{&args,
                         &ids,
-                        absl::StrContains(task.task(), '{') ? UpstreamClosure(nodes, task.id())
-                                                            : absl::flat_hash_set<std::string>(),
+                        ReadsSteps(task.task()) ? graph.UpstreamClosure(task.id())
+                                                : absl::flat_hash_set<std::string>(),
                         !task.deps().empty(),
                         "",
                         "task"};

@@ -8,7 +8,8 @@
 #   N=100000 FOLLOW=0 tools/bench/taskboard_e2e.sh     # no follower: poll `taskboard runs`
 #   KIND=map DURABILITY=sync SLOTS=4 PREFETCH=0 tools/bench/taskboard_e2e.sh
 #
-# Knobs: N, KIND (board | map: one map phase, 64 items in flight), DURABILITY (wal | sync |
+# Knobs: N, KIND (board | board-args: every task reads an arg | map: one map phase, 64 items
+# in flight), DURABILITY (wal | sync |
 # none), SLOTS, PREFETCH (worker --prefetch; default: the worker's), FOLLOW (1: `taskboard
 # run`, which tails WatchRun and renders; 0: `taskboard run --no-watch`, then poll every
 # 200 ms and end at the run's finished_at as the scheduler recorded it, so the poll's
@@ -52,6 +53,12 @@ n, kind = int(sys.argv[1]), sys.argv[2]
 if kind == "board":
     flow = {"name": "e2e-board", "kind": "board",
             "board": {"tasks": [{"id": f"t{i}", "agent": "noop", "task": "x"} for i in range(n)]}}
+elif kind == "board-args":
+    # Every task interpolates an arg: the validator and the driver's
+    # interpolation context, per task.
+    flow = {"name": "e2e-board-args", "kind": "board", "args": {"k": {"default": "v"}},
+            "board": {"tasks": [{"id": f"t{i}", "agent": "noop", "task": "x {args.k}"}
+                                for i in range(n)]}}
 else:
     flow = {"name": "e2e-map", "phases": [{"id": "each", "type": "map", "agent": "noop",
             "over": list(range(n)), "concurrency": 64, "task": "x {item}"}]}
