@@ -133,6 +133,18 @@ TEST(UpstreamClosure, Cycle_Terminates) {
   EXPECT_THAT(UpstreamClosure({{"a", {"b"}}, {"b", {"a"}}}, "a"), UnorderedElementsAre("b"));
 }
 
+// One index, many questions: each node's closure as UpstreamClosure gives it.
+TEST(DagIndex, EveryNodesClosure_SameAsUpstreamClosure) {
+  const std::vector<DagNode> nodes = {{"a", {}},         {"b", {"a"}}, {"c", {"b"}},
+                                      {"d", {"c", "x"}}, {"x", {}},    {"other", {"a"}}};
+  const DagIndex index(nodes);
+  for (const DagNode& node : nodes) {
+    EXPECT_EQ(index.UpstreamClosure(node.id), UpstreamClosure(nodes, node.id)) << node.id;
+  }
+  EXPECT_THAT(index.UpstreamClosure("c"), UnorderedElementsAre("a", "b"));
+  EXPECT_THAT(index.UpstreamClosure("missing"), IsEmpty());
+}
+
 TEST(UpstreamClosure, VeryLongChain_ContainsEveryAncestor) {
   EXPECT_EQ(UpstreamClosure(Chain(10000), "n9999").size(), 9999u);
 }
