@@ -148,10 +148,11 @@ class RunState {
   // parsing any.
   std::vector<absl::string_view> TaskIdsWithPrefix(const std::string& prefix) const;
   bool HasTask(absl::string_view task_id) const { return task_index_.contains(task_id); }
-  // The task's state without parsing it (UNSPECIFIED if there is no task).
-  v1::TaskState StateOf(absl::string_view task_id) const {
+  // The task's state without parsing it; nullopt if there is no such task.
+  std::optional<v1::TaskState> StateOf(absl::string_view task_id) const {
     auto it = task_index_.find(task_id);
-    return it == task_index_.end() ? v1::TASK_STATE_UNSPECIFIED : it->second->state();
+    if (it == task_index_.end()) return std::nullopt;
+    return it->second->state();
   }
   const store::TaskRecord* FindTask(absl::string_view task_id) const;
   // The id of task `task_id` as this run keeps it (its key in tasks()), or

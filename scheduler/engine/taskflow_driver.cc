@@ -1,6 +1,7 @@
 #include "scheduler/engine/taskflow_driver.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -335,7 +336,6 @@ flow::InterpolationContext TaskflowDriver::ContextFor(const RunState& run, int i
     absl::StrAppend(&templates, "\n", branch.task());
   if (!absl::StrContains(templates, "{")) return ctx;
   for (const std::string& id : UpstreamOf(index)) {
-    if (id == phase.id()) continue;
     int d = index_of_.at(id);
     const store::PhaseRecord& record = run.record().phases(d);
     flow::StepValue value;
@@ -642,14 +642,14 @@ void TaskflowDriver::Track(const RunState& run, int index, PhaseProgress& progre
   for (int i = progress.open_from; i < progress.start_from; ++i) {
     if (progress.counted[i]) continue;
     const std::string id = TaskIdAt(index, i);
-    if (!run.HasTask(id)) {
+    const std::optional<v1::TaskState> state = run.StateOf(id);
+    if (!state.has_value()) {
       progress.counted[i] = true;  // nothing to count
       continue;
     }
-    const v1::TaskState state = run.StateOf(id);
-    if (!IsTerminal(state)) continue;
+    if (!IsTerminal(*state)) continue;
     progress.counted[i] = true;
-    state == v1::TASK_STATE_COMPLETED ? ++progress.done : ++progress.failed;
+    *state == v1::TASK_STATE_COMPLETED ? ++progress.done : ++progress.failed;
     AddUsage(progress.usage, run.FindTask(id)->task().usage());
   }
   while (progress.open_from < progress.start_from && progress.counted[progress.open_from]) {
@@ -672,14 +672,16 @@ void TaskflowDriver::PromoteItems(RunState& run, int index, int64_t now_ms) {
   int limit = IsFanOut(phase) ? (phase.concurrency() > 0 ? phase.concurrency() : concurrency_) : 1;
   int in_flight = 0;
   for (int i = progress.open_from; i < progress.start_from; ++i) {
-    if (IsInFlight(run.StateOf(TaskIdAt(index, i)))) ++in_flight;
+    const std::optional<v1::TaskState> state = run.StateOf(TaskIdAt(index, i));
+    if (state.has_value() && IsInFlight(*state)) ++in_flight;
   }
   while (progress.start_from < items && (limit <= 0 || in_flight < limit)) {
     const std::string id = TaskIdAt(index, progress.start_from);
     ++progress.start_from;
-    if (!run.HasTask(id)) continue;
-    if (const v1::TaskState state = run.StateOf(id); state != v1::TASK_STATE_PENDING) {
-      in_flight += IsInFlight(state);
+    const std::optional<v1::TaskState> state = run.StateOf(id);
+    if (!state.has_value()) continue;
+    if (*state != v1::TASK_STATE_PENDING) {
+      in_flight += IsInFlight(*state);
       continue;
     }
     store::TaskRecord& ready = run.MutableTask(id);

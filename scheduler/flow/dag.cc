@@ -128,16 +128,16 @@ absl::flat_hash_set<std::string> UpstreamClosure(const std::vector<DagNode>& nod
   return DagIndex(nodes).UpstreamClosure(id);
 }
 
-DagIndex::DagIndex(const std::vector<DagNode>& nodes) : index_(IndexNodes(nodes)) {}
-
 absl::flat_hash_set<std::string> DagIndex::UpstreamClosure(const std::string& id) const {
+  if (!index_.has_value()) index_ = IndexNodes(nodes_);
+  const NodeIndex& index = *index_;
   absl::flat_hash_set<std::string> seen;
   std::vector<std::string> pending{id};
   while (!pending.empty()) {
     const std::string current = std::move(pending.back());
     pending.pop_back();
-    auto it = index_.find(current);
-    if (it == index_.end()) continue;
+    auto it = index.find(current);
+    if (it == index.end()) continue;
     for (const std::string& dep : it->second->deps) {
       if (dep != id && seen.insert(dep).second) pending.push_back(dep);
     }

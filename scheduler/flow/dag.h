@@ -35,16 +35,18 @@ std::vector<std::vector<std::string>> TopologicalLayers(const std::vector<DagNod
 absl::flat_hash_set<std::string> UpstreamClosure(const std::vector<DagNode>& nodes,
                                                  const std::string& id);
 
-// The nodes indexed by id once, for many UpstreamClosure queries over one
-// graph (the validator asks for one per template that reads a step): each
-// query then costs the closure, not the graph. `nodes` must outlive it.
+// The nodes indexed by id once, on the first UpstreamClosure query, for many
+// queries over one graph (the validator asks for one per template that reads
+// a step, often none): each query then costs the closure, not the graph.
+// `nodes` must outlive it.
 class DagIndex {
  public:
-  explicit DagIndex(const std::vector<DagNode>& nodes);
+  explicit DagIndex(const std::vector<DagNode>& nodes) : nodes_(nodes) {}
   absl::flat_hash_set<std::string> UpstreamClosure(const std::string& id) const;
 
  private:
-  absl::flat_hash_map<std::string, const DagNode*> index_;
+  const std::vector<DagNode>& nodes_;
+  mutable std::optional<absl::flat_hash_map<std::string, const DagNode*>> index_;
 };
 
 }  // namespace taskboard::flow

@@ -62,6 +62,9 @@ class Follower {
  private:
   // GetRun, whole or without tasks.
   grpc::Status Fetch(bool without_tasks, v1::Run* run);
+  // Fetches the run, whole or without tasks (the replay brings them), as
+  // the new snapshot.
+  grpc::Status Reload(bool without_tasks);
   // Fetches the run whole as the new snapshot.
   grpc::Status Refresh();
   // The first snapshot: without tasks when the watch replays from seq 0.
@@ -132,28 +135,25 @@ grpc::Status Follower::Fetch(bool without_tasks, v1::Run* run) {
   return status;
 }
 
-grpc::Status Follower::Refresh() {
+grpc::Status Follower::Reload(bool without_tasks) {
   v1::Run run;
-  grpc::Status status = Fetch(/*without_tasks=*/false, &run);
-  if (status.ok()) {
+  grpc::Status status = Fetch(without_tasks, &run);
+  if (!status.ok()) return status;
+  if (without_tasks) {
+    snapshot_.ResetWithoutTasks(std::move(run));
+  } else {
     snapshot_.Reset(std::move(run));
-    stale_ = false;
-    view_stale_ = true;
   }
+  stale_ = false;
+  view_stale_ = true;
   return status;
 }
 
+grpc::Status Follower::Refresh() { return Reload(/*without_tasks=*/false); }
+
 grpc::Status Follower::Start() {
   // Watching from a later seq (a resume) replays only part of the tasks.
-  if (options_.after_seq != 0) return Refresh();
-  v1::Run run;
-  grpc::Status status = Fetch(/*without_tasks=*/true, &run);
-  if (status.ok()) {
-    snapshot_.ResetWithoutTasks(std::move(run));
-    stale_ = false;
-    view_stale_ = true;
-  }
-  return status;
+  return Reload(/*without_tasks=*/options_.after_seq == 0);
 }
 
 grpc::Status Follower::FetchFinished() {
