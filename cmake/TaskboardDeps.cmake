@@ -19,6 +19,8 @@ find_package(OpenSSL REQUIRED)
 # The LLM agent's HTTP client and the small HTTP servers (fake LLM, metrics).
 pkg_check_modules(CURL REQUIRED IMPORTED_TARGET libcurl>=7.88)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib>=0.11)
+# The services' HTTP front door (common/http): event-driven, with per-address limits.
+pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd>=0.9.75)
 find_package(Threads REQUIRED)
 # The scheduler's and worker's allocator: they allocate per task, and glibc's
 # malloc (fragmentation, consolidation) cost them about a third more CPU

@@ -13,7 +13,8 @@ std::string ReadFileOrEmpty(const std::string& path);
 
 // Writes `text` to a temporary file next to `path` and renames it over
 // `path`, so a reader polling for the file never sees it half-written.
-bool WriteFileAtomically(const std::string& path, const std::string& text);
+// `mode` before the umask: 0600 for a secret only its owner may read.
+bool WriteFileAtomically(const std::string& path, const std::string& text, int mode = 0666);
 
 }  // namespace taskboard
 

@@ -5,9 +5,9 @@
 // 5 s, commits what the engine holds and closes the store; runs in progress
 // continue when a scheduler starts again on the same data directory.
 //
-// With --metrics-listen (or its other name --http-listen) it also serves
-// /metrics, /healthz and /readyz over HTTP (docs/services.md,
-// docs/metrics.md), and the HTTP API at /api/v1/ (docs/http-api.md).
+// With --metrics-listen it serves /metrics, /healthz and /readyz for
+// Prometheus and the kubelet (docs/metrics.md); with --http-listen, the HTTP
+// API at /api/v1/ (docs/http-api.md) and the web console (docs/console.md).
 //
 // Logs are JSON lines on stderr (--log-level, --log-format; docs/services.md#logs).
 // Usage errors found before logging starts (bad flags) are plain
@@ -25,6 +25,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "CLI/CLI.hpp"
@@ -44,10 +45,10 @@
 #include "scheduler/engine/run_limits.h"
 #include "scheduler/governance/llm_limits.h"
 #include "scheduler/notify/webhook_flags.h"
+#include "scheduler/server/call_gate.h"
 #include "scheduler/server/scheduler_server.h"
-#include "scheduler/web/console_routes.h"
-#include "scheduler/web/http_api.h"
-#include "scheduler/web/json_gateway.h"
+#include "scheduler/web/api_server.h"
+#include "scheduler/web/http_flags.h"
 
 namespace {
 
@@ -135,12 +136,7 @@ int main(int argc, char** argv) {
   std::string durability = "sync";
   std::string port_file;
   bool memory = false;
-  std::string metrics_listen;
-  std::string metrics_port_file;
-  taskboard::web::GatewayOptions gateway_options;
-  taskboard::web::HttpApiOptions http_api_options;
-  int64_t http_stream_seconds = 300;
-  bool http_tls = false;
+  taskboard::web::HttpFlags http_flags;
   log::LogFlags log_flags;
   std::string auth_tokens;
   bool insecure = false;
@@ -246,35 +242,7 @@ int main(int argc, char** argv) {
       ->envname("TASKBOARD_MAX_TASKS_PER_RUN")
       ->capture_default_str();
   AddRunLimitFlags(app, options.engine.limits);
-  app.add_option("--metrics-listen,--http-listen", metrics_listen,
-                 "Serve Prometheus /metrics, /healthz, /readyz and the HTTP API (/api/v1/) "
-                 "over HTTP on HOST:PORT (port 0: any free); empty: off")
-      ->envname("TASKBOARD_METRICS_LISTEN");
-  app.add_option("--metrics-port-file,--http-port-file", metrics_port_file,
-                 "With --metrics-listen: write the HTTP port chosen to this file")
-      ->envname("TASKBOARD_METRICS_PORT_FILE");
-  app.add_option("--http-max-streams", gateway_options.max_streams,
-                 "HTTP API: most WatchRun event streams open at once")
-      ->envname("TASKBOARD_HTTP_MAX_STREAMS")
-      ->check(CLI::Range(1, 10'000))
-      ->capture_default_str();
-  app.add_option("--http-stream-seconds", http_stream_seconds,
-                 "HTTP API: an event stream ends after this long (readers reconnect with "
-                 "Last-Event-ID)")
-      ->envname("TASKBOARD_HTTP_STREAM_SECONDS")
-      ->check(CLI::Range(int64_t{1}, int64_t{86'400}))
-      ->capture_default_str();
-  CLI::Option* http_tls_flag =
-      app.add_flag("--http-tls", http_tls,
-                   "Serve the HTTP port (metrics, probes, HTTP API, console) as HTTPS with "
-                   "--tls-cert / --tls-key [default: on when they are given]; "
-                   "--http-tls=false keeps it plain HTTP")
-          ->envname("TASKBOARD_HTTP_TLS");
-  app.add_option("--http-max-body-bytes", http_api_options.max_body_bytes,
-                 "HTTP API: largest request body (413 above)")
-      ->envname("TASKBOARD_HTTP_MAX_BODY_BYTES")
-      ->check(CLI::Range(int64_t{1024}, int64_t{1} << 30))
-      ->capture_default_str();
+  taskboard::web::AddHttpFlags(app, http_flags);
   app.add_option("--max-request-bytes", options.max_request_bytes,
                  "Largest client request accepted (RESOURCE_EXHAUSTED above); 0: no limit")
       ->envname("TASKBOARD_MAX_REQUEST_BYTES")
@@ -361,21 +329,29 @@ int main(int argc, char** argv) {
     std::cerr << "taskboard-scheduler: " << webhook.message() << "\n";
     return 2;
   }
-  // A scheduler that has a certificate serves its HTTP port with it too:
-  // the console and the HTTP API carry bearer tokens. Operators whose
-  // probes and scrapes need plain HTTP on a port nothing else reaches say
-  // --http-tls=false (deploy/prod-base does).
-  if (http_tls_flag->count() == 0) http_tls = !tls_flags.cert.empty() && !metrics_listen.empty();
-  if (http_tls && (tls_flags.cert.empty() || metrics_listen.empty())) {
-    std::cerr << "taskboard-scheduler: --http-tls serves the --http-listen port with "
-                 "--tls-cert and --tls-key: pass all three\n";
-    return 2;
-  }
-  taskboard::metrics::MetricsHttpOptions http_options;
-  if (absl::Status flags =
-          taskboard::metrics::CheckMetricsFlags(metrics_listen, metrics_port_file, http_options);
+  taskboard::metrics::MetricsHttpOptions metrics_options;
+  if (absl::Status flags = taskboard::metrics::CheckMetricsFlags(
+          http_flags.metrics_listen, http_flags.metrics_port_file, metrics_options);
       !flags.ok()) {
     std::cerr << "taskboard-scheduler: " << flags.message() << "\n";
+    return 2;
+  }
+  std::optional<taskboard::web::ApiServerOptions> api_options;
+  if (!http_flags.http_listen.empty()) {
+    absl::StatusOr<taskboard::web::ApiServerOptions> parsed =
+        taskboard::web::ApiServerOptionsFromFlags(http_flags, {.tls_cert_file = tls_flags.cert,
+                                                               .tls_key_file = tls_flags.key,
+                                                               .auth_tokens = !auth_tokens.empty(),
+                                                               .insecure = insecure});
+    if (!parsed.ok()) {
+      std::cerr << "taskboard-scheduler: " << parsed.status().message() << "\n";
+      return 2;
+    }
+    api_options = *std::move(parsed);
+  } else if (!http_flags.http_port_file.empty() || !http_flags.console_token_file.empty() ||
+             http_flags.http_tls_option->count() > 0) {
+    std::cerr << "taskboard-scheduler: --http-port-file, --http-tls and "
+                 "--http-console-token-file need --http-listen\n";
     return 2;
   }
   // Metrics are kept even without --metrics-listen: the hooks are cheap and
@@ -407,47 +383,61 @@ int main(int argc, char** argv) {
       .With("tls", options.credentials == nullptr ? "off"
                    : tls_flags.client_ca.empty()  ? "tls"
                                                   : "mtls");
-  // Before the gRPC port file: whoever waits for that one finds this one too.
-  std::unique_ptr<taskboard::metrics::MetricsHttpServer> http;
-  std::unique_ptr<taskboard::web::JsonGateway> gateway;
-  if (!metrics_listen.empty()) {
-    taskboard::server::SchedulerServer* serving = server->get();
-    http_options.readiness = [serving] { return serving->Readiness(); };
-    // The HTTP API answers with the same token checks as gRPC, so the same
-    // rule holds for its port: reachable from elsewhere needs tokens or
-    // --insecure. Without either, /metrics stays served and the API refuses.
-    absl::StatusOr<taskboard::auth::Exposure> http_exposure =
-        taskboard::auth::CheckListenExposure(metrics_listen, !auth_tokens.empty(), insecure);
-    if (!http_exposure.ok()) {
-      http_api_options.refused = absl::PermissionDeniedError(absl::StrCat(
-          "the HTTP API is off on ", metrics_listen,
-          ": other machines can reach it and calls need no token; start the scheduler with "
-          "--auth-tokens, or with --insecure if the network is trusted"));
-      log::Warn("HTTP API off").With("reason", http_api_options.refused.message());
-    }
-    gateway_options.stream_timeout = absl::Seconds(http_stream_seconds);
-    gateway = std::make_unique<taskboard::web::JsonGateway>((*server)->InProcessChannel(),
-                                                            gateway_options);
-    http_options.routes = [&gateway, &http_api_options](httplib::Server& routes) {
-      taskboard::web::RouteHttpApi(routes, *gateway, http_api_options);
-      taskboard::web::RouteConsole(routes);
-    };
-    // A thread per open stream, and some for scrapes, probes and calls.
-    http_options.threads = gateway_options.max_streams + 8;
-    if (http_tls) {
-      http_options.tls_cert_file = tls_flags.cert;
-      http_options.tls_key_file = tls_flags.key;
-    }
+  // Before the gRPC port file: whoever waits for that one finds these too.
+  taskboard::server::SchedulerServer* serving = server->get();
+  std::unique_ptr<taskboard::metrics::MetricsHttpServer> metrics_http;
+  if (!http_flags.metrics_listen.empty()) {
+    metrics_options.readiness = [serving] { return serving->Readiness(); };
     absl::StatusOr<std::unique_ptr<taskboard::metrics::MetricsHttpServer>> started =
-        taskboard::metrics::ServeMetrics(&registry, std::move(http_options), metrics_port_file);
+        taskboard::metrics::ServeMetrics(&registry, std::move(metrics_options),
+                                         http_flags.metrics_port_file);
     if (!started.ok()) {
       log::Fatal("cannot serve metrics")
-          .With("listen", metrics_listen)
+          .With("listen", http_flags.metrics_listen)
           .With("error", started.status().message());
       return 1;
     }
-    http = *std::move(started);
-    log::Info("serving metrics").With("port", http->port()).With("listen", metrics_listen);
+    metrics_http = *std::move(started);
+    log::Info("serving metrics")
+        .With("port", metrics_http->port())
+        .With("listen", http_flags.metrics_listen);
+  }
+  std::unique_ptr<taskboard::web::ApiServer> http_api;
+  if (api_options.has_value()) {
+    if (!api_options->api.refused.ok()) {
+      log::Warn("HTTP API off").With("reason", api_options->api.refused.message());
+    }
+    api_options->readiness = [serving] { return serving->Readiness(); };
+    taskboard::auth::Authenticator* tokens = authenticator.get();
+    api_options->api.stream_tenant =
+        [tokens](absl::string_view authorization) -> absl::StatusOr<std::string> {
+      if (tokens == nullptr) return std::string();
+      absl::StatusOr<taskboard::auth::Principal> principal =
+          tokens->Admit(authorization, taskboard::server::SchedulerMethod("WatchRun"));
+      if (!principal.ok()) return principal.status();
+      return principal->tenant;
+    };
+    absl::StatusOr<std::unique_ptr<taskboard::web::ApiServer>> started =
+        taskboard::web::ApiServer::Start(*std::move(api_options), (*server)->InProcessChannel());
+    if (!started.ok()) {
+      log::Fatal("cannot serve the HTTP API")
+          .With("listen", http_flags.http_listen)
+          .With("error", started.status().message());
+      return 1;
+    }
+    http_api = *std::move(started);
+    if (!http_flags.http_port_file.empty() &&
+        !taskboard::WriteFileAtomically(http_flags.http_port_file,
+                                        absl::StrCat(http_api->port(), "\n"))) {
+      log::Fatal(
+          "cannot write the HTTP port file; check that its directory exists and is "
+          "writable")
+          .With("port_file", http_flags.http_port_file);
+      return 1;
+    }
+    log::Info("serving the HTTP API and console")
+        .With("port", http_api->port())
+        .With("listen", http_flags.http_listen);
   }
   if (!port_file.empty() &&
       !taskboard::WriteFileAtomically(port_file, std::to_string(port) + "\n")) {
@@ -484,10 +474,10 @@ int main(int argc, char** argv) {
     }
   }
   log::Info("scheduler shutting down").With("signal", received);
-  // The HTTP API's open streams first, so the HTTP server's threads end
-  // before the gRPC server they call stops.
-  if (gateway != nullptr) gateway->Shutdown();
-  if (http != nullptr) http->Shutdown();
+  // The HTTP API's open streams and calls first, so they end before the
+  // gRPC server they call stops.
+  if (http_api != nullptr) http_api->Shutdown();
+  if (metrics_http != nullptr) metrics_http->Shutdown();
   (*server)->Shutdown();
   log::Info("scheduler stopped");
   return 0;

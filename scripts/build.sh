@@ -22,9 +22,12 @@ if [[ ! -f "$build_dir/build.ninja" ]]; then
   CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTASKBOARD_WERROR=ON
 elif ((${#targets[@]} == 0)) &&
-  grep -qE '^(GTest|benchmark)_DIR:PATH=.*-NOTFOUND$' "$build_dir/CMakeCache.txt"; then
+  grep -qE '^((GTest|benchmark)_DIR:PATH|[A-Za-z0-9_]+_(PROGRAM|EXECUTABLE):FILEPATH)=.*-NOTFOUND$' \
+    "$build_dir/CMakeCache.txt"; then
   # Configured by the first run, before `install-deps.sh --test` installed
-  # GoogleTest and Benchmark: configure again so the tests and benchmarks exist.
+  # GoogleTest, Benchmark and the tools some tests run (buf, promtool, ...):
+  # configure again so those tests find them (CMake looks again for what it
+  # did not find).
   cmake "$build_dir" >/dev/null
 fi
 cmake --build "$build_dir" -j "$jobs" ${targets[@]+--target "${targets[@]}"}

@@ -36,6 +36,8 @@ packages=(
   # JSON, YAML, command line, HTTP client and server, SHA-256 (see README "Dependencies")
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev
   libssl-dev
+  # the services' HTTP front door: event-driven, bounded per client (common/http)
+  libmicrohttpd-dev
   # jemalloc: the scheduler and worker allocate per task; glibc's malloc cost them a
   # third more CPU (docs/performance.md)
   libjemalloc-dev

@@ -1,32 +1,29 @@
 #include "common/metrics/metrics_http.h"
 
-#include <httplib.h>
-#include <sys/socket.h>
-
 #include <string>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
 #include "common/files.h"
+#include "common/http/http_server.h"
 #include "common/metrics/text_format.h"
 
 namespace taskboard::metrics {
 namespace {
 
-httplib::Server::Handler ProbeHandler(HealthCheck check) {
-  return [check = std::move(check)](const httplib::Request&, httplib::Response& response) {
+http::HttpRoute ProbeRoute(std::string path, HealthCheck check) {
+  http::HttpRoute route;
+  route.method = "GET";
+  route.path = std::move(path);
+  route.handle = [check = std::move(check)](http::HttpRequest,
+                                            std::shared_ptr<http::HttpResponder> responder) {
     const absl::Status status = check ? check() : absl::OkStatus();
-    if (status.ok()) {
-      response.status = 200;
-      response.set_content("ok\n", "text/plain; charset=utf-8");
-    } else {
-      response.status = 503;
-      response.set_content(absl::StrCat(status.message(), "\n"), "text/plain; charset=utf-8");
-    }
+    responder->Respond(status.ok()
+                           ? http::HttpResponse::Text(200, "ok\n")
+                           : http::HttpResponse::Text(503, absl::StrCat(status.message(), "\n")));
   };
+  return route;
 }
 
 }  // namespace
@@ -65,82 +62,39 @@ absl::StatusOr<std::unique_ptr<MetricsHttpServer>> ServeMetrics(const Registry* 
   return server;
 }
 
-namespace {
-
-std::unique_ptr<httplib::Server> NewServer(const MetricsHttpOptions& options) {
-  if (options.tls_cert_file.empty()) return std::make_unique<httplib::Server>();
-  return std::make_unique<httplib::SSLServer>(options.tls_cert_file.c_str(),
-                                              options.tls_key_file.c_str());
-}
-
-}  // namespace
-
-MetricsHttpServer::MetricsHttpServer(const Registry* registry, MetricsHttpOptions options)
-    : registry_(registry), options_(std::move(options)), http_(NewServer(options_)) {}
+MetricsHttpServer::MetricsHttpServer(std::unique_ptr<http::HttpServer> http)
+    : http_(std::move(http)) {}
 
 absl::StatusOr<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
     const Registry* registry, MetricsHttpOptions options) {
-  if (options.tls_cert_file.empty() != options.tls_key_file.empty()) {
-    return absl::InvalidArgumentError("the HTTP port's TLS needs both a certificate and a key");
-  }
-  std::unique_ptr<MetricsHttpServer> server(new MetricsHttpServer(registry, std::move(options)));
-  if (!server->http_->is_valid()) {
-    return absl::UnavailableError(absl::StrCat(
-        "the HTTP port cannot serve TLS with ", server->options_.tls_cert_file, " and ",
-        server->options_.tls_key_file, ": check that both are readable PEM files that match"));
-  }
-  server->Route();
-  if (server->options_.routes) server->options_.routes(*server->http_);
-  if (const int threads = server->options_.threads; threads > 0) {
-    server->http_->new_task_queue = [threads] {
-      return new httplib::ThreadPool(static_cast<size_t>(threads));
-    };
-  }
-  // httplib's default adds SO_REUSEPORT, which lets a second process bind the
-  // same port and take half the scrapes; SO_REUSEADDR alone still allows a
-  // quick restart while old connections linger in TIME_WAIT.
-  server->http_->set_socket_options([](socket_t socket) {
-    int yes = 1;
-    setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  const std::string& host = server->options_.host;
-  const int port = server->options_.port;
-  if (port == 0) {
-    server->port_ = server->http_->bind_to_any_port(host);
-  } else {
-    server->port_ = server->http_->bind_to_port(host, port) ? port : -1;
-  }
-  if (server->port_ <= 0) {
-    return absl::UnavailableError(absl::StrCat("metrics endpoint cannot listen on ", host, ":",
-                                               port, ": pick a free port, or port 0 for any"));
-  }
-  server->serving_ = std::thread([http = server->http_.get()] { http->listen_after_bind(); });
-  // httplib's stop() is a no-op until the accept loop runs, so Shutdown could
-  // miss it: return only once it runs (the same wait as tools/fake-llm).
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  while (!server->http_->is_running()) {
-    if (absl::Now() > deadline) {
-      return absl::UnavailableError("the metrics HTTP accept loop did not start within 10 s");
-    }
-    absl::SleepFor(absl::Milliseconds(1));
-  }
-  return server;
+  http::HttpServerOptions serving;
+  serving.name = "metrics";
+  serving.host = options.host;
+  serving.port = options.port;
+  serving.tls_cert_file = options.tls_cert_file;
+  serving.tls_key_file = options.tls_key_file;
+  serving.headers = {{"X-Content-Type-Options", "nosniff"}, {"Cache-Control", "no-store"}};
+  http::HttpRoute metrics;
+  metrics.method = "GET";
+  metrics.path = "/metrics";
+  metrics.handle = [registry](http::HttpRequest, std::shared_ptr<http::HttpResponder> responder) {
+    http::HttpResponse response;
+    response.content_type = std::string(kTextFormatContentType);
+    response.body = SerializeTextFormat(registry->Collect());
+    responder->Respond(std::move(response));
+  };
+  serving.routes = {std::move(metrics), ProbeRoute("/healthz", std::move(options.health)),
+                    ProbeRoute("/readyz", std::move(options.readiness))};
+  absl::StatusOr<std::unique_ptr<http::HttpServer>> started =
+      http::HttpServer::Start(std::move(serving));
+  if (!started.ok()) return started.status();
+  return std::unique_ptr<MetricsHttpServer>(new MetricsHttpServer(*std::move(started)));
 }
 
 MetricsHttpServer::~MetricsHttpServer() { Shutdown(); }
 
-void MetricsHttpServer::Shutdown() {
-  http_->stop();
-  if (serving_.joinable()) serving_.join();
-}
+int MetricsHttpServer::port() const { return http_->port(); }
 
-void MetricsHttpServer::Route() {
-  http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
-    response.set_content(SerializeTextFormat(registry_->Collect()),
-                         std::string(kTextFormatContentType));
-  });
-  http_->Get("/healthz", ProbeHandler(options_.health));
-  http_->Get("/readyz", ProbeHandler(options_.readiness));
-}
+void MetricsHttpServer::Shutdown() { http_->Shutdown(); }
 
 }  // namespace taskboard::metrics

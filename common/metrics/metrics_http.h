@@ -1,26 +1,27 @@
 #ifndef TASKBOARD_COMMON_METRICS_METRICS_HTTP_H_
 #define TASKBOARD_COMMON_METRICS_METRICS_HTTP_H_
 
-// The services' operations endpoint (cpp-httplib): `GET /metrics` serves the
-// registry in Prometheus' text format 0.0.4; `GET /healthz` and `GET /readyz`
-// answer 200 "ok" or 503 with the reason, from callbacks the service supplies
-// (liveness: the process can serve; readiness: e.g. store open and engine
-// running, or the worker connected). Serves on its own threads from Start
-// until Shutdown (or destruction).
+// The services' operations endpoint, for Prometheus and the kubelet only:
+// `GET /metrics` serves the registry in Prometheus' text format 0.0.4;
+// `GET /healthz` and `GET /readyz` answer 200 "ok" or 503 with the reason,
+// from callbacks the service supplies (liveness: the process can serve;
+// readiness: e.g. store open and engine running, or the worker connected).
+// A listener and a thread of its own (common/http), so that probes answer
+// however busy the scheduler's HTTP API is, and the metrics, which name
+// tenants, are never on the port handed to console users.
 
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/metrics/registry.h"
 
-namespace httplib {
-class Server;
-}  // namespace httplib
+namespace taskboard::http {
+class HttpServer;
+}  // namespace taskboard::http
 
 namespace taskboard::metrics {
 
@@ -36,18 +37,10 @@ struct MetricsHttpOptions {
   // Unset: always 200 "ok" (the process is up and serving HTTP).
   HealthCheck health;
   HealthCheck readiness;
-  // More routes the service serves on the same port (the scheduler's HTTP
-  // API, scheduler/web/), added before the server starts.
-  std::function<void(httplib::Server&)> routes;
   // Serve HTTPS with this certificate chain and key (PEM files); both or
-  // neither. The scheduler passes its --tls-cert / --tls-key, so the HTTP
-  // API and the console are as private as the gRPC port.
+  // neither.
   std::string tls_cert_file;
   std::string tls_key_file;
-  // Threads serving requests; 0: cpp-httplib's default. A service that
-  // holds long requests open (server-sent events) needs one per stream
-  // besides those for scrapes and probes.
-  int threads = 0;
 };
 
 // Fills `out.host` and `out.port` from a --metrics-listen value HOST:PORT
@@ -80,20 +73,15 @@ class MetricsHttpServer {
   MetricsHttpServer(const MetricsHttpServer&) = delete;
   MetricsHttpServer& operator=(const MetricsHttpServer&) = delete;
 
-  int port() const { return port_; }
+  int port() const;
 
   // Stops accepting and waits for the serving thread. Idempotent.
   void Shutdown();
 
  private:
-  MetricsHttpServer(const Registry* registry, MetricsHttpOptions options);
-  void Route();
+  explicit MetricsHttpServer(std::unique_ptr<http::HttpServer> http);
 
-  const Registry* const registry_;
-  const MetricsHttpOptions options_;
-  std::unique_ptr<httplib::Server> http_;
-  std::thread serving_;
-  int port_ = 0;
+  std::unique_ptr<http::HttpServer> http_;
 };
 
 }  // namespace taskboard::metrics

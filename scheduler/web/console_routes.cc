@@ -1,10 +1,10 @@
 #include "scheduler/web/console_routes.h"
 
-#include <httplib.h>
-
 #include <string>
 
+#include "absl/strings/match.h"
 #include "scheduler/web/console_assets.h"
+#include "scheduler/web/http_api.h"
 
 namespace taskboard::web {
 namespace {
@@ -16,13 +16,12 @@ std::string ContentTypeOf(std::string_view path) {
   return "application/octet-stream";
 }
 
-void Secure(httplib::Response& response) {
-  response.set_header("Content-Security-Policy",
-                      "default-src 'none'; script-src 'self'; style-src 'self'; "
-                      "connect-src 'self'; img-src 'self' data:; base-uri 'none'; "
-                      "form-action 'none'; frame-ancestors 'none'");
-  response.set_header("X-Content-Type-Options", "nosniff");
-  response.set_header("Referrer-Policy", "no-referrer");
+void Secure(http::HttpResponse& response) {
+  response.headers.emplace_back("Content-Security-Policy",
+                                "default-src 'none'; script-src 'self'; style-src 'self'; "
+                                "connect-src 'self'; img-src 'self' data:; base-uri 'none'; "
+                                "form-action 'none'; frame-ancestors 'none'");
+  response.headers.emplace_back("Referrer-Policy", "no-referrer");
 }
 
 const ConsoleAsset* Find(std::string_view path) {
@@ -32,35 +31,49 @@ const ConsoleAsset* Find(std::string_view path) {
   return nullptr;
 }
 
-void Serve(httplib::Response& response, std::string_view path) {
+http::HttpResponse Serve(std::string_view path) {
   const ConsoleAsset* asset = Find(path);
+  http::HttpResponse response;
   Secure(response);
   if (asset == nullptr) {
     response.status = 404;
-    response.set_content(
+    response.body =
         ConsoleAssets().empty()
             ? "This scheduler was built without its web console: scripts/install-deps.sh "
               "installs web/console's packages and scripts/build.sh builds it in.\n"
-            : "No such console file.\n",
-        "text/plain; charset=utf-8");
-    return;
+            : "No such console file.\n";
+    return response;
   }
   // The page may change with every build; the script and stylesheet are
   // small. No caching keeps a new scheduler's console consistent.
-  response.set_header("Cache-Control", "no-cache");
-  response.set_content(std::string(asset->body), ContentTypeOf(path));
+  response.headers.emplace_back("Cache-Control", "no-cache");
+  response.content_type = ContentTypeOf(path);
+  response.body = std::string(asset->body);
+  return response;
+}
+
+http::HttpRoute Get(std::string path, bool prefix, const RequestGuardOptions& guard) {
+  http::HttpRoute route;
+  route.method = "GET";
+  route.path = std::move(path);
+  route.prefix = prefix;
+  route.admit = [guard](const http::HttpRequest& head) -> std::optional<http::HttpResponse> {
+    if (absl::Status host = CheckHost(head, guard); !host.ok()) return JsonError(host);
+    return std::nullopt;
+  };
+  route.handle = [](http::HttpRequest request, std::shared_ptr<http::HttpResponder> responder) {
+    std::string_view path = request.path;
+    if (path == "/") path = "/index.html";
+    if (path.starts_with("/assets/")) path.remove_prefix(std::string_view("/assets").size());
+    responder->Respond(Serve(path));
+  };
+  return route;
 }
 
 }  // namespace
 
-void RouteConsole(httplib::Server& http) {
-  http.Get("/", [](const httplib::Request&, httplib::Response& response) {
-    Serve(response, "/index.html");
-  });
-  http.Get(R"(/assets/([a-z]{1,16}\.(js|css)))",
-           [](const httplib::Request& request, httplib::Response& response) {
-             Serve(response, "/" + std::string(request.matches[1]));
-           });
+std::vector<http::HttpRoute> ConsoleRoutes(const RequestGuardOptions& guard) {
+  return {Get("/", /*prefix=*/false, guard), Get("/assets/", /*prefix=*/true, guard)};
 }
 
 }  // namespace taskboard::web

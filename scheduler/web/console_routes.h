@@ -4,15 +4,17 @@
 // Serves the web console (docs/console.md) at `/` on the scheduler's HTTP
 // port: the page, its script and its stylesheet, embedded in the binary,
 // with a Content-Security-Policy that lets it load nothing but itself and
-// talk to nothing but this scheduler's API.
+// talk to nothing but this scheduler's API. Each request must pass the Host
+// check (request_guard.h), so a page rebound to 127.0.0.1 gets nothing.
 
-namespace httplib {
-class Server;
-}  // namespace httplib
+#include <vector>
+
+#include "common/http/http_server.h"
+#include "scheduler/web/request_guard.h"
 
 namespace taskboard::web {
 
-void RouteConsole(httplib::Server& http);
+std::vector<http::HttpRoute> ConsoleRoutes(const RequestGuardOptions& guard);
 
 }  // namespace taskboard::web
 

@@ -1,101 +1,136 @@
 #include "scheduler/web/http_api.h"
 
-#include <httplib.h>
-
-#include <memory>
-#include <string>
 #include <utility>
 
-#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/web/http_status.h"
-#include "scheduler/web/json_gateway.h"
 #include "scheduler/web/sse.h"
+#include "scheduler/web/watch_bridge.h"
 
 namespace taskboard::web {
 namespace {
 
-constexpr char kJson[] = "application/json";
+constexpr absl::string_view kPrefix = "/api/v1/";
 
-void ReplyError(httplib::Response& response, const absl::Status& status) {
-  response.status = HttpStatusOf(status.code());
-  response.set_content(ErrorBody(status), kJson);
-}
-
-// Streams `stream` as server-sent events: an `message` frame per response
-// (id: its resume position), then one `end` frame with the final status
-// ({"code": "ok"} when the run's stream simply ended).
-void ServeEvents(httplib::Response& response, std::unique_ptr<JsonStream> stream) {
-  std::shared_ptr<JsonStream> shared = std::move(stream);
-  response.set_header("Cache-Control", "no-store");
-  response.set_chunked_content_provider(
-      "text/event-stream", [shared](size_t /*offset*/, httplib::DataSink& sink) {
-        std::string json;
-        int64_t position = 0;
-        while (shared->Next(json, position)) {
-          const std::string frame = SseFrame("message", position, json);
-          if (!sink.write(frame.data(), frame.size())) return false;  // the reader left
-        }
-        const absl::Status status = shared->Finish();
-        const std::string frame = SseFrame("end", std::nullopt, ErrorBody(status));
-        sink.write(frame.data(), frame.size());
-        sink.done();
-        return true;
-      });
+// The method a path names ("GetRun" of /api/v1/GetRun), "" when the path is
+// not a method's.
+absl::string_view MethodOf(absl::string_view path) {
+  if (!absl::StartsWith(path, kPrefix)) return "";
+  const absl::string_view method = path.substr(kPrefix.size());
+  if (method.empty() || method.size() > 64) return "";
+  for (const char c : method) {
+    if (!absl::ascii_isalpha(static_cast<unsigned char>(c))) return "";
+  }
+  return method;
 }
 
 }  // namespace
 
-void RouteHttpApi(httplib::Server& http, JsonGateway& gateway, HttpApiOptions options) {
-  http.set_payload_max_length(static_cast<size_t>(options.max_body_bytes));
-  http.Post(R"(/api/v1/([A-Za-z]{1,64}))", [&gateway, refused = options.refused](
-                                               const httplib::Request& request,
-                                               httplib::Response& response) {
-    if (!refused.ok()) return ReplyError(response, refused);
-    const std::string method = request.matches[1];
-    const std::string authorization = request.get_header_value("Authorization");
-    switch (JsonGateway::KindOf(method)) {
-      case MethodKind::kUnary: {
-        absl::StatusOr<std::string> out = gateway.Call(method, request.body, authorization);
-        if (!out.ok()) return ReplyError(response, out.status());
-        response.set_header("Cache-Control", "no-store");
-        response.set_content(*std::move(out), kJson);
-        return;
-      }
-      case MethodKind::kServerStream: {
-        absl::StatusOr<std::unique_ptr<JsonStream>> stream =
-            gateway.OpenStream(method, request.body, authorization,
-                               ParseLastEventId(request.get_header_value("Last-Event-ID")));
-        if (!stream.ok()) return ReplyError(response, stream.status());
-        return ServeEvents(response, *std::move(stream));
-      }
-      case MethodKind::kUnknown:
-        break;
-    }
-    ReplyError(response, gateway.Call(method, "", "").status());
-  });
-  // Everything else under /api/: say what is there rather than a bare 404.
-  http.set_error_handler([](const httplib::Request& request, httplib::Response& response) {
-    if (request.path.rfind("/api/", 0) != 0 || !response.body.empty()) return;
-    if (response.status == 413) {
-      // cpp-httplib caps form bodies at 8 KiB whatever the limit: curl's -d
-      // sends one unless told the body is JSON.
-      const bool form =
-          request.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) ==
-          0;
-      ReplyError(response,
-                 absl::ResourceExhaustedError(
-                     form ? "form bodies are limited to 8 KiB: send the request as JSON "
-                            "(Content-Type: application/json)"
-                          : "the request body is larger than --http-max-body-bytes allows"));
-      response.status = 413;
+http::HttpResponse JsonError(const absl::Status& status, int http_status) {
+  http::HttpResponse response;
+  response.status = http_status != 0 ? http_status : HttpStatusOf(status.code());
+  response.content_type = "application/json";
+  response.body = ErrorBody(status);
+  response.headers.emplace_back("Cache-Control", "no-store");
+  return response;
+}
+
+HttpApi::HttpApi(JsonGateway& gateway, HttpApiOptions options)
+    : gateway_(gateway),
+      options_(std::move(options)),
+      slots_(options_.max_streams, options_.max_streams_per_tenant),
+      calls_(options_.call_threads) {}
+
+HttpApi::~HttpApi() = default;
+
+http::HttpRoute HttpApi::Route() {
+  http::HttpRoute route;
+  route.method = "POST";
+  route.path = std::string(kPrefix);
+  route.prefix = true;
+  route.max_body_bytes = options_.max_body_bytes;
+  route.admit = [this](const http::HttpRequest& head) { return Admit(head); };
+  route.too_large = [](int64_t max_body_bytes) {
+    return JsonError(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "the request body is larger than the ", max_body_bytes,
+            " bytes --http-max-body-bytes allows; send a smaller request, or raise the flag")),
+        413);
+  };
+  route.handle = [this](http::HttpRequest request, std::shared_ptr<http::HttpResponder> responder) {
+    Handle(std::move(request), std::move(responder));
+  };
+  return route;
+}
+
+std::optional<http::HttpResponse> HttpApi::Admit(const http::HttpRequest& head) const {
+  if (!options_.refused.ok()) return JsonError(options_.refused);
+  if (absl::Status host = CheckHost(head, options_.guard); !host.ok()) return JsonError(host);
+  if (absl::Status origin = CheckOrigin(head, options_.guard); !origin.ok()) {
+    return JsonError(origin);
+  }
+  const absl::string_view method = MethodOf(head.path);
+  if (method.empty() || JsonGateway::KindOf(method) == MethodKind::kUnknown) {
+    return JsonError(JsonGateway::UnknownMethod(method.empty() ? head.path : method));
+  }
+  if (absl::Status type = CheckJsonContentType(head); !type.ok()) return JsonError(type, 415);
+  if (absl::Status token = CheckConsoleToken(head, options_.guard); !token.ok()) {
+    return JsonError(token);
+  }
+  return std::nullopt;
+}
+
+void HttpApi::Handle(http::HttpRequest request, std::shared_ptr<http::HttpResponder> responder) {
+  if (pending_calls_.fetch_add(1) >= options_.max_pending_calls) {
+    pending_calls_.fetch_sub(1);
+    return responder->Respond(JsonError(absl::UnavailableError(absl::StrCat(
+        options_.max_pending_calls,
+        " API calls are waiting or running, the most --http-max-pending-calls allows; retry "
+        "shortly"))));
+  }
+  // Parsing, the call and the answer's JSON may each take a while on a large
+  // body or run: off the server's thread.
+  calls_.Run([this, request = std::move(request), responder = std::move(responder)] {
+    const std::string method(MethodOf(request.path));
+    if (JsonGateway::KindOf(method) == MethodKind::kServerStream) {
+      Stream(request, method, responder);
+      pending_calls_.fetch_sub(1);
       return;
     }
-    ReplyError(response,
-               absl::NotFoundError(absl::StrCat(
-                   request.method, " ", request.path,
-                   " is not part of the API: call POST /api/v1/<Method> (docs/http-api.md)")));
+    absl::StatusOr<std::string> out =
+        gateway_.Call(method, request.body, request.header("authorization"));
+    pending_calls_.fetch_sub(1);
+    if (!out.ok()) return responder->Respond(JsonError(out.status()));
+    http::HttpResponse response;
+    response.content_type = "application/json";
+    response.body = *std::move(out);
+    response.headers.emplace_back("Cache-Control", "no-store");
+    responder->Respond(std::move(response));
   });
+}
+
+void HttpApi::Stream(const http::HttpRequest& request, absl::string_view method,
+                     std::shared_ptr<http::HttpResponder> responder) {
+  // WatchRun is the Scheduler's one server stream; a new one needs its
+  // bridge here.
+  if (method != "WatchRun")
+    return responder->Respond(JsonError(JsonGateway::UnknownMethod(method)));
+  const std::string authorization(request.header("authorization"));
+  std::string tenant;
+  if (options_.stream_tenant) {
+    absl::StatusOr<std::string> admitted = options_.stream_tenant(authorization);
+    if (!admitted.ok()) return responder->Respond(JsonError(admitted.status()));
+    tenant = *std::move(admitted);
+  }
+  absl::StatusOr<v1::WatchRunRequest> watch =
+      gateway_.WatchRequest(request.body, ParseLastEventId(request.header("last-event-id")));
+  if (!watch.ok()) return responder->Respond(JsonError(watch.status()));
+  absl::StatusOr<std::unique_ptr<StreamSlots::Slot>> slot = slots_.Acquire(tenant);
+  if (!slot.ok()) return responder->Respond(JsonError(slot.status()));
+  FollowAsEvents(gateway_, *std::move(watch), authorization, *std::move(slot),
+                 std::move(responder));
 }
 
 }  // namespace taskboard::web

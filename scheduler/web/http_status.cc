@@ -57,7 +57,29 @@ std::string ErrorBody(const absl::Status& status) {
   }
   // Replacement characters rather than an exception for a message that is
   // not UTF-8 (it may quote a client's bytes).
-  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return EscapeForHtml(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+std::string EscapeForHtml(absl::string_view json) {
+  // Inside JSON these only occur in strings, where \u escapes mean the same.
+  std::string out;
+  out.reserve(json.size());
+  for (const char c : json) {
+    switch (c) {
+      case '<':
+        out += "\\u003c";
+        break;
+      case '>':
+        out += "\\u003e";
+        break;
+      case '&':
+        out += "\\u0026";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace taskboard::web

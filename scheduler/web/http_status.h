@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace taskboard::web {
 
@@ -17,8 +18,13 @@ int HttpStatusOf(absl::StatusCode code);
 // "invalid_argument", "not_found", ...
 std::string CodeName(absl::StatusCode code);
 
-// {"code": ..., "message": ...}
+// {"code": ..., "message": ...}, with what it echoes escaped (EscapeForHtml).
 std::string ErrorBody(const absl::Status& status);
+
+// JSON text with `<`, `>` and `&` written as \u escapes, so that an error
+// echoing a client's text can never be read as markup, whatever a browser
+// guesses its type to be.
+std::string EscapeForHtml(absl::string_view json);
 
 }  // namespace taskboard::web
 

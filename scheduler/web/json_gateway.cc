@@ -42,10 +42,14 @@ std::string MethodNames() {
   return names;
 }
 
-absl::Status UnknownMethod(absl::string_view method) {
+}  // namespace
+
+absl::Status JsonGateway::UnknownMethod(absl::string_view method) {
   return absl::NotFoundError(absl::StrCat("the Scheduler API has no method '", method,
                                           "'; it has: ", MethodNames(), " (docs/http-api.md)"));
 }
+
+namespace {
 
 // The request message `json` describes; INVALID_ARGUMENT naming the
 // message and what does not fit (an unknown field, a wrong type, JSON
@@ -74,7 +78,15 @@ absl::StatusOr<std::unique_ptr<pb::Message>> ParseRequest(const pb::MethodDescri
   return request;
 }
 
-absl::StatusOr<std::string> ToJson(const pb::Message& message) {
+void Prepare(grpc::ClientContext& context, absl::string_view authorization,
+             absl::Duration timeout) {
+  context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  if (!authorization.empty()) context.AddMetadata("authorization", std::string(authorization));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> JsonGateway::ToJson(const pb::Message& message) {
   std::string json;
   const pb::util::Status printed = pb::util::MessageToJsonString(message, &json);
   if (!printed.ok()) {
@@ -83,14 +95,6 @@ absl::StatusOr<std::string> ToJson(const pb::Message& message) {
   }
   return json;
 }
-
-void Prepare(grpc::ClientContext& context, absl::string_view authorization,
-             absl::Duration timeout) {
-  context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
-  if (!authorization.empty()) context.AddMetadata("authorization", std::string(authorization));
-}
-
-}  // namespace
 
 JsonGateway::JsonGateway(std::shared_ptr<grpc::Channel> channel, GatewayOptions options)
     : channel_(std::move(channel)), options_(options) {}
@@ -148,106 +152,40 @@ absl::StatusOr<std::string> JsonGateway::Call(absl::string_view method, absl::st
   return ToJson(*response);
 }
 
-struct JsonStream::Call {
-  grpc::ClientContext context;
-  std::unique_ptr<v1::Scheduler::Stub> stub;
-  std::unique_ptr<grpc::ClientReader<v1::WatchRunResponse>> reader;
-  // Read by OpenStream, handed out by the first Next.
-  std::optional<v1::WatchRunResponse> first;
-  absl::Duration timeout;
-};
-
-JsonStream::JsonStream(JsonGateway* gateway, std::unique_ptr<Call> call)
-    : gateway_(gateway), call_(std::move(call)) {}
-
-JsonStream::~JsonStream() {
-  if (!finished_) {
-    call_->context.TryCancel();
-    Finish().IgnoreError();
-  }
-}
-
-bool JsonStream::Next(std::string& json, int64_t& position) {
-  v1::WatchRunResponse response;
-  if (call_->first.has_value()) {
-    response = *std::move(call_->first);
-    call_->first.reset();
-  } else if (finished_ || !call_->reader->Read(&response)) {
-    return false;
-  }
-  position = response.events_size() > 0 ? response.events(response.events_size() - 1).seq()
-                                        : response.event().seq();
-  absl::StatusOr<std::string> out = ToJson(response);
-  if (!out.ok()) return false;
-  json = *std::move(out);
-  return true;
-}
-
-absl::Status JsonStream::Finish() {
-  if (finished_) return absl::OkStatus();
-  finished_ = true;
-  const grpc::Status status = call_->reader->Finish();
-  gateway_->Close(&call_->context);
-  // The stream's own time is up: the reader resumes from where it was.
-  if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-    return absl::DeadlineExceededError(absl::StrCat("the stream ends after ",
-                                                    absl::FormatDuration(call_->timeout),
-                                                    "; reconnect with Last-Event-ID to go on"));
-  }
-  return server::FromGrpcStatus(status);
-}
-
-absl::StatusOr<std::unique_ptr<JsonStream>> JsonGateway::OpenStream(absl::string_view method,
-                                                                    absl::string_view json,
-                                                                    absl::string_view authorization,
-                                                                    int64_t resume_after) {
-  // WatchRun is the Scheduler's one server stream; a new one needs its stub
-  // call here.
-  if (method != "WatchRun") return UnknownMethod(method);
-  absl::StatusOr<std::unique_ptr<pb::Message>> parsed = ParseRequest(*FindMethod(method), json);
+absl::StatusOr<v1::WatchRunRequest> JsonGateway::WatchRequest(absl::string_view json,
+                                                              int64_t resume_after) const {
+  absl::StatusOr<std::unique_ptr<pb::Message>> parsed = ParseRequest(*FindMethod("WatchRun"), json);
   if (!parsed.ok()) return parsed.status();
-  auto& request = static_cast<v1::WatchRunRequest&>(**parsed);
+  v1::WatchRunRequest request = static_cast<v1::WatchRunRequest&>(**parsed);
   if (resume_after > request.after_seq()) request.set_after_seq(resume_after);
+  return request;
+}
 
-  auto call = std::make_unique<JsonStream::Call>();
-  call->timeout = options_.stream_timeout;
-  Prepare(call->context, authorization, options_.stream_timeout);
-  if (absl::Status opened = Open(&call->context); !opened.ok()) return opened;
-  call->stub = v1::Scheduler::NewStub(channel_);
-  call->reader = call->stub->WatchRun(&call->context, request);
-  std::unique_ptr<JsonStream> stream(new JsonStream(this, std::move(call)));
-  v1::WatchRunResponse first;
-  if (!stream->call_->reader->Read(&first)) {
-    absl::Status status = stream->Finish();
-    if (status.ok()) status = absl::InternalError("the stream ended before its first message");
-    return status;
-  }
-  stream->call_->first = std::move(first);
-  return stream;
+absl::StatusOr<std::shared_ptr<grpc::ClientContext>> JsonGateway::AddStream(
+    absl::string_view authorization) {
+  auto context = std::make_shared<grpc::ClientContext>();
+  Prepare(*context, authorization, options_.stream_timeout);
+  absl::MutexLock lock(&mu_);
+  if (shut_down_) return absl::UnavailableError("the scheduler is shutting down");
+  streams_[context.get()] = context;
+  return context;
+}
+
+void JsonGateway::RemoveStream(grpc::ClientContext* context) {
+  absl::MutexLock lock(&mu_);
+  streams_.erase(context);
 }
 
 void JsonGateway::Shutdown() {
   absl::MutexLock lock(&mu_);
   shut_down_ = true;
-  for (grpc::ClientContext* context : streams_) context->TryCancel();
-}
-
-absl::Status JsonGateway::Open(grpc::ClientContext* context) {
-  absl::MutexLock lock(&mu_);
-  if (shut_down_) return absl::UnavailableError("the scheduler is shutting down");
-  if (static_cast<int>(streams_.size()) >= options_.max_streams) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat(options_.max_streams,
-                     " streams are open, the most --http-max-streams allows; close one or raise "
-                     "the flag"));
+  for (auto& [raw, weak] : streams_) {
+    if (std::shared_ptr<grpc::ClientContext> context = weak.lock()) context->TryCancel();
   }
-  streams_.insert(context);
-  return absl::OkStatus();
-}
-
-void JsonGateway::Close(grpc::ClientContext* context) {
-  absl::MutexLock lock(&mu_);
-  streams_.erase(context);
+  // A cancelled stream ends on gRPC's threads: wait for them to be done with
+  // this gateway (and with the slots of the API that called it).
+  auto none_open = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return streams_.empty(); };
+  mu_.AwaitWithTimeout(absl::Condition(&none_open), absl::Seconds(10));
 }
 
 }  // namespace taskboard::web

@@ -14,12 +14,17 @@
 #include <string>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_set.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "taskboard/v1/scheduler.pb.h"
+
+namespace google::protobuf {
+class Message;
+}  // namespace google::protobuf
 
 namespace grpc {
 class Channel;
@@ -32,42 +37,11 @@ struct GatewayOptions {
   // The longest a unary call may take.
   absl::Duration call_timeout = absl::Seconds(30);
   // A followed run's stream ends after this long; the browser (or curl
-  // loop) reconnects with Last-Event-ID and misses nothing. Bounds how long
-  // a reader that left unnoticed can hold a stream.
+  // loop) reconnects with Last-Event-ID and misses nothing.
   absl::Duration stream_timeout = absl::Minutes(5);
-  // Streams open at once (--http-max-streams); more are RESOURCE_EXHAUSTED.
-  int max_streams = 32;
 };
 
 enum class MethodKind { kUnknown, kUnary, kServerStream };
-
-class JsonGateway;
-
-// One open server stream (JsonGateway::OpenStream). Not thread-safe: one
-// reader drives it. Destroying it early cancels the call.
-class JsonStream {
- public:
-  ~JsonStream();
-  JsonStream(const JsonStream&) = delete;
-  JsonStream& operator=(const JsonStream&) = delete;
-
-  // The next response as JSON and where a reader resumes after it (for
-  // WatchRun: its last event's seq); false at the end of the stream.
-  bool Next(std::string& json, int64_t& position);
-  // After Next returned false: how the stream ended. A stream that ran out
-  // its time (GatewayOptions::stream_timeout) ends DEADLINE_EXCEEDED,
-  // saying to reconnect.
-  absl::Status Finish();
-
- private:
-  friend class JsonGateway;
-  struct Call;
-  JsonStream(JsonGateway* gateway, std::unique_ptr<Call> call);
-
-  JsonGateway* const gateway_;
-  std::unique_ptr<Call> call_;
-  bool finished_ = false;
-};
 
 class JsonGateway {
  public:
@@ -80,39 +54,45 @@ class JsonGateway {
   // Whether `method` ("GetRun") is a Scheduler method the API serves, and
   // how.
   static MethodKind KindOf(absl::string_view method);
+  // NOT_FOUND naming `method` and every method the API has.
+  static absl::Status UnknownMethod(absl::string_view method);
+  // A response message in protobuf's JSON mapping, as every answer is sent.
+  static absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message);
 
-  // Calls a unary method: the response as JSON, or the call's status
-  // (INVALID_ARGUMENT naming the field for JSON that does not fit the
-  // request; NOT_FOUND for an unknown method).
+  // Calls a unary method and waits for it: the response as JSON, or the
+  // call's status (INVALID_ARGUMENT naming the field for JSON that does not
+  // fit the request; NOT_FOUND for an unknown method). Blocks: call it off
+  // the HTTP server's thread.
   absl::StatusOr<std::string> Call(absl::string_view method, absl::string_view json,
                                    absl::string_view authorization);
 
-  // Opens a server-streaming method's call (WatchRun) and waits for its
-  // first response, so that a refusal (a bad token, an unknown run) is the
-  // call's status here rather than an error in the middle of a stream.
-  // `resume_after`: for WatchRun, replay events after this seq (an SSE
-  // reader's Last-Event-ID). RESOURCE_EXHAUSTED at --http-max-streams.
-  absl::StatusOr<std::unique_ptr<JsonStream>> OpenStream(absl::string_view method,
-                                                         absl::string_view json,
-                                                         absl::string_view authorization,
-                                                         int64_t resume_after);
+  // WatchRun's request from its JSON, replaying after `resume_after` (an
+  // SSE reader's Last-Event-ID) when that is later than the body's
+  // afterSeq. INVALID_ARGUMENT as Call.
+  absl::StatusOr<v1::WatchRunRequest> WatchRequest(absl::string_view json,
+                                                   int64_t resume_after) const;
 
-  // Cancels the open streams and refuses new calls (UNAVAILABLE), so the
-  // HTTP server's threads can finish before the gRPC server stops.
+  // A stream's call context, set up with the caller's token and the stream
+  // deadline and registered so that Shutdown cancels it; UNAVAILABLE once
+  // shutting down. RemoveStream when the call is over.
+  absl::StatusOr<std::shared_ptr<grpc::ClientContext>> AddStream(absl::string_view authorization);
+  void RemoveStream(grpc::ClientContext* context);
+
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
+  absl::Duration stream_timeout() const { return options_.stream_timeout; }
+
+  // Cancels the open streams, waits (up to 10 s) for them to end, and
+  // refuses new calls (UNAVAILABLE), so the HTTP server can end before the
+  // gRPC server stops. Idempotent.
   void Shutdown();
 
  private:
-  friend class JsonStream;
-  // Registers a stream's context so that Shutdown can cancel it; an error
-  // when shutting down or at --http-max-streams.
-  absl::Status Open(grpc::ClientContext* context);
-  void Close(grpc::ClientContext* context);
-
   const std::shared_ptr<grpc::Channel> channel_;
   const GatewayOptions options_;
   absl::Mutex mu_;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
-  absl::flat_hash_set<grpc::ClientContext*> streams_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<grpc::ClientContext*, std::weak_ptr<grpc::ClientContext>> streams_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace taskboard::web

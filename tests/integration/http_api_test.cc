@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/notification.h"
@@ -79,6 +80,7 @@ struct Frame {
 std::vector<Frame> ParseFrames(const std::string& text) {
   std::vector<Frame> frames;
   for (absl::string_view block : absl::StrSplit(text, "\n\n", absl::SkipEmpty())) {
+    if (absl::StartsWith(block, ":")) continue;  // a heartbeat comment
     Frame frame;
     for (absl::string_view line : absl::StrSplit(block, '\n')) {
       if (absl::ConsumePrefix(&line, "event: ")) frame.event = std::string(line);
@@ -247,18 +249,23 @@ TEST_F(HttpApiTest, BadRequests_ClearJsonErrorsAndTheSchedulerKeepsServing) {
   Reply no_method = Post("LaunchRockets", "{}", kAcme);
   EXPECT_EQ(no_method.status, 404) << no_method.text;
   EXPECT_THAT(no_method.body.value("message", ""), HasSubstr("SubmitRun"));
-  // curl's -d sends a form, which cpp-httplib caps at 8 KiB: say so.
+  // curl's -d sends a form: refused unread (415), saying what to send.
   httplib::Result form =
       Client()->Post("/api/v1/SubmitRun", {{"Authorization", "Bearer x"}}, std::string(9'000, 'a'),
                      "application/x-www-form-urlencoded");
   ASSERT_TRUE(form);
-  EXPECT_EQ(form->status, 413);
+  EXPECT_EQ(form->status, 415);
   EXPECT_THAT(form->body, HasSubstr("Content-Type: application/json"));
 
   httplib::Result get = Client()->Get("/api/v1/ListRuns");
   ASSERT_TRUE(get);
-  EXPECT_EQ(get->status, 404);
-  EXPECT_THAT(get->body, HasSubstr("POST /api/v1/<Method>"));
+  EXPECT_EQ(get->status, 405);
+  EXPECT_EQ(get->get_header_value("Allow"), "POST");
+
+  httplib::Result elsewhere = Client()->Post("/api/v2/ListRuns", "{}", "application/json");
+  ASSERT_TRUE(elsewhere);
+  EXPECT_EQ(elsewhere->status, 404);
+  EXPECT_THAT(elsewhere->body, HasSubstr("is not part of the API: call POST /api/v1/"));
 
   // A flow that does not validate: every error with its path, as JSON.
   Reply invalid = Post(
@@ -358,8 +365,8 @@ TEST_F(HttpApiTest, Approvals_AnsweredOverHttpWhileStreamsAreBounded) {
 }
 
 // A scheduler whose HTTP port other machines can reach, without tokens:
-// /metrics stays, the API refuses and says which flag to pass.
-TEST(HttpApiExposureTest, ReachablePortWithoutTokens_ApiRefusedMetricsServed) {
+// the probes stay, the API refuses and says which flag to pass.
+TEST(HttpApiExposureTest, ReachablePortWithoutTokens_ApiRefusedProbesServed) {
   testing::TempDir files;
   const std::string port_file = (files.path() / "http.port").string();
   testing::ClusterOptions options;
@@ -375,9 +382,9 @@ TEST(HttpApiExposureTest, ReachablePortWithoutTokens_ApiRefusedMetricsServed) {
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->status, 403) << refused->body;
   EXPECT_THAT(refused->body, HasSubstr("--auth-tokens"));
-  httplib::Result metrics = client.Get("/metrics");
-  ASSERT_TRUE(metrics);
-  EXPECT_EQ(metrics->status, 200);
+  httplib::Result health = client.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
 }
 
 }  // namespace

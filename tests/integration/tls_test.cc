@@ -132,9 +132,9 @@ int ReadPort(const std::string& port_file) {
   return port;
 }
 
-// A scheduler with a certificate serves its HTTP port (metrics, the HTTP
-// API, the console: bearer tokens) as HTTPS with it, without being asked,
-// and refuses plain HTTP there.
+// A scheduler with a certificate serves its HTTP port (the HTTP API, the
+// console: bearer tokens) as HTTPS with it, without being asked, and refuses
+// plain HTTP there.
 TEST_F(TlsTest, Tls_HttpPortServesHttpsWithTheSameCertificateByDefault) {
   testing::TempDir files;
   const std::string port_file = (files.path() / "http.port").string();
@@ -146,9 +146,9 @@ TEST_F(TlsTest, Tls_HttpPortServesHttpsWithTheSameCertificateByDefault) {
   httplib::SSLClient https("127.0.0.1", port);
   https.set_ca_cert_path(Cert("ca.pem").c_str());
   https.enable_server_certificate_verification(true);
-  httplib::Result metrics = https.Get("/metrics");
-  ASSERT_TRUE(metrics) << httplib::to_string(metrics.error());
-  EXPECT_EQ(metrics->status, 200);
+  httplib::Result health = https.Get("/healthz");
+  ASSERT_TRUE(health) << httplib::to_string(health.error());
+  EXPECT_EQ(health->status, 200);
   httplib::Result runs = https.Post("/api/v1/ListRuns", "{}", "application/json");
   ASSERT_TRUE(runs) << httplib::to_string(runs.error());
   EXPECT_EQ(runs->status, 200) << runs->body;
@@ -156,12 +156,12 @@ TEST_F(TlsTest, Tls_HttpPortServesHttpsWithTheSameCertificateByDefault) {
   httplib::Client plain("127.0.0.1", port);
   plain.set_connection_timeout(5, 0);
   plain.set_read_timeout(5, 0);
-  httplib::Result refused = plain.Get("/metrics");
+  httplib::Result refused = plain.Get("/healthz");
   EXPECT_TRUE(!refused || refused->status != 200);
 }
 
-// --http-tls=false keeps the HTTP port plain (deploy/prod-base: only the
-// kubelet's probes and Prometheus reach it) while gRPC stays TLS.
+// --http-tls=false keeps the HTTP port plain (behind a TLS-terminating proxy
+// on the same host) while gRPC stays TLS.
 TEST_F(TlsTest, Tls_HttpTlsFalse_HttpPortStaysPlain) {
   testing::TempDir files;
   const std::string port_file = (files.path() / "http.port").string();
@@ -173,9 +173,9 @@ TEST_F(TlsTest, Tls_HttpTlsFalse_HttpPortStaysPlain) {
   httplib::Client plain("127.0.0.1", port);
   plain.set_connection_timeout(5, 0);
   plain.set_read_timeout(5, 0);
-  httplib::Result metrics = plain.Get("/metrics");
-  ASSERT_TRUE(metrics) << httplib::to_string(metrics.error());
-  EXPECT_EQ(metrics->status, 200);
+  httplib::Result health = plain.Get("/healthz");
+  ASSERT_TRUE(health) << httplib::to_string(health.error());
+  EXPECT_EQ(health->status, 200);
 }
 
 TEST_F(TlsTest, HttpTlsWithoutACertificate_SchedulerExitsNamingTheFlags) {

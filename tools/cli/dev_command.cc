@@ -1,5 +1,6 @@
 #include "tools/cli/dev_command.h"
 
+#include <openssl/rand.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -9,10 +10,14 @@
 #include <memory>
 #include <thread>
 
+#include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/child_process.h"
 #include "common/files.h"
+#include "tools/cli/scheduler_client.h"
 
 namespace taskboard::cli {
 namespace {
@@ -21,6 +26,36 @@ namespace fs = std::filesystem;
 
 volatile sig_atomic_t stop_requested = 0;
 void RequestStop(int) { stop_requested = 1; }
+
+// A token for this session's console link: 32 random bytes, as hex.
+std::string NewConsoleToken() {
+  unsigned char bytes[32];
+  if (RAND_bytes(bytes, sizeof(bytes)) != 1) return "";
+  std::string token;
+  for (const unsigned char byte : bytes) absl::StrAppend(&token, absl::Hex(byte, absl::kZeroPad2));
+  return token;
+}
+
+// Waits until `worker_id` is connected to the scheduler at `address`, so
+// that a flow submitted the moment dev says it is up finds its agents.
+absl::Status WaitForWorker(const std::string& address, const std::string& worker_id,
+                           ChildProcess& worker, absl::Duration timeout) {
+  SchedulerClient client(address);
+  const absl::Time deadline = absl::Now() + timeout;
+  while (absl::Now() < deadline && stop_requested == 0) {
+    if (!worker.Running()) return absl::UnavailableError("the worker exited");
+    v1::ListWorkersResponse workers;
+    std::unique_ptr<grpc::ClientContext> context = client.CallContext();
+    if (client.stub().ListWorkers(context.get(), v1::ListWorkersRequest(), &workers).ok()) {
+      for (const v1::WorkerInfo& info : workers.workers()) {
+        if (info.worker_id() == worker_id) return absl::OkStatus();
+      }
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  return absl::DeadlineExceededError(
+      absl::StrCat("the worker did not connect within ", absl::FormatDuration(timeout)));
+}
 
 // taskboard-scheduler and taskboard-worker are installed next to taskboard.
 std::string SiblingBinary(const std::string& name) {
@@ -71,8 +106,17 @@ int RunDev(const DevOptions& options, std::ostream& out, std::ostream& err) {
   fs::path dir = fs::absolute(options.data_dir);
   std::string port_file = (dir / "scheduler.port").string();
   std::string http_port_file = (dir / "scheduler.http.port").string();
+  std::string console_token_file = (dir / "console.token").string();
   fs::remove(port_file, error);
   fs::remove(http_port_file, error);
+  // The console's API takes this session's token only, so that no other web
+  // page the developer visits can drive these agents.
+  const std::string console_token = NewConsoleToken();
+  if (console_token.empty() ||
+      !WriteFileAtomically(console_token_file, console_token + "\n", 0600)) {
+    err << "taskboard dev: cannot write the console token to " << console_token_file << "\n";
+    return 1;
+  }
   std::string scheduler_log = (dir / "scheduler.log").string();
   std::string worker_log = (dir / "worker.log").string();
 
@@ -82,8 +126,10 @@ int RunDev(const DevOptions& options, std::ostream& out, std::ostream& err) {
   absl::StatusOr<std::unique_ptr<ChildProcess>> scheduler = ChildProcess::Spawn(
       {SiblingBinary("taskboard-scheduler"), "--listen", options.listen, "--data-dir",
        (dir / "data").string(), "--durability", options.durability, "--port-file", port_file,
-       // The web console and the HTTP API, on loopback only.
-       "--http-listen", "127.0.0.1:0", "--http-port-file", http_port_file},
+       // The web console and the HTTP API, on loopback only, for this
+       // session's console link.
+       "--http-listen", "127.0.0.1:0", "--http-port-file", http_port_file,
+       "--http-console-token-file", console_token_file},
       scheduler_log);
   if (!scheduler.ok()) {
     err << "taskboard dev: " << scheduler.status().message() << "\n";
@@ -100,8 +146,9 @@ int RunDev(const DevOptions& options, std::ostream& out, std::ostream& err) {
   std::string address = absl::StrCat("127.0.0.1:", *port);
   // Written before the gRPC port file, so it is there now.
   const std::string http_port(absl::StripAsciiWhitespace(ReadFileOrEmpty(http_port_file)));
-  const std::string console = http_port.empty() ? std::string("(not served)")
-                                                : absl::StrCat("http://127.0.0.1:", http_port, "/");
+  const std::string console =
+      http_port.empty() ? std::string("(not served)")
+                        : absl::StrCat("http://127.0.0.1:", http_port, "/#token=", console_token);
 
   std::string agents = options.agents_dir;
   if (agents.empty() && fs::is_directory("agents")) agents = "agents";
@@ -124,11 +171,24 @@ int RunDev(const DevOptions& options, std::ostream& out, std::ostream& err) {
     return 1;
   }
 
+  if (absl::Status connected = WaitForWorker(address, "dev-worker", **worker, absl::Seconds(30));
+      !connected.ok()) {
+    if (stop_requested == 0) {
+      err << "taskboard dev: " << connected.message() << "; see " << worker_log << ":\n"
+          << ReadFileOrEmpty(worker_log);
+    }
+    (*worker)->Signal(SIGTERM);
+    (*worker)->WaitFor(10'000);
+    (*scheduler)->Signal(SIGTERM);
+    (*scheduler)->WaitFor(10'000);
+    return 1;
+  }
   out << "Taskboard dev is up.\n"
       << "  scheduler  " << address << "  (data in " << (dir / "data").string() << ")\n"
       << "  worker     dev-worker, " << options.slots << " slots, agents from "
       << (agents.empty() ? std::string("(built-in noop only)") : agents) << "\n"
-      << "  console    " << console << "  (no token needed)\n"
+      << "  console    " << console << "\n"
+      << "             (this session's link: the console's API takes its token only)\n"
       << "  logs       " << scheduler_log << ", " << worker_log << "\n\n"
       << "In another terminal:\n"
       << "  export TASKBOARD_SCHEDULER=" << address << "\n"

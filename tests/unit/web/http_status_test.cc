@@ -48,5 +48,15 @@ TEST(ErrorBody, CarriesFlowValidationErrors) {
   EXPECT_EQ(body["flowErrors"]["errors"][0]["path"], "phases[0].tsk");
 }
 
+TEST(ErrorBody, EscapesMarkupItEchoes) {
+  const std::string body =
+      ErrorBody(absl::NotFoundError("no method '<script>alert(1)</script>' & more"));
+  EXPECT_EQ(body.find('<'), std::string::npos) << body;
+  EXPECT_EQ(body.find('>'), std::string::npos) << body;
+  EXPECT_EQ(body.find('&'), std::string::npos) << body;
+  // Still the same message to a JSON reader.
+  EXPECT_EQ(nlohmann::json::parse(body)["message"], "no method '<script>alert(1)</script>' & more");
+}
+
 }  // namespace
 }  // namespace taskboard::web

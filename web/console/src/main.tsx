@@ -11,6 +11,18 @@ import { RunsPage } from "./pages/runs";
 import { SignIn } from "./pages/signin";
 import { WorkersPage } from "./pages/workers";
 
+// `taskboard dev` prints a link ending in `#token=...`: this session's
+// console token. It signs in at once and leaves the address bar (and so the
+// history and any screenshot of it) straight away.
+function signInFromLink(): void {
+  const match = /^#token=([A-Za-z0-9._~-]+)$/.exec(location.hash);
+  if (!match) return;
+  setToken(match[1]);
+  sessionStorage.setItem("taskboard.signedIn", "1");
+  history.replaceState(null, "", location.pathname + location.search + "#/runs");
+}
+signInFromLink();
+
 function useHash(): string {
   const [hash, setHash] = useState(location.hash);
   useEffect(() => {

@@ -45,8 +45,9 @@ export async function until(what, check, timeoutMs = 30_000, logs = []) {
 
 // Starts the scheduler, optionally a worker (the demo's agents and `echo`
 // unless `agents` names another directory; `slots` tasks at once), and the
-// browser.
-export async function startConsoleCluster({ worker = true, agents, slots = 4 } = {}) {
+// browser. With `consoleToken` the scheduler runs as `taskboard dev` runs it:
+// no tokens file, and that token required on every API call.
+export async function startConsoleCluster({ worker = true, agents, slots = 4, consoleToken } = {}) {
   const cluster = { logs: [], children: [] };
   const start = (command, args, name) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -65,11 +66,15 @@ export async function startConsoleCluster({ worker = true, agents, slots = 4 } =
   - {token: ${ADMIN}, name: ops, role: admin}
 `,
   );
+  let access = ["--auth-tokens", join(dir, "tokens.yaml")];
+  if (consoleToken) {
+    writeFileSync(join(dir, "console.token"), `${consoleToken}\n`, { mode: 0o600 });
+    access = ["--http-console-token-file", join(dir, "console.token")];
+  }
   start(
     join(bin, "taskboard-scheduler"),
     ["--memory", "--listen", "127.0.0.1:0", "--port-file", join(dir, "grpc.port"),
-     "--http-listen", "127.0.0.1:0", "--http-port-file", join(dir, "http.port"),
-     "--auth-tokens", join(dir, "tokens.yaml")],
+     "--http-listen", "127.0.0.1:0", "--http-port-file", join(dir, "http.port"), ...access],
     "scheduler",
   );
   const grpcPort = await until(
@@ -79,7 +84,7 @@ export async function startConsoleCluster({ worker = true, agents, slots = 4 } =
     cluster.logs,
   );
   cluster.base = `http://127.0.0.1:${readFileSync(join(dir, "http.port"), "utf8").trim()}`;
-  cluster.api = async (method, body, token = CLIENT) => {
+  cluster.api = async (method, body, token = consoleToken ?? CLIENT) => {
     const response = await fetch(`${cluster.base}/api/v1/${method}`, {
       method: "POST",
       headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
@@ -110,7 +115,7 @@ export async function startConsoleCluster({ worker = true, agents, slots = 4 } =
     );
     await until(
       "the worker to connect",
-      async () => (await cluster.api("ListWorkers", {}, ADMIN)).workers?.length,
+      async () => (await cluster.api("ListWorkers", {}, consoleToken ?? ADMIN)).workers?.length,
       30_000,
       cluster.logs,
     );
