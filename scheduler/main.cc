@@ -41,6 +41,7 @@
 #include "common/tls/tls_credentials.h"
 #include "scheduler/auth/authenticator.h"
 #include "scheduler/auth/listen_exposure.h"
+#include "scheduler/engine/approval_limits.h"
 #include "scheduler/engine/run_limits.h"
 #include "scheduler/governance/llm_limits.h"
 #include "scheduler/notify/webhook_flags.h"
@@ -93,6 +94,26 @@ void AddRunLimitFlags(CLI::App& app, taskboard::engine::RunLimits& limits) {
                  "Largest run event; longer texts in it are cut with a marker")
       ->envname("TASKBOARD_MAX_EVENT_BYTES")
       ->check(CLI::Range(int64_t{1024}, int64_t{INT32_MAX}))
+      ->capture_default_str();
+}
+
+// What a person's decision may carry (docs/approvals.md#limits).
+void AddApprovalLimitFlags(CLI::App& app, taskboard::engine::ApprovalLimits& limits) {
+  namespace approval = taskboard::engine::approval_limit_flags;
+  app.add_option(approval::kMaxCommentBytes, limits.max_comment_bytes,
+                 "Largest comment of an approval decision (larger: INVALID_ARGUMENT)")
+      ->envname("TASKBOARD_APPROVAL_MAX_COMMENT_BYTES")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
+      ->capture_default_str();
+  app.add_option(approval::kMaxFormValueBytes, limits.max_form_value_bytes,
+                 "Largest form value of an approval decision (larger: INVALID_ARGUMENT)")
+      ->envname("TASKBOARD_APPROVAL_MAX_FORM_VALUE_BYTES")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
+      ->capture_default_str();
+  app.add_option(approval::kMaxFormFields, limits.max_form_fields,
+                 "Most fields in one approval's form, and values in one decision")
+      ->envname("TASKBOARD_APPROVAL_MAX_FORM_FIELDS")
+      ->check(CLI::Range(0, 10'000))
       ->capture_default_str();
 }
 
@@ -246,6 +267,7 @@ int main(int argc, char** argv) {
       ->envname("TASKBOARD_MAX_TASKS_PER_RUN")
       ->capture_default_str();
   AddRunLimitFlags(app, options.engine.limits);
+  AddApprovalLimitFlags(app, options.engine.approval_limits);
   app.add_option("--metrics-listen,--http-listen", metrics_listen,
                  "Serve Prometheus /metrics, /healthz, /readyz and the HTTP API (/api/v1/) "
                  "over HTTP on HOST:PORT (port 0: any free); empty: off")

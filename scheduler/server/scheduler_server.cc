@@ -59,6 +59,7 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
   // Intake checks the fan-out limits a flow shows up front with the
   // engine's own values.
   options.limits.run = options.engine.limits;
+  options.limits.approval = options.engine.approval_limits;
   server->scheduler_service_ =
       std::make_unique<SchedulerService>(server->engine_.get(), server->saved_.get(),
                                          server->pool_.get(), options.limits, server->gate_.get());
