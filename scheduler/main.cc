@@ -43,6 +43,7 @@
 #include "scheduler/auth/listen_exposure.h"
 #include "scheduler/engine/approval_limits.h"
 #include "scheduler/engine/run_limits.h"
+#include "scheduler/engine/saved_flows.h"
 #include "scheduler/governance/llm_limits.h"
 #include "scheduler/notify/webhook_flags.h"
 #include "scheduler/server/scheduler_server.h"
@@ -114,6 +115,26 @@ void AddApprovalLimitFlags(CLI::App& app, taskboard::engine::ApprovalLimits& lim
                  "Most fields in one approval's form, and values in one decision")
       ->envname("TASKBOARD_APPROVAL_MAX_FORM_FIELDS")
       ->check(CLI::Range(0, 10'000))
+      ->capture_default_str();
+}
+
+// What a tenant's saved flows may hold (docs/services.md#saved-flows).
+void AddSavedFlowLimitFlags(CLI::App& app, taskboard::engine::SavedFlowLimits& limits) {
+  namespace saved = taskboard::engine::saved_flow_flags;
+  app.add_option(saved::kMaxVersions, limits.max_versions,
+                 "Versions kept per saved flow; saving one more deletes the oldest")
+      ->envname("TASKBOARD_SAVED_FLOW_MAX_VERSIONS")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+  app.add_option(saved::kMaxPerTenant, limits.max_flows_per_tenant,
+                 "Saved flows (names) one tenant may have (more: RESOURCE_EXHAUSTED)")
+      ->envname("TASKBOARD_SAVED_FLOWS_MAX_PER_TENANT")
+      ->check(CLI::Range(int64_t{0}, int64_t{100'000'000}))
+      ->capture_default_str();
+  app.add_option(saved::kMaxBytesPerTenant, limits.max_bytes_per_tenant,
+                 "Bytes of saved flow versions one tenant may store (more: RESOURCE_EXHAUSTED)")
+      ->envname("TASKBOARD_SAVED_FLOWS_MAX_BYTES_PER_TENANT")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40))
       ->capture_default_str();
 }
 
@@ -268,6 +289,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   AddRunLimitFlags(app, options.engine.limits);
   AddApprovalLimitFlags(app, options.engine.approval_limits);
+  AddSavedFlowLimitFlags(app, options.saved_flows);
   app.add_option("--metrics-listen,--http-listen", metrics_listen,
                  "Serve Prometheus /metrics, /healthz, /readyz and the HTTP API (/api/v1/) "
                  "over HTTP on HOST:PORT (port 0: any free); empty: off")
