@@ -42,7 +42,9 @@
 #include "common/tls/tls_credentials.h"
 #include "scheduler/auth/authenticator.h"
 #include "scheduler/auth/listen_exposure.h"
+#include "scheduler/engine/approval_limits.h"
 #include "scheduler/engine/run_limits.h"
+#include "scheduler/engine/saved_flows.h"
 #include "scheduler/governance/llm_limits.h"
 #include "scheduler/notify/webhook_flags.h"
 #include "scheduler/server/call_gate.h"
@@ -94,6 +96,46 @@ void AddRunLimitFlags(CLI::App& app, taskboard::engine::RunLimits& limits) {
                  "Largest run event; longer texts in it are cut with a marker")
       ->envname("TASKBOARD_MAX_EVENT_BYTES")
       ->check(CLI::Range(int64_t{1024}, int64_t{INT32_MAX}))
+      ->capture_default_str();
+}
+
+// What a person's decision may carry (docs/approvals.md#limits).
+void AddApprovalLimitFlags(CLI::App& app, taskboard::engine::ApprovalLimits& limits) {
+  namespace approval = taskboard::engine::approval_limit_flags;
+  app.add_option(approval::kMaxCommentBytes, limits.max_comment_bytes,
+                 "Largest comment of an approval decision (larger: INVALID_ARGUMENT)")
+      ->envname("TASKBOARD_APPROVAL_MAX_COMMENT_BYTES")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
+      ->capture_default_str();
+  app.add_option(approval::kMaxFormValueBytes, limits.max_form_value_bytes,
+                 "Largest form value of an approval decision (larger: INVALID_ARGUMENT)")
+      ->envname("TASKBOARD_APPROVAL_MAX_FORM_VALUE_BYTES")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
+      ->capture_default_str();
+  app.add_option(approval::kMaxFormFields, limits.max_form_fields,
+                 "Most fields in one approval's form, and values in one decision")
+      ->envname("TASKBOARD_APPROVAL_MAX_FORM_FIELDS")
+      ->check(CLI::Range(0, 10'000))
+      ->capture_default_str();
+}
+
+// What a tenant's saved flows may hold (docs/services.md#saved-flows).
+void AddSavedFlowLimitFlags(CLI::App& app, taskboard::engine::SavedFlowLimits& limits) {
+  namespace saved = taskboard::engine::saved_flow_flags;
+  app.add_option(saved::kMaxVersions, limits.max_versions,
+                 "Versions kept per saved flow; saving one more deletes the oldest")
+      ->envname("TASKBOARD_SAVED_FLOW_MAX_VERSIONS")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+  app.add_option(saved::kMaxPerTenant, limits.max_flows_per_tenant,
+                 "Saved flows (names) one tenant may have (more: RESOURCE_EXHAUSTED)")
+      ->envname("TASKBOARD_SAVED_FLOWS_MAX_PER_TENANT")
+      ->check(CLI::Range(int64_t{0}, int64_t{100'000'000}))
+      ->capture_default_str();
+  app.add_option(saved::kMaxBytesPerTenant, limits.max_bytes_per_tenant,
+                 "Bytes of saved flow versions one tenant may store (more: RESOURCE_EXHAUSTED)")
+      ->envname("TASKBOARD_SAVED_FLOWS_MAX_BYTES_PER_TENANT")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40))
       ->capture_default_str();
 }
 
@@ -242,6 +284,8 @@ int main(int argc, char** argv) {
       ->envname("TASKBOARD_MAX_TASKS_PER_RUN")
       ->capture_default_str();
   AddRunLimitFlags(app, options.engine.limits);
+  AddApprovalLimitFlags(app, options.engine.approval_limits);
+  AddSavedFlowLimitFlags(app, options.saved_flows);
   taskboard::web::AddHttpFlags(app, http_flags);
   app.add_option("--max-request-bytes", options.max_request_bytes,
                  "Largest client request accepted (RESOURCE_EXHAUSTED above); 0: no limit")

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "common/json.h"
+#include "scheduler/engine/approval_limits.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
 
@@ -136,13 +137,14 @@ absl::Status Decide(store::TaskRecord& task, const ApprovalAnswer& answer,
     if (std::find(approval.choices().begin(), approval.choices().end(), answer.choice) ==
         approval.choices().end()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "unknown choice '", answer.choice, "'; the flow offers: approve, reject",
+          "unknown choice '", QuotedInError(answer.choice), "'; the flow offers: approve, reject",
           approval.choices().empty() ? "" : ", ", absl::StrJoin(approval.choices(), ", ")));
     }
     decision = answer.choice;
   } else if (decision != "approve" && decision != "reject") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "decision must be approve, reject or choice (with a choice name), got '", decision, "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("decision must be approve, reject or choice (with a choice name), got '",
+                     QuotedInError(decision), "'"));
   }
   if (!answer.edited_plan.empty() && decision != "approve") {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -161,7 +163,7 @@ absl::Status Decide(store::TaskRecord& task, const ApprovalAnswer& answer,
     const std::string& name = entry.first;
     if (std::none_of(approval.form().begin(), approval.form().end(),
                      [&](const v1::ApprovalField& field) { return field.name() == name; })) {
-      unknown.push_back(name);
+      unknown.push_back(QuotedInError(name));
     }
   }
   if (!missing.empty()) {
@@ -211,6 +213,11 @@ std::string RejectionReason(const store::TaskRecord& task) {
   const v1::ApprovalDecision& decision = task.task().approval().decision();
   return absl::StrCat("rejected by ", decision.decided_by(), decision.comment().empty() ? "" : ": ",
                       decision.comment());
+}
+
+std::string RejectionReference(const store::TaskRecord& task) {
+  return absl::StrCat("rejected by ", task.task().approval().decision().decided_by(),
+                      " (see its decision)");
 }
 
 }  // namespace taskboard::engine

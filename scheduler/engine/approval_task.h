@@ -78,6 +78,11 @@ void DecideOnTimeout(store::TaskRecord& task, int64_t now_ms);
 // with.
 bool IsRejected(const store::TaskRecord& task);
 std::string RejectionReason(const store::TaskRecord& task);
+// What the phases a rejection skips say: who rejected, and that the comment
+// is in the approval's decision ("rejected by alice (see its decision)").
+// Never the comment itself, which would be copied into every skipped phase,
+// its events and GetRun.
+std::string RejectionReference(const store::TaskRecord& task);
 
 }  // namespace taskboard::engine
 

@@ -45,6 +45,7 @@
 #include "scheduler/dispatch/worker_channel.h"
 #include "scheduler/dispatch/worker_registry.h"
 #include "scheduler/engine/approval_event.h"
+#include "scheduler/engine/approval_limits.h"
 #include "scheduler/engine/approval_metrics.h"
 #include "scheduler/engine/approval_task.h"
 #include "scheduler/engine/approval_watch.h"
@@ -95,6 +96,8 @@ struct EngineOptions {
   // What one run may fan out to (map items, plans, interpolation, tool
   // results, child runs, events).
   RunLimits limits;
+  // What a person's decision may carry (--approval-max-*).
+  ApprovalLimits approval_limits;
   size_t max_batch_events = 2048;
   // Finished root runs older than this are deleted with everything they
   // left (--retention; run_deletion.h); 0: kept forever.
@@ -215,8 +218,9 @@ class Engine {
   // with the approval tasks waiting in the active runs of `tenant` (nullopt:
   // every tenant), the oldest first. DecideApproval decides the approval
   // phase `step_id` of `run_id` as `who` (the caller already may see the
-  // run): NOT_FOUND for an unknown run or step, and the errors of
-  // approval_task.h's CheckApprover and Decide; answers with the task.
+  // run): INVALID_ARGUMENT for an answer over the approval limits
+  // (approval_limits.h), NOT_FOUND for an unknown run or step, and the errors
+  // of approval_task.h's CheckApprover and Decide; answers with the task.
   void ListApprovals(std::optional<std::string> tenant,
                      std::function<void(std::vector<v1::PendingApproval>)> done);
   void DecideApproval(std::string run_id, std::string step_id, ApprovalAnswer answer, Approver who,

@@ -64,6 +64,10 @@ absl::StatusOr<v1::Task> Engine::DoDecideApproval(const std::string& run_id,
                                                   const std::string& step_id,
                                                   const ApprovalAnswer& answer,
                                                   const Approver& who) {
+  // First: an oversized answer is refused before any record is touched.
+  if (absl::Status sized = CheckApprovalAnswer(answer, options_.approval_limits); !sized.ok()) {
+    return sized;
+  }
   auto it = runs_.find(run_id);
   if (it == runs_.end()) {
     // A finished run: say who decided, if someone did, else that it ended.

@@ -3,17 +3,18 @@
 // billing of every call a worker reports.
 
 #include <algorithm>
-#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/llm_call_usage.h"
 #include "common/log/log.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/run_control.h"
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/governance/budget.h"
+#include "scheduler/governance/usage_sum.h"
 #include "scheduler/store/keys.h"
 
 namespace taskboard::engine {
@@ -23,12 +24,9 @@ std::string RunAccount(const std::string& run_id) { return absl::StrCat("run/", 
 std::string TenantAccount(const std::string& tenant) { return absl::StrCat("tenant/", tenant); }
 
 governance::Spend Billed(const v1::Run& run) {
-  return {run.billed().input_tokens() + run.billed().output_tokens(), run.billed().cost_usd()};
+  return {governance::BudgetTokens(run.billed()), run.billed().cost_usd()};
 }
 
-// The most tokens one call may claim or report; far beyond any model's
-// context window.
-constexpr int64_t kMaxCallTokens = 100'000'000;
 // Model names become metric labels and map keys: bounded and printable.
 constexpr size_t kMaxModelName = 200;
 // Model calls one task may have waiting or running at once.
@@ -54,13 +52,6 @@ absl::Status CheckModelName(absl::string_view model) {
 
 // The longest a provider's Retry-After may pause a model for everyone.
 constexpr int64_t kMaxRetryAfterMs = 5 * 60 * 1000;
-// The most one call may be billed when the worker prices it.
-constexpr double kMaxCallUsd = 1000;
-
-double ReportedCost(double usd) {
-  return std::isfinite(usd) ? std::clamp(usd, 0.0, kMaxCallUsd) : 0.0;
-}
-
 std::string Month(absl::Time now) {
   return governance::PeriodOf(governance::BudgetPeriod::kMonth, now);
 }
@@ -213,8 +204,10 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
   outcome.http_status = report.http_status();
   outcome.retry_after =
       absl::Milliseconds(std::clamp<int64_t>(report.retry_after_ms(), 0, kMaxRetryAfterMs));
-  outcome.input_tokens = std::clamp<int64_t>(report.input_tokens(), 0, kMaxCallTokens);
-  outcome.output_tokens = std::clamp<int64_t>(report.output_tokens(), 0, kMaxCallTokens);
+  // The worker bounded the counts the same way where it parsed the answer
+  // (common/llm_call_usage.h), so its task's usage shows what is billed here.
+  outcome.input_tokens = CallTokens(report.input_tokens());
+  outcome.output_tokens = CallTokens(report.output_tokens());
   // The grant is freed whatever else the report says.
   if (!report.grant_id().empty()) governor_.Report(report.grant_id(), outcome, Now());
   // A grant handed back unused (no answer, no tokens) is not a call.
@@ -228,10 +221,10 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
   v1::Usage usage;
   usage.set_input_tokens(outcome.input_tokens);
   usage.set_output_tokens(outcome.output_tokens);
-  usage.set_cache_read_tokens(std::clamp<int64_t>(report.cached_tokens(), 0, outcome.input_tokens));
+  usage.set_cache_read_tokens(CallCachedTokens(report.cached_tokens(), outcome.input_tokens));
   usage.set_cost_usd(governance::PriceCall(governor_.limits(), report.model(), outcome.input_tokens,
                                            outcome.output_tokens, usage.cache_read_tokens())
-                         .value_or(ReportedCost(report.cost_usd())));
+                         .value_or(CallCostUsd(report.cost_usd())));
   usage.set_turns(1);
   usage.set_model(report.model());
 

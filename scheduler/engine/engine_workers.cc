@@ -382,7 +382,10 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
   }
   EndLease(result.lease_id());
   loop_stats_.results++;
-  AddUsage(*run->MutableRecord().mutable_run()->mutable_usage(), result.usage());
+  // The run's total adds what the task keeps (ApplyResult): the same
+  // accepted numbers, never a worker's negative counts.
+  AddUsage(*run->MutableRecord().mutable_run()->mutable_usage(),
+           governance::AcceptedUsage(result.usage()));
   int64_t delay = options_.retry_backoff.DelayMs(task->agent_failures() + 1, rng_);
   AttemptOutcome outcome;
   if (static_cast<int64_t>(result.output().size()) > options_.max_output_bytes) {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
+#include "scheduler/governance/usage_sum.h"
 
 namespace taskboard::engine {
 
@@ -96,7 +97,7 @@ absl::Status RaiseBudget(store::RunRecord& record, std::optional<double> usd,
     run.mutable_budget()->set_usd(*usd);
   }
   if (tokens.has_value()) {
-    const int64_t used = billed.input_tokens() + billed.output_tokens();
+    const int64_t used = governance::BudgetTokens(billed);
     if (*tokens <= used) {
       return absl::FailedPreconditionError(absl::StrFormat(
           "run %s has billed %d tokens already: a budget of %d tokens would pause it again at "

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/log/log.h"
+#include "scheduler/store/flow_key_migration.h"
 #include "scheduler/store/keys.h"
 
 namespace taskboard::engine {
@@ -18,24 +20,39 @@ absl::Status FlowNotFound(absl::string_view name, int64_t version) {
                    " not found; list saved flows with `taskboard flows list`"));
 }
 
-// The name a tenant's flow is stored under: `tenant/name` (flow names have
-// no '/'), or the name alone for the empty tenant.
-std::string StoredName(const std::string& tenant, absl::string_view name) {
-  return tenant.empty() ? std::string(name) : absl::StrCat(tenant, "/", name);
+// " for tenant 'acme'", or nothing for the empty tenant (no authentication).
+std::string ForTenant(const std::string& tenant) {
+  return tenant.empty() ? "" : absl::StrCat(" for tenant '", tenant, "'");
 }
 
-// Whether the flow stored under `stored_name` is one of `tenant`'s.
-bool OwnedBy(const std::string& tenant, absl::string_view stored_name) {
-  const size_t slash = stored_name.rfind('/');
-  const absl::string_view owner =
-      slash == absl::string_view::npos ? absl::string_view() : stored_name.substr(0, slash);
-  return owner == tenant;
+// One stored version of a name: its number and the bytes it takes.
+struct StoredVersion {
+  uint64_t version = 0;
+  int64_t bytes = 0;
+};
+
+// The stored versions of one flow, oldest first.
+absl::StatusOr<std::vector<StoredVersion>> VersionsOf(store::Store& store,
+                                                      const std::string& tenant,
+                                                      absl::string_view name) {
+  std::vector<StoredVersion> versions;
+  absl::Status scanned = store.ScanPrefix(
+      store::Column::kFlows, store::keys::FlowVersions(tenant, name),
+      [&](absl::string_view key, absl::string_view value) {
+        std::optional<store::keys::FlowKey> parsed = store::keys::ParseFlow(key);
+        if (parsed.has_value()) {
+          versions.push_back({parsed->version, static_cast<int64_t>(value.size())});
+        }
+        return true;
+      });
+  if (!scanned.ok()) return scanned;
+  return versions;
 }
 
-// The latest stored version of `stored_name`, if any.
-absl::StatusOr<std::optional<v1::SavedFlow>> Latest(store::Store& store,
-                                                    const std::string& stored_name) {
-  std::string prefix = store::keys::FlowVersions(stored_name);
+// The latest stored version of a flow, if any.
+absl::StatusOr<std::optional<v1::SavedFlow>> Latest(store::Store& store, const std::string& tenant,
+                                                    absl::string_view name) {
+  std::string prefix = store::keys::FlowVersions(tenant, name);
   std::optional<v1::SavedFlow> latest;
   absl::Status scanned =
       store.ScanReverse(store::Column::kFlows, prefix, store::PrefixEnd(prefix),
@@ -52,38 +69,100 @@ absl::StatusOr<std::optional<v1::SavedFlow>> Latest(store::Store& store,
 
 }  // namespace
 
+absl::StatusOr<std::unique_ptr<SavedFlows>> SavedFlows::Create(store::Store* store,
+                                                               SavedFlowLimits limits) {
+  absl::StatusOr<int64_t> moved = store::MigrateFlowKeys(*store);
+  if (!moved.ok()) return moved.status();
+  if (*moved > 0) {
+    log::Info("saved flows moved to per-tenant keys").With("versions", *moved);
+  }
+  return std::unique_ptr<SavedFlows>(new SavedFlows(store, limits));
+}
+
+absl::StatusOr<SavedFlows::TenantUsage*> SavedFlows::UsageOf(const std::string& tenant) {
+  auto known = usage_.find(tenant);
+  if (known != usage_.end()) return &known->second;
+  TenantUsage usage;
+  std::string last_name;
+  absl::Status scanned = store_->ScanPrefix(store::Column::kFlows, store::keys::TenantFlows(tenant),
+                                            [&](absl::string_view key, absl::string_view value) {
+                                              std::optional<store::keys::FlowKey> parsed =
+                                                  store::keys::ParseFlow(key);
+                                              if (!parsed.has_value()) return true;
+                                              // A name's versions are adjacent keys.
+                                              if (usage.flows == 0 || parsed->name != last_name) {
+                                                ++usage.flows;
+                                                last_name = std::move(parsed->name);
+                                              }
+                                              usage.bytes += static_cast<int64_t>(value.size());
+                                              return true;
+                                            });
+  if (!scanned.ok()) return scanned;
+  return &usage_.emplace(tenant, usage).first->second;
+}
+
 absl::StatusOr<v1::SavedFlow> SavedFlows::Save(const std::string& tenant, const v1::FlowSpec& spec,
                                                std::string source, int64_t now_ms) {
   absl::MutexLock lock(&mu_);
-  const std::string stored_name = StoredName(tenant, spec.name());
-  absl::StatusOr<std::optional<v1::SavedFlow>> latest = Latest(*store_, stored_name);
-  if (!latest.ok()) return latest.status();
+  absl::StatusOr<TenantUsage*> usage = UsageOf(tenant);
+  if (!usage.ok()) return usage.status();
+  absl::StatusOr<std::vector<StoredVersion>> versions = VersionsOf(*store_, tenant, spec.name());
+  if (!versions.ok()) return versions.status();
+  const bool new_name = versions->empty();
+  if (new_name && (*usage)->flows >= limits_.max_flows_per_tenant) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot save flow '", spec.name(), "': there are ", (*usage)->flows, " saved flows",
+        ForTenant(tenant), ", the scheduler's limit per tenant (scheduler flag ",
+        saved_flow_flags::kMaxPerTenant,
+        "); delete flows you no longer need (taskboard flows delete NAME), or save this as a "
+        "new version of an existing flow"));
+  }
   v1::SavedFlow flow;
   flow.set_name(spec.name());
-  flow.set_version(latest->has_value() ? (*latest)->version() + 1 : 1);
+  flow.set_version(new_name ? 1 : static_cast<int64_t>(versions->back().version) + 1);
   *flow.mutable_spec() = spec;
   flow.set_source(std::move(source));
   flow.set_created_at_unix_ms(now_ms);
+  std::string value = flow.SerializeAsString();
+
+  // The oldest versions that make room for this one.
+  const size_t keep = static_cast<size_t>(std::max(1, limits_.max_versions)) - 1;
+  const size_t pruned = versions->size() > keep ? versions->size() - keep : 0;
+  int64_t bytes = (*usage)->bytes + static_cast<int64_t>(value.size());
+  for (size_t i = 0; i < pruned; ++i) bytes -= (*versions)[i].bytes;
+  if (bytes > limits_.max_bytes_per_tenant) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot save flow '", spec.name(), "' version ", flow.version(), " (",
+                     value.size(), " bytes): the saved flows", ForTenant(tenant), " would take ",
+                     bytes, " bytes, over the scheduler's limit of ", limits_.max_bytes_per_tenant,
+                     " bytes per tenant (scheduler flag ", saved_flow_flags::kMaxBytesPerTenant,
+                     "); delete flows you no longer need (taskboard flows delete NAME)"));
+  }
   store::WriteBatch batch;
-  batch.Put(store::Column::kFlows,
-            store::keys::Flow(stored_name, static_cast<uint64_t>(flow.version())),
-            flow.SerializeAsString());
+  for (size_t i = 0; i < pruned; ++i) {
+    batch.Delete(store::Column::kFlows,
+                 store::keys::Flow(tenant, spec.name(), (*versions)[i].version));
+  }
+  batch.PutOwned(store::Column::kFlows,
+                 store::keys::Flow(tenant, spec.name(), static_cast<uint64_t>(flow.version())),
+                 std::move(value));
   absl::Status written = store_->Write(batch);
   if (!written.ok()) return written;
+  (*usage)->flows += new_name ? 1 : 0;
+  (*usage)->bytes = bytes;
   return flow;
 }
 
 absl::StatusOr<v1::SavedFlow> SavedFlows::Get(const std::string& tenant, const std::string& name,
                                               int64_t version) {
-  const std::string stored_name = StoredName(tenant, name);
   if (version <= 0) {
-    absl::StatusOr<std::optional<v1::SavedFlow>> latest = Latest(*store_, stored_name);
+    absl::StatusOr<std::optional<v1::SavedFlow>> latest = Latest(*store_, tenant, name);
     if (!latest.ok()) return latest.status();
     if (!latest->has_value()) return FlowNotFound(name, 0);
     return **latest;
   }
   absl::StatusOr<std::optional<std::string>> stored = store_->Get(
-      store::Column::kFlows, store::keys::Flow(stored_name, static_cast<uint64_t>(version)));
+      store::Column::kFlows, store::keys::Flow(tenant, name, static_cast<uint64_t>(version)));
   if (!stored.ok()) return stored.status();
   v1::SavedFlow flow;
   if (!stored->has_value() || !flow.ParseFromString(**stored)) return FlowNotFound(name, version);
@@ -93,49 +172,54 @@ absl::StatusOr<v1::SavedFlow> SavedFlows::Get(const std::string& tenant, const s
 absl::StatusOr<v1::ListFlowsResponse> SavedFlows::List(const std::string& tenant,
                                                        const v1::ListFlowsRequest& request) {
   int limit = request.page_size() <= 0 ? 100 : std::min(request.page_size(), 1000);
-  // Keys sort by name length first (length-prefixed), so collect the latest
-  // version of each name (its last key) and order by name here; the page
-  // token is the last name of the previous page.
-  std::map<std::string, v1::SavedFlow> latest;
-  absl::Status scanned = store_->Scan(
-      store::Column::kFlows, "", "", [&](absl::string_view key, absl::string_view value) {
-        std::optional<store::keys::FlowKey> parsed = store::keys::ParseFlow(key);
-        if (!parsed.has_value() || !OwnedBy(tenant, parsed->name)) return true;
-        v1::SavedFlow flow;
-        if (flow.ParseFromArray(value.data(), static_cast<int>(value.size())) &&
-            flow.name() > request.page_token()) {
-          std::string name = flow.name();
-          latest[name] = std::move(flow);
-        }
-        return true;
-      });
+  // Only this tenant's keys. They sort by name length first (length-
+  // prefixed), a name's versions oldest first: keep the last value of each
+  // name and order by name here; the page token is the last name of the
+  // previous page.
+  std::map<std::string, std::string> latest;
+  absl::Status scanned =
+      store_->ScanPrefix(store::Column::kFlows, store::keys::TenantFlows(tenant),
+                         [&](absl::string_view key, absl::string_view value) {
+                           std::optional<store::keys::FlowKey> parsed = store::keys::ParseFlow(key);
+                           if (parsed.has_value() && parsed->name > request.page_token()) {
+                             latest[parsed->name].assign(value.data(), value.size());
+                           }
+                           return true;
+                         });
   if (!scanned.ok()) return scanned;
   v1::ListFlowsResponse response;
-  for (auto& [name, flow] : latest) {
+  for (const auto& [name, value] : latest) {
     if (response.flows_size() == limit) {
       response.set_next_page_token(response.flows(limit - 1).name());
       break;
     }
-    *response.add_flows() = std::move(flow);
+    v1::SavedFlow flow;
+    if (flow.ParseFromString(value)) *response.add_flows() = std::move(flow);
   }
   return response;
 }
 
 absl::StatusOr<int64_t> SavedFlows::Delete(const std::string& tenant, const std::string& name) {
   absl::MutexLock lock(&mu_);
-  std::string prefix = store::keys::FlowVersions(StoredName(tenant, name));
+  absl::StatusOr<TenantUsage*> usage = UsageOf(tenant);
+  if (!usage.ok()) return usage.status();
   store::WriteBatch batch;
   int64_t count = 0;
-  absl::Status scanned = store_->ScanPrefix(store::Column::kFlows, prefix,
-                                            [&](absl::string_view key, absl::string_view) {
-                                              batch.Delete(store::Column::kFlows, key);
-                                              ++count;
-                                              return true;
-                                            });
+  int64_t bytes = 0;
+  absl::Status scanned =
+      store_->ScanPrefix(store::Column::kFlows, store::keys::FlowVersions(tenant, name),
+                         [&](absl::string_view key, absl::string_view value) {
+                           batch.Delete(store::Column::kFlows, key);
+                           bytes += static_cast<int64_t>(value.size());
+                           ++count;
+                           return true;
+                         });
   if (!scanned.ok()) return scanned;
   if (count == 0) return FlowNotFound(name, 0);
   absl::Status written = store_->Write(batch);
   if (!written.ok()) return written;
+  (*usage)->flows -= 1;
+  (*usage)->bytes -= bytes;
   return count;
 }
 

@@ -64,7 +64,8 @@ AttemptOutcome ApplyResult(store::TaskRecord& task, const v1::TaskResult& result
                            int64_t retry_delay_ms) {
   v1::Task& view = *task.mutable_task();
   view.set_output(result.output());
-  *view.mutable_usage() = result.usage();
+  // What a worker reports is bounded where it is accepted (usage_sum.h).
+  *view.mutable_usage() = governance::AcceptedUsage(result.usage());
   *task.mutable_execution() = result.execution();
   if (result.success()) {
     view.clear_error();

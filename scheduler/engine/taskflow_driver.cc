@@ -272,15 +272,15 @@ bool TaskflowDriver::StartReadyPhases(RunState& run, int64_t now_ms) {
       if (phase.status().state() == v1::TASK_STATE_RUNNING) ++in_flight;
     }
   }
-  const std::string& blocked_by = run.record().blocked_by();
+  // Made once the run is blocked, which a phase started in this loop may do
+  // (a reused gate on resume).
+  std::string blocked_skip;
   bool changed = false;
   for (int i : pending_) {
     if (run.record().phases(i).status().state() != v1::TASK_STATE_PENDING) continue;
-    if (!blocked_by.empty()) {
-      SkipPhase(run, i,
-                absl::StrCat(BlockerNoun(blocked_by), " '", blocked_by,
-                             "' blocked: ", run.record().blocked_reason()),
-                now_ms);
+    if (!run.record().blocked_by().empty()) {
+      if (blocked_skip.empty()) blocked_skip = BlockedSkipReason(run);
+      SkipPhase(run, i, blocked_skip, now_ms);
       changed = true;
       continue;
     }
@@ -295,7 +295,7 @@ bool TaskflowDriver::StartReadyPhases(RunState& run, int64_t now_ms) {
         break;
       }
       // An approval with `onReject` decides which of its dependents run.
-      if (std::string routed = RouteSkipReason(d, dep_phase, PhaseIdAt(i)); !routed.empty()) {
+      if (std::string routed = RouteSkipReason(run, d, dep_phase, PhaseIdAt(i)); !routed.empty()) {
         skip_reason = std::move(routed);
         continue;
       }
@@ -816,7 +816,8 @@ bool TaskflowDriver::WasRejected(const v1::Phase& phase, const store::PhaseRecor
   return record.status().has_gate() && !record.status().gate().pass();
 }
 
-std::string TaskflowDriver::RouteSkipReason(int approval_index, const store::PhaseRecord& record,
+std::string TaskflowDriver::RouteSkipReason(const RunState& run, int approval_index,
+                                            const store::PhaseRecord& record,
                                             const std::string& dependent_id) const {
   const v1::Phase& approval = PhaseAt(approval_index);
   if (!flow::RoutesRejection(approval)) return "";
@@ -824,7 +825,11 @@ std::string TaskflowDriver::RouteSkipReason(int approval_index, const store::Pha
   flow::ApprovalOutcome outcome;
   outcome.completed = status.state() == v1::TASK_STATE_COMPLETED;
   outcome.rejected = status.has_gate() && !status.gate().pass();
-  outcome.reason = status.gate().reason();
+  if (outcome.rejected) {
+    // A reference, not the comment: it is copied into every phase skipped.
+    const store::TaskRecord* task = run.FindTask(approval.id());
+    outcome.reason = task != nullptr ? RejectionReference(*task) : "rejected (see its decision)";
+  }
   return flow::RouteSkipReason(approval, outcome,
                                routes_.at(approval_index).contains(dependent_id));
 }
@@ -861,9 +866,17 @@ void TaskflowDriver::SkipPhase(RunState& run, int index, std::string reason, int
   EmitPhaseEvent(run, index);
 }
 
-std::string TaskflowDriver::BlockerNoun(const std::string& phase_id) const {
-  auto index = index_of_.find(phase_id);
-  return index != index_of_.end() && PhaseAt(index->second).has_approval() ? "approval" : "gate";
+std::string TaskflowDriver::BlockedSkipReason(const RunState& run) const {
+  const std::string& blocked_by = run.record().blocked_by();
+  auto index = index_of_.find(blocked_by);
+  if (index == index_of_.end() || !PhaseAt(index->second).has_approval()) {
+    return absl::StrCat("gate '", blocked_by, "' blocked: ", run.record().blocked_reason());
+  }
+  // The comment could be as long as --approval-max-comment-bytes, and every
+  // phase not started (and its event) would carry a copy.
+  const store::TaskRecord* task = run.FindTask(blocked_by);
+  return absl::StrCat("approval '", blocked_by, "' blocked: ",
+                      task != nullptr ? RejectionReference(*task) : "rejected (see its decision)");
 }
 
 void TaskflowDriver::EmitPhaseEvent(RunState& run, int index) {

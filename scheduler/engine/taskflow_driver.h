@@ -85,10 +85,13 @@ class TaskflowDriver final : public Driver {
   static bool WasRejected(const v1::Phase& phase, const store::PhaseRecord& record);
   // Why the dependent `dependent_id` of the phase at `approval_index`, which
   // ended as `record` says, is skipped by its `onReject` route; "" if not.
-  std::string RouteSkipReason(int approval_index, const store::PhaseRecord& record,
+  std::string RouteSkipReason(const RunState& run, int approval_index,
+                              const store::PhaseRecord& record,
                               const std::string& dependent_id) const;
-  // "approval" or "gate": what blocked the run, for skip reasons.
-  std::string BlockerNoun(const std::string& phase_id) const;
+  // Why the phases not started are skipped once the run is blocked: the
+  // gate's reason, or for an approval who rejected it, referring to its
+  // decision for the comment (which is stored once, in the approval's task).
+  std::string BlockedSkipReason(const RunState& run) const;
   void FailPhase(RunState& run, int index, std::string error, int64_t now_ms);
   void SkipPhase(RunState& run, int index, std::string reason, int64_t now_ms);
   void FinishRun(RunState& run, int64_t now_ms);

@@ -26,7 +26,10 @@ bool RoutesRejection(const v1::Phase& phase);
 struct ApprovalOutcome {
   bool completed = false;  // decided (else it failed, was skipped or cancelled)
   bool rejected = false;
-  std::string reason;  // of the rejection: "rejected by alice: too long"
+  // Of the rejection, as the skipped phases show it: "rejected by alice (see
+  // its decision)"; the engine leaves the comment out, since every skipped
+  // phase gets a copy.
+  std::string reason;
 };
 
 // Why a phase that depends directly on `approval` must be skipped now that

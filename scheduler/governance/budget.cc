@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/saturating_add.h"
 
 namespace taskboard::governance {
 
@@ -14,7 +15,8 @@ std::optional<std::string> OverBudget(absl::string_view owner, const BudgetLimit
         "cost up to $%.4f (%s)",
         owner, limit.usd, billed.usd, in_flight.usd, call.usd, remedy);
   }
-  if (limit.tokens > 0 && billed.tokens + in_flight.tokens + call.tokens > limit.tokens) {
+  if (limit.tokens > 0 &&
+      SaturatingAdd(SaturatingAdd(billed.tokens, in_flight.tokens), call.tokens) > limit.tokens) {
     return absl::StrFormat(
         "%s of %d tokens is reached: %d billed, %d in calls still running, and this call may use "
         "up to %d (%s)",

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "common/saturating_add.h"
 #include "scheduler/governance/usage_sum.h"
 
 namespace taskboard::governance {
@@ -24,7 +25,7 @@ Spend UsageBook::TenantSpend(const std::string& tenant, const std::string& perio
   for (auto it = rows_.lower_bound(UsageKey{period, "", ""});
        it != rows_.end() && absl::StartsWith(it->first.day, period); ++it) {
     if (it->first.tenant != tenant) continue;
-    spend.tokens += it->second.usage.input_tokens() + it->second.usage.output_tokens();
+    spend.tokens = SaturatingAdd(spend.tokens, BudgetTokens(it->second.usage));
     spend.usd += it->second.usage.cost_usd();
   }
   return spend;

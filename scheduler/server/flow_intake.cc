@@ -74,7 +74,7 @@ void CheckApprovalWebhook(const v1::FlowSpec& spec, const IntakeLimits& limits,
 }
 
 // What the run would fan out to that the flow shows up front: task counts,
-// parallel branches and revision rounds.
+// parallel branches, revision rounds and approval forms.
 absl::Status CheckFlowLimits(const v1::FlowSpec& spec, const IntakeLimits& limits) {
   if (absl::Status count = CheckTaskCount(spec, limits); !count.ok()) return count;
   const engine::RunLimits& run = limits.run;
@@ -90,6 +90,7 @@ absl::Status CheckFlowLimits(const v1::FlowSpec& spec, const IntakeLimits& limit
   }
   flow::FlowErrorList errors;
   CheckApprovalWebhook(spec, limits, errors);
+  engine::CheckApprovalForms(spec, limits.approval, errors);
   if (spec.has_plan_and_execute()) {
     const v1::PlanExecuteSpec& plan = spec.plan_and_execute();
     CheckIterations(plan.max_iterations(), "planAndExecute.maxIterations", run, errors);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "scheduler/engine/approval_limits.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/run_limits.h"
 #include "scheduler/engine/saved_flows.h"
@@ -26,14 +27,18 @@ struct IntakeLimits {
   // intake checks the ones a flow shows up front, so nothing accepted fails
   // later for a reason intake could have seen.
   engine::RunLimits run;
+  // The engine's approval limits (the server copies
+  // EngineOptions::approval_limits): a form over --approval-max-form-fields
+  // is refused at submit, validate and save.
+  engine::ApprovalLimits approval;
   // --approval-webhook-allow: the URL prefixes a flow's `approvalWebhook`
   // may start with (common/webhook_url.h); empty: flows may name none.
   std::vector<std::string> approval_webhook_allow;
 };
 
 // INVALID_ARGUMENT (with every flow error, including a maxIterations over
-// --max-iterations), RESOURCE_EXHAUSTED for a size or count limit (naming the
-// limit and the flag that raises it), NOT_FOUND for an unknown saved flow
+// --max-iterations and a form over --approval-max-form-fields), RESOURCE_EXHAUSTED for a size or
+// count limit (naming the limit and the flag that raises it), NOT_FOUND for an unknown saved flow
 // (saved flows are looked up among `tenant`'s).
 absl::StatusOr<engine::SubmitRequest> PrepareSubmit(const v1::SubmitRunRequest& request,
                                                     const std::string& tenant,

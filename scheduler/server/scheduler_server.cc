@@ -52,13 +52,17 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
   absl::StatusOr<std::unique_ptr<engine::Engine>> engine = engine::Engine::Create(options.engine);
   if (!engine.ok()) return engine.status();
   server->engine_ = *std::move(engine);
-  server->saved_ = std::make_unique<engine::SavedFlows>(server->store_.get());
+  absl::StatusOr<std::unique_ptr<engine::SavedFlows>> saved =
+      engine::SavedFlows::Create(server->store_.get(), options.saved_flows);
+  if (!saved.ok()) return saved.status();
+  server->saved_ = *std::move(saved);
   server->pool_ = std::make_unique<BlockingPool>(options.reader_threads);
   server->gate_ = std::make_unique<CallGate>(CallGateOptions{
       .authenticator = options.authenticator, .max_request_bytes = options.max_request_bytes});
   // Intake checks the fan-out limits a flow shows up front with the
   // engine's own values.
   options.limits.run = options.engine.limits;
+  options.limits.approval = options.engine.approval_limits;
   server->scheduler_service_ =
       std::make_unique<SchedulerService>(server->engine_.get(), server->saved_.get(),
                                          server->pool_.get(), options.limits, server->gate_.get());

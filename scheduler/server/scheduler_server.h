@@ -41,6 +41,9 @@ struct SchedulerServerOptions {
   store::Durability durability = store::Durability::kSync;
   engine::EngineOptions engine;  // `store` is filled in by Create
   IntakeLimits limits;
+  // Versions per saved flow, and each tenant's saved flows and bytes
+  // (--saved-flow-max-versions, --saved-flows-max-*).
+  engine::SavedFlowLimits saved_flows;
   int reader_threads = 2;
   // Where the engine's and gRPC's metrics are registered (docs/metrics.md);
   // null: no metrics. Outlives the server.

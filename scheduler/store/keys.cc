@@ -119,13 +119,25 @@ std::string LedgerIndexOfTask(absl::string_view request_id, absl::string_view ta
   return out;
 }
 
-std::string Flow(absl::string_view name, uint64_t version) {
-  std::string out = Str(name);
+std::string Flow(absl::string_view tenant, absl::string_view name, uint64_t version) {
+  std::string out = FlowVersions(tenant, name);
   AppendU64(out, version);
   return out;
 }
 
-std::string FlowVersions(absl::string_view name) { return Str(name); }
+std::string FlowVersions(absl::string_view tenant, absl::string_view name) {
+  std::string out = Str(tenant);
+  AppendStr(out, name);
+  return out;
+}
+
+std::string TenantFlows(absl::string_view tenant) { return Str(tenant); }
+
+std::string LegacyFlow(absl::string_view stored_name, uint64_t version) {
+  std::string out = Str(stored_name);
+  AppendU64(out, version);
+  return out;
+}
 
 std::string Cache(absl::string_view scope_key) { return Str(scope_key); }
 
@@ -185,6 +197,8 @@ std::optional<std::string> ParseTenantRun(absl::string_view tenant, absl::string
 
 std::string RunIndexesBuilt() { return "run-indexes"; }
 
+std::string FlowKeysByTenant() { return "flow-keys-by-tenant"; }
+
 std::string LlmUsage(absl::string_view day, absl::string_view tenant, absl::string_view model) {
   return absl::StrCat("llm-usage/", day, "/", Str(tenant), Str(model));
 }
@@ -241,9 +255,28 @@ std::optional<SeqKey> ParseEvent(absl::string_view key) { return ParseStrSeq(key
 std::optional<SeqKey> ParseLedgerEntry(absl::string_view key) { return ParseStrSeq(key, 'S'); }
 
 std::optional<FlowKey> ParseFlow(absl::string_view key) {
+  FlowKey out;
+  if (!ReadStr(key, &out.tenant) || !ReadStr(key, &out.name) || !ReadU64(key, &out.version) ||
+      !key.empty()) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::optional<FlowKey> ParseLegacyFlow(absl::string_view key) {
   std::optional<SeqKey> parsed = ParseStrSeq(key, std::nullopt);
   if (!parsed) return std::nullopt;
-  return FlowKey{parsed->id, parsed->seq};
+  FlowKey out;
+  out.version = parsed->seq;
+  // Tenant names have no '/' and flow names none either.
+  const size_t slash = parsed->id.find('/');
+  if (slash == std::string::npos) {
+    out.name = std::move(parsed->id);
+  } else {
+    out.tenant = parsed->id.substr(0, slash);
+    out.name = parsed->id.substr(slash + 1);
+  }
+  return out;
 }
 
 std::optional<uint64_t> TrailingSeq(absl::string_view key) {

@@ -12,7 +12,9 @@
 //   events  Str(run_id) U64(seq)
 //   ledger  Str(request_id) 'S' U64(seq)                  observations by seq
 //           Str(request_id) 'T' Str(task_id) U64(seq)     index by task
-//   flows   Str(name) U64(version)
+//   flows   Str(tenant) Str(name) U64(version)             a tenant's flows are
+//           one prefix; before, Str(name) U64(version) with the name
+//           "tenant/name" (flow_key_migration.h rewrites those once)
 //   cache   Str(scope_key)
 //   meta    the name itself: "run-spec/<run id>" (a run's flow spec, written
 //           once, kept out of the run record that changes on every event),
@@ -48,8 +50,9 @@ std::string LedgerOfRequest(absl::string_view request_id);  // prefix of entries
 std::string LedgerTaskIndex(absl::string_view request_id, absl::string_view task_id, uint64_t seq);
 std::string LedgerIndexOfTask(absl::string_view request_id, absl::string_view task_id);  // prefix
 
-std::string Flow(absl::string_view name, uint64_t version);
-std::string FlowVersions(absl::string_view name);  // prefix
+std::string Flow(absl::string_view tenant, absl::string_view name, uint64_t version);
+std::string FlowVersions(absl::string_view tenant, absl::string_view name);  // prefix
+std::string TenantFlows(absl::string_view tenant);                           // prefix
 
 std::string Cache(absl::string_view scope_key);
 
@@ -93,6 +96,8 @@ struct LlmUsageKey {
 std::optional<LlmUsageKey> ParseLlmUsage(absl::string_view key);
 // Marks that runs stored before these indexes existed were added to them.
 std::string RunIndexesBuilt();
+// Marks that the flows column has only tenant-prefixed keys (meta column).
+std::string FlowKeysByTenant();
 struct FinishedKey {
   int64_t finished_ms = 0;
   std::string run_id;
@@ -115,10 +120,17 @@ std::optional<SeqKey> ParseEvent(absl::string_view key);
 std::optional<SeqKey> ParseLedgerEntry(absl::string_view key);
 
 struct FlowKey {
+  std::string tenant;
   std::string name;
   uint64_t version = 0;
 };
 std::optional<FlowKey> ParseFlow(absl::string_view key);
+// A key of the flows column's first layout, Str(stored name) U64(version),
+// the stored name being "tenant/name" or, for the empty tenant, "name". The
+// two layouts never parse as each other (a first-layout key is 4 bytes
+// shorter than any second-layout key with the same first string).
+std::optional<FlowKey> ParseLegacyFlow(absl::string_view key);
+std::string LegacyFlow(absl::string_view stored_name, uint64_t version);  // tests
 
 // The trailing sequence number of an index key (ledger task index).
 std::optional<uint64_t> TrailingSeq(absl::string_view key);

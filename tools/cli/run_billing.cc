@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "scheduler/governance/usage_sum.h"
 #include "tools/cli/display_format.h"
 #include "tools/cli/run_states.h"
 
@@ -90,7 +91,7 @@ std::string BudgetResumeHint(const v1::Run& run) {
     return absl::StrCat("raise its budget and continue: `taskboard resume ", id,
                         " --budget-tokens N` (N: the new total of input and output tokens, above "
                         "the ",
-                        billed.input_tokens() + billed.output_tokens(), " billed)");
+                        governance::BudgetTokens(billed), " billed)");
   }
   return absl::StrCat("raise its budget and continue: `taskboard resume ", id,
                       " --budget-usd X` (X: the new total in dollars, above the ",

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/saturating_add.h"
 #include "tools/cli/display_format.h"
 #include "tools/cli/text_table.h"
 
@@ -21,12 +22,13 @@ struct Totals {
   int64_t rate_limited = 0;
 
   void Add(const v1::UsageRow& row) {
-    requests += row.requests();
-    input_tokens += row.usage().input_tokens();
-    output_tokens += row.usage().output_tokens();
-    cache_read_tokens += row.usage().cache_read_tokens();
+    // Saturating, as the scheduler sums the rows themselves.
+    requests = SaturatingAdd(requests, row.requests());
+    input_tokens = SaturatingAdd(input_tokens, row.usage().input_tokens());
+    output_tokens = SaturatingAdd(output_tokens, row.usage().output_tokens());
+    cache_read_tokens = SaturatingAdd(cache_read_tokens, row.usage().cache_read_tokens());
     cost_usd += row.usage().cost_usd();
-    rate_limited += row.rate_limited();
+    rate_limited = SaturatingAdd(rate_limited, row.rate_limited());
   }
 };
 

@@ -1,8 +1,13 @@
 #include "worker/agents/chat_json.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "common/llm_call_usage.h"
 #include "common/utf8.h"
 
 namespace taskboard::worker {
@@ -16,6 +21,21 @@ absl::StatusOr<Json> SchemaObject(absl::string_view text, absl::string_view what
         absl::StrCat(what, " is not a JSON object schema: ", Snippet(text)));
   }
   return schema;
+}
+
+// A token count of `usage` as the scheduler bills it (common/llm_call_usage.h):
+// a server that reports a negative count, or one past int64 (a JSON integer
+// nlohmann holds unsigned), is held to [0, kMaxCallTokens], so a task's usage
+// never shows negative or wrapped totals. nullopt when absent or not an
+// integer.
+std::optional<int64_t> TokenCount(const Json& usage, const char* key) {
+  auto n = usage.find(key);
+  if (n == usage.end() || !n->is_number_integer()) return std::nullopt;
+  if (n->is_number_unsigned()) {
+    return static_cast<int64_t>(
+        std::min<uint64_t>(n->get<uint64_t>(), static_cast<uint64_t>(kMaxCallTokens)));
+  }
+  return CallTokens(n->get<int64_t>());
 }
 
 Json MessageJson(const v1::ChatMessage& message) {
@@ -106,18 +126,20 @@ void ReadUsageAndModel(const Json& doc, ChatResponse* response) {
   if (!doc.is_object()) return;
   auto usage = doc.find("usage");
   if (usage == doc.end() || !usage->is_object()) return;
-  if (auto n = usage->find("prompt_tokens"); n != usage->end() && n->is_number_integer()) {
-    response->prompt_tokens = n->get<int64_t>();
+  if (std::optional<int64_t> n = TokenCount(*usage, "prompt_tokens"); n.has_value()) {
+    response->prompt_tokens = *n;
   }
-  if (auto n = usage->find("completion_tokens"); n != usage->end() && n->is_number_integer()) {
-    response->completion_tokens = n->get<int64_t>();
+  if (std::optional<int64_t> n = TokenCount(*usage, "completion_tokens"); n.has_value()) {
+    response->completion_tokens = *n;
   }
   if (auto details = usage->find("prompt_tokens_details");
       details != usage->end() && details->is_object()) {
-    if (auto n = details->find("cached_tokens"); n != details->end() && n->is_number_integer()) {
-      response->cached_tokens = n->get<int64_t>();
+    if (std::optional<int64_t> n = TokenCount(*details, "cached_tokens"); n.has_value()) {
+      response->cached_tokens = *n;
     }
   }
+  // Served from the cache means part of the prompt: never more than it.
+  response->cached_tokens = CallCachedTokens(response->cached_tokens, response->prompt_tokens);
 }
 
 absl::StatusOr<ChatResponse> ParseChatResponse(absl::string_view body) {

@@ -25,6 +25,8 @@ absl::StatusOr<ChatResponse> ParseChatResponse(absl::string_view body);
 // Copies `usage.prompt_tokens`, `usage.completion_tokens`,
 // `usage.prompt_tokens_details.cached_tokens` and `model` from a response or
 // stream chunk (the last one carries the usage) into `response` when present.
+// Token counts are held to what one call may bill (common/llm_call_usage.h):
+// negative ones are 0, cached ones at most the prompt.
 void ReadUsageAndModel(const Json& doc, ChatResponse* response);
 
 // The string `key` of object `doc`, or "" when `doc` is not an object or the

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
+#include "common/saturating_add.h"
 #include "worker/agents/chat_client.h"
 #include "worker/agents/llm_prompt.h"
 #include "worker/agents/secret_environment.h"
@@ -79,9 +80,11 @@ class Conversation {
     v1::Usage& usage = outcome_.usage;
     const std::string model =
         response.model.empty() ? std::string(requested_model) : response.model;
-    usage.set_input_tokens(usage.input_tokens() + response.prompt_tokens);
-    usage.set_output_tokens(usage.output_tokens() + response.completion_tokens);
-    usage.set_cache_read_tokens(usage.cache_read_tokens() + response.cached_tokens);
+    // Each call's counts are bounded where they are parsed (chat_json.h);
+    // the sums saturate, as the scheduler's do.
+    usage.set_input_tokens(SaturatingAdd(usage.input_tokens(), response.prompt_tokens));
+    usage.set_output_tokens(SaturatingAdd(usage.output_tokens(), response.completion_tokens));
+    usage.set_cache_read_tokens(SaturatingAdd(usage.cache_read_tokens(), response.cached_tokens));
     usage.set_turns(usage.turns() + 1);
     usage.set_model(model);
     // Servers often answer with a dated variant ("gpt-4o-2024-08-06") of

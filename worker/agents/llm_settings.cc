@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/llm_call_usage.h"
 
 namespace taskboard::worker {
 namespace {
@@ -147,9 +148,11 @@ double CostUsd(const LlmSettings& settings, absl::string_view model, int64_t inp
                int64_t output_tokens) {
   auto price = settings.pricing.find(model);
   if (price == settings.pricing.end()) return 0;
-  return (static_cast<double>(input_tokens) * price->second.input_per_mtok +
-          static_cast<double>(output_tokens) * price->second.output_per_mtok) /
-         1e6;
+  // Bounded as the scheduler bills a call, so the task's usage and the
+  // run's billed total agree.
+  return CallCostUsd((static_cast<double>(input_tokens) * price->second.input_per_mtok +
+                      static_cast<double>(output_tokens) * price->second.output_per_mtok) /
+                     1e6);
 }
 
 const std::vector<std::string>& LlmFieldNames() {

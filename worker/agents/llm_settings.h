@@ -54,7 +54,8 @@ struct LlmSettings {
 };
 
 // The dollars `input_tokens` and `output_tokens` of `model` cost by the
-// price table (0 for a model not in it).
+// price table (0 for a model not in it), bounded as one call is billed
+// (common/llm_call_usage.h).
 double CostUsd(const LlmSettings& settings, absl::string_view model, int64_t input_tokens,
                int64_t output_tokens);
 

@@ -130,7 +130,8 @@ TEST(ApprovalEngine, Reject_BlocksTheRunAndSkipsDownstream) {
     if (phase.phase_id() != "ship") continue;
     skipped = true;
     EXPECT_EQ(phase.state(), v1::TASK_STATE_SKIPPED);
-    EXPECT_EQ(phase.skip_reason(), "approval 'ok' blocked: rejected by alice: not now");
+    // A reference to the decision, not a copy of its comment (issue 33).
+    EXPECT_EQ(phase.skip_reason(), "approval 'ok' blocked: rejected by alice (see its decision)");
   }
   EXPECT_TRUE(skipped);
 }

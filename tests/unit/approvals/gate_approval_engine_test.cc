@@ -128,7 +128,7 @@ TEST(GateApprovalEngine, Reject_BlocksTheRun_VerdictShowsTheRejection) {
   EXPECT_EQ(gate.gate().reason(), "rejected by alice: not yet");
   v1::PhaseStatus ship = PhaseOf(h, run_id, "ship");
   EXPECT_EQ(ship.state(), v1::TASK_STATE_SKIPPED);
-  EXPECT_EQ(ship.skip_reason(), "approval 'review' blocked: rejected by alice: not yet");
+  EXPECT_EQ(ship.skip_reason(), "approval 'review' blocked: rejected by alice (see its decision)");
 }
 
 TEST(GateApprovalEngine, Timeout_RejectsByDefault) {
@@ -201,7 +201,7 @@ TEST(ApprovalRoutes, Reject_RunsTheRoute_SkipsTheRest_RunCompletes) {
   for (const std::string id : {"publish", "announce"}) {
     v1::PhaseStatus phase = PhaseOf(h, run_id, id);
     EXPECT_EQ(phase.state(), v1::TASK_STATE_SKIPPED) << id;
-    EXPECT_EQ(phase.skip_reason(), "approval 'approve' rejected by alice: too long") << id;
+    EXPECT_EQ(phase.skip_reason(), "approval 'approve' rejected by alice (see its decision)") << id;
   }
   h.Finish(worker, revise, true, "the shorter draft");
   v1::Run run = h.ReadRunView(run_id);
@@ -242,7 +242,7 @@ TEST(ApprovalRoutes, GateWithOnReject_RoutesLikeAnApprovalPhase) {
   v1::Assignment fix = h.OnlyAssignment(worker);
   EXPECT_EQ(fix.prompt(), "fix: tests fail");
   EXPECT_EQ(PhaseOf(h, run_id, "ship").skip_reason(),
-            "approval 'review' rejected by alice: tests fail");
+            "approval 'review' rejected by alice (see its decision)");
   h.Finish(worker, fix, true, "fixed");
   EXPECT_EQ(h.Status(run_id), v1::RUN_STATUS_COMPLETED);
 }

@@ -1,15 +1,19 @@
-// SavedFlows over a MemoryStore: versioning, lookups, listing and deletion.
+// SavedFlows over a MemoryStore: versioning, lookups, listing, deletion, the
+// limits on versions, flows and bytes per tenant, and the move of old keys.
 
 #include "scheduler/engine/saved_flows.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/store/keys.h"
 #include "scheduler/store/memory_store.h"
 #include "tests/testing/flow_error_lines.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/unit/engine/forwarding_store.h"
 
 namespace taskboard::engine {
 namespace {
@@ -18,6 +22,7 @@ using ::taskboard::testing::IsOk;
 using ::taskboard::testing::LoadValidFlow;
 using ::taskboard::testing::StatusIs;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 v1::FlowSpec Flow(const std::string& name, const std::string& task = "t") {
@@ -37,7 +42,8 @@ std::vector<std::string> Names(const v1::ListFlowsResponse& response) {
 class SavedFlowsTest : public ::testing::Test {
  protected:
   store::MemoryStore store_;
-  SavedFlows flows_{&store_};
+  std::unique_ptr<SavedFlows> owned_ = *SavedFlows::Create(&store_);
+  SavedFlows& flows_ = *owned_;
 };
 
 TEST_F(SavedFlowsTest, Save_SameNameTwice_Versions1Then2) {
@@ -161,6 +167,174 @@ TEST_F(SavedFlowsTest, Tenants_EachHasItsOwnFlowsUnderTheSameName) {
 
   EXPECT_THAT(flows_.Delete("globex", "digest"), IsOk());
   EXPECT_THAT(flows_.Get("acme", "digest", 0), IsOk());
+}
+
+std::vector<int64_t> Versions(store::Store& store, const std::string& tenant,
+                              const std::string& name) {
+  std::vector<int64_t> versions;
+  EXPECT_THAT(store.ScanPrefix(store::Column::kFlows, store::keys::FlowVersions(tenant, name),
+                               [&](absl::string_view key, absl::string_view) {
+                                 versions.push_back(
+                                     static_cast<int64_t>(store::keys::ParseFlow(key)->version));
+                                 return true;
+                               }),
+              IsOk());
+  return versions;
+}
+
+std::unique_ptr<SavedFlows> Open(store::Store& store, SavedFlowLimits limits) {
+  absl::StatusOr<std::unique_ptr<SavedFlows>> flows = SavedFlows::Create(&store, limits);
+  EXPECT_THAT(flows, IsOk());
+  return flows.ok() ? *std::move(flows) : nullptr;
+}
+
+TEST(SavedFlowLimits, HundredTimesTheVersions_KeepsTheNewestAndGoesOnSaving) {
+  store::MemoryStore store;
+  std::unique_ptr<SavedFlows> flows = Open(store, {.max_versions = 3});
+  for (int i = 1; i <= 300; ++i) ASSERT_THAT(flows->Save("acme", Flow("digest"), "", i), IsOk());
+  EXPECT_THAT(Versions(store, "acme", "digest"), ElementsAre(298, 299, 300));
+  EXPECT_EQ(flows->Get("acme", "digest", 0)->version(), 300);
+  EXPECT_THAT(flows->Get("acme", "digest", 1), StatusIs(absl::StatusCode::kNotFound));
+  // Another name keeps its own versions.
+  ASSERT_THAT(flows->Save("acme", Flow("other"), "", 1), IsOk());
+  EXPECT_THAT(Versions(store, "acme", "other"), ElementsAre(1));
+}
+
+TEST(SavedFlowLimits, MaxVersionsLowered_NextSavePrunesDownToIt) {
+  store::MemoryStore store;
+  std::unique_ptr<SavedFlows> flows = Open(store, {.max_versions = 10});
+  for (int i = 1; i <= 6; ++i) ASSERT_THAT(flows->Save("", Flow("digest"), "", i), IsOk());
+  flows = Open(store, {.max_versions = 2});
+  ASSERT_THAT(flows->Save("", Flow("digest"), "", 7), IsOk());
+  EXPECT_THAT(Versions(store, "", "digest"), ElementsAre(6, 7));
+}
+
+TEST(SavedFlowLimits, HundredTimesTheFlowCount_RefusedNamingTheFlag) {
+  store::MemoryStore store;
+  std::unique_ptr<SavedFlows> flows = Open(store, {.max_flows_per_tenant = 2});
+  ASSERT_THAT(flows->Save("acme", Flow("one"), "", 1), IsOk());
+  ASSERT_THAT(flows->Save("acme", Flow("two"), "", 1), IsOk());
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_THAT(flows->Save("acme", Flow("extra-" + std::to_string(i)), "", 1),
+                StatusIs(absl::StatusCode::kResourceExhausted,
+                         HasSubstr("there are 2 saved flows for tenant 'acme', the scheduler's "
+                                   "limit per tenant (scheduler flag "
+                                   "--saved-flows-max-per-tenant)")));
+  }
+  EXPECT_THAT(flows->Get("acme", "extra-0", 0), StatusIs(absl::StatusCode::kNotFound));
+  // New versions of its flows, and another tenant's flows, still save.
+  EXPECT_THAT(flows->Save("acme", Flow("one"), "", 2), IsOk());
+  EXPECT_THAT(flows->Save("globex", Flow("one"), "", 2), IsOk());
+  // A delete makes room.
+  ASSERT_THAT(flows->Delete("acme", "two"), IsOk());
+  EXPECT_THAT(flows->Save("acme", Flow("three"), "", 3), IsOk());
+}
+
+TEST(SavedFlowLimits, OverTheTenantBytes_RefusedNamingTheFlagAndNothingWritten) {
+  store::MemoryStore store;
+  const std::string big(10'000, 'x');
+  std::unique_ptr<SavedFlows> flows = Open(store, {.max_bytes_per_tenant = 25'000});
+  ASSERT_THAT(flows->Save("acme", Flow("a"), big, 1), IsOk());
+  ASSERT_THAT(flows->Save("acme", Flow("b"), big, 1), IsOk());
+  // 100 times the room left.
+  EXPECT_THAT(flows->Save("acme", Flow("c"), std::string(500'000, 'x'), 1),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("over the scheduler's limit of 25000 bytes per tenant (scheduler "
+                                 "flag --saved-flows-max-bytes-per-tenant)")));
+  EXPECT_THAT(flows->Save("acme", Flow("a"), big, 2),
+              StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_THAT(Versions(store, "acme", "a"), ElementsAre(1));
+  EXPECT_THAT(flows->Get("acme", "c", 0), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(flows->Save("globex", Flow("a"), big, 1), IsOk());
+  EXPECT_THAT(flows->Save("acme", Flow("small"), "", 1), IsOk());
+}
+
+TEST(SavedFlowLimits, PrunedVersionsFreeTheirBytes) {
+  store::MemoryStore store;
+  const std::string big(10'000, 'x');
+  std::unique_ptr<SavedFlows> flows =
+      Open(store, {.max_versions = 2, .max_bytes_per_tenant = 25'000});
+  for (int i = 1; i <= 20; ++i) ASSERT_THAT(flows->Save("acme", Flow("a"), big, i), IsOk()) << i;
+  EXPECT_THAT(Versions(store, "acme", "a"), ElementsAre(19, 20));
+}
+
+TEST(SavedFlowLimits, QuotaCountedFromTheStore_HoldsAcrossARestart) {
+  store::MemoryStore store;
+  const SavedFlowLimits limits{.max_flows_per_tenant = 2, .max_bytes_per_tenant = 25'000};
+  {
+    std::unique_ptr<SavedFlows> flows = Open(store, limits);
+    ASSERT_THAT(flows->Save("acme", Flow("one"), std::string(10'000, 'x'), 1), IsOk());
+    ASSERT_THAT(flows->Save("acme", Flow("one"), std::string(10'000, 'x'), 2), IsOk());
+    ASSERT_THAT(flows->Save("acme", Flow("two"), "", 3), IsOk());
+  }
+  std::unique_ptr<SavedFlows> restarted = Open(store, limits);
+  EXPECT_THAT(restarted->Save("acme", Flow("three"), "", 4),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("there are 2 saved flows")));
+  EXPECT_THAT(restarted->Save("acme", Flow("two"), std::string(10'000, 'x'), 4),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("--saved-flows-max-bytes-per-tenant")));
+  ASSERT_THAT(restarted->Delete("acme", "one"), IsOk());
+  EXPECT_THAT(restarted->Save("acme", Flow("three"), std::string(10'000, 'x'), 5), IsOk());
+}
+
+// Counts the flows-column keys scans visit.
+class CountingStore : public testing::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  absl::Status Scan(store::Column column, absl::string_view start, absl::string_view end,
+                    const Visitor& visit) override {
+    return inner_.Scan(column, start, end, [&](absl::string_view key, absl::string_view value) {
+      if (column == store::Column::kFlows) ++visited;
+      return visit(key, value);
+    });
+  }
+  int visited = 0;
+};
+
+TEST(SavedFlowLimits, ListAndQuota_ReadOnlyTheTenantsOwnKeys) {
+  store::MemoryStore inner;
+  CountingStore store(inner);
+  std::unique_ptr<SavedFlows> flows = Open(store, {});
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_THAT(flows->Save("globex", Flow("g" + std::to_string(i)), "", 1), IsOk());
+  }
+  ASSERT_THAT(flows->Save("acme", Flow("digest"), "", 1), IsOk());
+  ASSERT_THAT(flows->Save("acme", Flow("digest"), "", 2), IsOk());
+  store.visited = 0;
+  absl::StatusOr<v1::ListFlowsResponse> listed = flows->List("acme", {});
+  ASSERT_THAT(listed, IsOk());
+  EXPECT_THAT(Names(*listed), ElementsAre("digest@2"));
+  EXPECT_EQ(store.visited, 2) << "acme's two versions, none of globex's 50 flows";
+
+  // A restarted scheduler counts acme's quota from acme's keys alone.
+  flows = Open(store, {});
+  store.visited = 0;
+  ASSERT_THAT(flows->Save("acme", Flow("digest"), "", 3), IsOk());
+  EXPECT_EQ(store.visited, 4)
+      << "acme's two versions, read for its quota and for the name's versions";
+}
+
+TEST(SavedFlowLimits, Create_MovesFlowsStoredUnderTheOldKeys) {
+  store::MemoryStore store;
+  v1::SavedFlow old;
+  old.set_name("digest");
+  old.set_version(4);
+  *old.mutable_spec() = Flow("digest");
+  store::WriteBatch batch;
+  batch.Put(store::Column::kFlows, store::keys::LegacyFlow("acme/digest", 4),
+            old.SerializeAsString());
+  batch.Put(store::Column::kFlows, store::keys::LegacyFlow("digest", 4), old.SerializeAsString());
+  ASSERT_THAT(store.Write(batch), IsOk());
+
+  std::unique_ptr<SavedFlows> flows = Open(store, {});
+  EXPECT_EQ(flows->Get("acme", "digest", 0)->version(), 4);
+  EXPECT_EQ(flows->Get("", "digest", 4)->version(), 4);
+  EXPECT_THAT(Names(*flows->List("acme", {})), ElementsAre("digest@4"));
+  EXPECT_EQ(flows->Save("acme", Flow("digest"), "", 1)->version(), 5);
+  absl::StatusOr<std::optional<std::string>> old_key =
+      store.Get(store::Column::kFlows, store::keys::LegacyFlow("acme/digest", 4));
+  ASSERT_THAT(old_key, IsOk());
+  EXPECT_FALSE(old_key->has_value()) << "the old key is gone";
 }
 
 }  // namespace

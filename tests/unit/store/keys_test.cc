@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -71,11 +72,40 @@ TEST(Keys, Ledger_EntriesAndTaskIndexAreSeparateRanges) {
 }
 
 TEST(Keys, Flow_VersionsOrderedAndParsed) {
-  EXPECT_LT(Flow("digest", 9), Flow("digest", 10));
-  std::optional<FlowKey> parsed = ParseFlow(Flow("digest", 3));
+  EXPECT_LT(Flow("acme", "digest", 9), Flow("acme", "digest", 10));
+  std::optional<FlowKey> parsed = ParseFlow(Flow("acme", "digest", 3));
   ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->tenant, "acme");
   EXPECT_EQ(parsed->name, "digest");
   EXPECT_EQ(parsed->version, 3u);
+  EXPECT_TRUE(Flow("acme", "digest", 3).starts_with(FlowVersions("acme", "digest")));
+}
+
+TEST(Keys, Flow_ATenantsFlowsAreOnePrefix) {
+  EXPECT_TRUE(Flow("acme", "digest", 1).starts_with(TenantFlows("acme")));
+  EXPECT_TRUE(Flow("", "digest", 1).starts_with(TenantFlows("")));
+  // Neither a longer tenant name nor the empty tenant shares acme's prefix.
+  EXPECT_FALSE(Flow("acme2", "digest", 1).starts_with(TenantFlows("acme")));
+  EXPECT_FALSE(Flow("acme", "digest", 1).starts_with(TenantFlows("")));
+  EXPECT_FALSE(Flow("acme", "digest-2", 1).starts_with(FlowVersions("acme", "digest")));
+}
+
+TEST(Keys, Flow_LegacyAndTenantLayoutsNeverParseAsEachOther) {
+  const std::string legacy = LegacyFlow("acme/digest", 7);
+  EXPECT_FALSE(ParseFlow(legacy).has_value());
+  std::optional<FlowKey> old = ParseLegacyFlow(legacy);
+  ASSERT_TRUE(old.has_value());
+  EXPECT_EQ(old->tenant, "acme");
+  EXPECT_EQ(old->name, "digest");
+  EXPECT_EQ(old->version, 7u);
+  std::optional<FlowKey> untenanted = ParseLegacyFlow(LegacyFlow("digest", 2));
+  ASSERT_TRUE(untenanted.has_value());
+  EXPECT_EQ(untenanted->tenant, "");
+  EXPECT_EQ(untenanted->name, "digest");
+  for (const std::string& key :
+       {Flow("acme", "digest", 7), Flow("", "digest", 2), Flow("", "", 0)}) {
+    EXPECT_FALSE(ParseLegacyFlow(key).has_value()) << absl::CHexEscape(key);
+  }
 }
 
 TEST(Keys, Parse_MalformedKeys_ReturnNothing) {

@@ -14,6 +14,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/json.h"
+#include "common/llm_call_usage.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/worker/fake_agent_context.h"
@@ -265,6 +266,40 @@ TEST(LlmAgent, Gate_ReportsEachCallPricedByTheAgentFile) {
   // 1000 * $2/M + 100 * $10/M, then 2000 * $2/M + 300 * $10/M.
   EXPECT_DOUBLE_EQ(gate.reported()[0].end.cost_usd, 0.002 + 0.001);
   EXPECT_DOUBLE_EQ(gate.reported()[1].end.cost_usd, 0.004 + 0.003);
+}
+
+// A server reporting negative or absurd counts: the task's usage and what
+// the worker reports for billing are the same bounded numbers, so a run's
+// usage equals what it was billed.
+TEST(LlmAgent, NegativeOrHugeTokenCounts_UsageEqualsWhatIsReportedForBilling) {
+  ScriptedReply negative = ToolCallReply("c", "lookup", "{}", 10, 5);
+  Json body = Json::parse(negative.body);
+  body["usage"] = {{"prompt_tokens", -1'000'000'000}, {"completion_tokens", -5}};
+  negative.body = DumpJson(body);
+  ScriptedReply huge = TextReply("x");
+  body = Json::parse(huge.body);
+  body["usage"] = {{"prompt_tokens", uint64_t{18'446'744'073'709'551'615u}},
+                   {"completion_tokens", int64_t{9'223'372'036'854'775'807}}};
+  huge.body = DumpJson(body);
+  ScriptedLlmServer server({negative, huge});
+  FakeLlmCallGate gate;
+  ToolContext context;
+  context.set_llm_gate(&gate);
+  AgentDefinition def = Definition(server);
+  def.llm.pricing["test-model"] = {.input_per_mtok = 2.0, .output_per_mtok = 10.0};
+  AgentOutcome outcome = Agent(def).Run(Task(), context);
+  ASSERT_TRUE(outcome.success) << outcome.error;
+  EXPECT_EQ(outcome.usage.input_tokens(), kMaxCallTokens);
+  EXPECT_EQ(outcome.usage.output_tokens(), kMaxCallTokens);
+  EXPECT_EQ(outcome.usage.turns(), 2);
+  // 1e8 * $2/M + 1e8 * $10/M is $1,200: one call is billed at most $1,000.
+  EXPECT_DOUBLE_EQ(outcome.usage.cost_usd(), kMaxCallUsd);
+  ASSERT_EQ(gate.reported().size(), 2u);
+  EXPECT_EQ(gate.reported()[0].end.input_tokens, 0);
+  EXPECT_EQ(gate.reported()[0].end.output_tokens, 0);
+  EXPECT_DOUBLE_EQ(gate.reported()[0].end.cost_usd, 0);
+  EXPECT_EQ(gate.reported()[1].end.input_tokens, kMaxCallTokens);
+  EXPECT_DOUBLE_EQ(gate.reported()[1].end.cost_usd, kMaxCallUsd);
 }
 
 TEST(LlmAgent, OutputSchema_AsksForJson) {
