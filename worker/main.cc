@@ -33,8 +33,10 @@
 #include "common/metrics/registry.h"
 #include "common/tls/tls_credentials.h"
 #include "worker/agents/agent_registry.h"
+#include "worker/agents/inherited_children.h"
 #include "worker/agents/secret_environment.h"
 #include "worker/agents/subprocess.h"
+#include "worker/agents/task_cgroup.h"
 #include "worker/session/session.h"
 #include "worker/session/worker_metrics.h"
 #include "worker/tools/tool_registry.h"
@@ -270,6 +272,21 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // Everything an agent or command tool starts ends with its task
+  // (docs/security.md#agent-confinement): each runs under taskboard-reaper,
+  // in a cgroup of its own where the worker has a delegated one, and the
+  // worker ends whatever a killed reaper leaves to it.
+  if (absl::StatusOr<std::string> reaper = taskboard::worker::FindReaper(); !reaper.ok()) {
+    std::cerr << "taskboard-worker: " << reaper.status().message() << "\n";
+    return 2;
+  }
+  if (absl::Status subreaper = taskboard::worker::BecomeChildSubreaper(); !subreaper.ok()) {
+    std::cerr << "taskboard-worker: " << subreaper.message() << "\n";
+    return 2;
+  }
+  const absl::StatusOr<std::filesystem::path> task_cgroups = taskboard::worker::DelegatedCgroup();
+  if (task_cgroups.ok()) taskboard::worker::SetDefaultTaskCgroupParent(*task_cgroups);
+
   taskboard::worker::SessionOptions options;
   options.scheduler_address = scheduler;
   options.worker_id = worker_id.empty() ? DefaultWorkerId() : worker_id;
@@ -321,7 +338,11 @@ int main(int argc, char** argv) {
                                            : prefetch)
       .With("agents", names)
       .With(options.workspaces.per_task() ? "task_directories" : "workspace_root",
-            options.workspaces.root().string());
+            options.workspaces.root().string())
+      .With("task_cgroups", task_cgroups.ok()
+                                ? task_cgroups->string()
+                                : absl::StrCat("none (", task_cgroups.status().message(),
+                                               "); the per-task reapers end agents' processes"));
 
   taskboard::worker::Session session(options, **agents);
   std::unique_ptr<taskboard::metrics::MetricsHttpServer> http;

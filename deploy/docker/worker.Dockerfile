@@ -21,13 +21,14 @@ WORKDIR /src
 COPY . .
 RUN CC=clang CXX=clang++ cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DTASKBOARD_FUZZ=OFF -DTASKBOARD_BENCH=OFF \
- && cmake --build /build --target taskboard-scheduler taskboard-worker taskboard \
- && strip /build/bin/taskboard-scheduler /build/bin/taskboard-worker /build/bin/taskboard
+ && cmake --build /build --target taskboard-scheduler taskboard-worker taskboard-reaper taskboard \
+ && strip /build/bin/taskboard-scheduler /build/bin/taskboard-worker /build/bin/taskboard-reaper \
+      /build/bin/taskboard
 
 FROM debian:12-slim
-# Runtime libraries only, plus tini: agents' own children can outlive them
-# and be reparented to PID 1, which must reap them; tini also forwards
-# SIGTERM, which starts the worker's drain.
+# Runtime libraries only, plus tini: it forwards SIGTERM, which starts the
+# worker's drain, and reaps whatever still reaches PID 1 (the worker and each
+# agent's taskboard-reaper end what agents start, docs/security.md).
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
       libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623 librocksdb7.8 libyaml-cpp0.7 \
@@ -38,8 +39,10 @@ RUN apt-get update \
       --shell /usr/sbin/nologin taskboard \
  && install -d -o taskboard -g taskboard /work
 # taskboard next to taskboard-worker: command agents find it first on their
-# PATH (`taskboard tool`).
-COPY --from=build /build/bin/taskboard-worker /build/bin/taskboard /usr/local/bin/
+# PATH (`taskboard tool`). taskboard-reaper, also next to it, runs each agent
+# process and ends what it starts (docs/security.md#agent-confinement).
+COPY --from=build /build/bin/taskboard-worker /build/bin/taskboard-reaper /build/bin/taskboard \
+     /usr/local/bin/
 USER 10001:10001
 WORKDIR /work
 EXPOSE 9091

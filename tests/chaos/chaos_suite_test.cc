@@ -264,11 +264,12 @@ std::string PlanScript(const Workload& workload) {
 
 // The cacheable tool: logs "WORKER_PID UNIX_MS ARGS" before doing anything,
 // so an execution cut short by a kill still counts, then answers after a
-// pause.
+// pause. The worker is the parent of the tool's taskboard-reaper ($PPID).
 void WriteLookupTool(const std::filesystem::path& dir, const std::filesystem::path& log) {
   std::ofstream(dir / "lookup.sh")
       << "#!/bin/sh\nargs=$(cat)\n"
-      << "printf '%s %s %s\\n' \"$PPID\" \"$(date +%s%3N)\" \"$args\""
+      << "worker=$(sed -n 's/^PPid:[[:space:]]*//p' \"/proc/$PPID/status\")\n"
+      << "printf '%s %s %s\\n' \"$worker\" \"$(date +%s%3N)\" \"$args\""
       << " >> '" << log.string() << "'\n"
       << "sleep " << kToolSeconds << "\n"
       << "printf '{\"fact\":\"looked up\",\"args\":%s}\\n' \"$args\"\n";

@@ -1,7 +1,10 @@
 // Agents confined to their task, across real processes (issue 13): a flow
 // cannot point an agent at `/`, a command agent does not see the worker's
 // token, keys or other variables, and `taskboard tool` cannot reach a tool
-// outside the agent's or the phase's allow-list.
+// outside the agent's or the phase's allow-list. And without races (issue
+// 33): an agent that swaps a directory for a symlink while calling the file
+// tools never gets a file from outside, and nothing an agent starts, in a
+// new session or double-forked, outlives its task.
 
 #include <stdlib.h>
 
@@ -15,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/agents_dir.h"
 #include "tests/testing/cluster_test.h"
+#include "tests/testing/marked_processes.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
@@ -27,14 +31,56 @@ using testing::IsOk;
 using ::testing::Not;
 using testing::StatusIs;
 
-// The integration agents plus `confined`, which runs the same script, may
-// call read_file only and gets one variable of the worker's.
+// The integration agents plus:
+// - `confined`, which runs the same script, may call read_file only and gets
+//   one variable of the worker's;
+// - `racer`, which keeps swapping the directory `sub` of its task for a
+//   symlink to a directory outside (holding files that say SECRET) while it
+//   calls read_file and list_files on it PROMPT times each;
+// - `escaper`, which starts `setsid` sessions and double-forked daemons
+//   marked CONFINE_MARKER=escapee-RUN_ID: twice and exits (`once`), in a loop
+//   until stopped (`forever`), or twice and then SIGKILLs its reaper
+//   (`kill-reaper`).
 std::string AgentsDir() {
   return testing::IntegrationAgentsWith({{"confined.yaml", R"(name: confined
 command: ["./script.sh"]
 tools: [read_file]
 passEnv: [CONFINEMENT_PASSED]
 env: {CONFINEMENT_LITERAL: from-the-agent-file}
+)"},
+                                         {"racer.yaml", R"(name: racer
+shell: true
+tools: [read_file, list_files]
+command: |
+  outside=$(mktemp -d)
+  echo "SECRET outside the task" > "$outside/file.txt"
+  echo SECRET > "$outside/secret-name.txt"
+  mkdir sub && echo inside > sub/file.txt
+  ln -s "$outside" swap
+  # `sub`: the directory, nothing, the symlink, nothing, the directory...
+  (while :; do mv -T sub tmp; mv -T swap sub; mv -T sub swap; mv -T tmp sub; done) 2>/dev/null &
+  i=0
+  while [ "$i" -lt "$TASKBOARD_PROMPT" ]; do
+    taskboard tool read_file '{"path": "sub/file.txt"}' 2>&1; echo
+    taskboard tool list_files '{"path": "sub"}' 2>&1; echo
+    i=$((i + 1))
+  done
+  kill $!
+  rm -rf "$outside"
+)"},
+                                         {"escaper.yaml", R"(name: escaper
+shell: true
+command: |
+  export CONFINE_MARKER="escapee-$TASKBOARD_RUN_ID"
+  escape() {
+    setsid sh -c 'exec sleep 1000' </dev/null >/dev/null 2>&1 &
+    sh -c 'sleep 1000 &'
+  }
+  case "$TASKBOARD_PROMPT" in
+    once) escape; escape; echo escaped ;;
+    forever) while :; do escape; sleep 0.05; done ;;
+    kill-reaper) escape; escape; kill -9 $PPID; sleep 1000 ;;
+  esac
 )"}});
 }
 
@@ -150,7 +196,8 @@ phases:
   // The read worked: an ordinary variable and the secrets' names are there.
   EXPECT_THAT(environ, AllOf(HasSubstr("\nUNRELATED_CANARY=unrelated-canary\n"),
                              HasSubstr("\nOPENAI_API_KEY="), HasSubstr("\nTASKBOARD_TOKEN=")));
-  EXPECT_THAT(environ, AllOf(Not(HasSubstr("sk-key-canary")), Not(HasSubstr("worker-token-canary"))));
+  EXPECT_THAT(environ,
+              AllOf(Not(HasSubstr("sk-key-canary")), Not(HasSubstr("worker-token-canary"))));
 }
 
 // Without --workspace-root (the worker's default) each task works in a fresh,
@@ -196,6 +243,103 @@ phases:
   // Nothing is left behind.
   EXPECT_FALSE(std::filesystem::exists(first)) << first;
   EXPECT_TRUE(std::filesystem::is_empty(under)) << under;
+}
+
+// Races and escapes on one worker (issue 33): each runs for a bounded time
+// and then completes a normal run on the same worker process.
+class ConfinementRaceTest : public testing::ClusterTest {
+ protected:
+  ConfinementRaceTest() : ClusterTest({.workers = 1, .agents_dir = AgentsDir()}) {}
+
+  // A run of the escaper that ended as `expected`; none of what it started
+  // is alive (polled: the worker ends them before it reports, but the test
+  // does not rely on timing), and the worker completes a normal run.
+  void ExpectNothingEscaped(const std::string& run_id) {
+    const std::string marker = "CONFINE_MARKER=escapee-" + run_id;
+    const std::vector<pid_t> left =
+        testing::WaitUntilNoProcessWithEnvironment(marker, absl::Seconds(10));
+    EXPECT_TRUE(left.empty()) << "still running:" << testing::DescribeProcesses(left);
+    ExpectStillServing();
+    EXPECT_TRUE(cluster_.worker(0)->Running()) << cluster_.Logs();
+  }
+
+  absl::StatusOr<std::string> SubmitEscaper(const std::string& mode,
+                                            const std::string& extra = "") {
+    return cluster_.Submit(absl::StrCat(R"({"name": "escape", "phases": [{"id": "a", )",
+                                        R"("agent": "escaper", "task": ")", mode, R"(")", extra,
+                                        "}]}"));
+  }
+};
+
+TEST_F(ConfinementRaceTest, BuiltinTools_DirectorySwappedForSymlinkToOutside_NeverReadOutside) {
+  const v1::Run run = Run(R"(
+name: race
+toolCache: {tools: {read_file: false, list_files: false}}
+phases:
+  - id: a
+    agent: racer
+    task: "150"
+)");
+  ASSERT_EQ(run.status(), v1::RUN_STATUS_COMPLETED) << run.error() << cluster_.Logs();
+  EXPECT_THAT(run.output(), Not(HasSubstr("SECRET")));
+  EXPECT_THAT(run.output(), Not(HasSubstr("secret-name")));
+  // The race was live: calls found the directory and calls found the link.
+  EXPECT_THAT(run.output(), HasSubstr(R"("content":"inside\n")"));
+  EXPECT_THAT(run.output(), HasSubstr("is outside the task's working directory"));
+  ExpectStillServing();
+}
+
+TEST_F(ConfinementRaceTest, CommandAgent_SetsidAndDoubleForkThenCompletes_NothingSurvives) {
+  absl::StatusOr<std::string> run_id = SubmitEscaper("once");
+  ASSERT_THAT(run_id.status(), IsOk());
+  absl::StatusOr<v1::Run> run = cluster_.WaitForRun(*run_id);
+  ASSERT_THAT(run.status(), IsOk());
+  EXPECT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_.Logs();
+  EXPECT_EQ(run->output(), "escaped\n");
+  ExpectNothingEscaped(*run_id);
+}
+
+TEST_F(ConfinementRaceTest, CommandAgent_EscapingInALoopUntilTimeout_NothingSurvives) {
+  absl::StatusOr<std::string> run_id = SubmitEscaper("forever", R"(, "timeoutSeconds": 2)");
+  ASSERT_THAT(run_id.status(), IsOk());
+  absl::StatusOr<v1::Run> run = cluster_.WaitForRun(*run_id);
+  ASSERT_THAT(run.status(), IsOk());
+  EXPECT_EQ(run->status(), v1::RUN_STATUS_FAILED) << cluster_.Logs();
+  ASSERT_EQ(run->tasks_size(), 1);
+  EXPECT_THAT(run->tasks(0).error(), HasSubstr("timed out after 2s"));
+  ExpectNothingEscaped(*run_id);
+}
+
+TEST_F(ConfinementRaceTest, CommandAgent_EscapingInALoopUntilCancelled_NothingSurvives) {
+  absl::StatusOr<std::string> run_id = SubmitEscaper("forever");
+  ASSERT_THAT(run_id.status(), IsOk());
+  // Cancel once escapes exist, not after a guessed sleep.
+  ASSERT_TRUE(testing::WaitForProcessesWithEnvironment("CONFINE_MARKER=escapee-" + *run_id, 6,
+                                                       absl::Seconds(20)))
+      << cluster_.Logs();
+  v1::CancelRunRequest cancel;
+  cancel.set_run_id(*run_id);
+  v1::CancelRunResponse cancelled;
+  grpc::ClientContext context;
+  ASSERT_TRUE(cluster_.client().CancelRun(&context, cancel, &cancelled).ok());
+  absl::StatusOr<v1::Run> run = cluster_.WaitForRun(*run_id);
+  ASSERT_THAT(run.status(), IsOk());
+  EXPECT_EQ(run->status(), v1::RUN_STATUS_CANCELLED) << cluster_.Logs();
+  ExpectNothingEscaped(*run_id);
+}
+
+TEST_F(ConfinementRaceTest, CommandAgent_KillsItsReaper_NothingSurvivesAndNoZombies) {
+  absl::StatusOr<std::string> run_id = SubmitEscaper("kill-reaper");
+  ASSERT_THAT(run_id.status(), IsOk());
+  absl::StatusOr<v1::Run> run = cluster_.WaitForRun(*run_id);
+  ASSERT_THAT(run.status(), IsOk());
+  EXPECT_EQ(run->status(), v1::RUN_STATUS_FAILED) << cluster_.Logs();
+  ASSERT_EQ(run->tasks_size(), 1);
+  EXPECT_THAT(run->tasks(0).error(), HasSubstr("was killed by SIGKILL"));
+  ExpectNothingEscaped(*run_id);
+  // The worker reaped what it inherited: no zombie child is left.
+  const pid_t worker = cluster_.worker(0)->pid();
+  EXPECT_THAT(testing::ZombieChildrenOf(worker), ::testing::IsEmpty());
 }
 
 }  // namespace

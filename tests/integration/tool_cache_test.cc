@@ -27,12 +27,13 @@ using testing::IsOk;
 // One directory of command tools for the whole test binary:
 //   slow_read  cacheable, key `path`; sleeps 1 s so identical calls overlap
 //   flaky      cacheable; fails the first time it ever runs, then succeeds
-//   stall      cacheable; logs the worker that runs it (its parent), sleeps 4 s
+//   stall      cacheable; logs the worker that runs it (the parent of its
+//              taskboard-reaper, its own parent), sleeps 4 s
 void WriteTools(const std::filesystem::path& path) {
   std::ofstream(path / "stall.sh") << R"(#!/bin/sh
 here=$(dirname "$0")
 cat > /dev/null
-echo "$PPID" >> "$here/stall.log"
+sed -n 's/^PPid:[[:space:]]*//p' "/proc/$PPID/status" >> "$here/stall.log"
 sleep 4
 printf '{"content":"slow answer"}\n'
 )";
@@ -148,7 +149,7 @@ board:
     - {id: b, agent: echo, task: 'tool stall {"q": 1}'}
 )");
   ASSERT_THAT(run_id.status(), IsOk());
-  // The owner has started the tool: find its worker by the tool's parent.
+  // The owner has started the tool: find its worker by the tool's grandparent.
   std::vector<std::string> lines;
   for (auto deadline = absl::Now() + absl::Seconds(20);
        (lines = ExecutionLines("stall")).size() <= before && absl::Now() < deadline;) {

@@ -1,16 +1,23 @@
 #ifndef TASKBOARD_WORKER_AGENTS_SUBPROCESS_H_
 #define TASKBOARD_WORKER_AGENTS_SUBPROCESS_H_
 
-// Runs one child process to completion for the command agent: no shell, its
-// own process group, data on stdin, stdout streamed and capped, the tail of
-// stderr kept, a deadline and a cancellation token that both stop the whole
-// group (SIGTERM, then SIGKILL after a grace period).
+// Runs one child process to completion for the command agent and command
+// tools: no shell, data on stdin, stdout streamed and capped, the tail of
+// stderr kept, a deadline and a cancellation token that both stop it
+// (SIGTERM to its process group, then SIGKILL to everything it started after
+// a grace period).
 //
-// Everything happens on the calling thread with poll(); the child is always
-// reaped before RunSubprocess returns, and any process left in its group when
-// it exits is killed, so nothing the agent started outlives the task.
+// The child runs under a taskboard-reaper of its own (worker/reaper), the
+// subreaper of everything the child starts: when the child exits or is
+// stopped, the reaper kills every process left in its tree, including those
+// that called setsid or double-forked, and reaps them, so nothing the agent
+// started outlives the task. Where the worker has a delegated cgroup v2
+// (task_cgroup.h) the tree also gets a cgroup of its own, which is killed as
+// a whole at the end. Everything happens on the calling thread with poll();
+// the reaper is always reaped before RunSubprocess returns.
 
 #include <cstddef>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -39,6 +46,11 @@ struct SubprocessOptions {
   const CancelToken* cancel = nullptr;
   // Optional; receives each stdout chunk as it arrives (before the cap).
   std::function<void(absl::string_view)> on_stdout;
+  // The taskboard-reaper program; empty: FindReaper().
+  std::string reaper;
+  // Where to make the child's cgroup; empty: DefaultTaskCgroupParent(),
+  // which is empty (no cgroup) unless the worker found a delegated one.
+  std::filesystem::path cgroup_parent;
 };
 
 struct SubprocessResult {
@@ -59,9 +71,15 @@ struct SubprocessResult {
 };
 
 // Errors (the child never ran): NOT_FOUND when argv[0] or cwd does not exist,
-// PERMISSION_DENIED when it is not executable, INTERNAL for other spawn
-// failures (out of descriptors or processes), each naming the program.
+// PERMISSION_DENIED when it is not executable, FAILED_PRECONDITION when
+// taskboard-reaper is missing, INTERNAL for other spawn failures (out of
+// descriptors or processes, no cgroup), each naming the program.
 absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options);
+
+// taskboard-reaper next to the running program (build/bin, the images), else
+// in the build tree this was compiled in (test binaries live elsewhere).
+// FAILED_PRECONDITION saying where to install it when neither exists.
+absl::StatusOr<std::string> FindReaper();
 
 // "SIGKILL" for 9; "signal N" for numbers without a name.
 std::string SignalName(int signal);

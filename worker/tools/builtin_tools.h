@@ -4,6 +4,9 @@
 // The tools every worker offers without a tools directory (docs/agents-command.md):
 //   read_file  {path}          one UTF-8 text file of the task's working directory
 //   list_files {path?, glob?}  the files under a directory of it
+// Both open what they are asked for beneath a handle on the directory and
+// read through the descriptor they got (workdir_handle.h), so an agent that
+// re-links its tree meanwhile cannot point them outside.
 // Both are cacheable by default (scope run, 60 s): within a run, tasks
 // usually read the same tree; a flow that edits files turns caching off with
 // `toolCache.tools.read_file.enabled: false`.
@@ -13,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "worker/tools/open_beneath.h"
 #include "worker/tools/tool.h"
 
 namespace taskboard::worker {
@@ -24,6 +28,9 @@ struct BuiltinToolOptions {
   size_t list_files_max_entries = 1000;
   // The cache declaration of both tools.
   int64_t default_ttl_ms = 60'000;
+  // How both open paths beneath the task's directory: openat2 where the
+  // kernel has it, else a component-by-component walk. Tests force each.
+  BeneathResolver resolver = BeneathResolver::kAuto;
 };
 
 std::vector<std::unique_ptr<Tool>> BuiltinTools(const BuiltinToolOptions& options = {});

@@ -7,8 +7,7 @@
 
 namespace taskboard::worker {
 
-absl::StatusOr<WorkdirPath> ResolveInWorkdir(const std::filesystem::path& workdir,
-                                             absl::string_view path) {
+absl::Status CheckToolPath(absl::string_view path) {
   if (path.empty()) {
     return absl::InvalidArgumentError(
         "'path' is empty: give a path relative to the task's "
@@ -17,6 +16,18 @@ absl::StatusOr<WorkdirPath> ResolveInWorkdir(const std::filesystem::path& workdi
   if (absl::StrContains(path, '\0')) {
     return absl::InvalidArgumentError("'path' contains a NUL byte");
   }
+  return absl::OkStatus();
+}
+
+absl::Status OutsideWorkdirError(absl::string_view path, const std::filesystem::path& root) {
+  return absl::PermissionDeniedError(
+      absl::StrCat("path '", path, "' is outside the task's working directory ", root.string(),
+                   ": tools only reach files inside it; give a path relative to it"));
+}
+
+absl::StatusOr<WorkdirPath> ResolveInWorkdir(const std::filesystem::path& workdir,
+                                             absl::string_view path) {
+  if (absl::Status valid = CheckToolPath(path); !valid.ok()) return valid;
   std::error_code ec;
   std::filesystem::path base = workdir.empty() ? std::filesystem::current_path(ec) : workdir;
   // weakly_canonical resolves the symlinks of the part that exists, so a
@@ -35,11 +46,7 @@ absl::StatusOr<WorkdirPath> ResolveInWorkdir(const std::filesystem::path& workdi
         absl::StrCat("path '", path, "' cannot be resolved: ", ec.message()));
   }
   const std::filesystem::path relative = target.lexically_relative(root);
-  if (relative.empty() || *relative.begin() == "..") {
-    return absl::PermissionDeniedError(
-        absl::StrCat("path '", path, "' is outside the task's working directory ", root.string(),
-                     ": tools only reach files inside it; give a path relative to it"));
-  }
+  if (relative.empty() || *relative.begin() == "..") return OutsideWorkdirError(path, root);
   return WorkdirPath{target, relative.string()};
 }
 

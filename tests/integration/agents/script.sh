@@ -10,7 +10,8 @@
 #   tool NAME [JSON]   call a worker tool with `taskboard tool`, print its result
 #   envelope           print the JSON the worker sent on stdin (prior_work etc.)
 #   env                print the environment the worker gave the agent
-#   worker-environ     print the worker's start-up environment (/proc/$PPID/environ)
+#   worker-environ     print the worker's start-up environment (/proc/WORKER/environ; the
+#                      worker is the parent of the agent's taskboard-reaper, $PPID)
 #   pwd                print the directory the agent runs in, and what is in it
 #   write FILE TEXT    write TEXT to FILE (in the agent's directory), print the directory
 #   anything else      print the prompt itself
@@ -50,7 +51,9 @@ case "$word" in
     if [ "$name" = "$rest" ]; then taskboard tool "$name"; else taskboard tool "$name" "${rest#* }"; fi ;;
   envelope) cat ;;
   env) env ;;
-  worker-environ) tr '\0' '\n' < "/proc/$PPID/environ"; echo ;;
+  worker-environ)
+    worker=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$PPID/status")
+    tr '\0' '\n' < "/proc/$worker/environ"; echo ;;
   pwd) pwd; ls -A ;;
   write)
     file=${rest%% *}
