@@ -10,7 +10,6 @@
 #include "common/metrics/text_format.h"
 
 namespace taskboard::metrics {
-namespace {
 
 http::HttpRoute ProbeRoute(std::string path, HealthCheck check) {
   http::HttpRoute route;
@@ -25,8 +24,6 @@ http::HttpRoute ProbeRoute(std::string path, HealthCheck check) {
   };
   return route;
 }
-
-}  // namespace
 
 absl::Status ParseMetricsListen(absl::string_view listen, MetricsHttpOptions& out) {
   const size_t colon = listen.rfind(':');

@@ -21,6 +21,7 @@
 
 namespace taskboard::http {
 class HttpServer;
+struct HttpRoute;
 }  // namespace taskboard::http
 
 namespace taskboard::metrics {
@@ -55,6 +56,10 @@ absl::Status CheckMetricsFlags(absl::string_view listen, absl::string_view port_
                                MetricsHttpOptions& out);
 
 class MetricsHttpServer;
+
+// GET `path` answering `check` as a probe (200 "ok" or 503 with the reason),
+// for any HTTP server that serves probes.
+http::HttpRoute ProbeRoute(std::string path, HealthCheck check);
 
 // Starts the endpoint and, when `port_file` is set, writes the port it bound
 // there through a rename (so a reader never sees half a file). Start's

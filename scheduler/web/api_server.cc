@@ -9,20 +9,6 @@
 namespace taskboard::web {
 namespace {
 
-http::HttpRoute Probe(std::string path, metrics::HealthCheck check) {
-  http::HttpRoute route;
-  route.method = "GET";
-  route.path = std::move(path);
-  route.handle = [check = std::move(check)](http::HttpRequest,
-                                            std::shared_ptr<http::HttpResponder> responder) {
-    const absl::Status status = check ? check() : absl::OkStatus();
-    responder->Respond(status.ok()
-                           ? http::HttpResponse::Text(200, "ok\n")
-                           : http::HttpResponse::Text(503, absl::StrCat(status.message(), "\n")));
-  };
-  return route;
-}
-
 http::HttpResponse NotFound(const http::HttpRequest& head) {
   if (absl::StartsWith(head.path, "/api/")) {
     return JsonError(absl::NotFoundError(
@@ -57,8 +43,8 @@ absl::StatusOr<std::unique_ptr<ApiServer>> ApiServer::Start(
   serving.headers = {{"X-Content-Type-Options", "nosniff"}};
   serving.routes = ConsoleRoutes(guard);
   serving.routes.push_back(server->api_->Route());
-  serving.routes.push_back(Probe("/healthz", nullptr));
-  serving.routes.push_back(Probe("/readyz", std::move(options.readiness)));
+  serving.routes.push_back(metrics::ProbeRoute("/healthz", nullptr));
+  serving.routes.push_back(metrics::ProbeRoute("/readyz", std::move(options.readiness)));
   serving.not_found = &NotFound;
   absl::StatusOr<std::unique_ptr<http::HttpServer>> http =
       http::HttpServer::Start(std::move(serving));

@@ -234,9 +234,18 @@ TEST_F(HttpFrontDoorTest, SlowHeads_ClosedAfterTheHeaderTimeout_EvenWhenTricklin
 TEST_F(HttpFrontDoorTest, IdleConnectionFlood_BoundedPerAddress_ProbesAnswerWithinASecond) {
   std::vector<std::unique_ptr<RawConnection>> idle;
   for (int i = 0; i < 200; ++i) idle.push_back(std::make_unique<RawConnection>(port_));
+  // The server closes what is over the bound; on a loaded machine that can take
+  // a while, so count closes until the bound is reached or a deadline passes.
+  std::vector<bool> closed(idle.size(), false);
   int refused = 0;
-  for (auto& connection : idle) {
-    if (connection->ClosedByServer(absl::Milliseconds(20))) ++refused;
+  const absl::Time deadline = absl::Now() + absl::Seconds(15);
+  while (refused < 200 - kPerAddress && absl::Now() < deadline) {
+    for (size_t i = 0; i < idle.size(); ++i) {
+      if (!closed[i] && idle[i]->ClosedByServer(absl::Milliseconds(5))) {
+        closed[i] = true;
+        ++refused;
+      }
+    }
   }
   EXPECT_GE(refused, 200 - kPerAddress);
   // The probes have a listener and a thread of their own.
