@@ -4,7 +4,7 @@
 // Canonical JSON text: the byte-stable form used for tool-cache keys and
 // resume input hashes, so that equal values always hash equally.
 //
-// Rules (SEMANTICS.md 4): object keys sorted (by UTF-8 bytes) at every depth,
+// Rules (docs/semantics.md#keys-and-scopes): object keys sorted (by UTF-8 bytes) at every depth,
 // no whitespace, numbers in shortest round-trip form with integral floats
 // written as integers (1.0 -> 1, so `{"n": 1}` and `{"n": 1.0}` match).
 

@@ -1,9 +1,9 @@
 #ifndef TASKBOARD_COMMON_OBSERVATION_LINE_H_
 #define TASKBOARD_COMMON_OBSERVATION_LINE_H_
 
-// The one-line rendering of a tool-call observation (SEMANTICS.md 3,
-// `formatPriorWork`), shared by the worker's FormatPriorWork and the
-// scheduler's compact-policy summarizer prompt so both read the same:
+// The one-line rendering of a tool-call observation
+// (docs/semantics.md#prior-work-an-agent-receives, `formatPriorWork`), shared by the worker's
+// FormatPriorWork and the scheduler's compact-policy summarizer prompt so both read the same:
 //
 //   - [task] tool(args) -> result
 //   - [task] tool(args) -> ERROR: error (cached)

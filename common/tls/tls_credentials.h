@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_COMMON_TLS_TLS_CREDENTIALS_H_
 #define TASKBOARD_COMMON_TLS_TLS_CREDENTIALS_H_
 
-// gRPC credentials from the --tls-* flags (docs/security.md#tls). Each
+// gRPC credentials from the --tls-* flags (docs/security.md#tls-and-mtls). Each
 // function returns null when no flag is set (plaintext), and
 // INVALID_ARGUMENT naming the flag when a combination cannot work or a file
 // cannot be read or is not PEM.

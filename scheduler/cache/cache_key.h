@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_CACHE_CACHE_KEY_H_
 #define TASKBOARD_SCHEDULER_CACHE_CACHE_KEY_H_
 
-// The shared tool cache's key (SEMANTICS.md 4):
+// The shared tool cache's key (docs/semantics.md#keys-and-scopes):
 //
 //   tenant / scope / scope_id / tool_name / sha256(canonical_json(args'))
 //

@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_CACHE_CACHE_RULE_H_
 #define TASKBOARD_SCHEDULER_CACHE_CACHE_RULE_H_
 
-// The effective caching rule of one tool call (SEMANTICS.md 4), resolved
+// The effective caching rule of one tool call (docs/semantics.md#cache-rules), resolved
 // from what the worker declares for the tool and what the flow configures,
 // and the scope instance the call's entries live in.
 //

@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_CACHE_CACHE_SERVICE_H_
 #define TASKBOARD_SCHEDULER_CACHE_CACHE_SERVICE_H_
 
-// The shared tool cache as the engine sees it (SEMANTICS.md 4): one object
+// The shared tool cache as the engine sees it (docs/semantics.md#tool-cache): one object
 // that turns a worker's ToolLookup into a ToolDecision and a worker's
 // ToolObservation into a cache write plus the answers owed to coalesced
 // waiters. It combines the rule resolution (cache_rule.h), keys

@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_CACHE_INFLIGHT_CALLS_H_
 #define TASKBOARD_SCHEDULER_CACHE_INFLIGHT_CALLS_H_
 
-// Cluster-wide coalescing of identical tool calls (SEMANTICS.md 4,
+// Cluster-wide coalescing of identical tool calls (docs/semantics.md#lookup-outcomes,
 // "coalesced"): while one caller executes a call, later callers with the
 // same cache key wait for its result instead of executing it again. If the
 // execution errors, or its worker or lease is lost, one waiter is promoted to

@@ -3,7 +3,7 @@
 
 // The shared tool cache's entries: a durable index from cache key
 // (cache_key.h) to a tool result with an expiry, bounded per scope instance
-// by least-recently-used eviction (SEMANTICS.md 4).
+// by least-recently-used eviction (docs/semantics.md#lifetime-and-bounds).
 //
 // Durability: every mutation appends its puts/deletes to the caller's
 // store::WriteBatch (column kCache, key store::keys::Cache(cache key), value

@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_FLOW_CACHE_IF_H_
 #define TASKBOARD_SCHEDULER_FLOW_CACHE_IF_H_
 
-// The `cache_if` predicate of a tool cache rule (SEMANTICS.md 4): decides,
+// The `cache_if` predicate of a tool cache rule (docs/semantics.md#cache-rules): decides,
 // from a successful call's result and arguments, whether the result may be
 // reused (stored, and handed to coalesced waiters). It is a small expression
 // over the JSON document {"result": <result>, "args": <args>}:

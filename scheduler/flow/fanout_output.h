@@ -2,8 +2,8 @@
 #define TASKBOARD_SCHEDULER_FLOW_FANOUT_OUTPUT_H_
 
 // Merges the per-item results of a parallel or map phase into the phase's
-// single output (SEMANTICS.md 2.4): a text that downstream prompts read, and
-// a JSON array that `{steps.ID.json...}` placeholders index into.
+// single output (docs/semantics.md#map-and-parallel-phases): a text that downstream prompts read,
+// and a JSON array that `{steps.ID.json...}` placeholders index into.
 
 #include <string>
 #include <vector>

@@ -2,7 +2,7 @@
 #define TASKBOARD_SCHEDULER_FLOW_FLOW_ERRORS_H_
 
 // Collects every problem found in a flow definition, each with the JSON path
-// it concerns, so a user sees all of them at once (SEMANTICS.md 2.1).
+// it concerns, so a user sees all of them at once (docs/semantics.md#validation).
 //
 // The collected list travels inside an absl::Status as a payload keyed by
 // kFlowErrorsPayloadUrl (a serialized taskboard.v1.FlowErrors); the gRPC

@@ -2,8 +2,8 @@
 #define TASKBOARD_SCHEDULER_FLOW_FLOW_OPTIONS_DECODER_H_
 
 // Decodes the flow-level Taskboard extensions `flowPolicy` and `toolCache`
-// (SEMANTICS.md 3 and 4) and the LLM budget options (docs/llm-governance.md)
-// from the DSL into their protos.
+// (docs/semantics.md#flow-policies and docs/semantics.md#tool-cache) and the LLM budget options
+// (docs/llm-governance.md) from the DSL into their protos.
 //
 //   flowPolicy: declared_deps_only                       # a name, or
 //   flowPolicy: {type: recent_trajectory, n: 8, maxTokens: 4000}

@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_FLOW_FLOW_VALIDATOR_H_
 #define TASKBOARD_SCHEDULER_FLOW_FLOW_VALIDATOR_H_
 
-// Semantic validation of a FlowSpec (SEMANTICS.md 2.1): ids, required fields
+// Semantic validation of a FlowSpec (docs/semantics.md#validation): ids, required fields
 // per phase type, dependencies, cycles (reported as a path), the single final
 // phase, and the placeholders that can be checked before a run starts
 // (unknown args, unknown or non-upstream steps, {item} outside a map,

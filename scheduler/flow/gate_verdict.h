@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_FLOW_GATE_VERDICT_H_
 #define TASKBOARD_SCHEDULER_FLOW_GATE_VERDICT_H_
 
-// Reads a gate agent's decision from its output (SEMANTICS.md 2.4, gate).
+// Reads a gate agent's decision from its output (docs/semantics.md#gates).
 //
 // Agents answer in JSON or in prose with a `VERDICT: X` line, so both are
 // accepted. A gate that says nothing recognisable passes (fail-open): a

@@ -2,7 +2,7 @@
 #define TASKBOARD_SCHEDULER_FLOW_INPUT_HASH_H_
 
 // The input hash of a phase, which decides on resume whether a phase's
-// earlier `done` output can be reused (SEMANTICS.md 2.5): the resolved agent,
+// earlier `done` output can be reused (docs/semantics.md#resume): the resolved agent,
 // model, tools and fully interpolated task text; for map/parallel phases the
 // list of item tasks. Equal inputs give equal hashes across processes and
 // versions (SHA-256 of canonical JSON); tool order does not matter.

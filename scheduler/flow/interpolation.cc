@@ -127,7 +127,7 @@ Resolved ResolveStep(Segments segments, const InterpolationContext& ctx) {
   }
   if (step.state != StepValue::State::kDone) {
     // A failed or skipped optional dependency still satisfies its dependents
-    // (SEMANTICS.md 2.4), so its placeholders must resolve: to empty.
+    // (docs/semantics.md#execution), so its placeholders must resolve: to empty.
     if (step.optional) return is_output ? Json("") : Json(nullptr);
     return Unresolved(absl::StrCat(
         "phase '", id, "' ", step.state == StepValue::State::kFailed ? "failed" : "was skipped"));

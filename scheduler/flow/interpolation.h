@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_FLOW_INTERPOLATION_H_
 #define TASKBOARD_SCHEDULER_FLOW_INTERPOLATION_H_
 
-// Placeholder interpolation in phase task text (SEMANTICS.md 2.3): finds
+// Placeholder interpolation in phase task text (docs/semantics.md#interpolation): finds
 // `{args.x}`, `{steps.a.output}`, `{steps.d.json.0.name}`, `{item.path}`,
 // `{previous.output}` and, for an approval step, its form value
 // `{steps.ok.output.version}` in a template and replaces them with upstream

@@ -2,7 +2,7 @@
 #define TASKBOARD_SCHEDULER_FLOW_JSON_EXTRACT_H_
 
 // Finds the JSON an agent meant to return inside free-form text
-// (SEMANTICS.md 2.3). Agents wrap JSON in prose and markdown fences, so
+// (docs/semantics.md#json-extraction). Agents wrap JSON in prose and markdown fences, so
 // `output: json`, a map's `over` and gate verdicts all read agent output
 // through this one function rather than a strict parse.
 

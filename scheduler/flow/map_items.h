@@ -2,7 +2,7 @@
 #define TASKBOARD_SCHEDULER_FLOW_MAP_ITEMS_H_
 
 // Turns what a map phase's `over` resolved to into the list of items it fans
-// out over (SEMANTICS.md 2.4, map). Upstream agents rarely return a bare
+// out over (docs/semantics.md#map-and-parallel-phases). Upstream agents rarely return a bare
 // array: they wrap it in an object or in prose, so the common wrappers are
 // unpacked here rather than failing the phase.
 

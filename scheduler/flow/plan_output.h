@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_FLOW_PLAN_OUTPUT_H_
 #define TASKBOARD_SCHEDULER_FLOW_PLAN_OUTPUT_H_
 
-// Reads what the agents of a plan-and-execute flow write (SEMANTICS.md 5): the
+// Reads what the agents of a plan-and-execute flow write (docs/semantics.md#plan-and-execute): the
 // planner's and replanner's task list, a step's outcome and the LLM
 // evaluator's decision. Agents write prose around their JSON, so every parser
 // first pulls the JSON out of the text (ExtractJson) and then checks its

@@ -2,7 +2,7 @@
 #define TASKBOARD_SCHEDULER_FLOW_REVIEW_OUTPUT_H_
 
 // Reads a supervisor reviewer's verdicts on one iteration's results
-// (SEMANTICS.md 6). The reviewer's JSON decides which tasks are accepted,
+// (docs/semantics.md#supervisor). The reviewer's JSON decides which tasks are accepted,
 // which go back to their workers with feedback and which stop, so a review
 // that cannot be read is an error (the reviewer task is retried) rather than
 // a guess.

@@ -2,7 +2,7 @@
 #define TASKBOARD_SCHEDULER_FLOW_SHORTHAND_H_
 
 // Desugars pi-taskflow's shorthand forms into ordinary phases before
-// decoding (SEMANTICS.md 2.2):
+// decoding (docs/semantics.md#shorthand):
 //
 //   {task, agent?}   -> one agent phase `main` (final)             name: task
 //   {tasks: [...]}   -> one parallel phase `parallel` (final)      name: parallel

@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_POLICY_COMPACTION_H_
 #define TASKBOARD_SCHEDULER_POLICY_COMPACTION_H_
 
-// The `compact{recent_n, summarizer_agent}` policy (SEMANTICS.md 3): the last
+// The `compact{recent_n, summarizer_agent}` policy (docs/semantics.md#compact-summaries): the last
 // recent_n observations verbatim, everything older folded into a narrative by
 // a summarizer task the engine dispatches to `summarizer_agent`. This file is
 // the pure part: what to summarize, the summarizer's prompt, and the final

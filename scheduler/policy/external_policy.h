@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_POLICY_EXTERNAL_POLICY_H_
 #define TASKBOARD_SCHEDULER_POLICY_EXTERNAL_POLICY_H_
 
-// The `custom{external: ADDR}` policy (SEMANTICS.md 3): a client-run
+// The `custom{external: ADDR}` policy (docs/semantics.md#external-policies): a client-run
 // PolicyService chooses the prior work. The server layer makes the gRPC call
 // with the policy's deadline (EffectiveExternalTimeoutMs); this file builds
 // its request, applies its response, and provides the declared_deps_only

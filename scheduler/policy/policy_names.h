@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_POLICY_POLICY_NAMES_H_
 #define TASKBOARD_SCHEDULER_POLICY_POLICY_NAMES_H_
 
-// The policy names of SEMANTICS.md 3, as reported in PriorWork.meta.policy.
+// The policy names of docs/semantics.md#flow-policies, as reported in PriorWork.meta.policy.
 
 #include "absl/strings/string_view.h"
 

@@ -2,7 +2,7 @@
 #define TASKBOARD_SCHEDULER_POLICY_PRIOR_WORK_BUILDER_H_
 
 // Turns a policy's selection into the PriorWork a task receives, with the
-// meta every policy reports (SEMANTICS.md 3).
+// meta every policy reports (docs/semantics.md#prior-work-an-agent-receives).
 
 #include "absl/strings/string_view.h"
 #include "scheduler/policy/request_ledger.h"

@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_POLICY_PRIOR_WORK_POLICY_H_
 #define TASKBOARD_SCHEDULER_POLICY_PRIOR_WORK_POLICY_H_
 
-// Prior-work selection (SEMANTICS.md 3): before each dispatch the engine asks
+// Prior-work selection (docs/semantics.md#flow-policies): before each dispatch the engine asks
 // the run's flow policy which observations of the request the task is told
 // about.
 //

@@ -2,7 +2,7 @@
 #define TASKBOARD_SCHEDULER_POLICY_REQUEST_LEDGER_H_
 
 // The observation ledger of one request (a root run and all its child runs;
-// SEMANTICS.md 3): every tool call any of its tasks made, in order, with the
+// docs/semantics.md#observation-ledger): every tool call any of its tasks made, in order, with the
 // indexes the flow policies select through. The engine owns one per
 // request, appends each reported observation (and persists it), and
 // rebuilds it with Restore after a restart.

@@ -2,7 +2,7 @@
 #define TASKBOARD_SCHEDULER_POLICY_TOKEN_ESTIMATE_H_
 
 // The approximate token cost of observations and the `max_tokens` bound of
-// the flow policies (SEMANTICS.md 3). The estimate is the seed's
+// the flow policies (docs/semantics.md#token-bound). The estimate is the seed's
 // 4-characters-per-token heuristic, not a tokenizer: it is only used to keep
 // prior work within a budget and to report `tokens_approx`.
 

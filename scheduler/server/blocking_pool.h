@@ -3,7 +3,7 @@
 
 // A few threads for work that may block on the disk (store reads for GetRun,
 // ListRuns, GetTask, WatchRun replays, saved flows), so gRPC callback
-// reactions never block (DESIGN.md "Threads"). Thread-safe.
+// reactions never block (docs/design.md#threads). Thread-safe.
 
 #include <functional>
 #include <thread>

@@ -26,7 +26,7 @@
 
 namespace taskboard::store {
 
-// The column families of DESIGN.md "Storage"; each has its own key codec in
+// The column families of docs/design.md#storage; each has its own key codec in
 // keys.h.
 enum class Column : int {
   kRuns = 0,  // run id -> run record + spec

@@ -330,7 +330,7 @@ TEST_F(AuthTest, SavedFlows_EachTenantSeesOnlyItsOwn) {
   EXPECT_TRUE(As(kTenantA)->SubmitRun(Context().get(), submit, &submitted).ok());
 }
 
-// The tool cache is keyed by tenant first (SEMANTICS.md: tenants never
+// The tool cache is keyed by tenant first (docs/semantics.md#tenants: tenants never
 // share entries): the same session id in another tenant is another session.
 TEST_F(AuthTest, ToolCache_OtherTenantsIdenticalCallMisses) {
   std::ofstream(cluster_.dir() / "shared.md") << "# conventions\n";

@@ -302,7 +302,7 @@ TEST_F(PatternLlmTest, PlanExecute_DependentStepSeesPriorWorkAndHitsTheToolCache
   ASSERT_FALSE(gather_prompts.empty());
   EXPECT_THAT(gather_prompts.front(), Not(HasSubstr("## Prior work")));
 
-  // The structured input says the same (SEMANTICS.md 5: dependency_results).
+  // The structured input says the same (docs/semantics.md#plan-and-execute: dependency_results).
   absl::StatusOr<v1::GetTaskResponse> task = llm_.GetTask(*run_id, "compare");
   ASSERT_THAT(task.status(), IsOk());
   absl::StatusOr<Json> input = ParseJson(task->input_json());

@@ -380,7 +380,7 @@ TEST_F(PatternResumeE2eTest, Plan_PlannerFailed_ResumeAsksThePlannerAgain) {
 
 TEST_F(PatternResumeE2eTest, Plan_StepFailed_ResumeRunsTheFailedAndSkippedSteps) {
   // `gather` fails and `compare`, which needs it, is skipped: a plan with no
-  // completed step fails (SEMANTICS.md 5), after the evaluator and the
+  // completed step fails (docs/semantics.md#plan-and-execute), after the evaluator and the
   // synthesizer judged it. Both judge the new results again; the planner's
   // plan is kept and `compare` runs for the first time.
   EXPECT_EQ(FailThenResume(kPlan, FailOnce(kGather), v1::RUN_STATUS_FAILED, "no step completed"),

@@ -1,4 +1,4 @@
-// TLS and mTLS across real processes (docs/security.md#tls): certificates
+// TLS and mTLS across real processes (docs/security.md#tls-and-mtls): certificates
 // are made at test time with the openssl CLI (scripts/install-deps.sh --test) in a
 // temp dir: a CA, a server certificate for 127.0.0.1 and a client one.
 

@@ -1,4 +1,4 @@
-// The shared tool cache across real processes (SEMANTICS.md 4): command
+// The shared tool cache across real processes (docs/semantics.md#tool-cache): command
 // agents call worker command tools through `taskboard tool`; the tools log
 // every real execution to a file next to them, so "how many times did this
 // run" is counted outside Taskboard, and the ledger (GetTask tool_calls)

@@ -1,7 +1,7 @@
 // Prior-work selection time and ledger memory against ledger size
 // (docs/performance.md "Prior-work selection against ledger size").
 //
-// SEMANTICS.md 3: selection cost must not grow with the ledger beyond what
+// docs/semantics.md#flow-policies: selection cost must not grow with the ledger beyond what
 // it selects. The scheduler keeps only each ledger's indexes in memory and
 // reads the observation bodies a selection picks through a bounded cache
 // from RocksDB (engine/ledger_book.h). Each size builds one request ledger of

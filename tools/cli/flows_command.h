@@ -2,7 +2,7 @@
 #define TASKBOARD_TOOLS_CLI_FLOWS_COMMAND_H_
 
 // `taskboard flows [save|list|show|delete]`: the scheduler's named, versioned
-// flows (SEMANTICS.md 2.5). Bare `flows` lists them like `flows list`, with
+// flows (docs/semantics.md#saved-flows). Bare `flows` lists them like `flows list`, with
 // each flow's args. `save` checks the file locally first, like `run`.
 
 #include <cstdint>

@@ -45,7 +45,7 @@ class AgentContext {
   // worker's drain grace period expires.
   virtual const CancelToken& cancellation() const = 0;
 
-  // Tools (SEMANTICS.md 4; worker/session/tool_caller.h). The defaults are
+  // Tools (docs/semantics.md#tool-cache; worker/session/tool_caller.h). The defaults are
   // those of a context without tools, so test contexts need not care.
 
   // Calls the worker's tool `name` with `args_json` (a JSON object; ""

@@ -1,10 +1,10 @@
 #ifndef TASKBOARD_WORKER_AGENTS_PRIOR_WORK_FORMAT_H_
 #define TASKBOARD_WORKER_AGENTS_PRIOR_WORK_FORMAT_H_
 
-// `formatPriorWork` (SEMANTICS.md 3): the text form of a task's prior work
-// that agents put into a prompt (the llm agent appends it as a context
-// section; command agents get the structured form in their envelope and may
-// use this shape too). The scheduler never writes prior work into prompts.
+// `formatPriorWork` (docs/semantics.md#prior-work-an-agent-receives): the text form of a task's
+// prior work that agents put into a prompt (the llm agent appends it as a context section; command
+// agents get the structured form in their envelope and may use this shape too). The scheduler never
+// writes prior work into prompts.
 //
 // Layout:
 //   - no observations and no narrative: "" (the agent adds no section).

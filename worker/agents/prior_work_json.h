@@ -1,10 +1,10 @@
 #ifndef TASKBOARD_WORKER_AGENTS_PRIOR_WORK_JSON_H_
 #define TASKBOARD_WORKER_AGENTS_PRIOR_WORK_JSON_H_
 
-// A task's prior work (SEMANTICS.md 3: the observations its run's policy
-// selected from the ledger) as the JSON a command agent reads in its
-// envelope. Arguments and results are JSON values, not JSON text, so a
-// script can use them directly (`jq '.prior_work.observations[].result'`):
+// A task's prior work (docs/semantics.md#prior-work-an-agent-receives: the observations its run's
+// policy selected from the ledger) as the JSON a command agent reads in its envelope. Arguments and
+// results are JSON values, not JSON text, so a script can use them directly (`jq
+// '.prior_work.observations[].result'`):
 //
 //   {"observations": [{"seq": 3, "run_id": "r-1", "task_id": "scan",
 //                      "tool": "read_file", "args": {"path": "a.txt"},

@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_WORKER_SESSION_TOOL_CALLER_H_
 #define TASKBOARD_WORKER_SESSION_TOOL_CALLER_H_
 
-// The one path every tool call of every agent takes (SEMANTICS.md 4): an LLM
+// The one path every tool call of every agent takes (docs/semantics.md#lookup-outcomes): an LLM
 // agent's function call, a command agent's `taskboard tool` (through
 // worker/session/tool_socket_server.h). Per call:
 //

@@ -3,7 +3,7 @@
 
 // A tool an agent can call: a name, a JSON-schema of its arguments (for LLM
 // function calling), a cache declaration the worker sends in Hello
-// (SEMANTICS.md 4), and Execute. Agents never call Execute themselves: every
+// (docs/semantics.md#cache-rules), and Execute. Agents never call Execute themselves: every
 // call goes through the ToolCaller (worker/session/tool_caller.h), which asks
 // the scheduler's cache first and records the call in the ledger.
 //

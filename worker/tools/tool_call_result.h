@@ -2,7 +2,7 @@
 #define TASKBOARD_WORKER_TOOLS_TOOL_CALL_RESULT_H_
 
 // What a successful tool call gives back to the agent that made it, fresh or
-// served by the scheduler's shared cache (SEMANTICS.md 4).
+// served by the scheduler's shared cache (docs/semantics.md#lookup-outcomes).
 
 #include <cstdint>
 #include <string>

@@ -21,7 +21,7 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// One review in the spelling of seed 004 (camelCase) and in SEMANTICS.md's
+// One review in the spelling of seed 004 (camelCase) and in that of docs/semantics.md#supervisor
 // (snake_case).
 constexpr const char* kCamelReview = R"({"assessments": [
     {"taskId": "a", "verdict": "accepted", "feedback": "ok", "score": 0.9}],

@@ -63,7 +63,7 @@ class ExampleAgentsTest : public ::testing::Test {
   std::unique_ptr<AgentRegistry> registry_;
 };
 
-// The merged output of a map phase over `outputs` (SEMANTICS.md 2.4).
+// The merged output of a map phase over `outputs` (docs/semantics.md#map-and-parallel-phases).
 std::string MapOutput(const std::vector<std::string>& outputs) {
   std::string merged;
   for (size_t i = 0; i < outputs.size(); ++i) {
