@@ -116,7 +116,7 @@ void Engine::CloseStreams(std::string reason) {
     // effects itself.
     std::vector<std::shared_ptr<dispatch::WorkerChannel>> channels;
     for (const auto& [stream_id, worker] : workers_.all()) channels.push_back(worker.channel);
-    effects_.push_back([this, reason, channels = std::move(channels)] {
+    batch_.AfterCommit([this, reason, channels = std::move(channels)] {
       for (const auto& channel : channels) channel->Close(reason);
       watch_hub_.CloseAll(reason);
     });
@@ -150,7 +150,7 @@ void Engine::Loop() {
       // Sleep until an event arrives or the next timer / lease sweep is due.
       int64_t now = options_.clock->NowMs();
       int64_t wake_at = now + 1000;
-      if (!timers_.empty()) wake_at = std::min(wake_at, timers_.top().due_ms);
+      if (std::optional<int64_t> due = timers_.NextDueMs()) wake_at = std::min(wake_at, *due);
       if (leases_.size() > 0) wake_at = std::min(wake_at, last_lease_sweep_ms_ + 200);
       // Model calls waiting for their model's limits to refill.
       if (governor_.NextWake() != absl::InfiniteFuture()) {
@@ -193,19 +193,19 @@ void Engine::RunOnce() {
 }
 
 void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
-  now_ms_ = options_.clock->NowMs();
+  batch_.Begin(options_.clock->NowMs());
   StartPendingRuns();
   for (auto& event : batch) event();
   FireTimers();
   ExpireLeases();
-  for (const std::string& run_id : touched_) {
+  for (const std::string& run_id : batch_.touched()) {
     auto it = runs_.find(run_id);
     if (it != runs_.end() && !it->second.awaiting_start) {
-      it->second.driver->Advance(*it->second.state, now_ms_);
+      it->second.driver->Advance(*it->second.state, batch_.now_ms());
     }
   }
   AdvanceNested();
-  for (const std::string& run_id : touched_) {
+  for (const std::string& run_id : batch_.touched()) {
     auto it = runs_.find(run_id);
     if (it != runs_.end()) {
       QueueReadyTasks(*it->second.state, &it->second.state->changed_tasks());
@@ -226,13 +226,12 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
 }
 
 void Engine::Commit() {
-  store::WriteBatch batch;
-  std::swap(batch, extra_writes_);
+  store::WriteBatch batch = batch_.TakeWrites();
   std::vector<std::pair<std::string, std::vector<v1::RunEvent>>> published;
   std::vector<std::string> finished;
   std::vector<ApprovalEvent> approval_events;
-  google::protobuf::Timestamp ts = ToTimestamp(now_ms_);
-  for (const std::string& run_id : touched_) {
+  google::protobuf::Timestamp ts = ToTimestamp(batch_.now_ms());
+  for (const std::string& run_id : batch_.touched()) {
     auto it = runs_.find(run_id);
     if (it == runs_.end()) continue;
     RunState& run = *it->second.state;
@@ -335,11 +334,11 @@ void Engine::Commit() {
     // back to their serialized form (RunState::TaskSlot).
     run.Freeze();
   }
-  touched_.clear();
+  batch_.ClearTouched();
   loop_stats_.commit_bytes += static_cast<int64_t>(batch.ByteSize());
   NotifyApprovals(std::move(approval_events));
   for (auto& [run_id, events] : published) {
-    effects_.push_back([this, run_id = run_id,
+    batch_.AfterCommit([this, run_id = run_id,
                         events = std::make_shared<const std::vector<v1::RunEvent>>(
                             std::move(events))] { watch_hub_.Publish(run_id, events); });
   }
@@ -350,8 +349,7 @@ void Engine::Commit() {
     absl::MutexLock lock(&mu_);
     more_work = !queue_.empty() || !pending_starts_.empty();
   }
-  pipeline_.Commit(std::move(batch), std::move(effects_), more_work);
-  effects_.clear();
+  pipeline_.Commit(std::move(batch), batch_.TakeEffects(), more_work);
   for (const std::string& run_id : finished) {
     // A finished run's request keeps its ledger in the store; memory holds
     // only what active runs select from (a resume reloads it).
@@ -361,7 +359,7 @@ void Engine::Commit() {
 }
 
 void Engine::UpdateGauges() {
-  approval_watch_.UpdateGauges(now_ms_);
+  approval_watch_.UpdateGauges(batch_.now_ms());
   EngineMetrics* metrics = options_.metrics;
   if (metrics == nullptr) return;
   std::vector<std::pair<std::string, int64_t>> depths;
@@ -370,8 +368,8 @@ void Engine::UpdateGauges() {
     depths.emplace_back(std::move(agent), depth);
   }
   std::optional<int64_t> oldest = ready_.OldestReadyMs();
-  metrics->UpdateQueues(depths,
-                        absl::Milliseconds(oldest ? std::max<int64_t>(0, now_ms_ - *oldest) : 0));
+  metrics->UpdateQueues(
+      depths, absl::Milliseconds(oldest ? std::max<int64_t>(0, batch_.now_ms() - *oldest) : 0));
   metrics->UpdateWorkers(static_cast<int64_t>(workers_.size()), workers_.FreeSlots());
   metrics->UpdateCache(cache_.counters());
   const ObservationCache& ledger_cache = ledgers_.cache();
@@ -385,7 +383,7 @@ void Engine::CountAttempt(const store::TaskRecord& task, AttemptOutcome outcome)
                                                        : TaskEnd::kFailed;
   options_.metrics->TaskEnded(
       task.task().agent(), end,
-      absl::Milliseconds(std::max<int64_t>(0, now_ms_ - task.dispatched_unix_ms())));
+      absl::Milliseconds(std::max<int64_t>(0, batch_.now_ms() - task.dispatched_unix_ms())));
 }
 
 }  // namespace taskboard::engine

@@ -27,7 +27,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <queue>
 #include <set>
 #include <string>
 #include <thread>
@@ -35,7 +34,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/random/random.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/json.h"
@@ -51,6 +49,8 @@
 #include "scheduler/engine/approval_watch.h"
 #include "scheduler/engine/clock.h"
 #include "scheduler/engine/commit_pipeline.h"
+#include "scheduler/engine/core/loop_batch.h"
+#include "scheduler/engine/core/timer_queue.h"
 #include "scheduler/engine/driver.h"
 #include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/ledger_book.h"
@@ -282,15 +282,6 @@ class Engine {
     // no tasks, so it is not advanced (it would look finished).
     bool awaiting_start = false;
   };
-  enum class TimerKind { kRetry, kTaskTimeout, kScheduling, kApprovalTimeout };
-  struct Timer {
-    int64_t due_ms;
-    TimerKind kind;
-    std::string run_id;
-    std::string task_id;
-    std::string token;  // lease id (timeout) or agent (scheduling, no run or task)
-    bool operator>(const Timer& other) const { return due_ms > other.due_ms; }
-  };
 
   explicit Engine(EngineOptions options);
   void Post(std::function<void()> event);
@@ -406,7 +397,6 @@ class Engine {
                     const std::string& scope, const std::string& reason);
   // The current month's usage rows, at start-up.
   absl::Status LoadLlmUsage();
-  absl::Time Now() const { return absl::FromUnixMillis(now_ms_); }
 
   // Tool calls and prior work (engine_tools.cc).
   // The active run whose task `lease_id` currently covers, or null.
@@ -490,8 +480,6 @@ class Engine {
   void CheckSchedulingDeadlines(const std::string& agent, int64_t due_ms);
 
   // Commit (engine.cc).
-  void Touch(const std::string& run_id) { touched_.insert(run_id); }
-  void AddTimer(Timer timer) { timers_.push(std::move(timer)); }
   void Commit();
   // Refreshes the metrics' gauges (queues, workers, cache) after a batch.
   void UpdateGauges();
@@ -525,17 +513,13 @@ class Engine {
   std::atomic<uint64_t> next_stream_id_{1};
 
   // Loop-thread state.
-  int64_t now_ms_ = 0;
-  absl::BitGen rng_;
+  LoopBatch batch_;
+  TimerQueue timers_;
   absl::flat_hash_map<std::string, ActiveRun> runs_;
-  std::set<std::string> touched_;
-  store::WriteBatch extra_writes_;
-  std::vector<std::function<void()>> effects_;
   // Runs accepted by SubmitRun (or recovered before their start) whose
   // drivers start in the next batch, in submit order; the loop does not
   // sleep while there are any.
   std::vector<std::string> pending_starts_;
-  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
   dispatch::ReadyQueue ready_;
   SchedulingDeadlines scheduling_{0, 0};  // started in the constructor
   dispatch::WorkerRegistry workers_;

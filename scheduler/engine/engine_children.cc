@@ -20,7 +20,7 @@
 namespace taskboard::engine {
 
 void Engine::AdvanceNested() {
-  std::vector<std::string> pending(touched_.begin(), touched_.end());
+  std::vector<std::string> pending(batch_.touched().begin(), batch_.touched().end());
   while (!pending.empty()) {
     const std::string run_id = std::move(pending.back());
     pending.pop_back();
@@ -34,7 +34,7 @@ void Engine::AdvanceNested() {
       // A driver may end its run while tasks still run (a supervisor failing
       // on one worker's failure): they stop, and no worker keeps spending.
       const std::string ended = absl::StrCat("the run ended ", RunStatusWord(view.status()));
-      RevokeLeases(CancelOpenTasks(*run, ended, now_ms_), ended);
+      RevokeLeases(CancelOpenTasks(*run, ended, batch_.now_ms()), ended);
       if (!view.parent_run_id().empty() && SettleParentTask(*run)) {
         pending.push_back(view.parent_run_id());
       }
@@ -78,7 +78,7 @@ void Engine::AdvanceNested() {
       }
     }
     if (failed_to_start) {
-      driver->Advance(*run, now_ms_);
+      driver->Advance(*run, batch_.now_ms());
       pending.push_back(run_id);
     }
   }
@@ -86,14 +86,14 @@ void Engine::AdvanceNested() {
 
 std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) {
   store::TaskRecord& task = parent.MutableTask(task_id);
-  Touch(parent.run_id());
+  batch_.Touch(parent.run_id());
   const int started = parent.record().run().child_run_ids_size();
   if (started >= options_.limits.max_child_runs_per_run) {
     FailTask(task,
              absl::StrCat("cannot start its child run: run ", parent.run_id(), " has started ",
                           started, " child runs, the scheduler's limit per run (scheduler flag ",
                           limit_flags::kMaxChildRunsPerRun, ")"),
-             now_ms_);
+             batch_.now_ms());
     return "";
   }
   SubmitRequest request;
@@ -107,7 +107,8 @@ std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) 
   absl::StatusOr<Json> args =
       ChildRunArgs(task, flow::ProtoStructToJson(parent.record().run().args()));
   if (!args.ok()) {
-    FailTask(task, absl::StrCat("cannot start its child run: ", args.status().message()), now_ms_);
+    FailTask(task, absl::StrCat("cannot start its child run: ", args.status().message()),
+             batch_.now_ms());
     return "";
   }
   request.args = *std::move(args);
@@ -117,7 +118,8 @@ std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) 
   absl::StatusOr<std::string> child =
       CreateRun(request, &parent.record().run(), task_id, DriverStart::kNow);
   if (!child.ok()) {
-    FailTask(task, absl::StrCat("cannot start its child run: ", child.status().message()), now_ms_);
+    FailTask(task, absl::StrCat("cannot start its child run: ", child.status().message()),
+             batch_.now_ms());
     return "";
   }
   task.mutable_task()->set_child_run_id(*child);
@@ -127,7 +129,7 @@ std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) 
 
 std::string Engine::ResumeChildRun(RunState& parent, const std::string& task_id) {
   const std::string child_id = parent.FindTask(task_id)->task().child_run_id();
-  Touch(parent.run_id());
+  batch_.Touch(parent.run_id());
   absl::StatusOr<std::unique_ptr<RunState>> child = LoadRun(child_id);
   absl::Status resumable = child.ok() ? CheckResumable((*child)->record()) : child.status();
   if (resumable.ok()) {
@@ -155,10 +157,10 @@ bool Engine::SettleParentTask(const RunState& child) {
   if (task == nullptr || !AwaitsChildRun(*task) || task->task().child_run_id() != view.run_id()) {
     return false;
   }
-  SettleChildTask(run.MutableTask(task->task().task_id()), view, now_ms_);
+  SettleChildTask(run.MutableTask(task->task().task_id()), view, batch_.now_ms());
   AddUsage(*run.MutableRecord().mutable_run()->mutable_usage(), view.usage());
-  Touch(run.run_id());
-  parent->second.driver->Advance(run, now_ms_);
+  batch_.Touch(run.run_id());
+  parent->second.driver->Advance(run, batch_.now_ms());
   return true;
 }
 
@@ -191,7 +193,7 @@ absl::Status Engine::RecoverChildLinks() {
             absl::StrCat("unrecoverable: ", child.status().message()));
         child = std::move(unreadable);
       }
-      SettleChildTask(run.MutableTask(task_id), child->run(), now_ms_);
+      SettleChildTask(run.MutableTask(task_id), child->run(), batch_.now_ms());
       AddUsage(*run.MutableRecord().mutable_run()->mutable_usage(), child->run().usage());
     }
   }

@@ -37,7 +37,7 @@ v1::RunEvent RunStartedEvent(const std::vector<std::string>& reused) {
 void Engine::Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver,
                       v1::FlowSpec spec) {
   std::string run_id = state->run_id();
-  Touch(run_id);
+  batch_.Touch(run_id);
   ActiveRun& active = runs_[run_id];
   active.graph = std::make_unique<RunTaskGraph>(spec, state.get());
   active.policy = policy::EffectivePolicy(spec.flow_policy(), state->record().run().kind());
@@ -63,7 +63,7 @@ absl::StatusOr<std::string> Engine::CreateRun(SubmitRequest& request, const v1::
 
   store::RunRecord record;
   v1::Run& run = *record.mutable_run();
-  std::string run_id = NewRunId(now_ms_, rng_);
+  std::string run_id = NewRunId(batch_.now_ms(), batch_.rng());
   run.set_run_id(run_id);
   if (parent == nullptr) {
     run.set_root_run_id(run_id);
@@ -82,27 +82,27 @@ absl::StatusOr<std::string> Engine::CreateRun(SubmitRequest& request, const v1::
   run.set_session_id(request.session_id);
   *run.mutable_budget() = request.spec.budget();
   for (const auto& [key, value] : request.labels) (*run.mutable_labels())[key] = value;
-  *run.mutable_created_at() = ToTimestamp(now_ms_);
-  record.set_created_unix_ms(now_ms_);
+  *run.mutable_created_at() = ToTimestamp(batch_.now_ms());
+  record.set_created_unix_ms(batch_.now_ms());
   record.set_idempotency_key(request.idempotency_key);
   record.set_tenant(request.tenant);
   record.set_next_seq(1);
   if (!request.tenant.empty()) {
-    extra_writes_.Put(store::Column::kMeta, store::keys::TenantRun(request.tenant, run_id), "");
+    batch_.writes().Put(store::Column::kMeta, store::keys::TenantRun(request.tenant, run_id), "");
   }
 
-  extra_writes_.Put(store::Column::kMeta, store::keys::RunSpec(run_id),
-                    request.spec.SerializeAsString());
+  batch_.writes().Put(store::Column::kMeta, store::keys::RunSpec(run_id),
+                      request.spec.SerializeAsString());
   if (!request.idempotency_key.empty()) {
-    extra_writes_.Put(store::Column::kMeta, store::keys::Idempotency(request.idempotency_key),
-                      run_id);
+    batch_.writes().Put(store::Column::kMeta, store::keys::Idempotency(request.idempotency_key),
+                        run_id);
     idempotency_[request.idempotency_key] = run_id;
   }
   auto state = std::make_unique<RunState>(std::move(record));
   state->MutableRecord();
   state->Emit(RunStartedEvent({}));
   if (start == DriverStart::kNow) {
-    (*driver)->Start(*state, now_ms_);
+    (*driver)->Start(*state, batch_.now_ms());
   } else {
     state->MutableRecord().set_start_pending(true);
   }
@@ -133,7 +133,7 @@ void Engine::DoSubmit(SubmitRequest& request,
     if (!existing.empty()) {
       // Replied after this batch commits, like a new run, so a retried
       // SubmitRun never observes a run id before the run is durable.
-      effects_.push_back([done, existing] { done(SubmitResult{existing, true}); });
+      batch_.AfterCommit([done, existing] { done(SubmitResult{existing, true}); });
       return;
     }
   }
@@ -147,7 +147,7 @@ void Engine::DoSubmit(SubmitRequest& request,
   // waited about 60 ms more for them).
   absl::StatusOr<std::string> run_id = CreateRun(request, nullptr, "", DriverStart::kNextBatch);
   if (!run_id.ok()) return done(run_id.status());
-  effects_.push_back([done, run_id = *run_id] { done(SubmitResult{run_id, false}); });
+  batch_.AfterCommit([done, run_id = *run_id] { done(SubmitResult{run_id, false}); });
 }
 
 void Engine::StartLater(const std::string& run_id) {
@@ -167,11 +167,11 @@ void Engine::StartPendingRuns() {
     it->second.awaiting_start = false;
     RunState& run = *it->second.state;
     run.MutableRecord().set_start_pending(false);
-    Touch(run_id);
-    it->second.driver->Start(run, now_ms_);
+    batch_.Touch(run_id);
+    it->second.driver->Start(run, batch_.now_ms());
   }
   // Reads waiting for these runs' tasks go on once this batch is written.
-  effects_.push_back([this, started = std::move(started)] { TasksCreated(&started); });
+  batch_.AfterCommit([this, started = std::move(started)] { TasksCreated(&started); });
 }
 
 void Engine::WhenTasksCreated(const std::string& run_id, std::function<void()> then) {
@@ -212,16 +212,16 @@ void Engine::DoCancel(const std::string& run_id, const std::string& reason,
     absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
     if (!record.ok()) return done(record.status());
     // After the effects of the batch that finished it (its run_finished).
-    effects_.push_back([done, status = record->run().status()] { done(status); });
+    batch_.AfterCommit([done, status = record->run().status()] { done(status); });
     return;
   }
   CancelActive(*it->second.state, reason);
-  effects_.push_back([done] { done(v1::RUN_STATUS_CANCELLED); });
+  batch_.AfterCommit([done] { done(v1::RUN_STATUS_CANCELLED); });
 }
 
 void Engine::CancelActive(RunState& run, const std::string& reason) {
-  RevokeLeases(CancelRunState(run, reason, now_ms_), reason);
-  Touch(run.run_id());
+  RevokeLeases(CancelRunState(run, reason, batch_.now_ms()), reason);
+  batch_.Touch(run.run_id());
 }
 
 void Engine::RevokeLeases(const std::vector<std::string>& leases, const std::string& reason) {
@@ -247,7 +247,7 @@ void Engine::DoResume(const std::string& run_id, const ResumeBudget& budget,
   auto active = runs_.find(run_id);
   if (active != runs_.end()) {
     // An effect: the run's state may come from a batch still being written.
-    effects_.push_back(
+    batch_.AfterCommit(
         [done, answer = CheckResumable(active->second.state->record())] { done(answer); });
     return;
   }
@@ -271,7 +271,7 @@ void Engine::DoResume(const std::string& run_id, const ResumeBudget& budget,
   }
   absl::StatusOr<ResumeResult> result = ResumeLoaded(*std::move(state));
   if (!result.ok()) return done(result.status());
-  effects_.push_back([done, result = *std::move(result)] { done(result); });
+  batch_.AfterCommit([done, result = *std::move(result)] { done(result); });
 }
 
 absl::StatusOr<ResumeResult> Engine::ResumeLoaded(std::unique_ptr<RunState> state) {
@@ -284,7 +284,7 @@ absl::StatusOr<ResumeResult> Engine::ResumeLoaded(std::unique_ptr<RunState> stat
   PrepareResume(run);
   // Started here, whatever an earlier scheduler left undone.
   run.MutableRecord().set_start_pending(false);
-  (*driver)->Resume(run, now_ms_);
+  (*driver)->Resume(run, batch_.now_ms());
   ResumeResult result;
   result.run_id = run_id;
   for (const store::PhaseRecord& phase : run.record().phases()) {
@@ -298,7 +298,7 @@ absl::StatusOr<ResumeResult> Engine::ResumeLoaded(std::unique_ptr<RunState> stat
 absl::Status Engine::Recover() {
   // Wall time of the stages, for the log line at the end.
   const absl::Time started = absl::Now();
-  now_ms_ = options_.clock->NowMs();
+  batch_.Begin(options_.clock->NowMs());
   std::vector<std::string> active;
   std::vector<std::string> undecodable;
   // Runs stored before the run indexes existed are indexed once; otherwise
@@ -382,7 +382,8 @@ absl::Status Engine::Recover() {
   if (absl::Status linked = RecoverChildLinks(); !linked.ok()) return linked;
   RecoverApprovals();
   // Cache entries come back too; expired ones are deleted by the first batch.
-  if (absl::Status loaded = cache_.Load(*options_.store, now_ms_, &extra_writes_); !loaded.ok()) {
+  if (absl::Status loaded = cache_.Load(*options_.store, batch_.now_ms(), &batch_.writes());
+      !loaded.ok()) {
     return loaded;
   }
   const absl::Time done = absl::Now();
@@ -401,12 +402,12 @@ void Engine::BackfillRunIndexes(
     const std::vector<std::pair<std::string, int64_t>>& finished_roots,
     const std::vector<std::pair<std::string, std::string>>& tenant_runs) {
   for (const auto& [run_id, finished_ms] : finished_roots) {
-    extra_writes_.Put(store::Column::kMeta, store::keys::FinishedRun(finished_ms, run_id), "");
+    batch_.writes().Put(store::Column::kMeta, store::keys::FinishedRun(finished_ms, run_id), "");
   }
   for (const auto& [tenant, run_id] : tenant_runs) {
-    extra_writes_.Put(store::Column::kMeta, store::keys::TenantRun(tenant, run_id), "");
+    batch_.writes().Put(store::Column::kMeta, store::keys::TenantRun(tenant, run_id), "");
   }
-  extra_writes_.Put(store::Column::kMeta, store::keys::RunIndexesBuilt(), "");
+  batch_.writes().Put(store::Column::kMeta, store::keys::RunIndexesBuilt(), "");
 }
 
 absl::Status Engine::RecoverRun(LoadedRun loaded) {
@@ -419,7 +420,7 @@ absl::Status Engine::RecoverRun(LoadedRun loaded) {
   for (const auto& [task_id, task] : run.tasks()) {
     switch (task.task().state()) {
       case v1::TASK_STATE_RETRYING:
-        AddTimer({task.not_before_unix_ms(), TimerKind::kRetry, run_id, task_id, ""});
+        timers_.Add({task.not_before_unix_ms(), TimerKind::kRetry, run_id, task_id, ""});
         break;
       case v1::TASK_STATE_DISPATCHED:
       case v1::TASK_STATE_RUNNING:
@@ -429,10 +430,10 @@ absl::Status Engine::RecoverRun(LoadedRun loaded) {
         // The worker may still be running it: wait for it to reconnect
         // holding the lease, or for the lease to expire.
         leases_.Add({task.lease_id(), run_id, task_id, task.task().worker_id(), "", 0,
-                     now_ms_ + options_.lease_timeout_ms});
+                     batch_.now_ms() + options_.lease_timeout_ms});
         if (task.assignment().timeout_seconds() > 0) {
-          AddTimer({task.dispatched_unix_ms() + task.assignment().timeout_seconds() * 1000LL,
-                    TimerKind::kTaskTimeout, run_id, task_id, task.lease_id()});
+          timers_.Add({task.dispatched_unix_ms() + task.assignment().timeout_seconds() * 1000LL,
+                       TimerKind::kTaskTimeout, run_id, task_id, task.lease_id()});
         }
         break;
       default:
@@ -445,7 +446,7 @@ absl::Status Engine::RecoverRun(LoadedRun loaded) {
   if (options_.store->MayHaveLostWrites()) {
     store::RunRecord& record = run.MutableRecord();
     record.set_next_seq(std::max<int64_t>(record.next_seq(), 1) + kSeqGapAfterLostWrites);
-    Touch(run_id);
+    batch_.Touch(run_id);
   }
   // Accepted, then the scheduler stopped before its tasks were written.
   const bool start_pending = run.record().start_pending();
@@ -480,7 +481,7 @@ void Engine::Quarantine(const std::string& run_id, absl::string_view reason) {
   record.set_start_pending(false);
   auto state = std::make_unique<RunState>(std::move(record));
   const std::string error = absl::StrCat("unrecoverable: ", reason);
-  FinishRun(*state, v1::RUN_STATUS_FAILED, "", error, now_ms_);
+  FinishRun(*state, v1::RUN_STATUS_FAILED, "", error, batch_.now_ms());
   log::Error("run quarantined: its records cannot be recovered; it is failed, other runs go on")
       .With("run_id", run_id)
       .With("error", error);
@@ -488,7 +489,7 @@ void Engine::Quarantine(const std::string& run_id, absl::string_view reason) {
   // Committed like any finished run (Commit drops it from runs_ again).
   runs_.erase(run_id);
   runs_[run_id].state = std::move(state);
-  Touch(run_id);
+  batch_.Touch(run_id);
 }
 
 }  // namespace taskboard::engine

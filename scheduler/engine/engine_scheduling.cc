@@ -15,7 +15,7 @@ namespace taskboard::engine {
 
 void Engine::ArmSchedulingCheck(const std::string& agent, int64_t ready_ms) {
   const int64_t due = scheduling_.DeadlineOf(agent, ready_ms);
-  if (scheduling_.Arm(agent, due)) AddTimer({due, TimerKind::kScheduling, "", "", agent});
+  if (scheduling_.Arm(agent, due)) timers_.Add({due, TimerKind::kScheduling, "", "", agent});
 }
 
 void Engine::CheckSchedulingDeadlines(const std::string& agent, int64_t due_ms) {
@@ -23,7 +23,7 @@ void Engine::CheckSchedulingDeadlines(const std::string& agent, int64_t due_ms) 
   // A worker offers the agent now: its tasks wait for slots, however long
   // (decision 28). If that worker leaves, DoDisconnect arms a check again.
   if (workers_.AnyOffers(agent)) return;
-  if (std::optional<int64_t> expired = scheduling_.ExpiredUpTo(agent, now_ms_)) {
+  if (std::optional<int64_t> expired = scheduling_.ExpiredUpTo(agent, batch_.now_ms())) {
     std::vector<dispatch::ReadyEntry> entries = ready_.TakeReadyUpTo(agent, *expired);
     std::string error;
     for (dispatch::ReadyEntry& entry : entries) {
@@ -36,7 +36,7 @@ void Engine::CheckSchedulingDeadlines(const std::string& agent, int64_t due_ms) 
           task->task().agent() != agent) {
         continue;  // stale: dispatched, ended or re-queued since
       }
-      if (scheduling_.DeadlineOf(agent, task->ready_unix_ms()) > now_ms_) {
+      if (scheduling_.DeadlineOf(agent, task->ready_unix_ms()) > batch_.now_ms()) {
         // Ready again since this entry was queued: its newer entry waits.
         entry.ready_ms = task->ready_unix_ms();
         ready_.Push(agent, std::move(entry));
@@ -49,8 +49,8 @@ void Engine::CheckSchedulingDeadlines(const std::string& agent, int64_t due_ms) 
             offered.empty() ? "none, no worker is connected" : absl::StrJoin(offered, ", "),
             "); start a worker with that agent or fix the flow's agent name");
       }
-      FailTask(state.MutableTask(entry.task_id), error, now_ms_);
-      Touch(state.run_id());
+      FailTask(state.MutableTask(entry.task_id), error, batch_.now_ms());
+      batch_.Touch(state.run_id());
     }
   }
   if (std::optional<int64_t> oldest = ready_.OldestReadyMs(agent)) {

@@ -90,9 +90,9 @@ void Engine::DispatchSummaries() {
       ++it;
       continue;
     }
-    std::string lease_id = NewLeaseId(rng_);
+    std::string lease_id = NewLeaseId(batch_.rng());
     leases_.Add({lease_id, job->second.run_id, "", worker->worker_id, worker->identity,
-                 worker->stream_id, now_ms_ + options_.lease_timeout_ms});
+                 worker->stream_id, batch_.now_ms() + options_.lease_timeout_ms});
     worker->credits--;
     summary_leases_[lease_id] = job->first;
     v1::ConnectResponse message;

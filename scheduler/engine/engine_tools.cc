@@ -81,14 +81,15 @@ void Engine::OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& w
     SendTo(stream_id, std::move(reply));
     return;
   }
-  cache::Decision decision = cache_.Decide(
-      CallContextFor(*active, worker, lookup.task_id(), lookup.tool_name()), lookup, now_ms_);
+  cache::Decision decision =
+      cache_.Decide(CallContextFor(*active, worker, lookup.task_id(), lookup.tool_name()), lookup,
+                    batch_.now_ms());
   if (!decision.warning.empty() && active->warned.insert(decision.warning).second) {
     v1::RunEvent event;
     event.mutable_warning()->set_message(
         absl::StrCat("task '", lookup.task_id(), "': ", decision.warning));
     active->state->Emit(std::move(event));
-    Touch(active->state->run_id());
+    batch_.Touch(active->state->run_id());
   }
   if (decision.outcome == cache::Decision::Outcome::kWait) return;  // answered when it lands
   v1::ConnectResponse reply;
@@ -111,7 +112,7 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
     event.mutable_warning()->set_message(absl::StrCat(
         "tool call of task '", reported.task_id(), "' not recorded: ", ledger.status().message()));
     run.Emit(std::move(event));
-    Touch(run.run_id());
+    batch_.Touch(run.run_id());
     return;
   }
   // A worker sends the observations of the calls it ran for the cache (a
@@ -132,7 +133,7 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
       event.mutable_warning()->set_message(absl::StrCat(
           "tool call of task '", reported.task_id(), "' not recorded: ", own.status().message()));
       run.Emit(std::move(event));
-      Touch(run.run_id());
+      batch_.Touch(run.run_id());
       return;
     }
     for (const v1::Observation& seen : *own) {
@@ -158,7 +159,7 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
   const v1::ToolObservation& accepted = too_large ? refused : reported;
   SendAnswers(
       cache_.Record(CallContextFor(*active, worker, reported.task_id(), reported.tool_name()),
-                    accepted, now_ms_, &extra_writes_));
+                    accepted, batch_.now_ms(), &batch_.writes()));
 
   v1::Observation observation;
   observation.set_run_id(run.run_id());
@@ -173,16 +174,16 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
   observation.set_cached(reported.cached());
   observation.set_cache_age_ms(reported.cache_age_ms());
   if (reported.has_source_task()) *observation.mutable_source_task() = reported.source_task();
-  *observation.mutable_ts() = ToTimestamp(now_ms_);
+  *observation.mutable_ts() = ToTimestamp(batch_.now_ms());
   observation.set_duration_ms(reported.duration_ms());
   const v1::Observation& stored =
-      ledgers_.Append(request_id, std::move(observation), extra_writes_);
+      ledgers_.Append(request_id, std::move(observation), batch_.writes());
   if (options_.metrics != nullptr) options_.metrics->LedgerAppended();
 
   v1::RunEvent event;
   *event.mutable_observation()->mutable_observation() = stored;
   run.Emit(std::move(event));
-  Touch(run.run_id());
+  batch_.Touch(run.run_id());
 }
 
 void Engine::SendAnswers(std::vector<cache::Answer> answers) {
@@ -209,7 +210,7 @@ void Engine::EndLease(absl::string_view lease_id) {
     awaiting_policy_.erase(pending);
   }
   leases_.Remove(lease_id);
-  governor_.ReleaseLease(std::string(lease_id), Now());
+  governor_.ReleaseLease(std::string(lease_id), batch_.now());
   if (std::string job; TakeSummaryLease(lease_id, &job)) {
     FinishSummary(job, std::nullopt, "the summarizer's worker was lost; older calls were left out");
   }
@@ -253,8 +254,8 @@ void Engine::RecordPriorWork(const std::string& run_id, const std::string& task_
                                         prior_work.meta().tokens_approx());
   }
   // What GetTask shows as the task's prior work: the latest dispatch's.
-  extra_writes_.Put(store::Column::kMeta, store::keys::PriorWork(run_id, task_id),
-                    prior_work.SerializeAsString());
+  batch_.writes().Put(store::Column::kMeta, store::keys::PriorWork(run_id, task_id),
+                      prior_work.SerializeAsString());
 }
 
 void Engine::DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse message) {
@@ -300,7 +301,7 @@ void Engine::DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse m
   // well within it. Half the lease leaves the worker the other half to start.
   const int64_t timeout_ms = std::min(policy::EffectiveExternalTimeoutMs(custom),
                                       std::max<int64_t>(1, options_.lease_timeout_ms / 2));
-  effects_.push_back([this, address = custom.external(), request = std::move(request), timeout_ms,
+  batch_.AfterCommit([this, address = custom.external(), request = std::move(request), timeout_ms,
                       lease_id]() mutable {
     options_.policy_service->Select(
         address, std::move(request), timeout_ms,

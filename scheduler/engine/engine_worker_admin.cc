@@ -37,7 +37,7 @@ void Engine::ListWorkers(std::function<void(std::vector<v1::WorkerInfo>)> done) 
     std::sort(workers.begin(), workers.end(), [](const v1::WorkerInfo& a, const v1::WorkerInfo& b) {
       return a.worker_id() < b.worker_id();
     });
-    effects_.push_back([done = std::move(done), workers = std::move(workers)]() mutable {
+    batch_.AfterCommit([done = std::move(done), workers = std::move(workers)]() mutable {
       done(std::move(workers));
     });
   });
@@ -57,7 +57,7 @@ void Engine::DrainWorker(std::string worker_id, int64_t grace_ms, std::string re
           "no connected worker has id '", worker_id,
           "' (connected: ", connected.empty() ? "none" : absl::StrJoin(connected, ", "),
           "); `taskboard workers` lists them"));
-      effects_.push_back([done = std::move(done), status]() { done(status); });
+      batch_.AfterCommit([done = std::move(done), status]() { done(status); });
       return;
     }
     v1::ConnectResponse drain;
@@ -73,7 +73,7 @@ void Engine::DrainWorker(std::string worker_id, int64_t grace_ms, std::string re
         .With("grace_ms", drain.drain().grace_ms())
         .With("reason", drain.drain().reason());
     v1::WorkerInfo info = DescribeWorker(*streams.front());
-    effects_.push_back(
+    batch_.AfterCommit(
         [done = std::move(done), info = std::move(info)]() mutable { done(std::move(info)); });
   });
 }

@@ -20,15 +20,14 @@ namespace taskboard::engine {
 void Engine::SendTo(uint64_t stream_id, v1::ConnectResponse message) {
   dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
   if (worker == nullptr) return;
-  effects_.push_back([channel = worker->channel, message = std::move(message)]() mutable {
-    channel->Send(std::move(message));
-  });
+  batch_.Send(worker->channel, std::move(message));
 }
 
 void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
                      std::shared_ptr<dispatch::WorkerChannel>& channel,
                      const std::string& identity) {
-  dispatch::ConnectedWorker& worker = workers_.Add(stream_id, hello, std::move(channel), now_ms_);
+  dispatch::ConnectedWorker& worker =
+      workers_.Add(stream_id, hello, std::move(channel), batch_.now_ms());
   worker.identity = identity;
   for (const std::string& agent : worker.agents) scheduling_.AgentOffered(agent);
   // Free slots plus held tasks undercount a worker that still runs tasks
@@ -59,7 +58,7 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
       lease->identity = identity;
       lease->stream_id = stream_id;
       lease->worker_id = worker.worker_id;
-      lease->expires_ms = now_ms_ + options_.lease_timeout_ms;
+      lease->expires_ms = batch_.now_ms() + options_.lease_timeout_ms;
       held.insert(task.lease_id());
     } else {
       welcome.add_revoked_lease_ids(task.lease_id());
@@ -110,8 +109,8 @@ bool Engine::NeverDelivered(const dispatch::Lease& lease, absl::string_view inca
   ApplyReturned(run.MutableTask(lease.task_id), attempt_end::kWorkerLost,
                 absl::StrCat("the assignment never reached worker '", lease.worker_id,
                              "' (its stream broke); queued again without using an attempt"),
-                now_ms_);
-  Touch(run.run_id());
+                batch_.now_ms());
+  batch_.Touch(run.run_id());
   return true;
 }
 
@@ -122,7 +121,7 @@ void Engine::DoDisconnect(uint64_t stream_id) {
     leases_.FindMutable(lease.lease_id)->stream_id = 0;
   }
   // Its model calls waiting for a grant are asked again on its next stream.
-  governor_.ReleaseStream(stream_id, Now());
+  governor_.ReleaseStream(stream_id, batch_.now());
   dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
   if (worker == nullptr) return;
   std::set<std::string, std::less<>> agents = worker->agents;
@@ -138,7 +137,7 @@ void Engine::DoDisconnect(uint64_t stream_id) {
   // offered it.
   for (const std::string& agent : agents) {
     if (workers_.AnyOffers(agent)) continue;
-    scheduling_.AgentLost(agent, now_ms_);
+    scheduling_.AgentLost(agent, batch_.now_ms());
     if (std::optional<int64_t> oldest = ready_.OldestReadyMs(agent)) {
       ArmSchedulingCheck(agent, *oldest);
     }
@@ -157,7 +156,7 @@ store::TaskRecord* Engine::CurrentTask(absl::string_view lease_id, absl::string_
   v1::TaskState state = task->task().state();
   if (state != v1::TASK_STATE_DISPATCHED && state != v1::TASK_STATE_RUNNING) return nullptr;
   *run_out = &run;
-  Touch(run.run_id());
+  batch_.Touch(run.run_id());
   return &run.MutableTask(task_id);
 }
 
@@ -193,7 +192,7 @@ bool Engine::KeepLateExecution(const v1::TaskResult& result) {
     const store::TaskRecord* task = state.FindTask(attempt.task_id);
     if (task == nullptr || !describes_attempt(*task)) return false;
     keep(state.MutableTask(attempt.task_id));
-    Touch(attempt.run_id);
+    batch_.Touch(attempt.run_id);
     return true;
   }
   // The timeout was the run's last act: amend the stored task.
@@ -206,7 +205,7 @@ bool Engine::KeepLateExecution(const v1::TaskResult& result) {
     return false;
   }
   keep(task);
-  extra_writes_.Put(store::Column::kTasks, key, task.SerializeAsString());
+  batch_.writes().Put(store::Column::kTasks, key, task.SerializeAsString());
   return true;
 }
 
@@ -214,7 +213,7 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
   dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
   if (worker == nullptr) return;  // no Hello yet, or already gone
   worker->silent = false;
-  worker->last_heard_ms = now_ms_;
+  worker->last_heard_ms = batch_.now_ms();
   RunState* run = nullptr;
   switch (message.msg_case()) {
     case v1::ConnectRequest::kCredits: {
@@ -242,8 +241,9 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
       const v1::TaskStarted& started = message.task_started();
       store::TaskRecord* task = CurrentTask(started.lease_id(), started.task_id(), &run);
       if (task != nullptr && task->task().state() == v1::TASK_STATE_DISPATCHED) {
-        MarkRunning(*task, now_ms_);
-        leases_.FindMutable(started.lease_id())->expires_ms = now_ms_ + options_.lease_timeout_ms;
+        MarkRunning(*task, batch_.now_ms());
+        leases_.FindMutable(started.lease_id())->expires_ms =
+            batch_.now_ms() + options_.lease_timeout_ms;
       }
       break;
     }
@@ -251,7 +251,7 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
       for (const std::string& lease_id : message.heartbeat().lease_ids()) {
         dispatch::Lease* lease = leases_.FindMutable(lease_id);
         if (lease != nullptr && lease->stream_id == stream_id) {
-          lease->expires_ms = now_ms_ + options_.lease_timeout_ms;
+          lease->expires_ms = batch_.now_ms() + options_.lease_timeout_ms;
         }
       }
       break;
@@ -285,7 +285,7 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
       if (task != nullptr) {
         ApplyReturned(*task, attempt_end::kReturned,
                       returned.reason().empty() ? "handed back by the worker" : returned.reason(),
-                      now_ms_);
+                      batch_.now_ms());
         EndLease(returned.lease_id());
       }
       // Acknowledged like a result, so a draining worker can stop waiting.
@@ -386,7 +386,7 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
   // accepted numbers, never a worker's negative counts.
   AddUsage(*run->MutableRecord().mutable_run()->mutable_usage(),
            governance::AcceptedUsage(result.usage()));
-  int64_t delay = options_.retry_backoff.DelayMs(task->agent_failures() + 1, rng_);
+  int64_t delay = options_.retry_backoff.DelayMs(task->agent_failures() + 1, batch_.rng());
   AttemptOutcome outcome;
   if (static_cast<int64_t>(result.output().size()) > options_.max_output_bytes) {
     outcome = FailAttempt(
@@ -395,9 +395,9 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
                      " bytes is over the scheduler's limit of ", options_.max_output_bytes,
                      " bytes (--max-output-bytes); write large results to a "
                      "file and output its path"),
-        now_ms_, delay);
+        batch_.now_ms(), delay);
   } else {
-    outcome = ApplyResult(*task, result, now_ms_, delay);
+    outcome = ApplyResult(*task, result, batch_.now_ms(), delay);
   }
   CountAttempt(*task, outcome);
   log::Debug("task result")
@@ -408,7 +408,7 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
       .With("retrying", outcome == AttemptOutcome::kRetrying)
       .WithNonEmpty("error", result.error());
   if (outcome == AttemptOutcome::kRetrying) {
-    AddTimer(
+    timers_.Add(
         {task->not_before_unix_ms(), TimerKind::kRetry, run->run_id(), task->task().task_id(), ""});
   }
   ack.set_accepted(true);
@@ -431,15 +431,16 @@ void Engine::LoseLease(const dispatch::Lease& lease, absl::string_view ended,
       .With("lease_id", lease.lease_id)
       .With("reason", reason);
   ApplyInfraLoss(run.MutableTask(lease.task_id), ended, reason, options_.max_infra_attempts,
-                 now_ms_);
-  Touch(run.run_id());
+                 batch_.now_ms());
+  batch_.Touch(run.run_id());
 }
 
 void Engine::ExpireLeases() {
-  if (now_ms_ - last_lease_sweep_ms_ < 200) return;
-  last_lease_sweep_ms_ = now_ms_;
-  cache_.Sweep(now_ms_, &extra_writes_);
-  for (const dispatch::Lease& lease : leases_.ExpireBefore(std::min(now_ms_, backlog_since_ms_))) {
+  if (batch_.now_ms() - last_lease_sweep_ms_ < 200) return;
+  last_lease_sweep_ms_ = batch_.now_ms();
+  cache_.Sweep(batch_.now_ms(), &batch_.writes());
+  for (const dispatch::Lease& lease :
+       leases_.ExpireBefore(std::min(batch_.now_ms(), backlog_since_ms_))) {
     if (lease.stream_id != 0) {
       // The stream is open but silent: make sure the worker stops.
       v1::ConnectResponse message;
@@ -459,9 +460,8 @@ void Engine::ExpireLeases() {
 }
 
 void Engine::FireTimers() {
-  while (!timers_.empty() && timers_.top().due_ms <= now_ms_) {
-    Timer timer = timers_.top();
-    timers_.pop();
+  while (std::optional<Timer> due = timers_.PopDue(batch_.now_ms())) {
+    const Timer& timer = *due;
     if (timer.kind == TimerKind::kScheduling) {
       CheckSchedulingDeadlines(timer.token, timer.due_ms);
       continue;
@@ -474,8 +474,8 @@ void Engine::FireTimers() {
     switch (timer.kind) {
       case TimerKind::kRetry:
         if (task->task().state() == v1::TASK_STATE_RETRYING) {
-          MarkReady(run.MutableTask(timer.task_id), now_ms_);
-          Touch(timer.run_id);
+          MarkReady(run.MutableTask(timer.task_id), batch_.now_ms());
+          batch_.Touch(timer.run_id);
         }
         break;
       case TimerKind::kTaskTimeout: {
@@ -486,13 +486,13 @@ void Engine::FireTimers() {
         // that died meanwhile).
         const int64_t timeout_ms = task->assignment().timeout_seconds() * 1000LL;
         if (task->task().state() == v1::TASK_STATE_DISPATCHED) {
-          AddTimer({now_ms_ + timeout_ms, TimerKind::kTaskTimeout, timer.run_id, timer.task_id,
-                    timer.token});
+          timers_.Add({batch_.now_ms() + timeout_ms, TimerKind::kTaskTimeout, timer.run_id,
+                       timer.task_id, timer.token});
           break;
         }
-        if (task->started_unix_ms() + timeout_ms > now_ms_) {
-          AddTimer({task->started_unix_ms() + timeout_ms, TimerKind::kTaskTimeout, timer.run_id,
-                    timer.task_id, timer.token});
+        if (task->started_unix_ms() + timeout_ms > batch_.now_ms()) {
+          timers_.Add({task->started_unix_ms() + timeout_ms, TimerKind::kTaskTimeout, timer.run_id,
+                       timer.task_id, timer.token});
           break;
         }
         const dispatch::Lease* lease = leases_.Find(timer.token);
@@ -506,18 +506,19 @@ void Engine::FireTimers() {
         RememberTimedOut(timer.token, timer.run_id, *task);
         EndLease(timer.token);
         store::TaskRecord& mutable_task = run.MutableTask(timer.task_id);
-        int64_t delay = options_.retry_backoff.DelayMs(mutable_task.agent_failures() + 1, rng_);
+        int64_t delay =
+            options_.retry_backoff.DelayMs(mutable_task.agent_failures() + 1, batch_.rng());
         AttemptOutcome outcome = TimeOutAttempt(
             mutable_task,
             absl::StrCat("timed out after ", mutable_task.assignment().timeout_seconds(),
                          "s (timeoutSeconds)"),
-            now_ms_, delay);
+            batch_.now_ms(), delay);
         CountAttempt(mutable_task, outcome);
         if (outcome == AttemptOutcome::kRetrying) {
-          AddTimer({mutable_task.not_before_unix_ms(), TimerKind::kRetry, timer.run_id,
-                    timer.task_id, ""});
+          timers_.Add({mutable_task.not_before_unix_ms(), TimerKind::kRetry, timer.run_id,
+                       timer.task_id, ""});
         }
-        Touch(timer.run_id);
+        batch_.Touch(timer.run_id);
         break;
       }
       case TimerKind::kApprovalTimeout:
@@ -580,16 +581,16 @@ void Engine::Dispatch() {
                            "' could not be read from the ledger: ", selected.status().message(),
                            "; the scheduler's store failed a read (see its log): resume the "
                            "run once it reads again"),
-              now_ms_);
-          Touch(run.run_id());
+              batch_.now_ms());
+          batch_.Touch(run.run_id());
           continue;
         }
         prior_work = *std::move(selected);
       }
 
-      std::string lease_id = NewLeaseId(rng_);
+      std::string lease_id = NewLeaseId(batch_.rng());
       store::TaskRecord& task = run.MutableTask(task_id);
-      MarkDispatched(task, lease_id, worker->worker_id, now_ms_);
+      MarkDispatched(task, lease_id, worker->worker_id, batch_.now_ms());
       task.set_worker_incarnation(worker->hello.incarnation());
       log::Debug("task dispatched")
           .With("run_id", run.run_id())
@@ -599,10 +600,10 @@ void Engine::Dispatch() {
           .With("attempt", task.task().attempt())
           .With("lease_id", lease_id);
       leases_.Add({lease_id, run.run_id(), task_id, worker->worker_id, worker->identity,
-                   worker->stream_id, now_ms_ + options_.lease_timeout_ms});
+                   worker->stream_id, batch_.now_ms() + options_.lease_timeout_ms});
       if (task.assignment().timeout_seconds() > 0) {
-        AddTimer({now_ms_ + task.assignment().timeout_seconds() * 1000LL, TimerKind::kTaskTimeout,
-                  run.run_id(), task_id, lease_id});
+        timers_.Add({batch_.now_ms() + task.assignment().timeout_seconds() * 1000LL,
+                     TimerKind::kTaskTimeout, run.run_id(), task_id, lease_id});
       }
       worker->credits--;
       loop_stats_.dispatched++;
@@ -610,7 +611,7 @@ void Engine::Dispatch() {
         options_.metrics->TaskDispatched(agent, absl::Microseconds(std::max<int64_t>(
                                                     0, options_.clock->NowUs() - entry.queued_us)));
       }
-      Touch(run.run_id());
+      batch_.Touch(run.run_id());
 
       v1::ConnectResponse message;
       v1::Assignment& assignment = *message.mutable_assignment();
