@@ -62,6 +62,12 @@
 #include "scheduler/engine/run_loader.h"
 #include "scheduler/engine/run_state.h"
 #include "scheduler/engine/run_task_graph.h"
+#include "scheduler/engine/runs/active_runs.h"
+#include "scheduler/engine/runs/lease_revoker.h"
+#include "scheduler/engine/runs/run_commit.h"
+#include "scheduler/engine/runs/run_listener.h"
+#include "scheduler/engine/runs/run_manager.h"
+#include "scheduler/engine/runs/run_requests.h"
 #include "scheduler/engine/scheduling_deadlines.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/watch_hub.h"
@@ -71,11 +77,6 @@
 #include "scheduler/store/store.h"
 
 namespace taskboard::engine {
-
-// How far the event numbers of an unfinished run skip ahead when the store
-// may have lost its last writes: more than any run publishes between two
-// commits that could be lost.
-inline constexpr int64_t kSeqGapAfterLostWrites = 1'000'000;
 
 struct EngineOptions {
   store::Store* store = nullptr;  // required; outlives the engine
@@ -130,32 +131,6 @@ struct EngineOptions {
   int recovery_threads = 2;
 };
 
-// ResumeRun's new budget for the run (unset: unchanged).
-struct ResumeBudget {
-  std::optional<double> usd;
-  std::optional<int64_t> tokens;
-};
-
-struct SubmitRequest {
-  v1::FlowSpec spec;           // validated
-  Json args = Json::object();  // bound (BindRunArgs)
-  std::string session_id;
-  std::map<std::string, std::string> labels;
-  std::string idempotency_key;
-  // Whose run it is (docs/security.md#tenants); "" without authentication.
-  std::string tenant;
-};
-
-struct SubmitResult {
-  std::string run_id;
-  bool existing = false;  // the idempotency key named an earlier run
-};
-
-struct ResumeResult {
-  std::string run_id;
-  std::vector<std::string> reused_phases;
-};
-
 // Counters for benchmarks and metrics; read with Engine::stats().
 struct EngineStats {
   int64_t batches = 0;
@@ -167,7 +142,7 @@ struct EngineStats {
   int64_t workers = 0;
 };
 
-class Engine {
+class Engine : private LeaseRevoker, private RunListener, private CommitObserver {
  public:
   // Loads every run that is not finished from the store and re-arms its
   // tasks: ready tasks are queued, retrying ones wait out their backoff, and
@@ -247,7 +222,7 @@ class Engine {
   // scheduler at once instead of holding the server's shutdown up.
   void CloseStreams(std::string reason);
 
-  WatchHub& watch_hub() { return watch_hub_; }
+  WatchHub& watch_hub() { return runs_.watch_hub(); }
   // The store itself, for reads from other threads (RPC handlers): they see
   // a batch once it is written.
   store::Store& store() { return *store_; }
@@ -267,94 +242,26 @@ class Engine {
   void RunOnce();
 
  private:
-  struct ActiveRun {
-    std::unique_ptr<RunState> state;
-    std::unique_ptr<Driver> driver;
-    // The flow's settings; a board's without its task list (Activate).
-    std::shared_ptr<const v1::FlowSpec> spec;
-    // Policies read the run's tasks through it (engine_tools.cc).
-    std::unique_ptr<RunTaskGraph> graph;
-    // The flow policy with the kind's default filled in.
-    v1::FlowPolicy policy;
-    // Tool-cache warnings already emitted for this run (each once).
-    std::set<std::string> warned;
-    // Accepted by SubmitRun, its driver not started yet (StartLater): it has
-    // no tasks, so it is not advanced (it would look finished).
-    bool awaiting_start = false;
-  };
-
   explicit Engine(EngineOptions options);
   void Post(std::function<void()> event);
   void Loop();
   void ProcessBatch(std::vector<std::function<void()>>& batch);
   absl::Status Recover();
 
-  // Run events (engine_runs.cc).
-  // Creates and activates a run of `request` (a child of `parent`, carrying
-  // out its task `parent_task_id`, when `parent` is set). Returns its id;
-  // UNIMPLEMENTED for a flow kind this version cannot run. A child run's
-  // driver starts at once; a submitted run's starts in the next batch
-  // (StartLater), so SubmitRun replies without waiting for its tasks.
-  enum class DriverStart { kNow, kNextBatch };
-  absl::StatusOr<std::string> CreateRun(SubmitRequest& request, const v1::Run* parent,
-                                        const std::string& parent_task_id, DriverStart start);
-  // Starts active run `run_id`'s driver at the top of the next batch; reads
-  // of the run's tasks wait for that batch (WhenTasksCreated).
-  void StartLater(const std::string& run_id);
-  // Starts the drivers StartLater queued, before the batch's own events.
-  void StartPendingRuns();
-  // Cancels an active run and tells the workers holding its tasks to stop.
-  void CancelActive(RunState& run, const std::string& reason);
-  // Tells the workers holding `leases` to stop (`reason`) and ends the leases.
-  void RevokeLeases(const std::vector<std::string>& leases, const std::string& reason);
-  void DoSubmit(SubmitRequest& request, std::function<void(absl::StatusOr<SubmitResult>)>& done);
-  void DoCancel(const std::string& run_id, const std::string& reason,
-                std::function<void(absl::StatusOr<v1::RunStatus>)>& done);
-  void DoResume(const std::string& run_id, const ResumeBudget& budget,
-                std::function<void(absl::StatusOr<ResumeResult>)>& done);
-  absl::StatusOr<std::unique_ptr<RunState>> LoadRun(const std::string& run_id);
-  // Puts a loaded, resumable run back to running under its driver's Resume
-  // and activates it (ResumeRun, and a parent's resume reaching its children).
-  absl::StatusOr<ResumeResult> ResumeLoaded(std::unique_ptr<RunState> state);
-  void Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver, v1::FlowSpec spec);
-
-  // Nested runs (engine_children.cc, child_runs.h). After the drivers
-  // advanced: starts the child runs they asked for, settles the tasks of
-  // children that ended, and cancels the children of runs that ended, until
-  // nothing more changes, all in the current batch.
-  void AdvanceNested();
-  // Starts the child run that carries out `task_id` of `parent`; returns its
-  // id, or "" when it could not start (the task then fails).
-  std::string StartChildRun(RunState& parent, const std::string& task_id);
-  // A resumed parent's task whose child run did not complete: resumes that
-  // child under its own id, so its completed work is kept (a child that
-  // cannot be resumed is replaced by a new one). Returns the child's id, or
-  // "" when none runs (the task then fails).
-  std::string ResumeChildRun(RunState& parent, const std::string& task_id);
-  // Settles the parent's task of the ended child `child`; false when the
-  // parent is not active or the task was already settled.
-  bool SettleParentTask(const RunState& child);
-  // After recovery: tasks whose child run must still start, or whose child
-  // ended, are marked so the first batch handles them.
-  absl::Status RecoverChildLinks();
-  // Takes over one active run a loader read back: its records, driver,
-  // timers and leases. The loader's error (DATA_LOSS, or the store's) when
-  // they could not be read back.
-  absl::Status RecoverRun(LoadedRun loaded);
-  // Fails a run that cannot be recovered with "unrecoverable: <reason>"
-  // (event, log line, metric), committed by Recover.
-  void Quarantine(const std::string& run_id, absl::string_view reason);
-  // --retention (engine_retention.cc): once a second, finds the oldest
-  // finished root run past the retention in the index and plans its
-  // deletion; each loop iteration then deletes a slice of its keys, and the
-  // last one drops what memory held of it.
-  void SweepRetention();
-  void FinishDeletion(const RunDeletion& deletion);
-  // Start-up, when the marker says it was never done: adds the runs stored
-  // before the run indexes existed (finished root runs by age, runs by
-  // tenant) to them, and the marker.
-  void BackfillRunIndexes(const std::vector<std::pair<std::string, int64_t>>& finished_roots,
-                          const std::vector<std::pair<std::string, std::string>>& tenant_runs);
+  // The runs' listeners, until the components that own what they drop
+  // land: the leases a run's end revokes, what the tool calls keep per run,
+  // and the approvals the commit writes.
+  void Revoke(const std::vector<std::string>& lease_ids, const std::string& reason) override;
+  void OnRunLeftMemory(const std::string& run_id) override;
+  void OnRootRunDeleted(const RunDeletion& deletion) override;
+  void ApprovalTaskCommitted(const ActiveRun& run, const store::TaskRecord& task) override;
+  void TaskRemoved(const std::string& run_id, const std::string& task_id) override;
+  void RunEnded(const std::string& run_id) override;
+  // Queues the ready tasks (and approval deadlines) of each touched run.
+  void QueueTouched();
+  // A recovered run's retry timers, and a lease (and timeout) for each task
+  // a worker may still run.
+  void RearmLeases(ActiveRun& active);
 
   // Approvals (engine_approvals.cc).
   absl::StatusOr<v1::Task> DoDecideApproval(const std::string& run_id, const std::string& step_id,
@@ -363,15 +270,9 @@ class Engine {
   // restart).
   void ArmApprovalTimeout(const std::string& run_id, const store::TaskRecord& task);
   void OnApprovalTimeout(RunState& run, const std::string& task_id);
-  // A committed change of an approval task: queues its event, if any, to
-  // go to the notifier after the commit (approval_watch.h).
-  void ObserveApproval(const RunState& run, const store::TaskRecord& task,
-                       std::vector<ApprovalEvent>& events);
   // After recovery: the waiting approvals of the loaded runs count as
   // pending again and are announced once more.
   void RecoverApprovals();
-  // Hands `events` to the notifier once the batch is committed.
-  void NotifyApprovals(std::vector<ApprovalEvent> events);
 
   // Worker events and dispatch (engine_workers.cc).
   void DoHello(uint64_t stream_id, v1::Hello& hello,
@@ -493,7 +394,6 @@ class Engine {
   PipelinedStore loop_store_;
   EngineOptions options_;
   SystemClock system_clock_;
-  WatchHub watch_hub_;
 
   mutable absl::Mutex mu_;
   absl::CondVar wake_;
@@ -501,13 +401,6 @@ class Engine {
   // When each queued event was posted (clock ms), in queue_ order.
   std::vector<int64_t> queued_ms_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  // Runs whose tasks are being created, until the batch that creates them
-  // is written, with the reads waiting for them (WhenTasksCreated).
-  absl::Mutex starting_mu_;
-  absl::flat_hash_map<std::string, std::vector<std::function<void()>>> starting_
-      ABSL_GUARDED_BY(starting_mu_);
-  // Runs the reads waiting for `run_ids` (all of them when null).
-  void TasksCreated(const std::vector<std::string>* run_ids);
   EngineStats stats_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
   std::atomic<uint64_t> next_stream_id_{1};
@@ -515,16 +408,10 @@ class Engine {
   // Loop-thread state.
   LoopBatch batch_;
   TimerQueue timers_;
-  absl::flat_hash_map<std::string, ActiveRun> runs_;
-  // Runs accepted by SubmitRun (or recovered before their start) whose
-  // drivers start in the next batch, in submit order; the loop does not
-  // sleep while there are any.
-  std::vector<std::string> pending_starts_;
   dispatch::ReadyQueue ready_;
   SchedulingDeadlines scheduling_{0, 0};  // started in the constructor
   dispatch::WorkerRegistry workers_;
   dispatch::LeaseTable leases_;
-  absl::flat_hash_map<std::string, std::string> idempotency_;  // key -> run id
   LedgerBook ledgers_;
   cache::ToolCacheService cache_;
   absl::flat_hash_map<std::string, SummaryJob> summary_jobs_;     // "request@watermark"
@@ -556,11 +443,10 @@ class Engine {
   std::string usage_month_;  // the month usage_book_ holds ("2026-11")
   // Calls reported this batch for runs no longer in memory, by run.
   absl::flat_hash_map<std::string, v1::Usage> late_bills_;
-  // The run --retention is deleting, a slice per loop iteration.
-  std::optional<RunDeletion> deletion_;
-  int64_t next_retention_check_ms_ = 0;
   EngineStats loop_stats_;
   ApprovalWatch approval_watch_;
+  // Last: its listeners are the members above.
+  RunManager runs_;
 };
 
 }  // namespace taskboard::engine

@@ -18,7 +18,7 @@ void Engine::ListApprovals(std::optional<std::string> tenant,
                            std::function<void(std::vector<v1::PendingApproval>)> done) {
   Post([this, tenant = std::move(tenant), done = std::move(done)]() mutable {
     std::vector<v1::PendingApproval> pending;
-    for (const auto& [run_id, active] : runs_) {
+    for (const auto& [run_id, active] : runs_.active()) {
       const RunState& run = *active.state;
       if (tenant.has_value() && run.record().tenant() != *tenant) continue;
       if (IsTerminal(run.record().run().status())) continue;
@@ -68,8 +68,8 @@ absl::StatusOr<v1::Task> Engine::DoDecideApproval(const std::string& run_id,
   if (absl::Status sized = CheckApprovalAnswer(answer, options_.approval_limits); !sized.ok()) {
     return sized;
   }
-  auto it = runs_.find(run_id);
-  if (it == runs_.end()) {
+  ActiveRun* active = runs_.active().Find(run_id);
+  if (active == nullptr) {
     // A finished run: say who decided, if someone did, else that it ended.
     absl::StatusOr<v1::GetTaskResponse> stored = ReadTask(*options_.store, run_id, step_id);
     if (!stored.ok()) return stored.status();
@@ -86,7 +86,7 @@ absl::StatusOr<v1::Task> Engine::DoDecideApproval(const std::string& run_id,
         absl::StrCat("run '", run_id, "' has ended; its approval '", step_id,
                      "' can no longer be decided (resume the run to ask again)"));
   }
-  RunState& run = *it->second.state;
+  RunState& run = *active->state;
   const store::TaskRecord* task = run.FindTask(step_id);
   if (task == nullptr || !IsApprovalTask(*task)) {
     return absl::NotFoundError(absl::StrCat(
@@ -113,35 +113,27 @@ absl::StatusOr<v1::Task> Engine::DoDecideApproval(const std::string& run_id,
   return decided.task();
 }
 
-void Engine::ObserveApproval(const RunState& run, const store::TaskRecord& task,
-                             std::vector<ApprovalEvent>& events) {
-  if (!IsApprovalTask(task)) return;
-  auto active = runs_.find(run.run_id());
-  ApprovalRun about{run.run_id(), run.record().run().flow_name(), run.record().tenant(),
-                    active != runs_.end() ? active->second.spec->approval_webhook() : ""};
+void Engine::ApprovalTaskCommitted(const ActiveRun& run, const store::TaskRecord& task) {
+  const store::RunRecord& record = run.state->record();
+  ApprovalRun about{record.run().run_id(), record.run().flow_name(), record.tenant(),
+                    run.spec != nullptr ? run.spec->approval_webhook() : ""};
   std::optional<ApprovalEvent> event = approval_watch_.Observe(about, task, batch_.now_ms());
-  if (event.has_value()) events.push_back(*std::move(event));
+  if (!event.has_value() || options_.approval_notifier == nullptr) return;
+  batch_.AfterCommit([notifier = options_.approval_notifier, event = *std::move(event)]() mutable {
+    notifier->Notify(std::move(event));
+  });
 }
 
 void Engine::RecoverApprovals() {
-  std::vector<ApprovalEvent> events;
-  for (const auto& [run_id, active] : runs_) {
+  for (const auto& [run_id, active] : runs_.active()) {
     const RunState::TaskList tasks = active.state->tasks();
     for (auto it = tasks.begin(); it != tasks.end(); ++it) {
       if (it.state() != v1::TASK_STATE_RUNNING) continue;  // as in ListApprovals
       if (const store::TaskRecord& task = (*it).second; WaitsForApproval(task)) {
-        ObserveApproval(*active.state, task, events);
+        ApprovalTaskCommitted(active, task);
       }
     }
   }
-  NotifyApprovals(std::move(events));
-}
-
-void Engine::NotifyApprovals(std::vector<ApprovalEvent> events) {
-  if (options_.approval_notifier == nullptr || events.empty()) return;
-  batch_.AfterCommit([notifier = options_.approval_notifier, events = std::move(events)]() mutable {
-    for (ApprovalEvent& event : events) notifier->Notify(std::move(event));
-  });
 }
 
 void Engine::ArmApprovalTimeout(const std::string& run_id, const store::TaskRecord& task) {

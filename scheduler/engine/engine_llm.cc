@@ -115,9 +115,9 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
   // priority and onBudget.
   std::vector<ActiveRun*> chain = {active};
   while (!chain.back()->state->record().run().parent_run_id().empty()) {
-    auto parent = runs_.find(chain.back()->state->record().run().parent_run_id());
-    if (parent == runs_.end()) break;
-    chain.push_back(&parent->second);
+    ActiveRun* parent = runs_.active().Find(chain.back()->state->record().run().parent_run_id());
+    if (parent == nullptr) break;
+    chain.push_back(parent);
   }
   const governance::LlmLimits& limits = governor_.limits();
   // A worker's estimates are bounded before any sum, so a hostile one
@@ -178,8 +178,8 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
 void Engine::StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request, RunState& asking,
                           const std::string& scope, const std::string& reason) {
   const std::string& root_id = asking.root_run_id();
-  auto root = runs_.find(root_id);
-  const bool pause = root != runs_.end() && root->second.spec->on_budget() != v1::ON_BUDGET_FAIL;
+  ActiveRun* root = runs_.active().Find(root_id);
+  const bool pause = root != nullptr && root->spec->on_budget() != v1::ON_BUDGET_FAIL;
   if (options_.llm_metrics != nullptr) {
     options_.llm_metrics->BudgetStop(scope, pause ? "pause" : "fail");
   }
@@ -191,11 +191,11 @@ void Engine::StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request
   RefuseLlmCall(stream_id, request.request_id(), reason);
   // A root that ended earlier in this batch (paused by another call,
   // cancelled) stays as it ended.
-  if (!pause || IsTerminal(root->second.state->record().run().status())) return;
+  if (!pause || IsTerminal(root->state->record().run().status())) return;
   // The whole tree stops: the root ends paused, its children are cancelled
   // with it (AdvanceNested) and resumed with it.
-  RunState& root_run = *root->second.state;
-  RevokeLeases(PauseRunState(root_run, reason, batch_.now_ms()), absl::StrCat("paused: ", reason));
+  RunState& root_run = *root->state;
+  Revoke(PauseRunState(root_run, reason, batch_.now_ms()), absl::StrCat("paused: ", reason));
   batch_.Touch(root_id);
 }
 
@@ -235,9 +235,9 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
   bool found = false;
   std::string run_id = report.run_id();
   while (!run_id.empty()) {
-    auto it = runs_.find(run_id);
-    if (it == runs_.end()) break;
-    RunState& run = *it->second.state;
+    ActiveRun* active = runs_.active().Find(run_id);
+    if (active == nullptr) break;
+    RunState& run = *active->state;
     if (!found) tenant = run.record().tenant();
     found = true;
     AddUsage(*run.MutableRecord().mutable_run()->mutable_billed(), usage);
@@ -275,12 +275,12 @@ void Engine::BillEndedRuns() {
     // Up the chain of stored records; a run active again (resumed in this
     // batch) takes it in memory instead.
     for (std::string run_id = first; !run_id.empty();) {
-      if (auto active = runs_.find(run_id); active != runs_.end()) {
-        AddUsage(*active->second.state->MutableRecord().mutable_run()->mutable_billed(), usage);
+      if (ActiveRun* active = runs_.active().Find(run_id); active != nullptr) {
+        AddUsage(*active->state->MutableRecord().mutable_run()->mutable_billed(), usage);
         batch_.Touch(run_id);
         break;
       }
-      if (deletion_.has_value()) break;  // never write back what retention deletes
+      if (runs_.retention().busy()) break;  // never write back what retention deletes
       absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
       if (!record.ok()) break;
       AddUsage(*record->mutable_run()->mutable_billed(), usage);

@@ -28,9 +28,9 @@ void Engine::CheckSchedulingDeadlines(const std::string& agent, int64_t due_ms) 
     std::string error;
     for (dispatch::ReadyEntry& entry : entries) {
       if (entry.run->ended) continue;  // a stale entry; its task id is gone
-      auto run = runs_.find(entry.run->run_id);
-      if (run == runs_.end()) continue;
-      RunState& state = *run->second.state;
+      ActiveRun* active = runs_.active().Find(entry.run->run_id);
+      if (active == nullptr) continue;
+      RunState& state = *active->state;
       const store::TaskRecord* task = state.FindTask(entry.task_id);
       if (task == nullptr || task->task().state() != v1::TASK_STATE_READY ||
           task->task().agent() != agent) {

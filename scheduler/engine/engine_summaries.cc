@@ -128,10 +128,10 @@ void Engine::FinishSummary(const std::string& job_key, std::optional<std::string
   for (const policy::TaskKey& task : done.parked) {
     parked_once_[absl::StrCat(task.run_id, "/", task.task_id)] =
         narrative.has_value() ? "" : failure;
-    auto run = runs_.find(task.run_id);
-    if (run == runs_.end()) continue;
+    ActiveRun* active = runs_.active().Find(task.run_id);
+    if (active == nullptr) continue;
     RunState::TaskIds ids = {task.task_id};
-    QueueReadyTasks(*run->second.state, &ids);
+    QueueReadyTasks(*active->state, &ids);
   }
 }
 

@@ -39,10 +39,10 @@ bool SameCall(const v1::Observation& seen, const v1::ToolObservation& reported) 
 
 }  // namespace
 
-Engine::ActiveRun* Engine::LeasedRun(absl::string_view lease_id, absl::string_view task_id) {
+ActiveRun* Engine::LeasedRun(absl::string_view lease_id, absl::string_view task_id) {
   RunState* run = nullptr;
   if (CurrentTask(lease_id, task_id, &run) == nullptr) return nullptr;
-  return &runs_.at(run->run_id());
+  return runs_.active().Find(run->run_id());
 }
 
 cache::CallContext Engine::CallContextFor(const ActiveRun& active,
@@ -321,9 +321,9 @@ void Engine::OnExternalPriorWork(const std::string& lease_id,
   v1::ConnectResponse message = std::move(pending->second);
   awaiting_policy_.erase(pending);
   const dispatch::Lease* lease = leases_.Find(lease_id);
-  auto it = lease == nullptr ? runs_.end() : runs_.find(lease->run_id);
-  if (it == runs_.end()) return;
-  ActiveRun& active = it->second;
+  ActiveRun* found = lease == nullptr ? nullptr : runs_.active().Find(lease->run_id);
+  if (found == nullptr) return;
+  ActiveRun& active = *found;
   RunState& run = *active.state;
   const std::string& task_id = message.assignment().task_id();
   absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(run.root_run_id());

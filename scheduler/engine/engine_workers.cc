@@ -87,9 +87,9 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
 }
 
 bool Engine::NeverDelivered(const dispatch::Lease& lease, absl::string_view incarnation) {
-  auto it = runs_.find(lease.run_id);
-  if (it == runs_.end()) return false;
-  RunState& run = *it->second.state;
+  ActiveRun* active = runs_.active().Find(lease.run_id);
+  if (active == nullptr) return false;
+  RunState& run = *active->state;
   const store::TaskRecord* task = run.FindTask(lease.task_id);
   // The same process reconnects without a task it never reported started:
   // the assignment was lost with the stream (or with a scheduler that
@@ -148,9 +148,9 @@ store::TaskRecord* Engine::CurrentTask(absl::string_view lease_id, absl::string_
                                        RunState** run_out) {
   const dispatch::Lease* lease = leases_.Find(lease_id);
   if (lease == nullptr || lease->task_id != task_id) return nullptr;
-  auto it = runs_.find(lease->run_id);
-  if (it == runs_.end()) return nullptr;
-  RunState& run = *it->second.state;
+  ActiveRun* active = runs_.active().Find(lease->run_id);
+  if (active == nullptr) return nullptr;
+  RunState& run = *active->state;
   const store::TaskRecord* task = run.FindTask(task_id);
   if (task == nullptr || task->lease_id() != lease_id) return nullptr;
   v1::TaskState state = task->task().state();
@@ -187,8 +187,8 @@ bool Engine::KeepLateExecution(const v1::TaskResult& result) {
     execution.set_stopped(true);
     execution.set_stop_reason("timeout");
   };
-  if (auto run = runs_.find(attempt.run_id); run != runs_.end()) {
-    RunState& state = *run->second.state;
+  if (ActiveRun* active = runs_.active().Find(attempt.run_id); active != nullptr) {
+    RunState& state = *active->state;
     const store::TaskRecord* task = state.FindTask(attempt.task_id);
     if (task == nullptr || !describes_attempt(*task)) return false;
     keep(state.MutableTask(attempt.task_id));
@@ -418,9 +418,9 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
 void Engine::LoseLease(const dispatch::Lease& lease, absl::string_view ended,
                        absl::string_view reason) {
   EndLease(lease.lease_id);
-  auto it = runs_.find(lease.run_id);
-  if (it == runs_.end()) return;
-  RunState& run = *it->second.state;
+  ActiveRun* active = runs_.active().Find(lease.run_id);
+  if (active == nullptr) return;
+  RunState& run = *active->state;
   const store::TaskRecord* current = run.FindTask(lease.task_id);
   if (current == nullptr || current->lease_id() != lease.lease_id) return;
   if (options_.metrics != nullptr) options_.metrics->TaskLeaseLost(current->task().agent());
@@ -466,9 +466,9 @@ void Engine::FireTimers() {
       CheckSchedulingDeadlines(timer.token, timer.due_ms);
       continue;
     }
-    auto it = runs_.find(timer.run_id);
-    if (it == runs_.end()) continue;
-    RunState& run = *it->second.state;
+    ActiveRun* active = runs_.active().Find(timer.run_id);
+    if (active == nullptr) continue;
+    RunState& run = *active->state;
     const store::TaskRecord* task = run.FindTask(timer.task_id);
     if (task == nullptr) continue;
     switch (timer.kind) {
@@ -559,21 +559,21 @@ void Engine::Dispatch() {
       if (worker == nullptr) break;
       dispatch::ReadyEntry entry = ready_.Pop(agent);
       if (entry.run->ended) continue;  // its task id is gone with it
-      auto it = runs_.find(entry.run->run_id);
-      if (it == runs_.end()) continue;
-      RunState& run = *it->second.state;
+      ActiveRun* active = runs_.active().Find(entry.run->run_id);
+      if (active == nullptr) continue;
+      RunState& run = *active->state;
       const std::string task_id(entry.task_id);
       const store::TaskRecord* ready = run.FindTask(task_id);
       if (ready == nullptr || ready->task().state() != v1::TASK_STATE_READY) continue;
-      if (it->second.policy.has_compact() && ParkForSummary(it->second, task_id)) continue;
+      if (active->policy.has_compact() && ParkForSummary(*active, task_id)) continue;
       // Prior work is selected before the task is marked dispatched: a
       // ledger the store cannot read fails the task instead of sending it.
       // An external policy selects after the dispatch is committed.
       const bool external_policy =
-          policy::IsExternalPolicy(it->second.policy) && options_.policy_service != nullptr;
+          policy::IsExternalPolicy(active->policy) && options_.policy_service != nullptr;
       v1::PriorWork prior_work;
       if (!external_policy) {
-        absl::StatusOr<v1::PriorWork> selected = PriorWorkFor(it->second, task_id);
+        absl::StatusOr<v1::PriorWork> selected = PriorWorkFor(*active, task_id);
         if (!selected.ok()) {
           FailTask(
               run.MutableTask(task_id),
@@ -622,7 +622,7 @@ void Engine::Dispatch() {
       assignment.mutable_ready_at()->set_nanos(static_cast<int32_t>(entry.queued_us % 1'000'000) *
                                                1000);
       if (external_policy) {
-        DispatchWithExternalPolicy(it->second, std::move(message));
+        DispatchWithExternalPolicy(*active, std::move(message));
         continue;
       }
       *assignment.mutable_prior_work() = std::move(prior_work);
