@@ -96,7 +96,9 @@ EngineStats Engine::stats() const {
 
 void Engine::Submit(SubmitRequest request, std::function<void(absl::StatusOr<SubmitResult>)> done) {
   auto shared = std::make_shared<SubmitRequest>(std::move(request));
-  Post([this, shared, done = std::move(done)]() mutable { runs_.Submit(*shared, workers_, done); });
+  Post([this, shared, done = std::move(done)]() mutable {
+    runs_.Submit(*shared, workers_.registry(), done);
+  });
 }
 
 void Engine::Cancel(std::string run_id, std::string reason,
@@ -121,9 +123,7 @@ void Engine::CloseStreams(std::string reason) {
     // An effect, so it stays in order after the batches before it (their
     // effects may still be in the commit pipeline), as when the loop ran
     // effects itself.
-    std::vector<std::shared_ptr<dispatch::WorkerChannel>> channels;
-    for (const auto& [stream_id, worker] : workers_.all()) channels.push_back(worker.channel);
-    batch_.AfterCommit([this, reason, channels = std::move(channels)] {
+    batch_.AfterCommit([this, reason, channels = workers_.Channels()] {
       for (const auto& channel : channels) channel->Close(reason);
       runs_.watch_hub().CloseAll(reason);
     });
@@ -132,6 +132,25 @@ void Engine::CloseStreams(std::string reason) {
 
 void Engine::WhenTasksCreated(const std::string& run_id, std::function<void()> then) {
   runs_.starting().WhenTasksCreated(run_id, std::move(then));
+}
+
+void Engine::ListWorkers(std::function<void(std::vector<v1::WorkerInfo>)> done) {
+  Post([this, done = std::move(done)]() mutable {
+    batch_.AfterCommit([done = std::move(done), workers = workers_.List()]() mutable {
+      done(std::move(workers));
+    });
+  });
+}
+
+void Engine::DrainWorker(std::string worker_id, int64_t grace_ms, std::string reason,
+                         std::function<void(absl::StatusOr<v1::WorkerInfo>)> done) {
+  Post([this, worker_id = std::move(worker_id), grace_ms, reason = std::move(reason),
+        done = std::move(done)]() mutable {
+    batch_.AfterCommit(
+        [done = std::move(done), drained = workers_.Drain(worker_id, grace_ms, reason)]() mutable {
+          done(std::move(drained));
+        });
+  });
 }
 
 uint64_t Engine::NewStreamId() { return next_stream_id_++; }
@@ -222,7 +241,7 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   Commit();
   UpdateGauges();
   loop_stats_.ready_depth = static_cast<int64_t>(ready_.TotalDepth());
-  loop_stats_.workers = static_cast<int64_t>(workers_.size());
+  loop_stats_.workers = static_cast<int64_t>(workers_.registry().size());
   absl::MutexLock lock(&mu_);
   stats_ = loop_stats_;
 }
@@ -270,7 +289,7 @@ void Engine::Revoke(const std::vector<std::string>& leases, const std::string& r
     cancel.set_task_id(lease->task_id);
     cancel.set_lease_id(lease_id);
     cancel.set_reason(reason.empty() ? "run cancelled" : reason);
-    if (lease->stream_id != 0) SendTo(lease->stream_id, std::move(message));
+    if (lease->stream_id != 0) workers_.SendTo(lease->stream_id, std::move(message));
     EndLease(lease_id);
   }
 }
@@ -379,7 +398,8 @@ void Engine::UpdateGauges() {
   std::optional<int64_t> oldest = ready_.OldestReadyMs();
   metrics->UpdateQueues(
       depths, absl::Milliseconds(oldest ? std::max<int64_t>(0, batch_.now_ms() - *oldest) : 0));
-  metrics->UpdateWorkers(static_cast<int64_t>(workers_.size()), workers_.FreeSlots());
+  metrics->UpdateWorkers(static_cast<int64_t>(workers_.registry().size()),
+                         workers_.registry().FreeSlots());
   metrics->UpdateCache(cache_.counters());
   const ObservationCache& ledger_cache = ledgers_.cache();
   metrics->UpdateLedgerCache(ledger_cache.hits(), ledger_cache.misses(), ledger_cache.bytes());

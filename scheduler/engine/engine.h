@@ -71,6 +71,7 @@
 #include "scheduler/engine/scheduling_deadlines.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/watch_hub.h"
+#include "scheduler/engine/workers/worker_streams.h"
 #include "scheduler/governance/llm_governor.h"
 #include "scheduler/governance/usage_book.h"
 #include "scheduler/policy/narrative_cache.h"
@@ -208,7 +209,7 @@ class Engine : private LeaseRevoker, private RunListener, private CommitObserver
   void GetCacheStats(std::optional<std::string> tenant,
                      std::function<void(v1::GetCacheStatsResponse)> done);
 
-  // Operators (engine_worker_admin.cc). ListWorkers answers with the
+  // Operators (workers/worker_streams.h). ListWorkers answers with the
   // connected workers sorted by id. DrainWorker sends Drain{grace_ms} to
   // every stream of `worker_id` and stops assigning to it; the worker hands
   // back or finishes its tasks and disconnects. NOT_FOUND (listing the
@@ -280,7 +281,6 @@ class Engine : private LeaseRevoker, private RunListener, private CommitObserver
   void DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
   void DoDisconnect(uint64_t stream_id);
   void OnResult(uint64_t stream_id, v1::TaskResult& result);
-  v1::WorkerInfo DescribeWorker(const dispatch::ConnectedWorker& worker) const;
 
   // LLM governance (engine_llm.cc).
   void OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& request);
@@ -366,7 +366,6 @@ class Engine : private LeaseRevoker, private RunListener, private CommitObserver
   // Keeps the execution record of a late report for a timed-out lease;
   // false when `result` is not one.
   bool KeepLateExecution(const v1::TaskResult& result);
-  void SendTo(uint64_t stream_id, v1::ConnectResponse message);
   void Dispatch();
   void FireTimers();
   void ExpireLeases();
@@ -410,7 +409,7 @@ class Engine : private LeaseRevoker, private RunListener, private CommitObserver
   TimerQueue timers_;
   dispatch::ReadyQueue ready_;
   SchedulingDeadlines scheduling_{0, 0};  // started in the constructor
-  dispatch::WorkerRegistry workers_;
+  WorkerStreams workers_{&batch_, &leases_};
   dispatch::LeaseTable leases_;
   LedgerBook ledgers_;
   cache::ToolCacheService cache_;
@@ -435,8 +434,6 @@ class Engine : private LeaseRevoker, private RunListener, private CommitObserver
   // expiry was processed: after a stall (a slow store write) a backlog may
   // hold the heartbeat that keeps it.
   int64_t backlog_since_ms_ = INT64_MAX;
-  // The most slots each worker process (Hello.incarnation) declared.
-  absl::flat_hash_map<std::string, int64_t> capacity_by_incarnation_;
   // LLM governance (engine_llm.cc).
   governance::LlmGovernor governor_;
   governance::UsageBook usage_book_;

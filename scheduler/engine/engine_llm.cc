@@ -72,7 +72,7 @@ void Engine::RefuseLlmCall(uint64_t stream_id, const std::string& request_id,
   grant.set_request_id(request_id);
   grant.set_granted(false);
   grant.set_error(error);
-  SendTo(stream_id, std::move(reply));
+  workers_.SendTo(stream_id, std::move(reply));
 }
 
 void Engine::SendLlmGrant(const governance::Granted& granted) {
@@ -81,7 +81,7 @@ void Engine::SendLlmGrant(const governance::Granted& granted) {
   grant.set_request_id(granted.request_id);
   grant.set_granted(true);
   grant.set_grant_id(granted.grant_id);
-  SendTo(granted.stream_id, std::move(reply));
+  workers_.SendTo(granted.stream_id, std::move(reply));
   if (options_.llm_metrics != nullptr) options_.llm_metrics->Granted(granted.model, granted.waited);
 }
 

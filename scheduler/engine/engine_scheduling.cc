@@ -22,7 +22,7 @@ void Engine::CheckSchedulingDeadlines(const std::string& agent, int64_t due_ms) 
   if (!scheduling_.Fired(agent, due_ms)) return;  // superseded by a check that ran
   // A worker offers the agent now: its tasks wait for slots, however long
   // (decision 28). If that worker leaves, DoDisconnect arms a check again.
-  if (workers_.AnyOffers(agent)) return;
+  if (workers_.registry().AnyOffers(agent)) return;
   if (std::optional<int64_t> expired = scheduling_.ExpiredUpTo(agent, batch_.now_ms())) {
     std::vector<dispatch::ReadyEntry> entries = ready_.TakeReadyUpTo(agent, *expired);
     std::string error;
@@ -43,7 +43,7 @@ void Engine::CheckSchedulingDeadlines(const std::string& agent, int64_t due_ms) 
         continue;
       }
       if (error.empty()) {
-        std::vector<std::string> offered = workers_.OfferedAgents();
+        std::vector<std::string> offered = workers_.registry().OfferedAgents();
         error = absl::StrCat(
             "no worker offers agent '", agent, "' (available: ",
             offered.empty() ? "none, no worker is connected" : absl::StrJoin(offered, ", "),

@@ -41,7 +41,7 @@ bool Engine::ParkForSummary(ActiveRun& active, const std::string& task_id) {
   const std::string& request_id = run.root_run_id();
   policy::NarrativeCache& narratives = narratives_[request_id];
   if (narratives.Find(plan.watermark) != nullptr) return false;
-  if (!workers_.AnyOffers(compact.summarizer_agent())) {
+  if (!workers_.registry().AnyOffers(compact.summarizer_agent())) {
     parked_once_[parked_key] =
         absl::StrCat("no worker offers summarizer agent '", compact.summarizer_agent(),
                      "'; older calls were left out");
@@ -85,7 +85,7 @@ void Engine::DispatchSummaries() {
       it = queued_summaries_.erase(it);
       continue;
     }
-    dispatch::ConnectedWorker* worker = workers_.Pick(job->second.agent);
+    dispatch::ConnectedWorker* worker = workers_.registry().Pick(job->second.agent);
     if (worker == nullptr) {
       ++it;
       continue;
@@ -105,7 +105,7 @@ void Engine::DispatchSummaries() {
     assignment.set_agent(job->second.agent);
     assignment.set_prompt(job->second.prompt);
     assignment.set_role("summarizer");
-    SendTo(worker->stream_id, std::move(message));
+    workers_.SendTo(worker->stream_id, std::move(message));
     it = queued_summaries_.erase(it);
   }
 }

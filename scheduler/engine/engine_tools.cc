@@ -78,7 +78,7 @@ void Engine::OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& w
     v1::ConnectResponse reply;
     reply.mutable_tool_decision()->set_request_id(lookup.request_id());
     reply.mutable_tool_decision()->set_outcome(v1::ToolDecision::OUTCOME_NOT_CACHEABLE);
-    SendTo(stream_id, std::move(reply));
+    workers_.SendTo(stream_id, std::move(reply));
     return;
   }
   cache::Decision decision =
@@ -94,7 +94,7 @@ void Engine::OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& w
   if (decision.outcome == cache::Decision::Outcome::kWait) return;  // answered when it lands
   v1::ConnectResponse reply;
   *reply.mutable_tool_decision() = std::move(decision.reply);
-  SendTo(stream_id, std::move(reply));
+  workers_.SendTo(stream_id, std::move(reply));
 }
 
 void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
@@ -189,13 +189,13 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
 void Engine::SendAnswers(std::vector<cache::Answer> answers) {
   for (cache::Answer& answer : answers) {
     std::vector<dispatch::ConnectedWorker*> streams =
-        workers_.FindByWorkerId(answer.caller.worker_id);
+        workers_.registry().FindByWorkerId(answer.caller.worker_id);
     // A waiter whose worker left was dropped by WorkerLost; a reconnecting
     // worker re-asks.
     if (streams.empty()) continue;
     v1::ConnectResponse reply;
     *reply.mutable_tool_decision() = std::move(answer.decision);
-    SendTo(streams.back()->stream_id, std::move(reply));
+    workers_.SendTo(streams.back()->stream_id, std::move(reply));
   }
 }
 
@@ -267,7 +267,7 @@ void Engine::DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse m
     absl::StatusOr<v1::PriorWork> prior_work = PriorWorkFor(active, assignment.task_id());
     *message.mutable_assignment()->mutable_prior_work() =
         prior_work.ok() ? *std::move(prior_work) : UnreadablePriorWork(prior_work.status());
-    if (lease != nullptr) SendTo(lease->stream_id, std::move(message));
+    if (lease != nullptr) workers_.SendTo(lease->stream_id, std::move(message));
     return;
   }
   std::vector<v1::PolicyTaskView> tasks;
@@ -289,7 +289,7 @@ void Engine::DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse m
     // The task is leased already: it goes out without prior work, saying why.
     *message.mutable_assignment()->mutable_prior_work() = UnreadablePriorWork(read);
     RecordPriorWork(run.run_id(), assignment.task_id(), message.assignment().prior_work());
-    SendTo(lease->stream_id, std::move(message));
+    workers_.SendTo(lease->stream_id, std::move(message));
     return;
   }
   const v1::CustomPolicy& custom = active.policy.custom();
@@ -348,7 +348,7 @@ void Engine::OnExternalPriorWork(const std::string& lease_id,
   *message.mutable_assignment()->mutable_prior_work() = std::move(prior_work);
   // A worker that disconnected meanwhile gets nothing; the lease expires or
   // its reconnect (not holding the task) re-queues it.
-  if (lease->stream_id != 0) SendTo(lease->stream_id, std::move(message));
+  if (lease->stream_id != 0) workers_.SendTo(lease->stream_id, std::move(message));
 }
 
 }  // namespace taskboard::engine

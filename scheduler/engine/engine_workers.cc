@@ -17,26 +17,12 @@
 #include "scheduler/store/keys.h"
 
 namespace taskboard::engine {
-void Engine::SendTo(uint64_t stream_id, v1::ConnectResponse message) {
-  dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
-  if (worker == nullptr) return;
-  batch_.Send(worker->channel, std::move(message));
-}
 
 void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
                      std::shared_ptr<dispatch::WorkerChannel>& channel,
                      const std::string& identity) {
-  dispatch::ConnectedWorker& worker =
-      workers_.Add(stream_id, hello, std::move(channel), batch_.now_ms());
-  worker.identity = identity;
+  dispatch::ConnectedWorker& worker = workers_.Add(stream_id, hello, std::move(channel), identity);
   for (const std::string& agent : worker.agents) scheduling_.AgentOffered(agent);
-  // Free slots plus held tasks undercount a worker that still runs tasks
-  // whose leases were revoked; its first Hello (a fresh process, all slots
-  // free) said how many it has, and that stands for its later streams.
-  if (capacity_by_incarnation_.size() > 10'000) capacity_by_incarnation_.clear();
-  int64_t& capacity = capacity_by_incarnation_[hello.incarnation()];
-  capacity = std::max(capacity, worker.capacity);
-  worker.capacity = capacity;
   v1::ConnectResponse welcome_message;
   v1::Welcome& welcome = *welcome_message.mutable_welcome();
   welcome.set_scheduler_id(options_.scheduler_id);
@@ -83,7 +69,7 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
       .With("agents", worker.agents)
       .With("held_tasks", held.size())
       .With("revoked_leases", welcome.revoked_lease_ids_size());
-  SendTo(stream_id, std::move(welcome_message));
+  workers_.SendTo(stream_id, std::move(welcome_message));
 }
 
 bool Engine::NeverDelivered(const dispatch::Lease& lease, absl::string_view incarnation) {
@@ -131,12 +117,13 @@ void Engine::DoDisconnect(uint64_t stream_id) {
   // Its waits are dropped (the worker runs those calls itself once its
   // stream is gone) and the calls it was running for others pass to a
   // waiter, unless another stream of the same worker is still open.
-  if (workers_.FindByWorkerId(worker_id).empty()) SendAnswers(cache_.WorkerLost(worker_id));
+  if (workers_.registry().FindByWorkerId(worker_id).empty())
+    SendAnswers(cache_.WorkerLost(worker_id));
   // Ready tasks of an agent no connected worker offers any more fail after
   // the scheduling timeout counted from now, like tasks queued while nobody
   // offered it.
   for (const std::string& agent : agents) {
-    if (workers_.AnyOffers(agent)) continue;
+    if (workers_.registry().AnyOffers(agent)) continue;
     scheduling_.AgentLost(agent, batch_.now_ms());
     if (std::optional<int64_t> oldest = ready_.OldestReadyMs(agent)) {
       ArmSchedulingCheck(agent, *oldest);
@@ -210,33 +197,13 @@ bool Engine::KeepLateExecution(const v1::TaskResult& result) {
 }
 
 void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
-  dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
+  dispatch::ConnectedWorker* worker = workers_.Heard(stream_id);
   if (worker == nullptr) return;  // no Hello yet, or already gone
-  worker->silent = false;
-  worker->last_heard_ms = batch_.now_ms();
   RunState* run = nullptr;
   switch (message.msg_case()) {
-    case v1::ConnectRequest::kCredits: {
-      // A credit is a slot the worker freed: never more outstanding than the
-      // slots it said it has (free in Hello plus the tasks it held then), so
-      // a confused or hostile worker cannot draw the whole ready queue.
-      const int64_t slots = message.credits().slots();
-      if (message.credits().has_prefetch())
-        dispatch::ResizePrefetch(*worker, message.credits().prefetch());
-      const int64_t capacity = worker->capacity;
-      // No credit with a resize: a worker shrinking its queue withholds the
-      // place a task freed.
-      if (slots < 0 || (slots == 0 && !message.credits().has_prefetch()) ||
-          worker->credits + slots > capacity) {
-        log::Warn("worker sent slot credits past its capacity; capped")
-            .With("worker_id", worker->worker_id)
-            .With("credits", slots)
-            .With("outstanding", worker->credits)
-            .With("capacity", capacity);
-      }
-      if (slots > 0) worker->credits = std::min(worker->credits + slots, capacity);
+    case v1::ConnectRequest::kCredits:
+      workers_.OnCredits(*worker, message.credits());
       break;
-    }
     case v1::ConnectRequest::kTaskStarted: {
       const v1::TaskStarted& started = message.task_started();
       store::TaskRecord* task = CurrentTask(started.lease_id(), started.task_id(), &run);
@@ -278,7 +245,7 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
         ack.mutable_result_ack()->set_task_id(returned.task_id());
         ack.mutable_result_ack()->set_lease_id(returned.lease_id());
         ack.mutable_result_ack()->set_accepted(true);
-        SendTo(stream_id, std::move(ack));
+        workers_.SendTo(stream_id, std::move(ack));
         break;
       }
       store::TaskRecord* task = CurrentTask(returned.lease_id(), returned.task_id(), &run);
@@ -294,14 +261,11 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
       ack.mutable_result_ack()->set_lease_id(returned.lease_id());
       ack.mutable_result_ack()->set_accepted(task != nullptr);
       if (task == nullptr) ack.mutable_result_ack()->set_reason("lease is no longer current");
-      SendTo(stream_id, std::move(ack));
+      workers_.SendTo(stream_id, std::move(ack));
       break;
     }
     case v1::ConnectRequest::kDraining:
-      worker->draining = true;
-      log::Info("worker draining")
-          .With("worker_id", worker->worker_id)
-          .With("grace_ms", message.draining().grace_ms());
+      workers_.OnDraining(*worker, message.draining());
       break;
     case v1::ConnectRequest::kToolLookup: {
       // A tool the task may not call is neither served from the cache nor
@@ -313,7 +277,7 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
         v1::ConnectResponse reply;
         reply.mutable_tool_decision()->set_request_id(lookup.request_id());
         reply.mutable_tool_decision()->set_outcome(v1::ToolDecision::OUTCOME_NOT_CACHEABLE);
-        SendTo(stream_id, std::move(reply));
+        workers_.SendTo(stream_id, std::move(reply));
         break;
       }
       OnToolLookup(stream_id, *worker, lookup);
@@ -366,7 +330,7 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
           absl::StrCat("summarizer failed: ", result.error(), "; older calls were left out"));
     }
     ack.set_accepted(true);
-    SendTo(stream_id, std::move(ack_message));
+    workers_.SendTo(stream_id, std::move(ack_message));
     return;
   }
   RunState* run = nullptr;
@@ -377,7 +341,7 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
     ack.set_accepted(false);
     ack.set_reason(absl::StrCat("lease ", result.lease_id(), " is no longer current for task '",
                                 result.task_id(), "'"));
-    SendTo(stream_id, std::move(ack_message));
+    workers_.SendTo(stream_id, std::move(ack_message));
     return;
   }
   EndLease(result.lease_id());
@@ -412,7 +376,7 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
         {task->not_before_unix_ms(), TimerKind::kRetry, run->run_id(), task->task().task_id(), ""});
   }
   ack.set_accepted(true);
-  SendTo(stream_id, std::move(ack_message));
+  workers_.SendTo(stream_id, std::move(ack_message));
 }
 
 void Engine::LoseLease(const dispatch::Lease& lease, absl::string_view ended,
@@ -447,11 +411,8 @@ void Engine::ExpireLeases() {
       message.mutable_cancel()->set_task_id(lease.task_id);
       message.mutable_cancel()->set_lease_id(lease.lease_id);
       message.mutable_cancel()->set_reason("lease expired");
-      SendTo(lease.stream_id, std::move(message));
-      // No new work for it until it speaks again (WorkerRegistry::Pick).
-      if (dispatch::ConnectedWorker* worker = workers_.Find(lease.stream_id)) {
-        worker->silent = true;
-      }
+      workers_.SendTo(lease.stream_id, std::move(message));
+      workers_.Silence(lease.stream_id);
     }
     LoseLease(lease, attempt_end::kLeaseExpired,
               absl::StrCat("worker '", lease.worker_id, "' sent no heartbeat for ",
@@ -501,7 +462,7 @@ void Engine::FireTimers() {
           message.mutable_cancel()->set_task_id(timer.task_id);
           message.mutable_cancel()->set_lease_id(timer.token);
           message.mutable_cancel()->set_reason("task timed out");
-          SendTo(lease->stream_id, std::move(message));
+          workers_.SendTo(lease->stream_id, std::move(message));
         }
         RememberTimedOut(timer.token, timer.run_id, *task);
         EndLease(timer.token);
@@ -537,7 +498,7 @@ void Engine::QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids) {
     if (task.task().state() != v1::TASK_STATE_READY) return;
     ready_.Push(task.task().agent(), {task.priority(), task.ready_unix_ms(), task.order(),
                                       options_.clock->NowUs(), run.ready_run(), id});
-    if (!workers_.AnyOffers(task.task().agent())) {
+    if (!workers_.registry().AnyOffers(task.task().agent())) {
       ArmSchedulingCheck(task.task().agent(), task.ready_unix_ms());
     }
   };
@@ -555,7 +516,7 @@ void Engine::Dispatch() {
   DispatchSummaries();
   for (const std::string& agent : ready_.AgentsWithWork()) {
     while (!ready_.Empty(agent)) {
-      dispatch::ConnectedWorker* worker = workers_.Pick(agent);
+      dispatch::ConnectedWorker* worker = workers_.registry().Pick(agent);
       if (worker == nullptr) break;
       dispatch::ReadyEntry entry = ready_.Pop(agent);
       if (entry.run->ended) continue;  // its task id is gone with it
@@ -626,7 +587,7 @@ void Engine::Dispatch() {
         continue;
       }
       *assignment.mutable_prior_work() = std::move(prior_work);
-      SendTo(worker->stream_id, std::move(message));
+      workers_.SendTo(worker->stream_id, std::move(message));
     }
   }
   // Summaries asked for by tasks parked just now.
