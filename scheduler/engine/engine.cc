@@ -43,16 +43,20 @@ Engine::Engine(EngineOptions options)
       pipeline_(options.store, CountCommits(options.metrics)),
       loop_store_(options.store, &pipeline_),
       options_(WithStore(std::move(options), &loop_store_)),
-      ledgers_(options_.store, options_.ledger_cache_bytes),
-      governor_(options_.llm_limits),
-      approval_watch_(options_.approval_metrics),
       runs_({options_.store,
              options_.limits,
              options_.default_agent,
              {options_.retention_ms, options_.retention_keys_per_batch},
              options_.metrics},
-            &batch_, this, this) {
+            &batch_, &leases_, this),
+      leases_({options_.store, options_.lease_timeout_ms, options_.max_infra_attempts,
+               options_.metrics},
+              &batch_, &runs_.active(), &workers_),
+      ledgers_(options_.store, options_.ledger_cache_bytes),
+      governor_(options_.llm_limits),
+      approval_watch_(options_.approval_metrics) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
+  leases_.AddListener(this);
   cache_.set_limits(options_.cache_limits);
   // Every agent counts as last offered now: tasks recovered from the store
   // get the whole scheduling timeout for workers to reconnect.
@@ -136,9 +140,10 @@ void Engine::WhenTasksCreated(const std::string& run_id, std::function<void()> t
 
 void Engine::ListWorkers(std::function<void(std::vector<v1::WorkerInfo>)> done) {
   Post([this, done = std::move(done)]() mutable {
-    batch_.AfterCommit([done = std::move(done), workers = workers_.List()]() mutable {
-      done(std::move(workers));
-    });
+    batch_.AfterCommit(
+        [done = std::move(done), workers = workers_.List(leases_.table())]() mutable {
+          done(std::move(workers));
+        });
   });
 }
 
@@ -147,7 +152,8 @@ void Engine::DrainWorker(std::string worker_id, int64_t grace_ms, std::string re
   Post([this, worker_id = std::move(worker_id), grace_ms, reason = std::move(reason),
         done = std::move(done)]() mutable {
     batch_.AfterCommit(
-        [done = std::move(done), drained = workers_.Drain(worker_id, grace_ms, reason)]() mutable {
+        [done = std::move(done),
+         drained = workers_.Drain(worker_id, grace_ms, reason, leases_.table())]() mutable {
           done(std::move(drained));
         });
   });
@@ -181,7 +187,7 @@ void Engine::Loop() {
       int64_t now = options_.clock->NowMs();
       int64_t wake_at = now + 1000;
       if (std::optional<int64_t> due = timers_.NextDueMs()) wake_at = std::min(wake_at, *due);
-      if (leases_.size() > 0) wake_at = std::min(wake_at, last_lease_sweep_ms_ + 200);
+      if (std::optional<int64_t> sweep = leases_.NextSweepMs()) wake_at = std::min(wake_at, *sweep);
       // Model calls waiting for their model's limits to refill.
       if (governor_.NextWake() != absl::InfiniteFuture()) {
         wake_at = std::min(wake_at, absl::ToUnixMillis(governor_.NextWake()) + 1);
@@ -228,7 +234,10 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   runs_.starting().StartPending();
   for (auto& event : batch) event();
   FireTimers();
-  ExpireLeases();
+  if (leases_.SweepDue(batch_.now_ms())) {
+    cache_.Sweep(batch_.now_ms(), &batch_.writes());
+    leases_.ExpireDue(std::min(batch_.now_ms(), backlog_since_ms_));
+  }
   runs_.AdvanceTouched();
   runs_.nested().Advance();
   QueueTouched();
@@ -277,20 +286,6 @@ void Engine::Commit() {
   for (const std::string& run_id : committed.finished) {
     OnRunLeftMemory(run_id);
     runs_.active().Erase(run_id);
-  }
-}
-
-void Engine::Revoke(const std::vector<std::string>& leases, const std::string& reason) {
-  for (const std::string& lease_id : leases) {
-    const dispatch::Lease* lease = leases_.Find(lease_id);
-    if (lease == nullptr) continue;
-    v1::ConnectResponse message;
-    v1::Cancel& cancel = *message.mutable_cancel();
-    cancel.set_task_id(lease->task_id);
-    cancel.set_lease_id(lease_id);
-    cancel.set_reason(reason.empty() ? "run cancelled" : reason);
-    if (lease->stream_id != 0) workers_.SendTo(lease->stream_id, std::move(message));
-    EndLease(lease_id);
   }
 }
 
@@ -373,8 +368,8 @@ void Engine::RearmLeases(ActiveRun& active) {
         if (WaitsForApproval(task)) break;
         // The worker may still be running it: wait for it to reconnect
         // holding the lease, or for the lease to expire.
-        leases_.Add({task.lease_id(), run_id, task_id, task.task().worker_id(), "", 0,
-                     batch_.now_ms() + options_.lease_timeout_ms});
+        leases_.Grant({task.lease_id(), run_id, task_id, task.task().worker_id(), "", 0,
+                       batch_.now_ms() + options_.lease_timeout_ms});
         if (task.assignment().timeout_seconds() > 0) {
           timers_.Add({task.dispatched_unix_ms() + task.assignment().timeout_seconds() * 1000LL,
                        TimerKind::kTaskTimeout, run_id, task_id, task.lease_id()});

@@ -71,6 +71,8 @@
 #include "scheduler/engine/scheduling_deadlines.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/watch_hub.h"
+#include "scheduler/engine/workers/lease_keeper.h"
+#include "scheduler/engine/workers/worker_listener.h"
 #include "scheduler/engine/workers/worker_streams.h"
 #include "scheduler/governance/llm_governor.h"
 #include "scheduler/governance/usage_book.h"
@@ -143,7 +145,7 @@ struct EngineStats {
   int64_t workers = 0;
 };
 
-class Engine : private LeaseRevoker, private RunListener, private CommitObserver {
+class Engine : private RunListener, private CommitObserver, private WorkerListener {
  public:
   // Loads every run that is not finished from the store and re-arms its
   // tasks: ready tasks are queued, retrying ones wait out their backoff, and
@@ -249,15 +251,18 @@ class Engine : private LeaseRevoker, private RunListener, private CommitObserver
   void ProcessBatch(std::vector<std::function<void()>>& batch);
   absl::Status Recover();
 
-  // The runs' listeners, until the components that own what they drop
-  // land: the leases a run's end revokes, what the tool calls keep per run,
-  // and the approvals the commit writes.
-  void Revoke(const std::vector<std::string>& lease_ids, const std::string& reason) override;
+  // The runs' and the leases' listeners, until the components that own
+  // what they drop land: what the tool calls and the LLM grants keep per run
+  // and per lease, and the approvals the commit writes.
   void OnRunLeftMemory(const std::string& run_id) override;
   void OnRootRunDeleted(const RunDeletion& deletion) override;
   void ApprovalTaskCommitted(const ActiveRun& run, const store::TaskRecord& task) override;
   void TaskRemoved(const std::string& run_id, const std::string& task_id) override;
   void RunEnded(const std::string& run_id) override;
+  // A lease ended: an assignment that waited for a PolicyService gives its
+  // credit back, the governor releases the lease's grants, a summarizer's
+  // job is finished without it, and its tool calls pass to a waiter.
+  void OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) override;
   // Queues the ready tasks (and approval deadlines) of each touched run.
   void QueueTouched();
   // A recovered run's retry timers, and a lease (and timeout) for each task
@@ -300,8 +305,6 @@ class Engine : private LeaseRevoker, private RunListener, private CommitObserver
   absl::Status LoadLlmUsage();
 
   // Tool calls and prior work (engine_tools.cc).
-  // The active run whose task `lease_id` currently covers, or null.
-  ActiveRun* LeasedRun(absl::string_view lease_id, absl::string_view task_id);
   cache::CallContext CallContextFor(const ActiveRun& active,
                                     const dispatch::ConnectedWorker& worker,
                                     absl::string_view task_id, absl::string_view tool_name) const;
@@ -310,9 +313,6 @@ class Engine : private LeaseRevoker, private RunListener, private CommitObserver
   void OnToolObservation(const dispatch::ConnectedWorker& worker,
                          const v1::ToolObservation& observation);
   void SendAnswers(std::vector<cache::Answer> answers);
-  // Removes a lease (result, return, loss, cancel, timeout) and hands any
-  // tool call it was executing for others to a waiting caller.
-  void EndLease(absl::string_view lease_id);
   // Selects the task's prior work with the run's policy and records it for
   // GetTask. The store's error when reading the selected observations fails
   // (the caller fails the task).
@@ -349,26 +349,8 @@ class Engine : private LeaseRevoker, private RunListener, private CommitObserver
                      const std::string& failure);
   v1::PriorWork CompactPriorWork(ActiveRun& active, const policy::RequestLedger& ledger,
                                  const std::string& task_id);
-  // The task a lease currently covers, or null when the lease is superseded.
-  store::TaskRecord* CurrentTask(absl::string_view lease_id, absl::string_view task_id,
-                                 RunState** run);
-  // `ended` is the attempt_end word the lost attempt is recorded with.
-  void LoseLease(const dispatch::Lease& lease, absl::string_view ended, absl::string_view reason);
-  // On a reconnect: when the worker process `incarnation` was given the
-  // lease's task but never started it (the assignment was lost), ends the
-  // lease and queues the task again without using an attempt; true then.
-  bool NeverDelivered(const dispatch::Lease& lease, absl::string_view incarnation);
-  // A task timed out under `lease_id`: the worker's report that follows the
-  // cancel is not accepted as a result, but it still carries the attempt's
-  // execution record (the conversation so far), which GetTask should show.
-  void RememberTimedOut(const std::string& lease_id, const std::string& run_id,
-                        const store::TaskRecord& task);
-  // Keeps the execution record of a late report for a timed-out lease;
-  // false when `result` is not one.
-  bool KeepLateExecution(const v1::TaskResult& result);
   void Dispatch();
   void FireTimers();
-  void ExpireLeases();
   // Queues the READY tasks among `task_ids` (all of the run's when null).
   void QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids);
   // Scheduling timeouts (engine_scheduling.cc, scheduling_deadlines.h).
@@ -407,10 +389,13 @@ class Engine : private LeaseRevoker, private RunListener, private CommitObserver
   // Loop-thread state.
   LoopBatch batch_;
   TimerQueue timers_;
+  // Before the workers' parts, which read the active runs; its revoker and
+  // listener are not used before the first batch.
+  RunManager runs_;
   dispatch::ReadyQueue ready_;
   SchedulingDeadlines scheduling_{0, 0};  // started in the constructor
-  WorkerStreams workers_{&batch_, &leases_};
-  dispatch::LeaseTable leases_;
+  WorkerStreams workers_{&batch_};
+  LeaseKeeper leases_;
   LedgerBook ledgers_;
   cache::ToolCacheService cache_;
   absl::flat_hash_map<std::string, SummaryJob> summary_jobs_;     // "request@watermark"
@@ -421,14 +406,6 @@ class Engine : private LeaseRevoker, private RunListener, private CommitObserver
   absl::flat_hash_map<std::string, std::string> parked_once_;
   // Assignments waiting for a PolicyService answer, by lease id.
   absl::flat_hash_map<std::string, v1::ConnectResponse> awaiting_policy_;
-  // Timed-out leases whose worker has not reported yet.
-  struct TimedOutAttempt {
-    std::string run_id;
-    std::string task_id;
-    int attempt = 0;
-  };
-  absl::flat_hash_map<std::string, TimedOutAttempt> timed_out_;  // by lease id
-  int64_t last_lease_sweep_ms_ = 0;
   // When the oldest event still queued after this batch was posted (none:
   // INT64_MAX). A lease expires only once every event posted before its
   // expiry was processed: after a stall (a slow store write) a backlog may
@@ -442,8 +419,6 @@ class Engine : private LeaseRevoker, private RunListener, private CommitObserver
   absl::flat_hash_map<std::string, v1::Usage> late_bills_;
   EngineStats loop_stats_;
   ApprovalWatch approval_watch_;
-  // Last: its listeners are the members above.
-  RunManager runs_;
 };
 
 }  // namespace taskboard::engine

@@ -86,7 +86,7 @@ void Engine::SendLlmGrant(const governance::Granted& granted) {
 }
 
 void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& request) {
-  ActiveRun* active = LeasedRun(request.lease_id(), request.task_id());
+  ActiveRun* active = leases_.CurrentRun(request.lease_id(), request.task_id());
   if (active == nullptr) {
     return RefuseLlmCall(stream_id, request.request_id(),
                          absl::StrCat("task ", request.task_id(),
@@ -195,7 +195,8 @@ void Engine::StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request
   // The whole tree stops: the root ends paused, its children are cancelled
   // with it (AdvanceNested) and resumed with it.
   RunState& root_run = *root->state;
-  Revoke(PauseRunState(root_run, reason, batch_.now_ms()), absl::StrCat("paused: ", reason));
+  leases_.Revoke(PauseRunState(root_run, reason, batch_.now_ms()),
+                 absl::StrCat("paused: ", reason));
   batch_.Touch(root_id);
 }
 

@@ -91,8 +91,8 @@ void Engine::DispatchSummaries() {
       continue;
     }
     std::string lease_id = NewLeaseId(batch_.rng());
-    leases_.Add({lease_id, job->second.run_id, "", worker->worker_id, worker->identity,
-                 worker->stream_id, batch_.now_ms() + options_.lease_timeout_ms});
+    leases_.Grant({lease_id, job->second.run_id, "", worker->worker_id, worker->identity,
+                   worker->stream_id, batch_.now_ms() + options_.lease_timeout_ms});
     worker->credits--;
     summary_leases_[lease_id] = job->first;
     v1::ConnectResponse message;

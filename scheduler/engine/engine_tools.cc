@@ -39,12 +39,6 @@ bool SameCall(const v1::Observation& seen, const v1::ToolObservation& reported) 
 
 }  // namespace
 
-ActiveRun* Engine::LeasedRun(absl::string_view lease_id, absl::string_view task_id) {
-  RunState* run = nullptr;
-  if (CurrentTask(lease_id, task_id, &run) == nullptr) return nullptr;
-  return runs_.active().Find(run->run_id());
-}
-
 cache::CallContext Engine::CallContextFor(const ActiveRun& active,
                                           const dispatch::ConnectedWorker& worker,
                                           absl::string_view task_id,
@@ -71,7 +65,7 @@ cache::CallContext Engine::CallContextFor(const ActiveRun& active,
 
 void Engine::OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& worker,
                           const v1::ToolLookup& lookup) {
-  ActiveRun* active = LeasedRun(lookup.lease_id(), lookup.task_id());
+  ActiveRun* active = leases_.CurrentRun(lookup.lease_id(), lookup.task_id());
   if (active == nullptr) {
     // A superseded lease: the worker should stop; meanwhile nothing it does
     // is shared.
@@ -99,7 +93,7 @@ void Engine::OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& w
 
 void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
                                const v1::ToolObservation& reported) {
-  ActiveRun* active = LeasedRun(reported.lease_id(), reported.task_id());
+  ActiveRun* active = leases_.CurrentRun(reported.lease_id(), reported.task_id());
   // Fencing, as for results: a superseded attempt's calls are not the run's.
   if (active == nullptr) return;
   RunState& run = *active->state;
@@ -199,17 +193,16 @@ void Engine::SendAnswers(std::vector<cache::Answer> answers) {
   }
 }
 
-void Engine::EndLease(absl::string_view lease_id) {
+void Engine::OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) {
   if (auto pending = awaiting_policy_.find(lease_id); pending != awaiting_policy_.end()) {
     // The assignment waited for a PolicyService and was never sent: the
-    // worker's slot is still free, so its credit comes back.
-    const dispatch::Lease* lease = leases_.Find(lease_id);
+    // worker's slot is still free, so its credit comes back (not for a lease
+    // that expired: it had left the table already).
     dispatch::ConnectedWorker* worker =
-        lease == nullptr ? nullptr : workers_.Find(lease->stream_id);
+        was_held == nullptr ? nullptr : workers_.Find(was_held->stream_id);
     if (worker != nullptr) worker->credits++;
     awaiting_policy_.erase(pending);
   }
-  leases_.Remove(lease_id);
   governor_.ReleaseLease(std::string(lease_id), batch_.now());
   if (std::string job; TakeSummaryLease(lease_id, &job)) {
     FinishSummary(job, std::nullopt, "the summarizer's worker was lost; older calls were left out");

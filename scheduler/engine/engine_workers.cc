@@ -30,82 +30,21 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
   welcome.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
   welcome.set_accepts_batches(true);
   welcome.set_governs_llm_calls(true);
-  // Tasks the worker still runs, or finished without an acknowledgement
-  // (their result follows the Welcome), keep their lease if it is still
-  // current: a scheduler restart or a broken stream costs no attempt.
-  std::set<std::string> held;
-  for (const v1::HeldTask& task : hello.held_tasks()) {
-    dispatch::Lease* lease = leases_.FindMutable(task.lease_id());
-    // Only the worker the lease was given to, authenticated as it was then,
-    // takes it back: a lease id alone proves nothing.
-    if (lease != nullptr && lease->task_id == task.task_id() &&
-        lease->worker_id == worker.worker_id &&
-        (lease->identity.empty() || lease->identity == identity)) {
-      lease->identity = identity;
-      lease->stream_id = stream_id;
-      lease->worker_id = worker.worker_id;
-      lease->expires_ms = batch_.now_ms() + options_.lease_timeout_ms;
-      held.insert(task.lease_id());
-    } else {
-      welcome.add_revoked_lease_ids(task.lease_id());
-    }
-  }
-  // Tasks this worker was given before (another stream, or before a
-  // scheduler restart) that it no longer holds are lost: re-queue them now
-  // instead of waiting for their leases to expire.
-  for (const dispatch::Lease& lease : leases_.OrphansOf(worker.worker_id)) {
-    if (held.count(lease.lease_id) > 0) continue;
-    // Another token using this worker id says nothing about the holder's
-    // tasks: they wait for their holder or their lease's end.
-    if (!lease.identity.empty() && lease.identity != identity) continue;
-    if (NeverDelivered(lease, hello.incarnation())) continue;
-    LoseLease(lease, attempt_end::kWorkerLost,
-              absl::StrCat("worker '", worker.worker_id, "' restarted without it"));
-  }
+  const size_t held = leases_.OnHello(worker, hello, welcome);
   log::Info("worker connected")
       .With("worker_id", worker.worker_id)
       .With("slots", hello.slots())
       .With("prefetch", hello.prefetch())
       .With("agents", worker.agents)
-      .With("held_tasks", held.size())
+      .With("held_tasks", held)
       .With("revoked_leases", welcome.revoked_lease_ids_size());
   workers_.SendTo(stream_id, std::move(welcome_message));
-}
-
-bool Engine::NeverDelivered(const dispatch::Lease& lease, absl::string_view incarnation) {
-  ActiveRun* active = runs_.active().Find(lease.run_id);
-  if (active == nullptr) return false;
-  RunState& run = *active->state;
-  const store::TaskRecord* task = run.FindTask(lease.task_id);
-  // The same process reconnects without a task it never reported started:
-  // the assignment was lost with the stream (or with a scheduler that
-  // committed the dispatch and died before sending it). Nothing ran, so the
-  // task is queued again without using an attempt.
-  if (task == nullptr || task->lease_id() != lease.lease_id ||
-      task->task().state() != v1::TASK_STATE_DISPATCHED || incarnation.empty() ||
-      task->worker_incarnation() != incarnation) {
-    return false;
-  }
-  EndLease(lease.lease_id);
-  log::Info("task assignment never reached its worker; queued again without using an attempt")
-      .With("run_id", lease.run_id)
-      .With("task_id", lease.task_id)
-      .With("worker_id", lease.worker_id)
-      .With("lease_id", lease.lease_id);
-  ApplyReturned(run.MutableTask(lease.task_id), attempt_end::kWorkerLost,
-                absl::StrCat("the assignment never reached worker '", lease.worker_id,
-                             "' (its stream broke); queued again without using an attempt"),
-                batch_.now_ms());
-  batch_.Touch(run.run_id());
-  return true;
 }
 
 void Engine::DoDisconnect(uint64_t stream_id) {
   // Leases stay until they expire or the worker reconnects (it may still be
   // running the tasks); they are just no longer reachable through a stream.
-  for (const dispatch::Lease& lease : leases_.HeldBy(stream_id)) {
-    leases_.FindMutable(lease.lease_id)->stream_id = 0;
-  }
+  leases_.Detach(stream_id);
   // Its model calls waiting for a grant are asked again on its next stream.
   governor_.ReleaseStream(stream_id, batch_.now());
   dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
@@ -131,104 +70,33 @@ void Engine::DoDisconnect(uint64_t stream_id) {
   }
 }
 
-store::TaskRecord* Engine::CurrentTask(absl::string_view lease_id, absl::string_view task_id,
-                                       RunState** run_out) {
-  const dispatch::Lease* lease = leases_.Find(lease_id);
-  if (lease == nullptr || lease->task_id != task_id) return nullptr;
-  ActiveRun* active = runs_.active().Find(lease->run_id);
-  if (active == nullptr) return nullptr;
-  RunState& run = *active->state;
-  const store::TaskRecord* task = run.FindTask(task_id);
-  if (task == nullptr || task->lease_id() != lease_id) return nullptr;
-  v1::TaskState state = task->task().state();
-  if (state != v1::TASK_STATE_DISPATCHED && state != v1::TASK_STATE_RUNNING) return nullptr;
-  *run_out = &run;
-  batch_.Touch(run.run_id());
-  return &run.MutableTask(task_id);
-}
-
-void Engine::RememberTimedOut(const std::string& lease_id, const std::string& run_id,
-                              const store::TaskRecord& task) {
-  // A worker that died never reports: bound what waits for one.
-  constexpr size_t kMaxRemembered = 10'000;
-  if (timed_out_.size() >= kMaxRemembered) timed_out_.clear();
-  timed_out_[lease_id] = {run_id, task.task().task_id(), task.task().attempt()};
-}
-
-bool Engine::KeepLateExecution(const v1::TaskResult& result) {
-  auto entry = timed_out_.find(result.lease_id());
-  if (entry == timed_out_.end()) return false;
-  const TimedOutAttempt attempt = std::move(entry->second);
-  timed_out_.erase(entry);
-  if (attempt.task_id != result.task_id()) return false;
-  // Only while the record still describes the timed-out attempt: waiting to
-  // retry or failed for good, not dispatched again.
-  const auto describes_attempt = [&](const store::TaskRecord& task) {
-    return task.task().attempt() == attempt.attempt &&
-           (task.task().state() == v1::TASK_STATE_RETRYING ||
-            task.task().state() == v1::TASK_STATE_FAILED);
-  };
-  const auto keep = [&](store::TaskRecord& task) {
-    v1::TaskExecution& execution = *task.mutable_execution();
-    execution = result.execution();
-    execution.set_stopped(true);
-    execution.set_stop_reason("timeout");
-  };
-  if (ActiveRun* active = runs_.active().Find(attempt.run_id); active != nullptr) {
-    RunState& state = *active->state;
-    const store::TaskRecord* task = state.FindTask(attempt.task_id);
-    if (task == nullptr || !describes_attempt(*task)) return false;
-    keep(state.MutableTask(attempt.task_id));
-    batch_.Touch(attempt.run_id);
-    return true;
-  }
-  // The timeout was the run's last act: amend the stored task.
-  const std::string key = store::keys::Task(attempt.run_id, attempt.task_id);
-  absl::StatusOr<std::optional<std::string>> stored =
-      options_.store->Get(store::Column::kTasks, key);
-  store::TaskRecord task;
-  if (!stored.ok() || !stored->has_value() || !task.ParseFromString(**stored) ||
-      !describes_attempt(task)) {
-    return false;
-  }
-  keep(task);
-  batch_.writes().Put(store::Column::kTasks, key, task.SerializeAsString());
-  return true;
-}
-
 void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
   dispatch::ConnectedWorker* worker = workers_.Heard(stream_id);
   if (worker == nullptr) return;  // no Hello yet, or already gone
-  RunState* run = nullptr;
   switch (message.msg_case()) {
     case v1::ConnectRequest::kCredits:
       workers_.OnCredits(*worker, message.credits());
       break;
     case v1::ConnectRequest::kTaskStarted: {
       const v1::TaskStarted& started = message.task_started();
-      store::TaskRecord* task = CurrentTask(started.lease_id(), started.task_id(), &run);
-      if (task != nullptr && task->task().state() == v1::TASK_STATE_DISPATCHED) {
-        MarkRunning(*task, batch_.now_ms());
-        leases_.FindMutable(started.lease_id())->expires_ms =
-            batch_.now_ms() + options_.lease_timeout_ms;
+      std::optional<LeaseKeeper::Covered> covered =
+          leases_.Current(started.lease_id(), started.task_id());
+      if (covered.has_value() && covered->task->task().state() == v1::TASK_STATE_DISPATCHED) {
+        MarkRunning(*covered->task, batch_.now_ms());
+        leases_.Extend(started.lease_id());
       }
       break;
     }
     case v1::ConnectRequest::kHeartbeat:
-      for (const std::string& lease_id : message.heartbeat().lease_ids()) {
-        dispatch::Lease* lease = leases_.FindMutable(lease_id);
-        if (lease != nullptr && lease->stream_id == stream_id) {
-          lease->expires_ms = batch_.now_ms() + options_.lease_timeout_ms;
-        }
-      }
+      leases_.OnHeartbeat(stream_id, message.heartbeat());
       break;
     case v1::ConnectRequest::kOutputDelta: {
       const v1::OutputDelta& delta = message.output_delta();
-      if (CurrentTask(delta.lease_id(), delta.task_id(), &run) != nullptr) {
+      if (ActiveRun* active = leases_.CurrentRun(delta.lease_id(), delta.task_id())) {
         v1::RunEvent event;
         event.mutable_output_delta()->set_task_id(delta.task_id());
         event.mutable_output_delta()->set_text(delta.text());
-        run->Emit(std::move(event));
+        active->state->Emit(std::move(event));
       }
       break;
     }
@@ -239,7 +107,7 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
       const v1::TaskReturned& returned = message.task_returned();
       if (std::string job; TakeSummaryLease(returned.lease_id(), &job)) {
         // A draining worker handed the summary back: another worker writes it.
-        leases_.Remove(returned.lease_id());
+        leases_.Drop(returned.lease_id());
         queued_summaries_.push_back(job);
         v1::ConnectResponse ack;
         ack.mutable_result_ack()->set_task_id(returned.task_id());
@@ -248,19 +116,22 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
         workers_.SendTo(stream_id, std::move(ack));
         break;
       }
-      store::TaskRecord* task = CurrentTask(returned.lease_id(), returned.task_id(), &run);
-      if (task != nullptr) {
-        ApplyReturned(*task, attempt_end::kReturned,
+      std::optional<LeaseKeeper::Covered> covered =
+          leases_.Current(returned.lease_id(), returned.task_id());
+      if (covered.has_value()) {
+        ApplyReturned(*covered->task, attempt_end::kReturned,
                       returned.reason().empty() ? "handed back by the worker" : returned.reason(),
                       batch_.now_ms());
-        EndLease(returned.lease_id());
+        leases_.End(returned.lease_id());
       }
       // Acknowledged like a result, so a draining worker can stop waiting.
       v1::ConnectResponse ack;
       ack.mutable_result_ack()->set_task_id(returned.task_id());
       ack.mutable_result_ack()->set_lease_id(returned.lease_id());
-      ack.mutable_result_ack()->set_accepted(task != nullptr);
-      if (task == nullptr) ack.mutable_result_ack()->set_reason("lease is no longer current");
+      ack.mutable_result_ack()->set_accepted(covered.has_value());
+      if (!covered.has_value()) {
+        ack.mutable_result_ack()->set_reason("lease is no longer current");
+      }
       workers_.SendTo(stream_id, std::move(ack));
       break;
     }
@@ -271,7 +142,7 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
       // A tool the task may not call is neither served from the cache nor
       // joins its in-flight calls (scheduler/engine/tool_permission.h).
       const v1::ToolLookup& lookup = message.tool_lookup();
-      const ActiveRun* active = LeasedRun(lookup.lease_id(), lookup.task_id());
+      const ActiveRun* active = leases_.CurrentRun(lookup.lease_id(), lookup.task_id());
       if (active != nullptr &&
           !CheckToolAllowed(*active->state, lookup.task_id(), lookup.tool_name()).ok()) {
         v1::ConnectResponse reply;
@@ -285,7 +156,7 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
     }
     case v1::ConnectRequest::kObservation: {
       const v1::ToolObservation& reported = message.observation();
-      const ActiveRun* active = LeasedRun(reported.lease_id(), reported.task_id());
+      const ActiveRun* active = leases_.CurrentRun(reported.lease_id(), reported.task_id());
       const absl::Status allowed =
           active == nullptr
               ? absl::OkStatus()
@@ -321,7 +192,7 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
   ack.set_task_id(result.task_id());
   ack.set_lease_id(result.lease_id());
   if (std::string job; TakeSummaryLease(result.lease_id(), &job)) {
-    EndLease(result.lease_id());
+    leases_.End(result.lease_id());
     if (result.success()) {
       FinishSummary(job, result.output(), "");
     } else {
@@ -333,18 +204,20 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
     workers_.SendTo(stream_id, std::move(ack_message));
     return;
   }
-  RunState* run = nullptr;
-  store::TaskRecord* task = CurrentTask(result.lease_id(), result.task_id(), &run);
-  if (task == nullptr) {
+  std::optional<LeaseKeeper::Covered> covered =
+      leases_.Current(result.lease_id(), result.task_id());
+  if (!covered.has_value()) {
     // Fencing: the task was re-dispatched, cancelled or already finished.
-    KeepLateExecution(result);
+    leases_.KeepLateExecution(result);
     ack.set_accepted(false);
     ack.set_reason(absl::StrCat("lease ", result.lease_id(), " is no longer current for task '",
                                 result.task_id(), "'"));
     workers_.SendTo(stream_id, std::move(ack_message));
     return;
   }
-  EndLease(result.lease_id());
+  RunState* run = covered->run->state.get();
+  store::TaskRecord* task = covered->task;
+  leases_.End(result.lease_id());
   loop_stats_.results++;
   // The run's total adds what the task keeps (ApplyResult): the same
   // accepted numbers, never a worker's negative counts.
@@ -377,47 +250,6 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
   }
   ack.set_accepted(true);
   workers_.SendTo(stream_id, std::move(ack_message));
-}
-
-void Engine::LoseLease(const dispatch::Lease& lease, absl::string_view ended,
-                       absl::string_view reason) {
-  EndLease(lease.lease_id);
-  ActiveRun* active = runs_.active().Find(lease.run_id);
-  if (active == nullptr) return;
-  RunState& run = *active->state;
-  const store::TaskRecord* current = run.FindTask(lease.task_id);
-  if (current == nullptr || current->lease_id() != lease.lease_id) return;
-  if (options_.metrics != nullptr) options_.metrics->TaskLeaseLost(current->task().agent());
-  log::Warn("task lease lost; the task is re-dispatched (or fails after repeated losses)")
-      .With("run_id", lease.run_id)
-      .With("task_id", lease.task_id)
-      .With("worker_id", lease.worker_id)
-      .With("lease_id", lease.lease_id)
-      .With("reason", reason);
-  ApplyInfraLoss(run.MutableTask(lease.task_id), ended, reason, options_.max_infra_attempts,
-                 batch_.now_ms());
-  batch_.Touch(run.run_id());
-}
-
-void Engine::ExpireLeases() {
-  if (batch_.now_ms() - last_lease_sweep_ms_ < 200) return;
-  last_lease_sweep_ms_ = batch_.now_ms();
-  cache_.Sweep(batch_.now_ms(), &batch_.writes());
-  for (const dispatch::Lease& lease :
-       leases_.ExpireBefore(std::min(batch_.now_ms(), backlog_since_ms_))) {
-    if (lease.stream_id != 0) {
-      // The stream is open but silent: make sure the worker stops.
-      v1::ConnectResponse message;
-      message.mutable_cancel()->set_task_id(lease.task_id);
-      message.mutable_cancel()->set_lease_id(lease.lease_id);
-      message.mutable_cancel()->set_reason("lease expired");
-      workers_.SendTo(lease.stream_id, std::move(message));
-      workers_.Silence(lease.stream_id);
-    }
-    LoseLease(lease, attempt_end::kLeaseExpired,
-              absl::StrCat("worker '", lease.worker_id, "' sent no heartbeat for ",
-                           options_.lease_timeout_ms, " ms"));
-  }
 }
 
 void Engine::FireTimers() {
@@ -464,8 +296,8 @@ void Engine::FireTimers() {
           message.mutable_cancel()->set_reason("task timed out");
           workers_.SendTo(lease->stream_id, std::move(message));
         }
-        RememberTimedOut(timer.token, timer.run_id, *task);
-        EndLease(timer.token);
+        leases_.RememberTimedOut(timer.token, timer.run_id, *task);
+        leases_.End(timer.token);
         store::TaskRecord& mutable_task = run.MutableTask(timer.task_id);
         int64_t delay =
             options_.retry_backoff.DelayMs(mutable_task.agent_failures() + 1, batch_.rng());
@@ -560,8 +392,8 @@ void Engine::Dispatch() {
           .With("agent", agent)
           .With("attempt", task.task().attempt())
           .With("lease_id", lease_id);
-      leases_.Add({lease_id, run.run_id(), task_id, worker->worker_id, worker->identity,
-                   worker->stream_id, batch_.now_ms() + options_.lease_timeout_ms});
+      leases_.Grant({lease_id, run.run_id(), task_id, worker->worker_id, worker->identity,
+                     worker->stream_id, batch_.now_ms() + options_.lease_timeout_ms});
       if (task.assignment().timeout_seconds() > 0) {
         timers_.Add({batch_.now_ms() + task.assignment().timeout_seconds() * 1000LL,
                      TimerKind::kTaskTimeout, run.run_id(), task_id, lease_id});

@@ -69,7 +69,8 @@ void WorkerStreams::SendTo(uint64_t stream_id, v1::ConnectResponse message) {
   batch_->Send(worker->channel, std::move(message));
 }
 
-v1::WorkerInfo WorkerStreams::Describe(const dispatch::ConnectedWorker& worker) const {
+v1::WorkerInfo WorkerStreams::Describe(const dispatch::ConnectedWorker& worker,
+                                       const dispatch::LeaseTable& leases) {
   v1::WorkerInfo info;
   info.set_worker_id(worker.worker_id);
   info.set_incarnation(worker.hello.incarnation());
@@ -77,7 +78,7 @@ v1::WorkerInfo WorkerStreams::Describe(const dispatch::ConnectedWorker& worker) 
   for (const std::string& agent : worker.agents) info.add_agents(agent);
   for (const v1::ToolDeclaration& tool : worker.hello.tools()) info.add_tools(tool.name());
   info.set_free_slots(static_cast<int32_t>(std::max<int64_t>(0, worker.credits)));
-  info.set_running(static_cast<int32_t>(leases_->HeldBy(worker.stream_id).size()));
+  info.set_running(static_cast<int32_t>(leases.HeldBy(worker.stream_id).size()));
   info.set_draining(worker.draining);
   *info.mutable_connected_at() = ToTimestamp(worker.connected_ms);
   *info.mutable_last_heartbeat() = ToTimestamp(worker.last_heard_ms);
@@ -85,9 +86,10 @@ v1::WorkerInfo WorkerStreams::Describe(const dispatch::ConnectedWorker& worker) 
   return info;
 }
 
-std::vector<v1::WorkerInfo> WorkerStreams::List() const {
+std::vector<v1::WorkerInfo> WorkerStreams::List(const dispatch::LeaseTable& leases) const {
   std::vector<v1::WorkerInfo> workers;
-  for (const auto& [stream_id, worker] : registry_.all()) workers.push_back(Describe(worker));
+  for (const auto& [stream_id, worker] : registry_.all())
+    workers.push_back(Describe(worker, leases));
   std::sort(workers.begin(), workers.end(), [](const v1::WorkerInfo& a, const v1::WorkerInfo& b) {
     return a.worker_id() < b.worker_id();
   });
@@ -95,7 +97,8 @@ std::vector<v1::WorkerInfo> WorkerStreams::List() const {
 }
 
 absl::StatusOr<v1::WorkerInfo> WorkerStreams::Drain(const std::string& worker_id, int64_t grace_ms,
-                                                    const std::string& reason) {
+                                                    const std::string& reason,
+                                                    const dispatch::LeaseTable& leases) {
   std::vector<dispatch::ConnectedWorker*> streams = registry_.FindByWorkerId(worker_id);
   if (streams.empty()) {
     std::vector<std::string> connected;
@@ -119,7 +122,7 @@ absl::StatusOr<v1::WorkerInfo> WorkerStreams::Drain(const std::string& worker_id
       .With("worker_id", worker_id)
       .With("grace_ms", drain.drain().grace_ms())
       .With("reason", drain.drain().reason());
-  return Describe(*streams.front());
+  return Describe(*streams.front(), leases);
 }
 
 std::vector<std::shared_ptr<dispatch::WorkerChannel>> WorkerStreams::Channels() const {

@@ -27,10 +27,8 @@ namespace taskboard::engine {
 
 class WorkerStreams {
  public:
-  // `leases` is read for how many tasks each stream runs (List, Drain).
-  // Both outlive this.
-  WorkerStreams(LoopBatch* batch, const dispatch::LeaseTable* leases)
-      : batch_(batch), leases_(leases) {}
+  // `batch` outlives this.
+  explicit WorkerStreams(LoopBatch* batch) : batch_(batch) {}
   WorkerStreams(const WorkerStreams&) = delete;
   WorkerStreams& operator=(const WorkerStreams&) = delete;
 
@@ -62,13 +60,15 @@ class WorkerStreams {
   // the stream is gone.
   void SendTo(uint64_t stream_id, v1::ConnectResponse message);
 
-  // ListWorkers: the connected streams, sorted by worker id.
-  std::vector<v1::WorkerInfo> List() const;
+  // ListWorkers: the connected streams, sorted by worker id, with how many
+  // tasks each runs (the leases its stream holds).
+  std::vector<v1::WorkerInfo> List(const dispatch::LeaseTable& leases) const;
   // DrainWorker: sends Drain{grace_ms} (30 s when not positive) to every
   // stream of `worker_id` and stops assigning to it. NOT_FOUND naming the
   // connected worker ids when no stream has that id.
   absl::StatusOr<v1::WorkerInfo> Drain(const std::string& worker_id, int64_t grace_ms,
-                                       const std::string& reason);
+                                       const std::string& reason,
+                                       const dispatch::LeaseTable& leases);
   // Every open stream's channel (CloseStreams).
   std::vector<std::shared_ptr<dispatch::WorkerChannel>> Channels() const;
 
@@ -76,10 +76,10 @@ class WorkerStreams {
   const dispatch::WorkerRegistry& registry() const { return registry_; }
 
  private:
-  v1::WorkerInfo Describe(const dispatch::ConnectedWorker& worker) const;
+  static v1::WorkerInfo Describe(const dispatch::ConnectedWorker& worker,
+                                 const dispatch::LeaseTable& leases);
 
   LoopBatch* const batch_;
-  const dispatch::LeaseTable* const leases_;
   dispatch::WorkerRegistry registry_;
   // The most slots each worker process (Hello.incarnation) declared.
   absl::flat_hash_map<std::string, int64_t> capacity_by_incarnation_;

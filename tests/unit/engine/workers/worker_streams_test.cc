@@ -43,7 +43,7 @@ class WorkerStreamsTest : public ::testing::Test {
 
   LoopBatch batch_;
   dispatch::LeaseTable leases_;
-  WorkerStreams streams_{&batch_, &leases_};
+  WorkerStreams streams_{&batch_};
 };
 
 TEST_F(WorkerStreamsTest, Credits_CappedAtTheSlotsTheProcessFirstDeclared) {
@@ -84,7 +84,7 @@ TEST_F(WorkerStreamsTest, Drain_SendsDrainAndStopsAssignments) {
   streams_.OnCredits(*streams_.Find(1), credits);
   ASSERT_NE(streams_.registry().Pick("coder"), nullptr);
 
-  absl::StatusOr<v1::WorkerInfo> drained = streams_.Drain("w1", 0, "");
+  absl::StatusOr<v1::WorkerInfo> drained = streams_.Drain("w1", 0, "", leases_);
   ASSERT_TRUE(drained.ok());
   EXPECT_TRUE(drained->draining());
   EXPECT_EQ(streams_.registry().Pick("coder"), nullptr);
@@ -98,7 +98,7 @@ TEST_F(WorkerStreamsTest, Drain_SendsDrainAndStopsAssignments) {
 TEST_F(WorkerStreamsTest, Drain_UnknownWorker_NotFoundListingTheConnectedIds) {
   Connect(1, "w2", 1);
   Connect(2, "w1", 1, "p2");
-  EXPECT_THAT(streams_.Drain("w9", 1'000, "bye"),
+  EXPECT_THAT(streams_.Drain("w9", 1'000, "bye", leases_),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("(connected: w1, w2)")));
 }
 
@@ -106,7 +106,7 @@ TEST_F(WorkerStreamsTest, List_SortedByWorkerId_WithTheirRunningTasks) {
   Connect(1, "w2", 1);
   Connect(2, "w1", 1, "p2");
   leases_.Add({"lease-1", "run", "task", "w2", "token-w2", 1, 60'000});
-  std::vector<v1::WorkerInfo> listed = streams_.List();
+  std::vector<v1::WorkerInfo> listed = streams_.List(leases_);
   ASSERT_THAT(listed, SizeIs(2));
   EXPECT_EQ(listed[0].worker_id(), "w1");
   EXPECT_EQ(listed[0].running(), 0);
