@@ -7,10 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/log/log.h"
-#include "scheduler/engine/event_size.h"
+#include "scheduler/cache/cache_key.h"
+#include "scheduler/engine/approval_task.h"
+#include "scheduler/engine/child_runs.h"
+#include "scheduler/engine/runs/run_recovery.h"
 #include "scheduler/engine/task_states.h"
-#include "scheduler/engine/tasks_created.h"
-#include "scheduler/store/keys.h"
 
 namespace taskboard::engine {
 
@@ -42,10 +43,20 @@ Engine::Engine(EngineOptions options)
       pipeline_(options.store, CountCommits(options.metrics)),
       loop_store_(options.store, &pipeline_),
       options_(WithStore(std::move(options), &loop_store_)),
+      runs_({options_.store,
+             options_.limits,
+             options_.default_agent,
+             {options_.retention_ms, options_.retention_keys_per_batch},
+             options_.metrics},
+            &batch_, &leases_, this),
+      leases_({options_.store, options_.lease_timeout_ms, options_.max_infra_attempts,
+               options_.metrics},
+              &batch_, &runs_.active(), &workers_),
       ledgers_(options_.store, options_.ledger_cache_bytes),
       governor_(options_.llm_limits),
       approval_watch_(options_.approval_metrics) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
+  leases_.AddListener(this);
   cache_.set_limits(options_.cache_limits);
   // Every agent counts as last offered now: tasks recovered from the store
   // get the whole scheduling timeout for workers to reconnect.
@@ -72,7 +83,7 @@ void Engine::Stop() {
   pipeline_.Drain();
   // The loop starts every accepted run before it ends, so no read should
   // be waiting; one that is must still be answered.
-  TasksCreated(nullptr);
+  runs_.starting().TasksCreated(nullptr);
 }
 
 void Engine::Post(std::function<void()> event) {
@@ -89,13 +100,15 @@ EngineStats Engine::stats() const {
 
 void Engine::Submit(SubmitRequest request, std::function<void(absl::StatusOr<SubmitResult>)> done) {
   auto shared = std::make_shared<SubmitRequest>(std::move(request));
-  Post([this, shared, done = std::move(done)]() mutable { DoSubmit(*shared, done); });
+  Post([this, shared, done = std::move(done)]() mutable {
+    runs_.Submit(*shared, workers_.registry(), done);
+  });
 }
 
 void Engine::Cancel(std::string run_id, std::string reason,
                     std::function<void(absl::StatusOr<v1::RunStatus>)> done) {
   Post([this, run_id = std::move(run_id), reason = std::move(reason),
-        done = std::move(done)]() mutable { DoCancel(run_id, reason, done); });
+        done = std::move(done)]() mutable { runs_.Cancel(run_id, reason, done); });
 }
 
 void Engine::Resume(std::string run_id, std::function<void(absl::StatusOr<ResumeResult>)> done) {
@@ -105,7 +118,7 @@ void Engine::Resume(std::string run_id, std::function<void(absl::StatusOr<Resume
 void Engine::Resume(std::string run_id, ResumeBudget budget,
                     std::function<void(absl::StatusOr<ResumeResult>)> done) {
   Post([this, run_id = std::move(run_id), budget, done = std::move(done)]() mutable {
-    DoResume(run_id, budget, done);
+    runs_.Resume(run_id, budget, done);
   });
 }
 
@@ -114,12 +127,35 @@ void Engine::CloseStreams(std::string reason) {
     // An effect, so it stays in order after the batches before it (their
     // effects may still be in the commit pipeline), as when the loop ran
     // effects itself.
-    std::vector<std::shared_ptr<dispatch::WorkerChannel>> channels;
-    for (const auto& [stream_id, worker] : workers_.all()) channels.push_back(worker.channel);
-    effects_.push_back([this, reason, channels = std::move(channels)] {
+    batch_.AfterCommit([this, reason, channels = workers_.Channels()] {
       for (const auto& channel : channels) channel->Close(reason);
-      watch_hub_.CloseAll(reason);
+      runs_.watch_hub().CloseAll(reason);
     });
+  });
+}
+
+void Engine::WhenTasksCreated(const std::string& run_id, std::function<void()> then) {
+  runs_.starting().WhenTasksCreated(run_id, std::move(then));
+}
+
+void Engine::ListWorkers(std::function<void(std::vector<v1::WorkerInfo>)> done) {
+  Post([this, done = std::move(done)]() mutable {
+    batch_.AfterCommit(
+        [done = std::move(done), workers = workers_.List(leases_.table())]() mutable {
+          done(std::move(workers));
+        });
+  });
+}
+
+void Engine::DrainWorker(std::string worker_id, int64_t grace_ms, std::string reason,
+                         std::function<void(absl::StatusOr<v1::WorkerInfo>)> done) {
+  Post([this, worker_id = std::move(worker_id), grace_ms, reason = std::move(reason),
+        done = std::move(done)]() mutable {
+    batch_.AfterCommit(
+        [done = std::move(done),
+         drained = workers_.Drain(worker_id, grace_ms, reason, leases_.table())]() mutable {
+          done(std::move(drained));
+        });
   });
 }
 
@@ -150,18 +186,19 @@ void Engine::Loop() {
       // Sleep until an event arrives or the next timer / lease sweep is due.
       int64_t now = options_.clock->NowMs();
       int64_t wake_at = now + 1000;
-      if (!timers_.empty()) wake_at = std::min(wake_at, timers_.top().due_ms);
-      if (leases_.size() > 0) wake_at = std::min(wake_at, last_lease_sweep_ms_ + 200);
+      if (std::optional<int64_t> due = timers_.NextDueMs()) wake_at = std::min(wake_at, *due);
+      if (std::optional<int64_t> sweep = leases_.NextSweepMs()) wake_at = std::min(wake_at, *sweep);
       // Model calls waiting for their model's limits to refill.
       if (governor_.NextWake() != absl::InfiniteFuture()) {
         wake_at = std::min(wake_at, absl::ToUnixMillis(governor_.NextWake()) + 1);
       }
       // A deletion goes on a slice at a time, between other work.
-      if (deletion_.has_value()) wake_at = std::min(wake_at, now + 10);
-      if (queue_.empty() && pending_starts_.empty() && !stopping_ && wake_at > now) {
+      if (runs_.retention().busy()) wake_at = std::min(wake_at, now + 10);
+      const bool starting = runs_.starting().any_pending();
+      if (queue_.empty() && !starting && !stopping_ && wake_at > now) {
         wake_.WaitWithTimeout(&mu_, absl::Milliseconds(wake_at - now));
       }
-      if (stopping_ && queue_.empty() && pending_starts_.empty()) return;
+      if (stopping_ && queue_.empty() && !starting) return;
       size_t take = std::min(queue_.size(), options_.max_batch_events);
       batch.assign(std::make_move_iterator(queue_.begin()),
                    std::make_move_iterator(queue_.begin() + take));
@@ -184,7 +221,7 @@ void Engine::RunOnce() {
   }
   ProcessBatch(batch);
   // A run submitted in the batch starts in the next (StartLater).
-  if (!pending_starts_.empty()) {
+  if (runs_.starting().any_pending()) {
     batch.clear();
     ProcessBatch(batch);
   }
@@ -193,175 +230,159 @@ void Engine::RunOnce() {
 }
 
 void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
-  now_ms_ = options_.clock->NowMs();
-  StartPendingRuns();
+  batch_.Begin(options_.clock->NowMs());
+  runs_.starting().StartPending();
   for (auto& event : batch) event();
   FireTimers();
-  ExpireLeases();
-  for (const std::string& run_id : touched_) {
-    auto it = runs_.find(run_id);
-    if (it != runs_.end() && !it->second.awaiting_start) {
-      it->second.driver->Advance(*it->second.state, now_ms_);
-    }
+  if (leases_.SweepDue(batch_.now_ms())) {
+    cache_.Sweep(batch_.now_ms(), &batch_.writes());
+    leases_.ExpireDue(std::min(batch_.now_ms(), backlog_since_ms_));
   }
-  AdvanceNested();
-  for (const std::string& run_id : touched_) {
-    auto it = runs_.find(run_id);
-    if (it != runs_.end()) {
-      QueueReadyTasks(*it->second.state, &it->second.state->changed_tasks());
-    }
-  }
+  runs_.AdvanceTouched();
+  runs_.nested().Advance();
+  QueueTouched();
   Dispatch();
   GrantLlmCalls();
   BillEndedRuns();
-  SweepRetention();
+  runs_.retention().Sweep();
   loop_stats_.batches++;
   loop_stats_.events += static_cast<int64_t>(batch.size());
   Commit();
   UpdateGauges();
   loop_stats_.ready_depth = static_cast<int64_t>(ready_.TotalDepth());
-  loop_stats_.workers = static_cast<int64_t>(workers_.size());
+  loop_stats_.workers = static_cast<int64_t>(workers_.registry().size());
   absl::MutexLock lock(&mu_);
   stats_ = loop_stats_;
 }
 
-void Engine::Commit() {
-  store::WriteBatch batch;
-  std::swap(batch, extra_writes_);
-  std::vector<std::pair<std::string, std::vector<v1::RunEvent>>> published;
-  std::vector<std::string> finished;
-  std::vector<ApprovalEvent> approval_events;
-  google::protobuf::Timestamp ts = ToTimestamp(now_ms_);
-  for (const std::string& run_id : touched_) {
-    auto it = runs_.find(run_id);
-    if (it == runs_.end()) continue;
-    RunState& run = *it->second.state;
-    if (!run.HasChanges()) {
-      // Read, not changed (a recovered run's first look at its tasks).
-      run.Freeze();
-      continue;
+void Engine::QueueTouched() {
+  for (const std::string& run_id : batch_.touched()) {
+    if (ActiveRun* active = runs_.active().Find(run_id); active != nullptr) {
+      QueueReadyTasks(*active->state, &active->state->changed_tasks());
     }
-    RunState::Changes changes = run.TakeChanges();
-    // What the run emitted (run_started, phase changes...), then the tasks
-    // added in tasks_created events, then one task_change per other changed
-    // task, then run_finished: a watcher sees the final task states before
-    // the run's end.
-    std::vector<v1::RunEvent> events;
-    std::vector<v1::RunEvent> finish;
-    for (v1::RunEvent& event : changes.events) {
-      (event.has_run_finished() ? finish : events).push_back(std::move(event));
-    }
-    const size_t emitted = events.size();
-    // Each changed task with whether it was added.
-    std::vector<std::pair<const store::TaskRecord*, bool>> changed;
-    changed.reserve(changes.tasks.size());
-    for (size_t i = 0; i < changes.tasks.size(); ++i) {
-      const store::TaskRecord* task = run.FindTask(changes.tasks[i]);
-      changed.emplace_back(task, changes.created[i]);
-      if (!changes.created[i]) {
-        v1::RunEvent event;
-        *event.mutable_task_change()->mutable_task() = task->task();
-        events.push_back(std::move(event));
-      }
-      ObserveApproval(run, *task, approval_events);
-    }
-    // Records go in key order, not id order, so RocksDB inserts each next
-    // to the previous one of the run (run_key_prefix.h): a submit writes
-    // 10,000 of them at once. Added tasks are announced in the same order,
-    // GetRun's.
-    std::sort(changed.begin(), changed.end(), [](const auto& a, const auto& b) {
-      return store::keys::TaskKeyLess(a.first->task().task_id(), b.first->task().task_id());
-    });
-    TasksCreatedEvents created(run_id, options_.limits.max_event_bytes);
-    for (const auto& [task, added] : changed) {
-      std::string bytes = task->SerializeAsString();
-      run.Committed(task->task().task_id(), bytes);
-      if (added) created.Add(task->task());
-      batch.PutOwned(store::Column::kTasks, store::keys::Task(run_id, task->task().task_id()),
-                     std::move(bytes));
-    }
-    std::vector<v1::RunEvent> announced;
-    created.AppendTo(announced);
-    events.insert(events.begin() + static_cast<std::ptrdiff_t>(emitted),
-                  std::make_move_iterator(announced.begin()),
-                  std::make_move_iterator(announced.end()));
-    for (const std::string& task_id : changes.removed) {
-      batch.Delete(store::Column::kTasks, store::keys::Task(run_id, task_id));
-      approval_watch_.Forget(run_id, task_id);
-    }
-    for (v1::RunEvent& event : finish) events.push_back(std::move(event));
-    for (v1::RunEvent& event : events) {
-      int64_t seq = run.NextSeq();
-      event.set_seq(seq);
-      event.set_run_id(run_id);
-      *event.mutable_ts() = ts;
-      FitEventToLimit(event, options_.limits.max_event_bytes);
-      batch.PutOwned(store::Column::kEvents, store::keys::Event(run_id, static_cast<uint64_t>(seq)),
-                     event.SerializeAsString());
-    }
-    for (int index : changes.phases) {
-      std::optional<std::string> items;
-      batch.PutOwned(store::Column::kMeta,
-                     store::keys::RunPhase(run_id, static_cast<uint64_t>(index)),
-                     run.SerializePhase(index, &items));
-      if (items.has_value()) {
-        batch.PutOwned(store::Column::kMeta,
-                       store::keys::RunPhaseItems(run_id, static_cast<uint64_t>(index)),
-                       *std::move(items));
-      }
-    }
-    batch.PutOwned(store::Column::kRuns, store::keys::Run(run_id), run.SerializeWithoutPhases());
-    const store::RunRecord& record = run.record();
-    if (!events.empty()) published.emplace_back(run_id, std::move(events));
-    if (IsTerminal(record.run().status())) {
-      finished.push_back(run_id);
-      // Approvals that end with their run, without a decision.
-      approval_watch_.ForgetRun(run_id);
-      // Root runs, by age, for --retention (children go with their root).
-      if (record.run().parent_run_id().empty()) {
-        batch.Put(store::Column::kMeta,
-                  store::keys::FinishedRun(ToUnixMs(record.run().finished_at()), run_id), "");
-      }
-      log::Info("run finished")
-          .With("run_id", run_id)
-          .With("kind", v1::FlowKind_Name(record.run().kind()))
-          .With("status", v1::RunStatus_Name(record.run().status()))
-          .WithNonEmpty("error", record.run().error());
-      if (options_.metrics != nullptr) {
-        options_.metrics->RunFinished(record.run().kind(), record.run().status());
-      }
-    }
-    // The tasks this batch read or changed that now wait or are over go
-    // back to their serialized form (RunState::TaskSlot).
-    run.Freeze();
   }
-  touched_.clear();
+}
+
+void Engine::Commit() {
+  CommittedRuns committed =
+      CommitTouchedRuns(runs_.active(), batch_, options_.limits.max_event_bytes, options_.metrics,
+                        *static_cast<CommitObserver*>(this));
+  batch_.ClearTouched();
+  store::WriteBatch batch = batch_.TakeWrites();
   loop_stats_.commit_bytes += static_cast<int64_t>(batch.ByteSize());
-  NotifyApprovals(std::move(approval_events));
-  for (auto& [run_id, events] : published) {
-    effects_.push_back([this, run_id = run_id,
+  for (auto& [run_id, events] : committed.published) {
+    batch_.AfterCommit([hub = &runs_.watch_hub(), run_id = run_id,
                         events = std::make_shared<const std::vector<v1::RunEvent>>(
-                            std::move(events))] { watch_hub_.Publish(run_id, events); });
+                            std::move(events))] { hub->Publish(run_id, events); });
   }
   // With events waiting, the loop goes on with them while this batch is
   // written; its effects run after the write either way (commit_pipeline.h).
   bool more_work;
   {
     absl::MutexLock lock(&mu_);
-    more_work = !queue_.empty() || !pending_starts_.empty();
+    more_work = !queue_.empty() || runs_.starting().any_pending();
   }
-  pipeline_.Commit(std::move(batch), std::move(effects_), more_work);
-  effects_.clear();
-  for (const std::string& run_id : finished) {
-    // A finished run's request keeps its ledger in the store; memory holds
-    // only what active runs select from (a resume reloads it).
-    ledgers_.Forget(run_id);
-    runs_.erase(run_id);
+  pipeline_.Commit(std::move(batch), batch_.TakeEffects(), more_work);
+  for (const std::string& run_id : committed.finished) {
+    OnRunLeftMemory(run_id);
+    runs_.active().Erase(run_id);
+  }
+}
+
+void Engine::OnRunLeftMemory(const std::string& run_id) {
+  // A finished run's request keeps its ledger in the store; memory holds
+  // only what active runs select from (a resume reloads it).
+  ledgers_.Forget(run_id);
+}
+
+void Engine::OnRootRunDeleted(const RunDeletion& deletion) {
+  // Entries scoped to the deleted runs; session and global entries stay.
+  cache_.RemoveScope(
+      cache::ScopePrefix(deletion.tenant(), v1::CACHE_SCOPE_REQUEST, deletion.root_run_id()),
+      &batch_.writes());
+  for (const std::string& run_id : deletion.run_ids()) {
+    cache_.RemoveScope(cache::ScopePrefix(deletion.tenant(), v1::CACHE_SCOPE_RUN, run_id),
+                       &batch_.writes());
+  }
+  ledgers_.Forget(deletion.root_run_id());
+}
+
+void Engine::TaskRemoved(const std::string& run_id, const std::string& task_id) {
+  approval_watch_.Forget(run_id, task_id);
+}
+
+void Engine::RunEnded(const std::string& run_id) { approval_watch_.ForgetRun(run_id); }
+
+absl::Status Engine::Recover() {
+  // Wall time of the stages, for the log line at the end.
+  const absl::Time started = absl::Now();
+  batch_.Begin(options_.clock->NowMs());
+  absl::StatusOr<RecoveredRuns> recovered =
+      RunRecovery(&runs_, &batch_, options_.recovery_threads, [this](ActiveRun& active) {
+        RearmLeases(active);
+        QueueReadyTasks(*active.state, nullptr);
+      }).Recover();
+  if (!recovered.ok()) return recovered.status();
+  if (options_.store->MayHaveLostWrites()) {
+    // The skipped event numbers must be on disk before any is issued: a
+    // second crash would otherwise skip to the same numbers again.
+    Commit();
+    if (absl::Status synced = options_.store->SyncAndConfirmRecovery(); !synced.ok()) {
+      return synced;
+    }
+  }
+  // Written now, before any worker is heard from; a crash before this commit
+  // quarantines the same runs again on the next start.
+  if (recovered->quarantined) Commit();
+  if (absl::Status linked = runs_.nested().RecoverLinks(); !linked.ok()) return linked;
+  RecoverApprovals();
+  // Cache entries come back too; expired ones are deleted by the first batch.
+  if (absl::Status loaded = cache_.Load(*options_.store, batch_.now_ms(), &batch_.writes());
+      !loaded.ok()) {
+    return loaded;
+  }
+  const absl::Time done = absl::Now();
+  log::Info("recovered the active runs")
+      .With("runs", runs_.active().size())
+      .With("tasks", recovered->tasks)
+      .With("scan_runs_ms", absl::ToInt64Milliseconds(recovered->scanned - started))
+      .With("load_runs_ms", absl::ToInt64Milliseconds(recovered->loaded - recovered->scanned))
+      .With("links_approvals_cache_ms", absl::ToInt64Milliseconds(done - recovered->loaded))
+      .With("total_ms", absl::ToInt64Milliseconds(done - started));
+  // Otherwise recovery writes nothing; the first batch advances these runs.
+  return absl::OkStatus();
+}
+
+void Engine::RearmLeases(ActiveRun& active) {
+  RunState& run = *active.state;
+  const std::string& run_id = run.run_id();
+  for (const auto& [task_id, task] : run.tasks()) {
+    switch (task.task().state()) {
+      case v1::TASK_STATE_RETRYING:
+        timers_.Add({task.not_before_unix_ms(), TimerKind::kRetry, run_id, task_id, ""});
+        break;
+      case v1::TASK_STATE_DISPATCHED:
+      case v1::TASK_STATE_RUNNING:
+        if (AwaitsChildRun(task)) break;  // no worker holds it: its child run does
+        // A person holds it; QueueReadyTasks re-arms its deadline below.
+        if (WaitsForApproval(task)) break;
+        // The worker may still be running it: wait for it to reconnect
+        // holding the lease, or for the lease to expire.
+        leases_.Grant({task.lease_id(), run_id, task_id, task.task().worker_id(), "", 0,
+                       batch_.now_ms() + options_.lease_timeout_ms});
+        if (task.assignment().timeout_seconds() > 0) {
+          timers_.Add({task.dispatched_unix_ms() + task.assignment().timeout_seconds() * 1000LL,
+                       TimerKind::kTaskTimeout, run_id, task_id, task.lease_id()});
+        }
+        break;
+      default:
+        break;
+    }
   }
 }
 
 void Engine::UpdateGauges() {
-  approval_watch_.UpdateGauges(now_ms_);
+  approval_watch_.UpdateGauges(batch_.now_ms());
   EngineMetrics* metrics = options_.metrics;
   if (metrics == nullptr) return;
   std::vector<std::pair<std::string, int64_t>> depths;
@@ -370,9 +391,10 @@ void Engine::UpdateGauges() {
     depths.emplace_back(std::move(agent), depth);
   }
   std::optional<int64_t> oldest = ready_.OldestReadyMs();
-  metrics->UpdateQueues(depths,
-                        absl::Milliseconds(oldest ? std::max<int64_t>(0, now_ms_ - *oldest) : 0));
-  metrics->UpdateWorkers(static_cast<int64_t>(workers_.size()), workers_.FreeSlots());
+  metrics->UpdateQueues(
+      depths, absl::Milliseconds(oldest ? std::max<int64_t>(0, batch_.now_ms() - *oldest) : 0));
+  metrics->UpdateWorkers(static_cast<int64_t>(workers_.registry().size()),
+                         workers_.registry().FreeSlots());
   metrics->UpdateCache(cache_.counters());
   const ObservationCache& ledger_cache = ledgers_.cache();
   metrics->UpdateLedgerCache(ledger_cache.hits(), ledger_cache.misses(), ledger_cache.bytes());
@@ -385,7 +407,7 @@ void Engine::CountAttempt(const store::TaskRecord& task, AttemptOutcome outcome)
                                                        : TaskEnd::kFailed;
   options_.metrics->TaskEnded(
       task.task().agent(), end,
-      absl::Milliseconds(std::max<int64_t>(0, now_ms_ - task.dispatched_unix_ms())));
+      absl::Milliseconds(std::max<int64_t>(0, batch_.now_ms() - task.dispatched_unix_ms())));
 }
 
 }  // namespace taskboard::engine

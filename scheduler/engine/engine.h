@@ -27,7 +27,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <queue>
 #include <set>
 #include <string>
 #include <thread>
@@ -35,7 +34,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/random/random.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/json.h"
@@ -51,6 +49,8 @@
 #include "scheduler/engine/approval_watch.h"
 #include "scheduler/engine/clock.h"
 #include "scheduler/engine/commit_pipeline.h"
+#include "scheduler/engine/core/loop_batch.h"
+#include "scheduler/engine/core/timer_queue.h"
 #include "scheduler/engine/driver.h"
 #include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/ledger_book.h"
@@ -62,20 +62,24 @@
 #include "scheduler/engine/run_loader.h"
 #include "scheduler/engine/run_state.h"
 #include "scheduler/engine/run_task_graph.h"
+#include "scheduler/engine/runs/active_runs.h"
+#include "scheduler/engine/runs/lease_revoker.h"
+#include "scheduler/engine/runs/run_commit.h"
+#include "scheduler/engine/runs/run_listener.h"
+#include "scheduler/engine/runs/run_manager.h"
+#include "scheduler/engine/runs/run_requests.h"
 #include "scheduler/engine/scheduling_deadlines.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/watch_hub.h"
+#include "scheduler/engine/workers/lease_keeper.h"
+#include "scheduler/engine/workers/worker_listener.h"
+#include "scheduler/engine/workers/worker_streams.h"
 #include "scheduler/governance/llm_governor.h"
 #include "scheduler/governance/usage_book.h"
 #include "scheduler/policy/narrative_cache.h"
 #include "scheduler/store/store.h"
 
 namespace taskboard::engine {
-
-// How far the event numbers of an unfinished run skip ahead when the store
-// may have lost its last writes: more than any run publishes between two
-// commits that could be lost.
-inline constexpr int64_t kSeqGapAfterLostWrites = 1'000'000;
 
 struct EngineOptions {
   store::Store* store = nullptr;  // required; outlives the engine
@@ -130,32 +134,6 @@ struct EngineOptions {
   int recovery_threads = 2;
 };
 
-// ResumeRun's new budget for the run (unset: unchanged).
-struct ResumeBudget {
-  std::optional<double> usd;
-  std::optional<int64_t> tokens;
-};
-
-struct SubmitRequest {
-  v1::FlowSpec spec;           // validated
-  Json args = Json::object();  // bound (BindRunArgs)
-  std::string session_id;
-  std::map<std::string, std::string> labels;
-  std::string idempotency_key;
-  // Whose run it is (docs/security.md#tenants); "" without authentication.
-  std::string tenant;
-};
-
-struct SubmitResult {
-  std::string run_id;
-  bool existing = false;  // the idempotency key named an earlier run
-};
-
-struct ResumeResult {
-  std::string run_id;
-  std::vector<std::string> reused_phases;
-};
-
 // Counters for benchmarks and metrics; read with Engine::stats().
 struct EngineStats {
   int64_t batches = 0;
@@ -167,7 +145,7 @@ struct EngineStats {
   int64_t workers = 0;
 };
 
-class Engine {
+class Engine : private RunListener, private CommitObserver, private WorkerListener {
  public:
   // Loads every run that is not finished from the store and re-arms its
   // tasks: ready tasks are queued, retrying ones wait out their backoff, and
@@ -233,7 +211,7 @@ class Engine {
   void GetCacheStats(std::optional<std::string> tenant,
                      std::function<void(v1::GetCacheStatsResponse)> done);
 
-  // Operators (engine_worker_admin.cc). ListWorkers answers with the
+  // Operators (workers/worker_streams.h). ListWorkers answers with the
   // connected workers sorted by id. DrainWorker sends Drain{grace_ms} to
   // every stream of `worker_id` and stops assigning to it; the worker hands
   // back or finishes its tasks and disconnects. NOT_FOUND (listing the
@@ -247,7 +225,7 @@ class Engine {
   // scheduler at once instead of holding the server's shutdown up.
   void CloseStreams(std::string reason);
 
-  WatchHub& watch_hub() { return watch_hub_; }
+  WatchHub& watch_hub() { return runs_.watch_hub(); }
   // The store itself, for reads from other threads (RPC handlers): they see
   // a batch once it is written.
   store::Store& store() { return *store_; }
@@ -267,103 +245,29 @@ class Engine {
   void RunOnce();
 
  private:
-  struct ActiveRun {
-    std::unique_ptr<RunState> state;
-    std::unique_ptr<Driver> driver;
-    // The flow's settings; a board's without its task list (Activate).
-    std::shared_ptr<const v1::FlowSpec> spec;
-    // Policies read the run's tasks through it (engine_tools.cc).
-    std::unique_ptr<RunTaskGraph> graph;
-    // The flow policy with the kind's default filled in.
-    v1::FlowPolicy policy;
-    // Tool-cache warnings already emitted for this run (each once).
-    std::set<std::string> warned;
-    // Accepted by SubmitRun, its driver not started yet (StartLater): it has
-    // no tasks, so it is not advanced (it would look finished).
-    bool awaiting_start = false;
-  };
-  enum class TimerKind { kRetry, kTaskTimeout, kScheduling, kApprovalTimeout };
-  struct Timer {
-    int64_t due_ms;
-    TimerKind kind;
-    std::string run_id;
-    std::string task_id;
-    std::string token;  // lease id (timeout) or agent (scheduling, no run or task)
-    bool operator>(const Timer& other) const { return due_ms > other.due_ms; }
-  };
-
   explicit Engine(EngineOptions options);
   void Post(std::function<void()> event);
   void Loop();
   void ProcessBatch(std::vector<std::function<void()>>& batch);
   absl::Status Recover();
 
-  // Run events (engine_runs.cc).
-  // Creates and activates a run of `request` (a child of `parent`, carrying
-  // out its task `parent_task_id`, when `parent` is set). Returns its id;
-  // UNIMPLEMENTED for a flow kind this version cannot run. A child run's
-  // driver starts at once; a submitted run's starts in the next batch
-  // (StartLater), so SubmitRun replies without waiting for its tasks.
-  enum class DriverStart { kNow, kNextBatch };
-  absl::StatusOr<std::string> CreateRun(SubmitRequest& request, const v1::Run* parent,
-                                        const std::string& parent_task_id, DriverStart start);
-  // Starts active run `run_id`'s driver at the top of the next batch; reads
-  // of the run's tasks wait for that batch (WhenTasksCreated).
-  void StartLater(const std::string& run_id);
-  // Starts the drivers StartLater queued, before the batch's own events.
-  void StartPendingRuns();
-  // Cancels an active run and tells the workers holding its tasks to stop.
-  void CancelActive(RunState& run, const std::string& reason);
-  // Tells the workers holding `leases` to stop (`reason`) and ends the leases.
-  void RevokeLeases(const std::vector<std::string>& leases, const std::string& reason);
-  void DoSubmit(SubmitRequest& request, std::function<void(absl::StatusOr<SubmitResult>)>& done);
-  void DoCancel(const std::string& run_id, const std::string& reason,
-                std::function<void(absl::StatusOr<v1::RunStatus>)>& done);
-  void DoResume(const std::string& run_id, const ResumeBudget& budget,
-                std::function<void(absl::StatusOr<ResumeResult>)>& done);
-  absl::StatusOr<std::unique_ptr<RunState>> LoadRun(const std::string& run_id);
-  // Puts a loaded, resumable run back to running under its driver's Resume
-  // and activates it (ResumeRun, and a parent's resume reaching its children).
-  absl::StatusOr<ResumeResult> ResumeLoaded(std::unique_ptr<RunState> state);
-  void Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver, v1::FlowSpec spec);
-
-  // Nested runs (engine_children.cc, child_runs.h). After the drivers
-  // advanced: starts the child runs they asked for, settles the tasks of
-  // children that ended, and cancels the children of runs that ended, until
-  // nothing more changes, all in the current batch.
-  void AdvanceNested();
-  // Starts the child run that carries out `task_id` of `parent`; returns its
-  // id, or "" when it could not start (the task then fails).
-  std::string StartChildRun(RunState& parent, const std::string& task_id);
-  // A resumed parent's task whose child run did not complete: resumes that
-  // child under its own id, so its completed work is kept (a child that
-  // cannot be resumed is replaced by a new one). Returns the child's id, or
-  // "" when none runs (the task then fails).
-  std::string ResumeChildRun(RunState& parent, const std::string& task_id);
-  // Settles the parent's task of the ended child `child`; false when the
-  // parent is not active or the task was already settled.
-  bool SettleParentTask(const RunState& child);
-  // After recovery: tasks whose child run must still start, or whose child
-  // ended, are marked so the first batch handles them.
-  absl::Status RecoverChildLinks();
-  // Takes over one active run a loader read back: its records, driver,
-  // timers and leases. The loader's error (DATA_LOSS, or the store's) when
-  // they could not be read back.
-  absl::Status RecoverRun(LoadedRun loaded);
-  // Fails a run that cannot be recovered with "unrecoverable: <reason>"
-  // (event, log line, metric), committed by Recover.
-  void Quarantine(const std::string& run_id, absl::string_view reason);
-  // --retention (engine_retention.cc): once a second, finds the oldest
-  // finished root run past the retention in the index and plans its
-  // deletion; each loop iteration then deletes a slice of its keys, and the
-  // last one drops what memory held of it.
-  void SweepRetention();
-  void FinishDeletion(const RunDeletion& deletion);
-  // Start-up, when the marker says it was never done: adds the runs stored
-  // before the run indexes existed (finished root runs by age, runs by
-  // tenant) to them, and the marker.
-  void BackfillRunIndexes(const std::vector<std::pair<std::string, int64_t>>& finished_roots,
-                          const std::vector<std::pair<std::string, std::string>>& tenant_runs);
+  // The runs' and the leases' listeners, until the components that own
+  // what they drop land: what the tool calls and the LLM grants keep per run
+  // and per lease, and the approvals the commit writes.
+  void OnRunLeftMemory(const std::string& run_id) override;
+  void OnRootRunDeleted(const RunDeletion& deletion) override;
+  void ApprovalTaskCommitted(const ActiveRun& run, const store::TaskRecord& task) override;
+  void TaskRemoved(const std::string& run_id, const std::string& task_id) override;
+  void RunEnded(const std::string& run_id) override;
+  // A lease ended: an assignment that waited for a PolicyService gives its
+  // credit back, the governor releases the lease's grants, a summarizer's
+  // job is finished without it, and its tool calls pass to a waiter.
+  void OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) override;
+  // Queues the ready tasks (and approval deadlines) of each touched run.
+  void QueueTouched();
+  // A recovered run's retry timers, and a lease (and timeout) for each task
+  // a worker may still run.
+  void RearmLeases(ActiveRun& active);
 
   // Approvals (engine_approvals.cc).
   absl::StatusOr<v1::Task> DoDecideApproval(const std::string& run_id, const std::string& step_id,
@@ -372,15 +276,9 @@ class Engine {
   // restart).
   void ArmApprovalTimeout(const std::string& run_id, const store::TaskRecord& task);
   void OnApprovalTimeout(RunState& run, const std::string& task_id);
-  // A committed change of an approval task: queues its event, if any, to
-  // go to the notifier after the commit (approval_watch.h).
-  void ObserveApproval(const RunState& run, const store::TaskRecord& task,
-                       std::vector<ApprovalEvent>& events);
   // After recovery: the waiting approvals of the loaded runs count as
   // pending again and are announced once more.
   void RecoverApprovals();
-  // Hands `events` to the notifier once the batch is committed.
-  void NotifyApprovals(std::vector<ApprovalEvent> events);
 
   // Worker events and dispatch (engine_workers.cc).
   void DoHello(uint64_t stream_id, v1::Hello& hello,
@@ -388,7 +286,6 @@ class Engine {
   void DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
   void DoDisconnect(uint64_t stream_id);
   void OnResult(uint64_t stream_id, v1::TaskResult& result);
-  v1::WorkerInfo DescribeWorker(const dispatch::ConnectedWorker& worker) const;
 
   // LLM governance (engine_llm.cc).
   void OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& request);
@@ -406,11 +303,8 @@ class Engine {
                     const std::string& scope, const std::string& reason);
   // The current month's usage rows, at start-up.
   absl::Status LoadLlmUsage();
-  absl::Time Now() const { return absl::FromUnixMillis(now_ms_); }
 
   // Tool calls and prior work (engine_tools.cc).
-  // The active run whose task `lease_id` currently covers, or null.
-  ActiveRun* LeasedRun(absl::string_view lease_id, absl::string_view task_id);
   cache::CallContext CallContextFor(const ActiveRun& active,
                                     const dispatch::ConnectedWorker& worker,
                                     absl::string_view task_id, absl::string_view tool_name) const;
@@ -419,9 +313,6 @@ class Engine {
   void OnToolObservation(const dispatch::ConnectedWorker& worker,
                          const v1::ToolObservation& observation);
   void SendAnswers(std::vector<cache::Answer> answers);
-  // Removes a lease (result, return, loss, cancel, timeout) and hands any
-  // tool call it was executing for others to a waiting caller.
-  void EndLease(absl::string_view lease_id);
   // Selects the task's prior work with the run's policy and records it for
   // GetTask. The store's error when reading the selected observations fails
   // (the caller fails the task).
@@ -458,27 +349,8 @@ class Engine {
                      const std::string& failure);
   v1::PriorWork CompactPriorWork(ActiveRun& active, const policy::RequestLedger& ledger,
                                  const std::string& task_id);
-  // The task a lease currently covers, or null when the lease is superseded.
-  store::TaskRecord* CurrentTask(absl::string_view lease_id, absl::string_view task_id,
-                                 RunState** run);
-  // `ended` is the attempt_end word the lost attempt is recorded with.
-  void LoseLease(const dispatch::Lease& lease, absl::string_view ended, absl::string_view reason);
-  // On a reconnect: when the worker process `incarnation` was given the
-  // lease's task but never started it (the assignment was lost), ends the
-  // lease and queues the task again without using an attempt; true then.
-  bool NeverDelivered(const dispatch::Lease& lease, absl::string_view incarnation);
-  // A task timed out under `lease_id`: the worker's report that follows the
-  // cancel is not accepted as a result, but it still carries the attempt's
-  // execution record (the conversation so far), which GetTask should show.
-  void RememberTimedOut(const std::string& lease_id, const std::string& run_id,
-                        const store::TaskRecord& task);
-  // Keeps the execution record of a late report for a timed-out lease;
-  // false when `result` is not one.
-  bool KeepLateExecution(const v1::TaskResult& result);
-  void SendTo(uint64_t stream_id, v1::ConnectResponse message);
   void Dispatch();
   void FireTimers();
-  void ExpireLeases();
   // Queues the READY tasks among `task_ids` (all of the run's when null).
   void QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids);
   // Scheduling timeouts (engine_scheduling.cc, scheduling_deadlines.h).
@@ -490,8 +362,6 @@ class Engine {
   void CheckSchedulingDeadlines(const std::string& agent, int64_t due_ms);
 
   // Commit (engine.cc).
-  void Touch(const std::string& run_id) { touched_.insert(run_id); }
-  void AddTimer(Timer timer) { timers_.push(std::move(timer)); }
   void Commit();
   // Refreshes the metrics' gauges (queues, workers, cache) after a batch.
   void UpdateGauges();
@@ -505,7 +375,6 @@ class Engine {
   PipelinedStore loop_store_;
   EngineOptions options_;
   SystemClock system_clock_;
-  WatchHub watch_hub_;
 
   mutable absl::Mutex mu_;
   absl::CondVar wake_;
@@ -513,34 +382,20 @@ class Engine {
   // When each queued event was posted (clock ms), in queue_ order.
   std::vector<int64_t> queued_ms_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  // Runs whose tasks are being created, until the batch that creates them
-  // is written, with the reads waiting for them (WhenTasksCreated).
-  absl::Mutex starting_mu_;
-  absl::flat_hash_map<std::string, std::vector<std::function<void()>>> starting_
-      ABSL_GUARDED_BY(starting_mu_);
-  // Runs the reads waiting for `run_ids` (all of them when null).
-  void TasksCreated(const std::vector<std::string>* run_ids);
   EngineStats stats_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
   std::atomic<uint64_t> next_stream_id_{1};
 
   // Loop-thread state.
-  int64_t now_ms_ = 0;
-  absl::BitGen rng_;
-  absl::flat_hash_map<std::string, ActiveRun> runs_;
-  std::set<std::string> touched_;
-  store::WriteBatch extra_writes_;
-  std::vector<std::function<void()>> effects_;
-  // Runs accepted by SubmitRun (or recovered before their start) whose
-  // drivers start in the next batch, in submit order; the loop does not
-  // sleep while there are any.
-  std::vector<std::string> pending_starts_;
-  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
+  LoopBatch batch_;
+  TimerQueue timers_;
+  // Before the workers' parts, which read the active runs; its revoker and
+  // listener are not used before the first batch.
+  RunManager runs_;
   dispatch::ReadyQueue ready_;
   SchedulingDeadlines scheduling_{0, 0};  // started in the constructor
-  dispatch::WorkerRegistry workers_;
-  dispatch::LeaseTable leases_;
-  absl::flat_hash_map<std::string, std::string> idempotency_;  // key -> run id
+  WorkerStreams workers_{&batch_};
+  LeaseKeeper leases_;
   LedgerBook ledgers_;
   cache::ToolCacheService cache_;
   absl::flat_hash_map<std::string, SummaryJob> summary_jobs_;     // "request@watermark"
@@ -551,30 +406,17 @@ class Engine {
   absl::flat_hash_map<std::string, std::string> parked_once_;
   // Assignments waiting for a PolicyService answer, by lease id.
   absl::flat_hash_map<std::string, v1::ConnectResponse> awaiting_policy_;
-  // Timed-out leases whose worker has not reported yet.
-  struct TimedOutAttempt {
-    std::string run_id;
-    std::string task_id;
-    int attempt = 0;
-  };
-  absl::flat_hash_map<std::string, TimedOutAttempt> timed_out_;  // by lease id
-  int64_t last_lease_sweep_ms_ = 0;
   // When the oldest event still queued after this batch was posted (none:
   // INT64_MAX). A lease expires only once every event posted before its
   // expiry was processed: after a stall (a slow store write) a backlog may
   // hold the heartbeat that keeps it.
   int64_t backlog_since_ms_ = INT64_MAX;
-  // The most slots each worker process (Hello.incarnation) declared.
-  absl::flat_hash_map<std::string, int64_t> capacity_by_incarnation_;
   // LLM governance (engine_llm.cc).
   governance::LlmGovernor governor_;
   governance::UsageBook usage_book_;
   std::string usage_month_;  // the month usage_book_ holds ("2026-11")
   // Calls reported this batch for runs no longer in memory, by run.
   absl::flat_hash_map<std::string, v1::Usage> late_bills_;
-  // The run --retention is deleting, a slice per loop iteration.
-  std::optional<RunDeletion> deletion_;
-  int64_t next_retention_check_ms_ = 0;
   EngineStats loop_stats_;
   ApprovalWatch approval_watch_;
 };

@@ -18,7 +18,7 @@ void Engine::ListApprovals(std::optional<std::string> tenant,
                            std::function<void(std::vector<v1::PendingApproval>)> done) {
   Post([this, tenant = std::move(tenant), done = std::move(done)]() mutable {
     std::vector<v1::PendingApproval> pending;
-    for (const auto& [run_id, active] : runs_) {
+    for (const auto& [run_id, active] : runs_.active()) {
       const RunState& run = *active.state;
       if (tenant.has_value() && run.record().tenant() != *tenant) continue;
       if (IsTerminal(run.record().run().status())) continue;
@@ -44,7 +44,7 @@ void Engine::ListApprovals(std::optional<std::string> tenant,
                 if (since_a != since_b) return since_a < since_b;
                 return std::tie(a.run_id(), a.step_id()) < std::tie(b.run_id(), b.step_id());
               });
-    effects_.push_back([done = std::move(done), pending = std::move(pending)]() mutable {
+    batch_.AfterCommit([done = std::move(done), pending = std::move(pending)]() mutable {
       done(std::move(pending));
     });
   });
@@ -55,7 +55,7 @@ void Engine::DecideApproval(std::string run_id, std::string step_id, ApprovalAns
   Post([this, run_id = std::move(run_id), step_id = std::move(step_id), answer = std::move(answer),
         who = std::move(who), done = std::move(done)]() mutable {
     absl::StatusOr<v1::Task> task = DoDecideApproval(run_id, step_id, answer, who);
-    effects_.push_back(
+    batch_.AfterCommit(
         [done = std::move(done), task = std::move(task)]() mutable { done(std::move(task)); });
   });
 }
@@ -68,8 +68,8 @@ absl::StatusOr<v1::Task> Engine::DoDecideApproval(const std::string& run_id,
   if (absl::Status sized = CheckApprovalAnswer(answer, options_.approval_limits); !sized.ok()) {
     return sized;
   }
-  auto it = runs_.find(run_id);
-  if (it == runs_.end()) {
+  ActiveRun* active = runs_.active().Find(run_id);
+  if (active == nullptr) {
     // A finished run: say who decided, if someone did, else that it ended.
     absl::StatusOr<v1::GetTaskResponse> stored = ReadTask(*options_.store, run_id, step_id);
     if (!stored.ok()) return stored.status();
@@ -80,12 +80,13 @@ absl::StatusOr<v1::Task> Engine::DoDecideApproval(const std::string& run_id,
                                               "' is not an approval; list them with "
                                               "`taskboard approvals`"));
     }
-    if (record.task().approval().has_decision()) return Decide(record, answer, who.name, now_ms_);
+    if (record.task().approval().has_decision())
+      return Decide(record, answer, who.name, batch_.now_ms());
     return absl::FailedPreconditionError(
         absl::StrCat("run '", run_id, "' has ended; its approval '", step_id,
                      "' can no longer be decided (resume the run to ask again)"));
   }
-  RunState& run = *it->second.state;
+  RunState& run = *active->state;
   const store::TaskRecord* task = run.FindTask(step_id);
   if (task == nullptr || !IsApprovalTask(*task)) {
     return absl::NotFoundError(absl::StrCat(
@@ -104,57 +105,50 @@ absl::StatusOr<v1::Task> Engine::DoDecideApproval(const std::string& run_id,
   }
   // Decided on a copy: a refused decision leaves the task untouched.
   store::TaskRecord decided = *task;
-  if (absl::Status status = Decide(decided, answer, who.name, now_ms_); !status.ok()) {
+  if (absl::Status status = Decide(decided, answer, who.name, batch_.now_ms()); !status.ok()) {
     return status;
   }
   run.MutableTask(step_id) = decided;
-  Touch(run_id);
+  batch_.Touch(run_id);
   return decided.task();
 }
 
-void Engine::ObserveApproval(const RunState& run, const store::TaskRecord& task,
-                             std::vector<ApprovalEvent>& events) {
-  if (!IsApprovalTask(task)) return;
-  auto active = runs_.find(run.run_id());
-  ApprovalRun about{run.run_id(), run.record().run().flow_name(), run.record().tenant(),
-                    active != runs_.end() ? active->second.spec->approval_webhook() : ""};
-  std::optional<ApprovalEvent> event = approval_watch_.Observe(about, task, now_ms_);
-  if (event.has_value()) events.push_back(*std::move(event));
+void Engine::ApprovalTaskCommitted(const ActiveRun& run, const store::TaskRecord& task) {
+  const store::RunRecord& record = run.state->record();
+  ApprovalRun about{record.run().run_id(), record.run().flow_name(), record.tenant(),
+                    run.spec != nullptr ? run.spec->approval_webhook() : ""};
+  std::optional<ApprovalEvent> event = approval_watch_.Observe(about, task, batch_.now_ms());
+  if (!event.has_value() || options_.approval_notifier == nullptr) return;
+  batch_.AfterCommit([notifier = options_.approval_notifier, event = *std::move(event)]() mutable {
+    notifier->Notify(std::move(event));
+  });
 }
 
 void Engine::RecoverApprovals() {
-  std::vector<ApprovalEvent> events;
-  for (const auto& [run_id, active] : runs_) {
+  for (const auto& [run_id, active] : runs_.active()) {
     const RunState::TaskList tasks = active.state->tasks();
     for (auto it = tasks.begin(); it != tasks.end(); ++it) {
       if (it.state() != v1::TASK_STATE_RUNNING) continue;  // as in ListApprovals
       if (const store::TaskRecord& task = (*it).second; WaitsForApproval(task)) {
-        ObserveApproval(*active.state, task, events);
+        ApprovalTaskCommitted(active, task);
       }
     }
   }
-  NotifyApprovals(std::move(events));
-}
-
-void Engine::NotifyApprovals(std::vector<ApprovalEvent> events) {
-  if (options_.approval_notifier == nullptr || events.empty()) return;
-  effects_.push_back([notifier = options_.approval_notifier, events = std::move(events)]() mutable {
-    for (ApprovalEvent& event : events) notifier->Notify(std::move(event));
-  });
 }
 
 void Engine::ArmApprovalTimeout(const std::string& run_id, const store::TaskRecord& task) {
   const int64_t deadline = ApprovalDeadlineMs(task);
   if (deadline > 0) {
-    AddTimer({deadline, TimerKind::kApprovalTimeout, run_id, task.task().task_id(), ""});
+    timers_.Add({deadline, TimerKind::kApprovalTimeout, run_id, task.task().task_id(), ""});
   }
 }
 
 void Engine::OnApprovalTimeout(RunState& run, const std::string& task_id) {
   const store::TaskRecord* task = run.FindTask(task_id);
-  if (task == nullptr || !WaitsForApproval(*task) || ApprovalDeadlineMs(*task) > now_ms_) return;
-  DecideOnTimeout(run.MutableTask(task_id), now_ms_);
-  Touch(run.run_id());
+  if (task == nullptr || !WaitsForApproval(*task) || ApprovalDeadlineMs(*task) > batch_.now_ms())
+    return;
+  DecideOnTimeout(run.MutableTask(task_id), batch_.now_ms());
+  batch_.Touch(run.run_id());
 }
 
 }  // namespace taskboard::engine

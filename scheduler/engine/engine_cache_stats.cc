@@ -26,7 +26,7 @@ void Engine::GetCacheStats(std::optional<std::string> tenant,
       entries += row.entries;
     }
     response.set_entries(entries);
-    effects_.push_back([done = std::move(done), response = std::move(response)]() mutable {
+    batch_.AfterCommit([done = std::move(done), response = std::move(response)]() mutable {
       done(std::move(response));
     });
   });

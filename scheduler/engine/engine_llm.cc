@@ -60,7 +60,7 @@ std::string Month(absl::Time now) {
 
 void Engine::SetLlmLimits(governance::LlmLimits limits) {
   Post([this, limits = std::move(limits)]() mutable {
-    governor_.SetLimits(std::move(limits), Now());
+    governor_.SetLimits(std::move(limits), batch_.now());
     log::Info("llm limits reloaded").With("models", governor_.limits().models.size());
   });
 }
@@ -72,7 +72,7 @@ void Engine::RefuseLlmCall(uint64_t stream_id, const std::string& request_id,
   grant.set_request_id(request_id);
   grant.set_granted(false);
   grant.set_error(error);
-  SendTo(stream_id, std::move(reply));
+  workers_.SendTo(stream_id, std::move(reply));
 }
 
 void Engine::SendLlmGrant(const governance::Granted& granted) {
@@ -81,12 +81,12 @@ void Engine::SendLlmGrant(const governance::Granted& granted) {
   grant.set_request_id(granted.request_id);
   grant.set_granted(true);
   grant.set_grant_id(granted.grant_id);
-  SendTo(granted.stream_id, std::move(reply));
+  workers_.SendTo(granted.stream_id, std::move(reply));
   if (options_.llm_metrics != nullptr) options_.llm_metrics->Granted(granted.model, granted.waited);
 }
 
 void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& request) {
-  ActiveRun* active = LeasedRun(request.lease_id(), request.task_id());
+  ActiveRun* active = leases_.CurrentRun(request.lease_id(), request.task_id());
   if (active == nullptr) {
     return RefuseLlmCall(stream_id, request.request_id(),
                          absl::StrCat("task ", request.task_id(),
@@ -115,9 +115,9 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
   // priority and onBudget.
   std::vector<ActiveRun*> chain = {active};
   while (!chain.back()->state->record().run().parent_run_id().empty()) {
-    auto parent = runs_.find(chain.back()->state->record().run().parent_run_id());
-    if (parent == runs_.end()) break;
-    chain.push_back(&parent->second);
+    ActiveRun* parent = runs_.active().Find(chain.back()->state->record().run().parent_run_id());
+    if (parent == nullptr) break;
+    chain.push_back(parent);
   }
   const governance::LlmLimits& limits = governor_.limits();
   // A worker's estimates are bounded before any sum, so a hostile one
@@ -150,7 +150,7 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
     std::optional<std::string> over = governance::OverBudget(
         absl::StrCat("tenant ", tenant, monthly ? "'s monthly budget" : "'s daily budget"),
         {budget.tokens, budget.usd},
-        usage_book_.TenantSpend(tenant, governance::PeriodOf(budget.period, Now())),
+        usage_book_.TenantSpend(tenant, governance::PeriodOf(budget.period, batch_.now())),
         governor_.Reserved(TenantAccount(tenant)), call,
         absl::StrCat("it is set in the scheduler's --llm-limits file and starts again at the "
                      "next UTC ",
@@ -170,7 +170,7 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
   ask.priority = chain.back()->spec->priority();
   ask.accounts = {TenantAccount(tenant)};
   for (ActiveRun* link : chain) ask.accounts.push_back(RunAccount(link->state->run_id()));
-  if (std::optional<governance::Granted> granted = governor_.Ask(std::move(ask), Now())) {
+  if (std::optional<governance::Granted> granted = governor_.Ask(std::move(ask), batch_.now())) {
     SendLlmGrant(*granted);
   }
 }
@@ -178,8 +178,8 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
 void Engine::StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request, RunState& asking,
                           const std::string& scope, const std::string& reason) {
   const std::string& root_id = asking.root_run_id();
-  auto root = runs_.find(root_id);
-  const bool pause = root != runs_.end() && root->second.spec->on_budget() != v1::ON_BUDGET_FAIL;
+  ActiveRun* root = runs_.active().Find(root_id);
+  const bool pause = root != nullptr && root->spec->on_budget() != v1::ON_BUDGET_FAIL;
   if (options_.llm_metrics != nullptr) {
     options_.llm_metrics->BudgetStop(scope, pause ? "pause" : "fail");
   }
@@ -191,12 +191,13 @@ void Engine::StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request
   RefuseLlmCall(stream_id, request.request_id(), reason);
   // A root that ended earlier in this batch (paused by another call,
   // cancelled) stays as it ended.
-  if (!pause || IsTerminal(root->second.state->record().run().status())) return;
+  if (!pause || IsTerminal(root->state->record().run().status())) return;
   // The whole tree stops: the root ends paused, its children are cancelled
   // with it (AdvanceNested) and resumed with it.
-  RunState& root_run = *root->second.state;
-  RevokeLeases(PauseRunState(root_run, reason, now_ms_), absl::StrCat("paused: ", reason));
-  Touch(root_id);
+  RunState& root_run = *root->state;
+  leases_.Revoke(PauseRunState(root_run, reason, batch_.now_ms()),
+                 absl::StrCat("paused: ", reason));
+  batch_.Touch(root_id);
 }
 
 void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
@@ -209,7 +210,7 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
   outcome.input_tokens = CallTokens(report.input_tokens());
   outcome.output_tokens = CallTokens(report.output_tokens());
   // The grant is freed whatever else the report says.
-  if (!report.grant_id().empty()) governor_.Report(report.grant_id(), outcome, Now());
+  if (!report.grant_id().empty()) governor_.Report(report.grant_id(), outcome, batch_.now());
   // A grant handed back unused (no answer, no tokens) is not a call.
   if (outcome.http_status == 0 && outcome.input_tokens == 0 && outcome.output_tokens == 0) return;
   if (!CheckModelName(report.model()).ok() || !governor_.Admit(report.model(), kMaxModels)) {
@@ -235,13 +236,13 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
   bool found = false;
   std::string run_id = report.run_id();
   while (!run_id.empty()) {
-    auto it = runs_.find(run_id);
-    if (it == runs_.end()) break;
-    RunState& run = *it->second.state;
+    ActiveRun* active = runs_.active().Find(run_id);
+    if (active == nullptr) break;
+    RunState& run = *active->state;
     if (!found) tenant = run.record().tenant();
     found = true;
     AddUsage(*run.MutableRecord().mutable_run()->mutable_billed(), usage);
-    Touch(run_id);
+    batch_.Touch(run_id);
     run_id = run.record().run().parent_run_id();
   }
   if (!run_id.empty()) {
@@ -252,7 +253,7 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
     }
   }
 
-  const absl::Time now = Now();
+  const absl::Time now = batch_.now();
   if (Month(now) != usage_month_) {
     usage_month_ = Month(now);
     usage_book_.ForgetBefore(usage_month_);
@@ -263,8 +264,8 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
   stored.set_requests(row.requests);
   stored.set_rate_limited(row.rate_limited);
   *stored.mutable_usage() = row.usage;
-  extra_writes_.Put(store::Column::kMeta, store::keys::LlmUsage(key.day, key.tenant, key.model),
-                    stored.SerializeAsString());
+  batch_.writes().Put(store::Column::kMeta, store::keys::LlmUsage(key.day, key.tenant, key.model),
+                      stored.SerializeAsString());
   if (options_.llm_metrics != nullptr) {
     options_.llm_metrics->CallBilled(report.model(), tenant, usage, report.http_status());
   }
@@ -275,17 +276,17 @@ void Engine::BillEndedRuns() {
     // Up the chain of stored records; a run active again (resumed in this
     // batch) takes it in memory instead.
     for (std::string run_id = first; !run_id.empty();) {
-      if (auto active = runs_.find(run_id); active != runs_.end()) {
-        AddUsage(*active->second.state->MutableRecord().mutable_run()->mutable_billed(), usage);
-        Touch(run_id);
+      if (ActiveRun* active = runs_.active().Find(run_id); active != nullptr) {
+        AddUsage(*active->state->MutableRecord().mutable_run()->mutable_billed(), usage);
+        batch_.Touch(run_id);
         break;
       }
-      if (deletion_.has_value()) break;  // never write back what retention deletes
+      if (runs_.retention().busy()) break;  // never write back what retention deletes
       absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
       if (!record.ok()) break;
       AddUsage(*record->mutable_run()->mutable_billed(), usage);
-      extra_writes_.Put(store::Column::kRuns, store::keys::Run(run_id),
-                        record->SerializeAsString());
+      batch_.writes().Put(store::Column::kRuns, store::keys::Run(run_id),
+                          record->SerializeAsString());
       run_id = record->run().parent_run_id();
     }
   }
@@ -293,7 +294,7 @@ void Engine::BillEndedRuns() {
 }
 
 void Engine::GrantLlmCalls() {
-  const absl::Time now = Now();
+  const absl::Time now = batch_.now();
   if (governor_.NextWake() <= now) {
     for (const governance::Granted& granted : governor_.Tick(now)) SendLlmGrant(granted);
   }
@@ -304,7 +305,7 @@ void Engine::GrantLlmCalls() {
 }
 
 absl::Status Engine::LoadLlmUsage() {
-  usage_month_ = Month(Now());
+  usage_month_ = Month(batch_.now());
   const std::string from = store::keys::LlmUsageFrom(usage_month_);
   return options_.store->Scan(
       store::Column::kMeta, from, store::keys::LlmUsageEnd(),

@@ -39,12 +39,6 @@ bool SameCall(const v1::Observation& seen, const v1::ToolObservation& reported) 
 
 }  // namespace
 
-Engine::ActiveRun* Engine::LeasedRun(absl::string_view lease_id, absl::string_view task_id) {
-  RunState* run = nullptr;
-  if (CurrentTask(lease_id, task_id, &run) == nullptr) return nullptr;
-  return &runs_.at(run->run_id());
-}
-
 cache::CallContext Engine::CallContextFor(const ActiveRun& active,
                                           const dispatch::ConnectedWorker& worker,
                                           absl::string_view task_id,
@@ -71,34 +65,35 @@ cache::CallContext Engine::CallContextFor(const ActiveRun& active,
 
 void Engine::OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& worker,
                           const v1::ToolLookup& lookup) {
-  ActiveRun* active = LeasedRun(lookup.lease_id(), lookup.task_id());
+  ActiveRun* active = leases_.CurrentRun(lookup.lease_id(), lookup.task_id());
   if (active == nullptr) {
     // A superseded lease: the worker should stop; meanwhile nothing it does
     // is shared.
     v1::ConnectResponse reply;
     reply.mutable_tool_decision()->set_request_id(lookup.request_id());
     reply.mutable_tool_decision()->set_outcome(v1::ToolDecision::OUTCOME_NOT_CACHEABLE);
-    SendTo(stream_id, std::move(reply));
+    workers_.SendTo(stream_id, std::move(reply));
     return;
   }
-  cache::Decision decision = cache_.Decide(
-      CallContextFor(*active, worker, lookup.task_id(), lookup.tool_name()), lookup, now_ms_);
+  cache::Decision decision =
+      cache_.Decide(CallContextFor(*active, worker, lookup.task_id(), lookup.tool_name()), lookup,
+                    batch_.now_ms());
   if (!decision.warning.empty() && active->warned.insert(decision.warning).second) {
     v1::RunEvent event;
     event.mutable_warning()->set_message(
         absl::StrCat("task '", lookup.task_id(), "': ", decision.warning));
     active->state->Emit(std::move(event));
-    Touch(active->state->run_id());
+    batch_.Touch(active->state->run_id());
   }
   if (decision.outcome == cache::Decision::Outcome::kWait) return;  // answered when it lands
   v1::ConnectResponse reply;
   *reply.mutable_tool_decision() = std::move(decision.reply);
-  SendTo(stream_id, std::move(reply));
+  workers_.SendTo(stream_id, std::move(reply));
 }
 
 void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
                                const v1::ToolObservation& reported) {
-  ActiveRun* active = LeasedRun(reported.lease_id(), reported.task_id());
+  ActiveRun* active = leases_.CurrentRun(reported.lease_id(), reported.task_id());
   // Fencing, as for results: a superseded attempt's calls are not the run's.
   if (active == nullptr) return;
   RunState& run = *active->state;
@@ -111,7 +106,7 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
     event.mutable_warning()->set_message(absl::StrCat(
         "tool call of task '", reported.task_id(), "' not recorded: ", ledger.status().message()));
     run.Emit(std::move(event));
-    Touch(run.run_id());
+    batch_.Touch(run.run_id());
     return;
   }
   // A worker sends the observations of the calls it ran for the cache (a
@@ -132,7 +127,7 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
       event.mutable_warning()->set_message(absl::StrCat(
           "tool call of task '", reported.task_id(), "' not recorded: ", own.status().message()));
       run.Emit(std::move(event));
-      Touch(run.run_id());
+      batch_.Touch(run.run_id());
       return;
     }
     for (const v1::Observation& seen : *own) {
@@ -158,7 +153,7 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
   const v1::ToolObservation& accepted = too_large ? refused : reported;
   SendAnswers(
       cache_.Record(CallContextFor(*active, worker, reported.task_id(), reported.tool_name()),
-                    accepted, now_ms_, &extra_writes_));
+                    accepted, batch_.now_ms(), &batch_.writes()));
 
   v1::Observation observation;
   observation.set_run_id(run.run_id());
@@ -173,43 +168,42 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
   observation.set_cached(reported.cached());
   observation.set_cache_age_ms(reported.cache_age_ms());
   if (reported.has_source_task()) *observation.mutable_source_task() = reported.source_task();
-  *observation.mutable_ts() = ToTimestamp(now_ms_);
+  *observation.mutable_ts() = ToTimestamp(batch_.now_ms());
   observation.set_duration_ms(reported.duration_ms());
   const v1::Observation& stored =
-      ledgers_.Append(request_id, std::move(observation), extra_writes_);
+      ledgers_.Append(request_id, std::move(observation), batch_.writes());
   if (options_.metrics != nullptr) options_.metrics->LedgerAppended();
 
   v1::RunEvent event;
   *event.mutable_observation()->mutable_observation() = stored;
   run.Emit(std::move(event));
-  Touch(run.run_id());
+  batch_.Touch(run.run_id());
 }
 
 void Engine::SendAnswers(std::vector<cache::Answer> answers) {
   for (cache::Answer& answer : answers) {
     std::vector<dispatch::ConnectedWorker*> streams =
-        workers_.FindByWorkerId(answer.caller.worker_id);
+        workers_.registry().FindByWorkerId(answer.caller.worker_id);
     // A waiter whose worker left was dropped by WorkerLost; a reconnecting
     // worker re-asks.
     if (streams.empty()) continue;
     v1::ConnectResponse reply;
     *reply.mutable_tool_decision() = std::move(answer.decision);
-    SendTo(streams.back()->stream_id, std::move(reply));
+    workers_.SendTo(streams.back()->stream_id, std::move(reply));
   }
 }
 
-void Engine::EndLease(absl::string_view lease_id) {
+void Engine::OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) {
   if (auto pending = awaiting_policy_.find(lease_id); pending != awaiting_policy_.end()) {
     // The assignment waited for a PolicyService and was never sent: the
-    // worker's slot is still free, so its credit comes back.
-    const dispatch::Lease* lease = leases_.Find(lease_id);
+    // worker's slot is still free, so its credit comes back (not for a lease
+    // that expired: it had left the table already).
     dispatch::ConnectedWorker* worker =
-        lease == nullptr ? nullptr : workers_.Find(lease->stream_id);
+        was_held == nullptr ? nullptr : workers_.Find(was_held->stream_id);
     if (worker != nullptr) worker->credits++;
     awaiting_policy_.erase(pending);
   }
-  leases_.Remove(lease_id);
-  governor_.ReleaseLease(std::string(lease_id), Now());
+  governor_.ReleaseLease(std::string(lease_id), batch_.now());
   if (std::string job; TakeSummaryLease(lease_id, &job)) {
     FinishSummary(job, std::nullopt, "the summarizer's worker was lost; older calls were left out");
   }
@@ -253,8 +247,8 @@ void Engine::RecordPriorWork(const std::string& run_id, const std::string& task_
                                         prior_work.meta().tokens_approx());
   }
   // What GetTask shows as the task's prior work: the latest dispatch's.
-  extra_writes_.Put(store::Column::kMeta, store::keys::PriorWork(run_id, task_id),
-                    prior_work.SerializeAsString());
+  batch_.writes().Put(store::Column::kMeta, store::keys::PriorWork(run_id, task_id),
+                      prior_work.SerializeAsString());
 }
 
 void Engine::DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse message) {
@@ -266,7 +260,7 @@ void Engine::DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse m
     absl::StatusOr<v1::PriorWork> prior_work = PriorWorkFor(active, assignment.task_id());
     *message.mutable_assignment()->mutable_prior_work() =
         prior_work.ok() ? *std::move(prior_work) : UnreadablePriorWork(prior_work.status());
-    if (lease != nullptr) SendTo(lease->stream_id, std::move(message));
+    if (lease != nullptr) workers_.SendTo(lease->stream_id, std::move(message));
     return;
   }
   std::vector<v1::PolicyTaskView> tasks;
@@ -288,7 +282,7 @@ void Engine::DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse m
     // The task is leased already: it goes out without prior work, saying why.
     *message.mutable_assignment()->mutable_prior_work() = UnreadablePriorWork(read);
     RecordPriorWork(run.run_id(), assignment.task_id(), message.assignment().prior_work());
-    SendTo(lease->stream_id, std::move(message));
+    workers_.SendTo(lease->stream_id, std::move(message));
     return;
   }
   const v1::CustomPolicy& custom = active.policy.custom();
@@ -300,7 +294,7 @@ void Engine::DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse m
   // well within it. Half the lease leaves the worker the other half to start.
   const int64_t timeout_ms = std::min(policy::EffectiveExternalTimeoutMs(custom),
                                       std::max<int64_t>(1, options_.lease_timeout_ms / 2));
-  effects_.push_back([this, address = custom.external(), request = std::move(request), timeout_ms,
+  batch_.AfterCommit([this, address = custom.external(), request = std::move(request), timeout_ms,
                       lease_id]() mutable {
     options_.policy_service->Select(
         address, std::move(request), timeout_ms,
@@ -320,9 +314,9 @@ void Engine::OnExternalPriorWork(const std::string& lease_id,
   v1::ConnectResponse message = std::move(pending->second);
   awaiting_policy_.erase(pending);
   const dispatch::Lease* lease = leases_.Find(lease_id);
-  auto it = lease == nullptr ? runs_.end() : runs_.find(lease->run_id);
-  if (it == runs_.end()) return;
-  ActiveRun& active = it->second;
+  ActiveRun* found = lease == nullptr ? nullptr : runs_.active().Find(lease->run_id);
+  if (found == nullptr) return;
+  ActiveRun& active = *found;
   RunState& run = *active.state;
   const std::string& task_id = message.assignment().task_id();
   absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(run.root_run_id());
@@ -347,7 +341,7 @@ void Engine::OnExternalPriorWork(const std::string& lease_id,
   *message.mutable_assignment()->mutable_prior_work() = std::move(prior_work);
   // A worker that disconnected meanwhile gets nothing; the lease expires or
   // its reconnect (not holding the task) re-queues it.
-  if (lease->stream_id != 0) SendTo(lease->stream_id, std::move(message));
+  if (lease->stream_id != 0) workers_.SendTo(lease->stream_id, std::move(message));
 }
 
 }  // namespace taskboard::engine

@@ -17,27 +17,12 @@
 #include "scheduler/store/keys.h"
 
 namespace taskboard::engine {
-void Engine::SendTo(uint64_t stream_id, v1::ConnectResponse message) {
-  dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
-  if (worker == nullptr) return;
-  effects_.push_back([channel = worker->channel, message = std::move(message)]() mutable {
-    channel->Send(std::move(message));
-  });
-}
 
 void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
                      std::shared_ptr<dispatch::WorkerChannel>& channel,
                      const std::string& identity) {
-  dispatch::ConnectedWorker& worker = workers_.Add(stream_id, hello, std::move(channel), now_ms_);
-  worker.identity = identity;
+  dispatch::ConnectedWorker& worker = workers_.Add(stream_id, hello, std::move(channel), identity);
   for (const std::string& agent : worker.agents) scheduling_.AgentOffered(agent);
-  // Free slots plus held tasks undercount a worker that still runs tasks
-  // whose leases were revoked; its first Hello (a fresh process, all slots
-  // free) said how many it has, and that stands for its later streams.
-  if (capacity_by_incarnation_.size() > 10'000) capacity_by_incarnation_.clear();
-  int64_t& capacity = capacity_by_incarnation_[hello.incarnation()];
-  capacity = std::max(capacity, worker.capacity);
-  worker.capacity = capacity;
   v1::ConnectResponse welcome_message;
   v1::Welcome& welcome = *welcome_message.mutable_welcome();
   welcome.set_scheduler_id(options_.scheduler_id);
@@ -45,84 +30,23 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
   welcome.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
   welcome.set_accepts_batches(true);
   welcome.set_governs_llm_calls(true);
-  // Tasks the worker still runs, or finished without an acknowledgement
-  // (their result follows the Welcome), keep their lease if it is still
-  // current: a scheduler restart or a broken stream costs no attempt.
-  std::set<std::string> held;
-  for (const v1::HeldTask& task : hello.held_tasks()) {
-    dispatch::Lease* lease = leases_.FindMutable(task.lease_id());
-    // Only the worker the lease was given to, authenticated as it was then,
-    // takes it back: a lease id alone proves nothing.
-    if (lease != nullptr && lease->task_id == task.task_id() &&
-        lease->worker_id == worker.worker_id &&
-        (lease->identity.empty() || lease->identity == identity)) {
-      lease->identity = identity;
-      lease->stream_id = stream_id;
-      lease->worker_id = worker.worker_id;
-      lease->expires_ms = now_ms_ + options_.lease_timeout_ms;
-      held.insert(task.lease_id());
-    } else {
-      welcome.add_revoked_lease_ids(task.lease_id());
-    }
-  }
-  // Tasks this worker was given before (another stream, or before a
-  // scheduler restart) that it no longer holds are lost: re-queue them now
-  // instead of waiting for their leases to expire.
-  for (const dispatch::Lease& lease : leases_.OrphansOf(worker.worker_id)) {
-    if (held.count(lease.lease_id) > 0) continue;
-    // Another token using this worker id says nothing about the holder's
-    // tasks: they wait for their holder or their lease's end.
-    if (!lease.identity.empty() && lease.identity != identity) continue;
-    if (NeverDelivered(lease, hello.incarnation())) continue;
-    LoseLease(lease, attempt_end::kWorkerLost,
-              absl::StrCat("worker '", worker.worker_id, "' restarted without it"));
-  }
+  const size_t held = leases_.OnHello(worker, hello, welcome);
   log::Info("worker connected")
       .With("worker_id", worker.worker_id)
       .With("slots", hello.slots())
       .With("prefetch", hello.prefetch())
       .With("agents", worker.agents)
-      .With("held_tasks", held.size())
+      .With("held_tasks", held)
       .With("revoked_leases", welcome.revoked_lease_ids_size());
-  SendTo(stream_id, std::move(welcome_message));
-}
-
-bool Engine::NeverDelivered(const dispatch::Lease& lease, absl::string_view incarnation) {
-  auto it = runs_.find(lease.run_id);
-  if (it == runs_.end()) return false;
-  RunState& run = *it->second.state;
-  const store::TaskRecord* task = run.FindTask(lease.task_id);
-  // The same process reconnects without a task it never reported started:
-  // the assignment was lost with the stream (or with a scheduler that
-  // committed the dispatch and died before sending it). Nothing ran, so the
-  // task is queued again without using an attempt.
-  if (task == nullptr || task->lease_id() != lease.lease_id ||
-      task->task().state() != v1::TASK_STATE_DISPATCHED || incarnation.empty() ||
-      task->worker_incarnation() != incarnation) {
-    return false;
-  }
-  EndLease(lease.lease_id);
-  log::Info("task assignment never reached its worker; queued again without using an attempt")
-      .With("run_id", lease.run_id)
-      .With("task_id", lease.task_id)
-      .With("worker_id", lease.worker_id)
-      .With("lease_id", lease.lease_id);
-  ApplyReturned(run.MutableTask(lease.task_id), attempt_end::kWorkerLost,
-                absl::StrCat("the assignment never reached worker '", lease.worker_id,
-                             "' (its stream broke); queued again without using an attempt"),
-                now_ms_);
-  Touch(run.run_id());
-  return true;
+  workers_.SendTo(stream_id, std::move(welcome_message));
 }
 
 void Engine::DoDisconnect(uint64_t stream_id) {
   // Leases stay until they expire or the worker reconnects (it may still be
   // running the tasks); they are just no longer reachable through a stream.
-  for (const dispatch::Lease& lease : leases_.HeldBy(stream_id)) {
-    leases_.FindMutable(lease.lease_id)->stream_id = 0;
-  }
+  leases_.Detach(stream_id);
   // Its model calls waiting for a grant are asked again on its next stream.
-  governor_.ReleaseStream(stream_id, Now());
+  governor_.ReleaseStream(stream_id, batch_.now());
   dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
   if (worker == nullptr) return;
   std::set<std::string, std::less<>> agents = worker->agents;
@@ -132,136 +56,47 @@ void Engine::DoDisconnect(uint64_t stream_id) {
   // Its waits are dropped (the worker runs those calls itself once its
   // stream is gone) and the calls it was running for others pass to a
   // waiter, unless another stream of the same worker is still open.
-  if (workers_.FindByWorkerId(worker_id).empty()) SendAnswers(cache_.WorkerLost(worker_id));
+  if (workers_.registry().FindByWorkerId(worker_id).empty())
+    SendAnswers(cache_.WorkerLost(worker_id));
   // Ready tasks of an agent no connected worker offers any more fail after
   // the scheduling timeout counted from now, like tasks queued while nobody
   // offered it.
   for (const std::string& agent : agents) {
-    if (workers_.AnyOffers(agent)) continue;
-    scheduling_.AgentLost(agent, now_ms_);
+    if (workers_.registry().AnyOffers(agent)) continue;
+    scheduling_.AgentLost(agent, batch_.now_ms());
     if (std::optional<int64_t> oldest = ready_.OldestReadyMs(agent)) {
       ArmSchedulingCheck(agent, *oldest);
     }
   }
 }
 
-store::TaskRecord* Engine::CurrentTask(absl::string_view lease_id, absl::string_view task_id,
-                                       RunState** run_out) {
-  const dispatch::Lease* lease = leases_.Find(lease_id);
-  if (lease == nullptr || lease->task_id != task_id) return nullptr;
-  auto it = runs_.find(lease->run_id);
-  if (it == runs_.end()) return nullptr;
-  RunState& run = *it->second.state;
-  const store::TaskRecord* task = run.FindTask(task_id);
-  if (task == nullptr || task->lease_id() != lease_id) return nullptr;
-  v1::TaskState state = task->task().state();
-  if (state != v1::TASK_STATE_DISPATCHED && state != v1::TASK_STATE_RUNNING) return nullptr;
-  *run_out = &run;
-  Touch(run.run_id());
-  return &run.MutableTask(task_id);
-}
-
-void Engine::RememberTimedOut(const std::string& lease_id, const std::string& run_id,
-                              const store::TaskRecord& task) {
-  // A worker that died never reports: bound what waits for one.
-  constexpr size_t kMaxRemembered = 10'000;
-  if (timed_out_.size() >= kMaxRemembered) timed_out_.clear();
-  timed_out_[lease_id] = {run_id, task.task().task_id(), task.task().attempt()};
-}
-
-bool Engine::KeepLateExecution(const v1::TaskResult& result) {
-  auto entry = timed_out_.find(result.lease_id());
-  if (entry == timed_out_.end()) return false;
-  const TimedOutAttempt attempt = std::move(entry->second);
-  timed_out_.erase(entry);
-  if (attempt.task_id != result.task_id()) return false;
-  // Only while the record still describes the timed-out attempt: waiting to
-  // retry or failed for good, not dispatched again.
-  const auto describes_attempt = [&](const store::TaskRecord& task) {
-    return task.task().attempt() == attempt.attempt &&
-           (task.task().state() == v1::TASK_STATE_RETRYING ||
-            task.task().state() == v1::TASK_STATE_FAILED);
-  };
-  const auto keep = [&](store::TaskRecord& task) {
-    v1::TaskExecution& execution = *task.mutable_execution();
-    execution = result.execution();
-    execution.set_stopped(true);
-    execution.set_stop_reason("timeout");
-  };
-  if (auto run = runs_.find(attempt.run_id); run != runs_.end()) {
-    RunState& state = *run->second.state;
-    const store::TaskRecord* task = state.FindTask(attempt.task_id);
-    if (task == nullptr || !describes_attempt(*task)) return false;
-    keep(state.MutableTask(attempt.task_id));
-    Touch(attempt.run_id);
-    return true;
-  }
-  // The timeout was the run's last act: amend the stored task.
-  const std::string key = store::keys::Task(attempt.run_id, attempt.task_id);
-  absl::StatusOr<std::optional<std::string>> stored =
-      options_.store->Get(store::Column::kTasks, key);
-  store::TaskRecord task;
-  if (!stored.ok() || !stored->has_value() || !task.ParseFromString(**stored) ||
-      !describes_attempt(task)) {
-    return false;
-  }
-  keep(task);
-  extra_writes_.Put(store::Column::kTasks, key, task.SerializeAsString());
-  return true;
-}
-
 void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
-  dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
+  dispatch::ConnectedWorker* worker = workers_.Heard(stream_id);
   if (worker == nullptr) return;  // no Hello yet, or already gone
-  worker->silent = false;
-  worker->last_heard_ms = now_ms_;
-  RunState* run = nullptr;
   switch (message.msg_case()) {
-    case v1::ConnectRequest::kCredits: {
-      // A credit is a slot the worker freed: never more outstanding than the
-      // slots it said it has (free in Hello plus the tasks it held then), so
-      // a confused or hostile worker cannot draw the whole ready queue.
-      const int64_t slots = message.credits().slots();
-      if (message.credits().has_prefetch())
-        dispatch::ResizePrefetch(*worker, message.credits().prefetch());
-      const int64_t capacity = worker->capacity;
-      // No credit with a resize: a worker shrinking its queue withholds the
-      // place a task freed.
-      if (slots < 0 || (slots == 0 && !message.credits().has_prefetch()) ||
-          worker->credits + slots > capacity) {
-        log::Warn("worker sent slot credits past its capacity; capped")
-            .With("worker_id", worker->worker_id)
-            .With("credits", slots)
-            .With("outstanding", worker->credits)
-            .With("capacity", capacity);
-      }
-      if (slots > 0) worker->credits = std::min(worker->credits + slots, capacity);
+    case v1::ConnectRequest::kCredits:
+      workers_.OnCredits(*worker, message.credits());
       break;
-    }
     case v1::ConnectRequest::kTaskStarted: {
       const v1::TaskStarted& started = message.task_started();
-      store::TaskRecord* task = CurrentTask(started.lease_id(), started.task_id(), &run);
-      if (task != nullptr && task->task().state() == v1::TASK_STATE_DISPATCHED) {
-        MarkRunning(*task, now_ms_);
-        leases_.FindMutable(started.lease_id())->expires_ms = now_ms_ + options_.lease_timeout_ms;
+      std::optional<LeaseKeeper::Covered> covered =
+          leases_.Current(started.lease_id(), started.task_id());
+      if (covered.has_value() && covered->task->task().state() == v1::TASK_STATE_DISPATCHED) {
+        MarkRunning(*covered->task, batch_.now_ms());
+        leases_.Extend(started.lease_id());
       }
       break;
     }
     case v1::ConnectRequest::kHeartbeat:
-      for (const std::string& lease_id : message.heartbeat().lease_ids()) {
-        dispatch::Lease* lease = leases_.FindMutable(lease_id);
-        if (lease != nullptr && lease->stream_id == stream_id) {
-          lease->expires_ms = now_ms_ + options_.lease_timeout_ms;
-        }
-      }
+      leases_.OnHeartbeat(stream_id, message.heartbeat());
       break;
     case v1::ConnectRequest::kOutputDelta: {
       const v1::OutputDelta& delta = message.output_delta();
-      if (CurrentTask(delta.lease_id(), delta.task_id(), &run) != nullptr) {
+      if (ActiveRun* active = leases_.CurrentRun(delta.lease_id(), delta.task_id())) {
         v1::RunEvent event;
         event.mutable_output_delta()->set_task_id(delta.task_id());
         event.mutable_output_delta()->set_text(delta.text());
-        run->Emit(std::move(event));
+        active->state->Emit(std::move(event));
       }
       break;
     }
@@ -272,48 +107,48 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
       const v1::TaskReturned& returned = message.task_returned();
       if (std::string job; TakeSummaryLease(returned.lease_id(), &job)) {
         // A draining worker handed the summary back: another worker writes it.
-        leases_.Remove(returned.lease_id());
+        leases_.Drop(returned.lease_id());
         queued_summaries_.push_back(job);
         v1::ConnectResponse ack;
         ack.mutable_result_ack()->set_task_id(returned.task_id());
         ack.mutable_result_ack()->set_lease_id(returned.lease_id());
         ack.mutable_result_ack()->set_accepted(true);
-        SendTo(stream_id, std::move(ack));
+        workers_.SendTo(stream_id, std::move(ack));
         break;
       }
-      store::TaskRecord* task = CurrentTask(returned.lease_id(), returned.task_id(), &run);
-      if (task != nullptr) {
-        ApplyReturned(*task, attempt_end::kReturned,
+      std::optional<LeaseKeeper::Covered> covered =
+          leases_.Current(returned.lease_id(), returned.task_id());
+      if (covered.has_value()) {
+        ApplyReturned(*covered->task, attempt_end::kReturned,
                       returned.reason().empty() ? "handed back by the worker" : returned.reason(),
-                      now_ms_);
-        EndLease(returned.lease_id());
+                      batch_.now_ms());
+        leases_.End(returned.lease_id());
       }
       // Acknowledged like a result, so a draining worker can stop waiting.
       v1::ConnectResponse ack;
       ack.mutable_result_ack()->set_task_id(returned.task_id());
       ack.mutable_result_ack()->set_lease_id(returned.lease_id());
-      ack.mutable_result_ack()->set_accepted(task != nullptr);
-      if (task == nullptr) ack.mutable_result_ack()->set_reason("lease is no longer current");
-      SendTo(stream_id, std::move(ack));
+      ack.mutable_result_ack()->set_accepted(covered.has_value());
+      if (!covered.has_value()) {
+        ack.mutable_result_ack()->set_reason("lease is no longer current");
+      }
+      workers_.SendTo(stream_id, std::move(ack));
       break;
     }
     case v1::ConnectRequest::kDraining:
-      worker->draining = true;
-      log::Info("worker draining")
-          .With("worker_id", worker->worker_id)
-          .With("grace_ms", message.draining().grace_ms());
+      workers_.OnDraining(*worker, message.draining());
       break;
     case v1::ConnectRequest::kToolLookup: {
       // A tool the task may not call is neither served from the cache nor
       // joins its in-flight calls (scheduler/engine/tool_permission.h).
       const v1::ToolLookup& lookup = message.tool_lookup();
-      const ActiveRun* active = LeasedRun(lookup.lease_id(), lookup.task_id());
+      const ActiveRun* active = leases_.CurrentRun(lookup.lease_id(), lookup.task_id());
       if (active != nullptr &&
           !CheckToolAllowed(*active->state, lookup.task_id(), lookup.tool_name()).ok()) {
         v1::ConnectResponse reply;
         reply.mutable_tool_decision()->set_request_id(lookup.request_id());
         reply.mutable_tool_decision()->set_outcome(v1::ToolDecision::OUTCOME_NOT_CACHEABLE);
-        SendTo(stream_id, std::move(reply));
+        workers_.SendTo(stream_id, std::move(reply));
         break;
       }
       OnToolLookup(stream_id, *worker, lookup);
@@ -321,7 +156,7 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
     }
     case v1::ConnectRequest::kObservation: {
       const v1::ToolObservation& reported = message.observation();
-      const ActiveRun* active = LeasedRun(reported.lease_id(), reported.task_id());
+      const ActiveRun* active = leases_.CurrentRun(reported.lease_id(), reported.task_id());
       const absl::Status allowed =
           active == nullptr
               ? absl::OkStatus()
@@ -357,7 +192,7 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
   ack.set_task_id(result.task_id());
   ack.set_lease_id(result.lease_id());
   if (std::string job; TakeSummaryLease(result.lease_id(), &job)) {
-    EndLease(result.lease_id());
+    leases_.End(result.lease_id());
     if (result.success()) {
       FinishSummary(job, result.output(), "");
     } else {
@@ -366,27 +201,29 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
           absl::StrCat("summarizer failed: ", result.error(), "; older calls were left out"));
     }
     ack.set_accepted(true);
-    SendTo(stream_id, std::move(ack_message));
+    workers_.SendTo(stream_id, std::move(ack_message));
     return;
   }
-  RunState* run = nullptr;
-  store::TaskRecord* task = CurrentTask(result.lease_id(), result.task_id(), &run);
-  if (task == nullptr) {
+  std::optional<LeaseKeeper::Covered> covered =
+      leases_.Current(result.lease_id(), result.task_id());
+  if (!covered.has_value()) {
     // Fencing: the task was re-dispatched, cancelled or already finished.
-    KeepLateExecution(result);
+    leases_.KeepLateExecution(result);
     ack.set_accepted(false);
     ack.set_reason(absl::StrCat("lease ", result.lease_id(), " is no longer current for task '",
                                 result.task_id(), "'"));
-    SendTo(stream_id, std::move(ack_message));
+    workers_.SendTo(stream_id, std::move(ack_message));
     return;
   }
-  EndLease(result.lease_id());
+  RunState* run = covered->run->state.get();
+  store::TaskRecord* task = covered->task;
+  leases_.End(result.lease_id());
   loop_stats_.results++;
   // The run's total adds what the task keeps (ApplyResult): the same
   // accepted numbers, never a worker's negative counts.
   AddUsage(*run->MutableRecord().mutable_run()->mutable_usage(),
            governance::AcceptedUsage(result.usage()));
-  int64_t delay = options_.retry_backoff.DelayMs(task->agent_failures() + 1, rng_);
+  int64_t delay = options_.retry_backoff.DelayMs(task->agent_failures() + 1, batch_.rng());
   AttemptOutcome outcome;
   if (static_cast<int64_t>(result.output().size()) > options_.max_output_bytes) {
     outcome = FailAttempt(
@@ -395,9 +232,9 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
                      " bytes is over the scheduler's limit of ", options_.max_output_bytes,
                      " bytes (--max-output-bytes); write large results to a "
                      "file and output its path"),
-        now_ms_, delay);
+        batch_.now_ms(), delay);
   } else {
-    outcome = ApplyResult(*task, result, now_ms_, delay);
+    outcome = ApplyResult(*task, result, batch_.now_ms(), delay);
   }
   CountAttempt(*task, outcome);
   log::Debug("task result")
@@ -408,74 +245,30 @@ void Engine::OnResult(uint64_t stream_id, v1::TaskResult& result) {
       .With("retrying", outcome == AttemptOutcome::kRetrying)
       .WithNonEmpty("error", result.error());
   if (outcome == AttemptOutcome::kRetrying) {
-    AddTimer(
+    timers_.Add(
         {task->not_before_unix_ms(), TimerKind::kRetry, run->run_id(), task->task().task_id(), ""});
   }
   ack.set_accepted(true);
-  SendTo(stream_id, std::move(ack_message));
-}
-
-void Engine::LoseLease(const dispatch::Lease& lease, absl::string_view ended,
-                       absl::string_view reason) {
-  EndLease(lease.lease_id);
-  auto it = runs_.find(lease.run_id);
-  if (it == runs_.end()) return;
-  RunState& run = *it->second.state;
-  const store::TaskRecord* current = run.FindTask(lease.task_id);
-  if (current == nullptr || current->lease_id() != lease.lease_id) return;
-  if (options_.metrics != nullptr) options_.metrics->TaskLeaseLost(current->task().agent());
-  log::Warn("task lease lost; the task is re-dispatched (or fails after repeated losses)")
-      .With("run_id", lease.run_id)
-      .With("task_id", lease.task_id)
-      .With("worker_id", lease.worker_id)
-      .With("lease_id", lease.lease_id)
-      .With("reason", reason);
-  ApplyInfraLoss(run.MutableTask(lease.task_id), ended, reason, options_.max_infra_attempts,
-                 now_ms_);
-  Touch(run.run_id());
-}
-
-void Engine::ExpireLeases() {
-  if (now_ms_ - last_lease_sweep_ms_ < 200) return;
-  last_lease_sweep_ms_ = now_ms_;
-  cache_.Sweep(now_ms_, &extra_writes_);
-  for (const dispatch::Lease& lease : leases_.ExpireBefore(std::min(now_ms_, backlog_since_ms_))) {
-    if (lease.stream_id != 0) {
-      // The stream is open but silent: make sure the worker stops.
-      v1::ConnectResponse message;
-      message.mutable_cancel()->set_task_id(lease.task_id);
-      message.mutable_cancel()->set_lease_id(lease.lease_id);
-      message.mutable_cancel()->set_reason("lease expired");
-      SendTo(lease.stream_id, std::move(message));
-      // No new work for it until it speaks again (WorkerRegistry::Pick).
-      if (dispatch::ConnectedWorker* worker = workers_.Find(lease.stream_id)) {
-        worker->silent = true;
-      }
-    }
-    LoseLease(lease, attempt_end::kLeaseExpired,
-              absl::StrCat("worker '", lease.worker_id, "' sent no heartbeat for ",
-                           options_.lease_timeout_ms, " ms"));
-  }
+  workers_.SendTo(stream_id, std::move(ack_message));
 }
 
 void Engine::FireTimers() {
-  while (!timers_.empty() && timers_.top().due_ms <= now_ms_) {
-    Timer timer = timers_.top();
-    timers_.pop();
+  while (std::optional<Timer> due = timers_.PopDue(batch_.now_ms())) {
+    const Timer& timer = *due;
     if (timer.kind == TimerKind::kScheduling) {
       CheckSchedulingDeadlines(timer.token, timer.due_ms);
       continue;
     }
-    auto it = runs_.find(timer.run_id);
-    if (it == runs_.end()) continue;
-    RunState& run = *it->second.state;
+    ActiveRun* active = runs_.active().Find(timer.run_id);
+    if (active == nullptr) continue;
+    RunState& run = *active->state;
     const store::TaskRecord* task = run.FindTask(timer.task_id);
     if (task == nullptr) continue;
     switch (timer.kind) {
       case TimerKind::kRetry:
         if (task->task().state() == v1::TASK_STATE_RETRYING) {
-          MarkReady(run.MutableTask(timer.task_id), now_ms_);
-          Touch(timer.run_id);
+          MarkReady(run.MutableTask(timer.task_id), batch_.now_ms());
+          batch_.Touch(timer.run_id);
         }
         break;
       case TimerKind::kTaskTimeout: {
@@ -486,13 +279,13 @@ void Engine::FireTimers() {
         // that died meanwhile).
         const int64_t timeout_ms = task->assignment().timeout_seconds() * 1000LL;
         if (task->task().state() == v1::TASK_STATE_DISPATCHED) {
-          AddTimer({now_ms_ + timeout_ms, TimerKind::kTaskTimeout, timer.run_id, timer.task_id,
-                    timer.token});
+          timers_.Add({batch_.now_ms() + timeout_ms, TimerKind::kTaskTimeout, timer.run_id,
+                       timer.task_id, timer.token});
           break;
         }
-        if (task->started_unix_ms() + timeout_ms > now_ms_) {
-          AddTimer({task->started_unix_ms() + timeout_ms, TimerKind::kTaskTimeout, timer.run_id,
-                    timer.task_id, timer.token});
+        if (task->started_unix_ms() + timeout_ms > batch_.now_ms()) {
+          timers_.Add({task->started_unix_ms() + timeout_ms, TimerKind::kTaskTimeout, timer.run_id,
+                       timer.task_id, timer.token});
           break;
         }
         const dispatch::Lease* lease = leases_.Find(timer.token);
@@ -501,23 +294,24 @@ void Engine::FireTimers() {
           message.mutable_cancel()->set_task_id(timer.task_id);
           message.mutable_cancel()->set_lease_id(timer.token);
           message.mutable_cancel()->set_reason("task timed out");
-          SendTo(lease->stream_id, std::move(message));
+          workers_.SendTo(lease->stream_id, std::move(message));
         }
-        RememberTimedOut(timer.token, timer.run_id, *task);
-        EndLease(timer.token);
+        leases_.RememberTimedOut(timer.token, timer.run_id, *task);
+        leases_.End(timer.token);
         store::TaskRecord& mutable_task = run.MutableTask(timer.task_id);
-        int64_t delay = options_.retry_backoff.DelayMs(mutable_task.agent_failures() + 1, rng_);
+        int64_t delay =
+            options_.retry_backoff.DelayMs(mutable_task.agent_failures() + 1, batch_.rng());
         AttemptOutcome outcome = TimeOutAttempt(
             mutable_task,
             absl::StrCat("timed out after ", mutable_task.assignment().timeout_seconds(),
                          "s (timeoutSeconds)"),
-            now_ms_, delay);
+            batch_.now_ms(), delay);
         CountAttempt(mutable_task, outcome);
         if (outcome == AttemptOutcome::kRetrying) {
-          AddTimer({mutable_task.not_before_unix_ms(), TimerKind::kRetry, timer.run_id,
-                    timer.task_id, ""});
+          timers_.Add({mutable_task.not_before_unix_ms(), TimerKind::kRetry, timer.run_id,
+                       timer.task_id, ""});
         }
-        Touch(timer.run_id);
+        batch_.Touch(timer.run_id);
         break;
       }
       case TimerKind::kApprovalTimeout:
@@ -536,7 +330,7 @@ void Engine::QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids) {
     if (task.task().state() != v1::TASK_STATE_READY) return;
     ready_.Push(task.task().agent(), {task.priority(), task.ready_unix_ms(), task.order(),
                                       options_.clock->NowUs(), run.ready_run(), id});
-    if (!workers_.AnyOffers(task.task().agent())) {
+    if (!workers_.registry().AnyOffers(task.task().agent())) {
       ArmSchedulingCheck(task.task().agent(), task.ready_unix_ms());
     }
   };
@@ -554,25 +348,25 @@ void Engine::Dispatch() {
   DispatchSummaries();
   for (const std::string& agent : ready_.AgentsWithWork()) {
     while (!ready_.Empty(agent)) {
-      dispatch::ConnectedWorker* worker = workers_.Pick(agent);
+      dispatch::ConnectedWorker* worker = workers_.registry().Pick(agent);
       if (worker == nullptr) break;
       dispatch::ReadyEntry entry = ready_.Pop(agent);
       if (entry.run->ended) continue;  // its task id is gone with it
-      auto it = runs_.find(entry.run->run_id);
-      if (it == runs_.end()) continue;
-      RunState& run = *it->second.state;
+      ActiveRun* active = runs_.active().Find(entry.run->run_id);
+      if (active == nullptr) continue;
+      RunState& run = *active->state;
       const std::string task_id(entry.task_id);
       const store::TaskRecord* ready = run.FindTask(task_id);
       if (ready == nullptr || ready->task().state() != v1::TASK_STATE_READY) continue;
-      if (it->second.policy.has_compact() && ParkForSummary(it->second, task_id)) continue;
+      if (active->policy.has_compact() && ParkForSummary(*active, task_id)) continue;
       // Prior work is selected before the task is marked dispatched: a
       // ledger the store cannot read fails the task instead of sending it.
       // An external policy selects after the dispatch is committed.
       const bool external_policy =
-          policy::IsExternalPolicy(it->second.policy) && options_.policy_service != nullptr;
+          policy::IsExternalPolicy(active->policy) && options_.policy_service != nullptr;
       v1::PriorWork prior_work;
       if (!external_policy) {
-        absl::StatusOr<v1::PriorWork> selected = PriorWorkFor(it->second, task_id);
+        absl::StatusOr<v1::PriorWork> selected = PriorWorkFor(*active, task_id);
         if (!selected.ok()) {
           FailTask(
               run.MutableTask(task_id),
@@ -580,16 +374,16 @@ void Engine::Dispatch() {
                            "' could not be read from the ledger: ", selected.status().message(),
                            "; the scheduler's store failed a read (see its log): resume the "
                            "run once it reads again"),
-              now_ms_);
-          Touch(run.run_id());
+              batch_.now_ms());
+          batch_.Touch(run.run_id());
           continue;
         }
         prior_work = *std::move(selected);
       }
 
-      std::string lease_id = NewLeaseId(rng_);
+      std::string lease_id = NewLeaseId(batch_.rng());
       store::TaskRecord& task = run.MutableTask(task_id);
-      MarkDispatched(task, lease_id, worker->worker_id, now_ms_);
+      MarkDispatched(task, lease_id, worker->worker_id, batch_.now_ms());
       task.set_worker_incarnation(worker->hello.incarnation());
       log::Debug("task dispatched")
           .With("run_id", run.run_id())
@@ -598,11 +392,11 @@ void Engine::Dispatch() {
           .With("agent", agent)
           .With("attempt", task.task().attempt())
           .With("lease_id", lease_id);
-      leases_.Add({lease_id, run.run_id(), task_id, worker->worker_id, worker->identity,
-                   worker->stream_id, now_ms_ + options_.lease_timeout_ms});
+      leases_.Grant({lease_id, run.run_id(), task_id, worker->worker_id, worker->identity,
+                     worker->stream_id, batch_.now_ms() + options_.lease_timeout_ms});
       if (task.assignment().timeout_seconds() > 0) {
-        AddTimer({now_ms_ + task.assignment().timeout_seconds() * 1000LL, TimerKind::kTaskTimeout,
-                  run.run_id(), task_id, lease_id});
+        timers_.Add({batch_.now_ms() + task.assignment().timeout_seconds() * 1000LL,
+                     TimerKind::kTaskTimeout, run.run_id(), task_id, lease_id});
       }
       worker->credits--;
       loop_stats_.dispatched++;
@@ -610,7 +404,7 @@ void Engine::Dispatch() {
         options_.metrics->TaskDispatched(agent, absl::Microseconds(std::max<int64_t>(
                                                     0, options_.clock->NowUs() - entry.queued_us)));
       }
-      Touch(run.run_id());
+      batch_.Touch(run.run_id());
 
       v1::ConnectResponse message;
       v1::Assignment& assignment = *message.mutable_assignment();
@@ -621,11 +415,11 @@ void Engine::Dispatch() {
       assignment.mutable_ready_at()->set_nanos(static_cast<int32_t>(entry.queued_us % 1'000'000) *
                                                1000);
       if (external_policy) {
-        DispatchWithExternalPolicy(it->second, std::move(message));
+        DispatchWithExternalPolicy(*active, std::move(message));
         continue;
       }
       *assignment.mutable_prior_work() = std::move(prior_work);
-      SendTo(worker->stream_id, std::move(message));
+      workers_.SendTo(worker->stream_id, std::move(message));
     }
   }
   // Summaries asked for by tasks parked just now.

@@ -28,27 +28,9 @@
 #include "scheduler/flow/run_args.h"
 #include "scheduler/store/memory_store.h"
 #include "tests/testing/flow_error_lines.h"
+#include "tests/unit/engine/recording_channel.h"
 
 namespace taskboard::engine::testing {
-
-// A worker stream that keeps what the engine sends it.
-class RecordingChannel final : public dispatch::WorkerChannel {
- public:
-  void Send(v1::ConnectResponse message) override { messages_.push_back(std::move(message)); }
-  void Close(const std::string& reason) override { closed_reason_ = reason; }
-  // Why the engine closed the stream ("" while open).
-  const std::string& closed_reason() const { return closed_reason_; }
-  // Messages since the last call.
-  std::vector<v1::ConnectResponse> Take() {
-    std::vector<v1::ConnectResponse> taken;
-    taken.swap(messages_);
-    return taken;
-  }
-
- private:
-  std::vector<v1::ConnectResponse> messages_;
-  std::string closed_reason_;
-};
 
 struct TestWorker {
   std::string worker_id;
@@ -143,8 +125,7 @@ class EngineHarness {
   TestWorker Connect(std::string worker_id, const std::vector<std::string>& agents, int slots = 1,
                      const std::vector<v1::HeldTask>& held = {},
                      const std::vector<v1::ToolDeclaration>& tools = {},
-                     const std::string& incarnation = "i-1",
-                     const std::string& identity = "") {
+                     const std::string& incarnation = "i-1", const std::string& identity = "") {
     TestWorker worker;
     worker.worker_id = std::move(worker_id);
     worker.stream_id = engine_->NewStreamId();

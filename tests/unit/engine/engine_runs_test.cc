@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/engine/engine.h"
+#include "scheduler/engine/runs/run_recovery.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/unit/engine/engine_harness.h"
 #include "tests/unit/engine/forwarding_store.h"

@@ -1,8 +1,4 @@
-// Engine: nested runs (child_runs.h). A driver marks a task as carried out
-// by a child run; here the engine starts that child, settles the task when
-// the child ends, and cancels the children of a run that ended, each in the
-// batch where the cause happened, so parent and child never disagree in the
-// store.
+#include "scheduler/engine/runs/nested_runs.h"
 
 #include <utility>
 #include <vector>
@@ -10,40 +6,41 @@
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
 #include "scheduler/engine/child_runs.h"
-#include "scheduler/engine/engine.h"
 #include "scheduler/engine/run_control.h"
 #include "scheduler/engine/run_reader.h"
+#include "scheduler/engine/runs/run_manager.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/flow/proto_value.h"
 
 namespace taskboard::engine {
 
-void Engine::AdvanceNested() {
-  std::vector<std::string> pending(touched_.begin(), touched_.end());
+void NestedRuns::Advance() {
+  ActiveRuns& active = runs_->active();
+  const int64_t now_ms = batch_->now_ms();
+  std::vector<std::string> pending(batch_->touched().begin(), batch_->touched().end());
   while (!pending.empty()) {
     const std::string run_id = std::move(pending.back());
     pending.pop_back();
-    auto it = runs_.find(run_id);
-    if (it == runs_.end()) continue;
-    // Starting a child inserts into runs_, so hold the run, not the entry.
-    RunState* run = it->second.state.get();
-    Driver* driver = it->second.driver.get();
+    ActiveRun* entry = active.Find(run_id);
+    if (entry == nullptr) continue;
+    // Starting a child inserts into the active runs, so hold the run, not
+    // the entry.
+    RunState* run = entry->state.get();
+    Driver* driver = entry->driver.get();
     const v1::Run& view = run->record().run();
     if (IsTerminal(view.status())) {
       // A driver may end its run while tasks still run (a supervisor failing
       // on one worker's failure): they stop, and no worker keeps spending.
       const std::string ended = absl::StrCat("the run ended ", RunStatusWord(view.status()));
-      RevokeLeases(CancelOpenTasks(*run, ended, now_ms_), ended);
+      revoker_->Revoke(CancelOpenTasks(*run, ended, now_ms), ended);
       if (!view.parent_run_id().empty() && SettleParentTask(*run)) {
         pending.push_back(view.parent_run_id());
       }
       for (const std::string& child_id : view.child_run_ids()) {
-        auto child = runs_.find(child_id);
-        if (child == runs_.end() || IsTerminal(child->second.state->record().run().status())) {
-          continue;
-        }
-        CancelActive(*child->second.state, absl::StrCat("its parent run ", run_id, " ended ",
+        ActiveRun* child = active.Find(child_id);
+        if (child == nullptr || IsTerminal(child->state->record().run().status())) continue;
+        runs_->CancelActive(*child->state, absl::StrCat("its parent run ", run_id, " ended ",
                                                         RunStatusWord(view.status())));
         pending.push_back(child_id);
       }
@@ -56,7 +53,7 @@ void Engine::AdvanceNested() {
       if (task == nullptr) continue;
       if (StartsChildRun(*task)) {
         starts.push_back(task_id);
-      } else if (AwaitsChildRun(*task) && !runs_.contains(task->task().child_run_id())) {
+      } else if (AwaitsChildRun(*task) && !active.contains(task->task().child_run_id())) {
         resumes.push_back(task_id);  // the parent was resumed (pattern_resume.h)
       }
     }
@@ -78,22 +75,24 @@ void Engine::AdvanceNested() {
       }
     }
     if (failed_to_start) {
-      driver->Advance(*run, now_ms_);
+      driver->Advance(*run, now_ms);
       pending.push_back(run_id);
     }
   }
 }
 
-std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) {
+std::string NestedRuns::StartChildRun(RunState& parent, const std::string& task_id) {
+  const int64_t now_ms = batch_->now_ms();
   store::TaskRecord& task = parent.MutableTask(task_id);
-  Touch(parent.run_id());
+  batch_->Touch(parent.run_id());
   const int started = parent.record().run().child_run_ids_size();
-  if (started >= options_.limits.max_child_runs_per_run) {
+  const RunLimits& limits = runs_->options().limits;
+  if (started >= limits.max_child_runs_per_run) {
     FailTask(task,
              absl::StrCat("cannot start its child run: run ", parent.run_id(), " has started ",
                           started, " child runs, the scheduler's limit per run (scheduler flag ",
                           limit_flags::kMaxChildRunsPerRun, ")"),
-             now_ms_);
+             now_ms);
     return "";
   }
   SubmitRequest request;
@@ -101,13 +100,13 @@ std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) 
   // Approvals anywhere in a run's tree go to the root's approvalWebhook
   // (the one intake checked against --approval-webhook-allow), whatever
   // the child's own flow says.
-  if (auto active = runs_.find(parent.run_id()); active != runs_.end()) {
-    request.spec.set_approval_webhook(active->second.spec->approval_webhook());
+  if (const ActiveRun* active = runs_->active().Find(parent.run_id()); active != nullptr) {
+    request.spec.set_approval_webhook(active->spec->approval_webhook());
   }
   absl::StatusOr<Json> args =
       ChildRunArgs(task, flow::ProtoStructToJson(parent.record().run().args()));
   if (!args.ok()) {
-    FailTask(task, absl::StrCat("cannot start its child run: ", args.status().message()), now_ms_);
+    FailTask(task, absl::StrCat("cannot start its child run: ", args.status().message()), now_ms);
     return "";
   }
   request.args = *std::move(args);
@@ -115,9 +114,9 @@ std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) 
   request.tenant = parent.record().tenant();
   for (const auto& [key, value] : parent.record().run().labels()) request.labels[key] = value;
   absl::StatusOr<std::string> child =
-      CreateRun(request, &parent.record().run(), task_id, DriverStart::kNow);
+      runs_->CreateRun(request, &parent.record().run(), task_id, RunManager::DriverStart::kNow);
   if (!child.ok()) {
-    FailTask(task, absl::StrCat("cannot start its child run: ", child.status().message()), now_ms_);
+    FailTask(task, absl::StrCat("cannot start its child run: ", child.status().message()), now_ms);
     return "";
   }
   task.mutable_task()->set_child_run_id(*child);
@@ -125,13 +124,13 @@ std::string Engine::StartChildRun(RunState& parent, const std::string& task_id) 
   return *std::move(child);
 }
 
-std::string Engine::ResumeChildRun(RunState& parent, const std::string& task_id) {
+std::string NestedRuns::ResumeChildRun(RunState& parent, const std::string& task_id) {
   const std::string child_id = parent.FindTask(task_id)->task().child_run_id();
-  Touch(parent.run_id());
-  absl::StatusOr<std::unique_ptr<RunState>> child = LoadRun(child_id);
+  batch_->Touch(parent.run_id());
+  absl::StatusOr<std::unique_ptr<RunState>> child = runs_->LoadRun(child_id);
   absl::Status resumable = child.ok() ? CheckResumable((*child)->record()) : child.status();
   if (resumable.ok()) {
-    absl::StatusOr<ResumeResult> resumed = ResumeLoaded(*std::move(child));
+    absl::StatusOr<ResumeResult> resumed = runs_->ResumeLoaded(*std::move(child));
     if (resumed.ok()) return child_id;
     resumable = resumed.status();
   }
@@ -146,25 +145,26 @@ std::string Engine::ResumeChildRun(RunState& parent, const std::string& task_id)
   return StartChildRun(parent, task_id);
 }
 
-bool Engine::SettleParentTask(const RunState& child) {
+bool NestedRuns::SettleParentTask(const RunState& child) {
   const v1::Run& view = child.record().run();
-  auto parent = runs_.find(view.parent_run_id());
-  if (parent == runs_.end()) return false;
-  RunState& run = *parent->second.state;
+  ActiveRun* parent = runs_->active().Find(view.parent_run_id());
+  if (parent == nullptr) return false;
+  RunState& run = *parent->state;
   const store::TaskRecord* task = run.FindTask(child.record().parent_task_id());
   if (task == nullptr || !AwaitsChildRun(*task) || task->task().child_run_id() != view.run_id()) {
     return false;
   }
-  SettleChildTask(run.MutableTask(task->task().task_id()), view, now_ms_);
+  SettleChildTask(run.MutableTask(task->task().task_id()), view, batch_->now_ms());
   AddUsage(*run.MutableRecord().mutable_run()->mutable_usage(), view.usage());
-  Touch(run.run_id());
-  parent->second.driver->Advance(run, now_ms_);
+  batch_->Touch(run.run_id());
+  parent->driver->Advance(run, batch_->now_ms());
   return true;
 }
 
-absl::Status Engine::RecoverChildLinks() {
-  for (auto& [run_id, active] : runs_) {
-    RunState& run = *active.state;
+absl::Status NestedRuns::RecoverLinks() {
+  ActiveRuns& active = runs_->active();
+  for (auto& [run_id, entry] : active) {
+    RunState& run = *entry.state;
     std::vector<std::string> waiting;
     const RunState::TaskList tasks = run.tasks();
     for (auto it = tasks.begin(); it != tasks.end(); ++it) {
@@ -176,12 +176,12 @@ absl::Status Engine::RecoverChildLinks() {
     }
     for (const std::string& task_id : waiting) {
       const std::string child_id = run.FindTask(task_id)->task().child_run_id();
-      if (!child_id.empty() && runs_.contains(child_id)) continue;  // still running
+      if (!child_id.empty() && active.contains(child_id)) continue;  // still running
       if (child_id.empty()) {
-        run.MutableTask(task_id);  // AdvanceNested starts it
+        run.MutableTask(task_id);  // Advance starts it
         continue;
       }
-      absl::StatusOr<store::RunRecord> child = ReadRunRecord(*options_.store, child_id);
+      absl::StatusOr<store::RunRecord> child = ReadRunRecord(*runs_->options().store, child_id);
       if (!child.ok()) {
         // The parent goes on without it: the step fails with the reason.
         store::RunRecord unreadable;
@@ -191,7 +191,7 @@ absl::Status Engine::RecoverChildLinks() {
             absl::StrCat("unrecoverable: ", child.status().message()));
         child = std::move(unreadable);
       }
-      SettleChildTask(run.MutableTask(task_id), child->run(), now_ms_);
+      SettleChildTask(run.MutableTask(task_id), child->run(), batch_->now_ms());
       AddUsage(*run.MutableRecord().mutable_run()->mutable_usage(), child->run().usage());
     }
   }

@@ -1,0 +1,214 @@
+#include "scheduler/engine/runs/run_manager.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/log/log.h"
+#include "scheduler/engine/default_agent_choice.h"
+#include "scheduler/engine/ids.h"
+#include "scheduler/engine/run_control.h"
+#include "scheduler/engine/run_loader.h"
+#include "scheduler/engine/run_reader.h"
+#include "scheduler/engine/task_states.h"
+#include "scheduler/flow/proto_value.h"
+#include "scheduler/store/keys.h"
+
+namespace taskboard::engine {
+namespace {
+
+v1::RunEvent RunStartedEvent(const std::vector<std::string>& reused) {
+  v1::RunEvent event;
+  event.mutable_run_started()->set_status(v1::RUN_STATUS_RUNNING);
+  for (const std::string& phase : reused) event.mutable_run_started()->add_reused_phases(phase);
+  return event;
+}
+
+}  // namespace
+
+RunManager::RunManager(Options options, LoopBatch* batch, LeaseRevoker* revoker,
+                       RunListener* listener)
+    : options_(std::move(options)),
+      batch_(batch),
+      revoker_(revoker),
+      starting_(&active_, batch),
+      idempotency_(options_.store),
+      retention_(options_.retention, options_.store, &active_, batch, &idempotency_, listener,
+                 options_.metrics),
+      nested_(this, batch, revoker) {}
+
+ActiveRun& RunManager::Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver,
+                                v1::FlowSpec spec) {
+  batch_->Touch(state->run_id());
+  return active_.Activate(std::move(state), std::move(driver), std::move(spec));
+}
+
+absl::StatusOr<std::string> RunManager::CreateRun(SubmitRequest& request, const v1::Run* parent,
+                                                  const std::string& parent_task_id,
+                                                  DriverStart start) {
+  absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(request.spec, options_.limits);
+  if (!driver.ok()) return driver.status();
+
+  const int64_t now_ms = batch_->now_ms();
+  store::WriteBatch& writes = batch_->writes();
+  store::RunRecord record;
+  v1::Run& run = *record.mutable_run();
+  std::string run_id = NewRunId(now_ms, batch_->rng());
+  run.set_run_id(run_id);
+  if (parent == nullptr) {
+    run.set_root_run_id(run_id);
+  } else {
+    run.set_parent_run_id(parent->run_id());
+    run.set_root_run_id(parent->root_run_id());
+    record.set_parent_task_id(parent_task_id);
+  }
+  run.set_flow_name(request.spec.name());
+  run.set_kind(request.spec.has_board()              ? v1::FLOW_KIND_BOARD
+               : request.spec.has_plan_and_execute() ? v1::FLOW_KIND_PLAN_AND_EXECUTE
+               : request.spec.has_supervisor()       ? v1::FLOW_KIND_SUPERVISOR
+                                                     : v1::FLOW_KIND_TASKFLOW);
+  run.set_status(v1::RUN_STATUS_RUNNING);
+  *run.mutable_args() = flow::JsonToProtoValue(request.args).struct_value();
+  run.set_session_id(request.session_id);
+  *run.mutable_budget() = request.spec.budget();
+  for (const auto& [key, value] : request.labels) (*run.mutable_labels())[key] = value;
+  *run.mutable_created_at() = ToTimestamp(now_ms);
+  record.set_created_unix_ms(now_ms);
+  record.set_idempotency_key(request.idempotency_key);
+  record.set_tenant(request.tenant);
+  record.set_next_seq(1);
+  if (!request.tenant.empty()) {
+    writes.Put(store::Column::kMeta, store::keys::TenantRun(request.tenant, run_id), "");
+  }
+
+  writes.Put(store::Column::kMeta, store::keys::RunSpec(run_id), request.spec.SerializeAsString());
+  if (!request.idempotency_key.empty()) {
+    idempotency_.Record(request.idempotency_key, run_id, writes);
+  }
+  auto state = std::make_unique<RunState>(std::move(record));
+  state->MutableRecord();
+  state->Emit(RunStartedEvent({}));
+  if (start == DriverStart::kNow) {
+    (*driver)->Start(*state, now_ms);
+  } else {
+    state->MutableRecord().set_start_pending(true);
+  }
+  if (options_.metrics != nullptr) options_.metrics->RunSubmitted(run.kind());
+  log::Info("run submitted")
+      .With("run_id", run_id)
+      .With("kind", v1::FlowKind_Name(run.kind()))
+      .With("flow", run.flow_name())
+      .WithNonEmpty("parent_run_id", run.parent_run_id());
+  ActiveRun& active = Activate(std::move(state), *std::move(driver), std::move(request.spec));
+  if (start == DriverStart::kNextBatch) starting_.StartLater(active);
+  return run_id;
+}
+
+void RunManager::Submit(SubmitRequest& request, const dispatch::WorkerRegistry& workers,
+                        std::function<void(absl::StatusOr<SubmitResult>)>& done) {
+  if (!request.idempotency_key.empty()) {
+    absl::StatusOr<std::string> existing = idempotency_.Find(request.idempotency_key);
+    if (!existing.ok()) return done(existing.status());
+    if (!existing->empty()) {
+      // Replied after this batch commits, like a new run, so a retried
+      // SubmitRun never observes a run id before the run is durable.
+      batch_->AfterCommit([done, existing = *existing] { done(SubmitResult{existing, true}); });
+      return;
+    }
+  }
+  // Here, on the loop, because only the loop knows the connected workers.
+  if (absl::Status defaulted = ApplyDefaultAgent(options_.default_agent, workers, &request.spec);
+      !defaulted.ok()) {
+    return done(defaulted);
+  }
+  // The reply follows the batch that writes the run; its tasks are created
+  // and written in the next one (decision 121: a board of 10,000 tasks
+  // waited about 60 ms more for them).
+  absl::StatusOr<std::string> run_id = CreateRun(request, nullptr, "", DriverStart::kNextBatch);
+  if (!run_id.ok()) return done(run_id.status());
+  batch_->AfterCommit([done, run_id = *run_id] { done(SubmitResult{run_id, false}); });
+}
+
+void RunManager::Cancel(const std::string& run_id, const std::string& reason,
+                        std::function<void(absl::StatusOr<v1::RunStatus>)>& done) {
+  ActiveRun* active = active_.Find(run_id);
+  if (active == nullptr) {
+    absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
+    if (!record.ok()) return done(record.status());
+    // After the effects of the batch that finished it (its run_finished).
+    batch_->AfterCommit([done, status = record->run().status()] { done(status); });
+    return;
+  }
+  CancelActive(*active->state, reason);
+  batch_->AfterCommit([done] { done(v1::RUN_STATUS_CANCELLED); });
+}
+
+void RunManager::CancelActive(RunState& run, const std::string& reason) {
+  revoker_->Revoke(CancelRunState(run, reason, batch_->now_ms()), reason);
+  batch_->Touch(run.run_id());
+}
+
+absl::StatusOr<std::unique_ptr<RunState>> RunManager::LoadRun(const std::string& run_id) {
+  return ReadRunState(*options_.store, run_id);
+}
+
+void RunManager::Resume(const std::string& run_id, const ResumeBudget& budget,
+                        std::function<void(absl::StatusOr<ResumeResult>)>& done) {
+  if (const ActiveRun* active = active_.Find(run_id); active != nullptr) {
+    // An effect: the run's state may come from a batch still being written.
+    batch_->AfterCommit([done, answer = CheckResumable(active->state->record())] { done(answer); });
+    return;
+  }
+  if (retention_.deleting(run_id)) {
+    return done(absl::FailedPreconditionError(
+        absl::StrCat("run ", run_id, " is being deleted: it finished more than --retention ago")));
+  }
+  absl::StatusOr<std::unique_ptr<RunState>> state = LoadRun(run_id);
+  if (!state.ok()) return done(state.status());
+  if (absl::Status resumable = CheckResumable((*state)->record()); !resumable.ok()) {
+    return done(resumable);
+  }
+  if (const std::string& parent = (*state)->record().run().parent_run_id(); !parent.empty()) {
+    return done(absl::FailedPreconditionError(
+        absl::StrCat("run ", run_id, " is a child run of ", parent,
+                     "; child runs end with their parent: resume or re-run ", parent, " instead")));
+  }
+  if (absl::Status raised = RaiseBudget((*state)->MutableRecord(), budget.usd, budget.tokens);
+      !raised.ok()) {
+    return done(raised);
+  }
+  absl::StatusOr<ResumeResult> result = ResumeLoaded(*std::move(state));
+  if (!result.ok()) return done(result.status());
+  batch_->AfterCommit([done, result = *std::move(result)] { done(result); });
+}
+
+absl::StatusOr<ResumeResult> RunManager::ResumeLoaded(std::unique_ptr<RunState> state) {
+  const std::string run_id = state->run_id();
+  absl::StatusOr<v1::FlowSpec> spec = ReadRunSpec(*options_.store, run_id);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(*spec, options_.limits);
+  if (!driver.ok()) return driver.status();
+  RunState& run = *state;
+  PrepareResume(run);
+  // Started here, whatever an earlier scheduler left undone.
+  run.MutableRecord().set_start_pending(false);
+  (*driver)->Resume(run, batch_->now_ms());
+  ResumeResult result;
+  result.run_id = run_id;
+  for (const store::PhaseRecord& phase : run.record().phases()) {
+    if (phase.reused()) result.reused_phases.push_back(phase.status().phase_id());
+  }
+  run.EmitFirst(RunStartedEvent(result.reused_phases));
+  Activate(std::move(state), *std::move(driver), *std::move(spec));
+  return result;
+}
+
+void RunManager::AdvanceTouched() {
+  for (const std::string& run_id : batch_->touched()) {
+    ActiveRun* active = active_.Find(run_id);
+    if (active != nullptr && !active->awaiting_start) {
+      active->driver->Advance(*active->state, batch_->now_ms());
+    }
+  }
+}
+
+}  // namespace taskboard::engine

@@ -1,0 +1,45 @@
+#ifndef TASKBOARD_SCHEDULER_ENGINE_RUNS_RUN_REQUESTS_H_
+#define TASKBOARD_SCHEDULER_ENGINE_RUNS_RUN_REQUESTS_H_
+
+// What SubmitRun and ResumeRun ask of the runs and what they answer.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "taskboard/v1/flow.pb.h"
+
+namespace taskboard::engine {
+
+// ResumeRun's new budget for the run (unset: unchanged).
+struct ResumeBudget {
+  std::optional<double> usd;
+  std::optional<int64_t> tokens;
+};
+
+struct SubmitRequest {
+  v1::FlowSpec spec;           // validated
+  Json args = Json::object();  // bound (BindRunArgs)
+  std::string session_id;
+  std::map<std::string, std::string> labels;
+  std::string idempotency_key;
+  // Whose run it is (docs/security.md#tenants); "" without authentication.
+  std::string tenant;
+};
+
+struct SubmitResult {
+  std::string run_id;
+  bool existing = false;  // the idempotency key named an earlier run
+};
+
+struct ResumeResult {
+  std::string run_id;
+  std::vector<std::string> reused_phases;
+};
+
+}  // namespace taskboard::engine
+
+#endif  // TASKBOARD_SCHEDULER_ENGINE_RUNS_RUN_REQUESTS_H_
