@@ -153,14 +153,27 @@ def source_files(root):
                 yield os.path.join(directory, name)
 
 
+# The documents the product was first built from; the repository holds its own
+# versions in docs/ (design.md, semantics.md), which code must cite instead.
+OUTSIDE_DOCUMENTS = re.compile(r"\b(SEMANTICS|DESIGN)\.md\b")
+
+
 def check_code_citations(root, anchors, problems):
     for path in source_files(root):
+        if os.path.samefile(path, __file__):
+            continue
         try:
             with open(path, encoding="utf-8") as f:
                 lines = f.readlines()
         except (UnicodeDecodeError, OSError):
             continue
         for number, line in enumerate(lines, 1):
+            outside = OUTSIDE_DOCUMENTS.search(line)
+            if outside:
+                problems.append("%s:%d: cites %s, which the repository does not hold; cite "
+                                "docs/%s.md#<section> instead" %
+                                (os.path.relpath(path, root), number, outside.group(0),
+                                 outside.group(1).lower()))
             for name, anchor in CODE_CITATION.findall(line):
                 doc = os.path.join(root, "docs", name)
                 where = "%s:%d" % (os.path.relpath(path, root), number)
