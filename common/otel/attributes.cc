@@ -25,6 +25,16 @@ void BoundValue(AttributeValue& value, const SpanLimits& limits) {
 
 }  // namespace
 
+size_t AttributeBytes(const Attribute& attribute) {
+  size_t bytes = sizeof(Attribute) + attribute.key.size();
+  if (const auto* text = std::get_if<std::string>(&attribute.value)) {
+    bytes += text->size();
+  } else if (const auto* texts = std::get_if<std::vector<std::string>>(&attribute.value)) {
+    for (const std::string& item : *texts) bytes += sizeof(std::string) + item.size();
+  }
+  return bytes;
+}
+
 std::string BoundedUtf8(absl::string_view text, size_t max_bytes) {
   std::string valid = FindInvalidUtf8(text) ? ToValidUtf8(text) : std::string(text);
   if (valid.size() <= max_bytes) return valid;
@@ -36,7 +46,7 @@ std::string BoundedUtf8(absl::string_view text, size_t max_bytes) {
 }
 
 void SetAttribute(AttributeList& list, size_t max_count, const SpanLimits& limits,
-                  absl::string_view raw_key, AttributeValue value) {
+                  absl::string_view raw_key, AttributeValue value, size_t& budget) {
   // OTel: an empty key is invalid. Counted, so it is not lost silently.
   if (raw_key.empty()) {
     ++list.dropped;
@@ -44,19 +54,28 @@ void SetAttribute(AttributeList& list, size_t max_count, const SpanLimits& limit
   }
   // The key as stored, so that setting the same long or invalid key again
   // finds it rather than adding a second copy.
-  std::string key = BoundedUtf8(raw_key, limits.max_value_bytes);
-  BoundValue(value, limits);
-  auto existing = std::find_if(list.items.begin(), list.items.end(),
-                               [&key](const Attribute& item) { return item.key == key; });
+  Attribute attribute{BoundedUtf8(raw_key, limits.max_value_bytes), std::move(value)};
+  BoundValue(attribute.value, limits);
+  const size_t bytes = AttributeBytes(attribute);
+  auto existing =
+      std::find_if(list.items.begin(), list.items.end(),
+                   [&attribute](const Attribute& item) { return item.key == attribute.key; });
   if (existing != list.items.end()) {
-    existing->value = std::move(value);
+    const size_t freed = AttributeBytes(*existing);
+    if (bytes > budget + freed) {
+      ++list.dropped;
+      return;
+    }
+    budget = budget + freed - bytes;
+    existing->value = std::move(attribute.value);
     return;
   }
-  if (list.items.size() >= max_count) {
+  if (list.items.size() >= max_count || bytes > budget) {
     ++list.dropped;
     return;
   }
-  list.items.push_back({std::move(key), std::move(value)});
+  budget -= bytes;
+  list.items.push_back(std::move(attribute));
 }
 
 }  // namespace taskboard::otel

@@ -37,6 +37,13 @@ struct SpanLimits {
   size_t max_array_items = 128;
   size_t max_events = 128;
   size_t max_event_attributes = 32;
+  // Bytes one span may hold in its attributes and events together: keys,
+  // values and their bookkeeping (AttributeBytes, EventBytes). Taskboard's
+  // own limit: the count and length limits alone let one span hold tens of
+  // MiB (128 arrays of 128 strings of 4 KiB), and the queue holds thousands
+  // of spans. What would pass it is dropped and counted like an attribute
+  // or event past its count.
+  size_t max_span_bytes = 64 << 10;
 };
 
 // A list of attributes with unique keys, bounded in count.
@@ -52,8 +59,16 @@ struct AttributeList {
 // as dropped); an empty key is invalid and counted as dropped too. Keys and
 // strings are made valid UTF-8 (invalid bytes become U+FFFD: OTLP strings
 // must be UTF-8) and bounded by `limits`, the key before it is looked up.
+// `budget` is what the span may still take (SpanLimits::max_span_bytes
+// less what it holds): an attribute that would take more is dropped and
+// counted (a replaced value is kept then), else `budget` is charged with
+// the change.
 void SetAttribute(AttributeList& list, size_t max_count, const SpanLimits& limits,
-                  absl::string_view key, AttributeValue value);
+                  absl::string_view key, AttributeValue value, size_t& budget);
+
+// What an attribute counts against SpanLimits::max_span_bytes: its key and
+// value bytes and the structures that hold them.
+size_t AttributeBytes(const Attribute& attribute);
 
 // `text` as valid UTF-8 of at most `max_bytes` bytes, cut at a character
 // boundary.

@@ -9,20 +9,23 @@ namespace taskboard::otel {
 Span::Span(Span&& other) noexcept
     : data_(std::move(other.data_)),
       sink_(std::exchange(other.sink_, nullptr)),
-      limits_(other.limits_) {}
+      limits_(other.limits_),
+      budget_(other.budget_) {}
 
 Span& Span::operator=(Span&& other) noexcept {
   if (this != &other) {
     data_ = std::move(other.data_);
     sink_ = std::exchange(other.sink_, nullptr);
     limits_ = other.limits_;
+    budget_ = other.budget_;
   }
   return *this;
 }
 
 void Span::Set(absl::string_view key, AttributeValue value) {
   if (!recording()) return;
-  otel::SetAttribute(data_.attributes, limits_->max_attributes, *limits_, key, std::move(value));
+  otel::SetAttribute(data_.attributes, limits_->max_attributes, *limits_, key, std::move(value),
+                     budget_);
 }
 
 Span& Span::SetAttribute(absl::string_view key, absl::string_view value) {
@@ -66,11 +69,17 @@ void Span::AddEvent(absl::string_view name, std::vector<Attribute> attributes, a
     return;
   }
   SpanEvent event;
-  event.time_unix_nanos = absl::ToUnixNanos(time == absl::InfinitePast() ? absl::Now() : time);
   event.name = BoundedUtf8(name, limits_->max_value_bytes);
+  const size_t bytes = sizeof(SpanEvent) + event.name.size();
+  if (bytes > budget_) {
+    ++data_.dropped_events;
+    return;
+  }
+  budget_ -= bytes;
+  event.time_unix_nanos = absl::ToUnixNanos(time == absl::InfinitePast() ? absl::Now() : time);
   for (Attribute& attribute : attributes) {
     otel::SetAttribute(event.attributes, limits_->max_event_attributes, *limits_, attribute.key,
-                       std::move(attribute.value));
+                       std::move(attribute.value), budget_);
   }
   data_.events.push_back(std::move(event));
 }

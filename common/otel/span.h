@@ -10,6 +10,7 @@
 // Not thread-safe: one owner at a time (it may be moved to another thread).
 // Setters bound what they keep (SpanLimits), so a span's memory is bounded.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,7 +49,9 @@ class Span {
   Span& SetAttribute(absl::string_view key, std::vector<std::string> value);
 
   // Adds an event at `time` (InfinitePast, the default: now); beyond
-  // SpanLimits::max_events it is counted as dropped.
+  // SpanLimits::max_events, or when its name alone would pass
+  // max_span_bytes, it is counted as dropped. Its attributes are bounded
+  // as the span's are.
   void AddEvent(absl::string_view name, std::vector<Attribute> attributes = {},
                 absl::Time time = absl::InfinitePast());
 
@@ -70,6 +73,8 @@ class Span {
   // Null unless recording.
   SpanSink* sink_ = nullptr;
   const SpanLimits* limits_ = nullptr;
+  // What attributes and events may still take (SpanLimits::max_span_bytes).
+  size_t budget_ = 0;
 };
 
 }  // namespace taskboard::otel

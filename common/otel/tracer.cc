@@ -32,6 +32,7 @@ Span Tracer::StartSpan(absl::string_view name, const SpanContext* parent, SpanKi
   data.start_unix_nanos = absl::ToUnixNanos(start == absl::InfinitePast() ? absl::Now() : start);
   span.sink_ = sink_;
   span.limits_ = &limits_;
+  span.budget_ = limits_.max_span_bytes;
   return span;
 }
 

@@ -1,11 +1,13 @@
 // Span: what a sampled span records and how it is bounded (attribute count
-// and value length, events, UTF-8), OTel's status rules, End exactly once.
+// and value length, events, UTF-8, the span-wide byte budget), OTel's status
+// rules, End exactly once.
 
 #include "common/otel/span.h"
 
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/otel/tracer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -203,6 +205,84 @@ TEST_F(SpanTest, DefaultSpan_IsInertAndInvalid) {
   EXPECT_FALSE(span.recording());
   EXPECT_FALSE(span.context().IsValid());
   EXPECT_TRUE(sink_.spans.empty());
+}
+
+// The span-wide byte budget (SpanLimits::max_span_bytes).
+
+size_t BytesHeld(const SpanData& data) {
+  size_t bytes = 0;
+  for (const Attribute& attribute : data.attributes.items) bytes += AttributeBytes(attribute);
+  for (const SpanEvent& event : data.events) {
+    bytes += sizeof(SpanEvent) + event.name.size();
+    for (const Attribute& attribute : event.attributes.items) bytes += AttributeBytes(attribute);
+  }
+  return bytes;
+}
+
+TEST(SpanByteBudget, AttributesPastTheBudget_AreDroppedAndCounted) {
+  const std::string value(100, 'x');
+  const size_t each = AttributeBytes({"k10", value});
+  RecordingSink sink;
+  Tracer tracer(Sampler(), &sink, {.max_attributes = 1000, .max_span_bytes = 10 * each});
+  Span span = tracer.StartSpan("run");
+  for (int i = 10; i < 30; ++i) span.SetAttribute(absl::StrCat("k", i), value);
+  span.End();
+  ASSERT_EQ(sink.spans.size(), 1u);
+  EXPECT_EQ(sink.spans[0].attributes.items.size(), 10u);
+  EXPECT_EQ(sink.spans[0].attributes.dropped, 10u);
+}
+
+TEST(SpanByteBudget, ReplacingAValue_ChargesOnlyTheDifference) {
+  const size_t each = AttributeBytes({"a", std::string(50, 'x')});
+  RecordingSink sink;
+  Tracer tracer(Sampler(), &sink, {.max_span_bytes = 2 * each});
+  Span span = tracer.StartSpan("run");
+  span.SetAttribute("a", std::string(50, 'x')).SetAttribute("b", std::string(50, 'y'));
+  for (int i = 0; i < 100; ++i) span.SetAttribute("a", std::string(50, 'z'));
+  // Too big for what is left even with the old value given back: the old
+  // value stays.
+  span.SetAttribute("a", std::string(51, 'w'));
+  span.End();
+  ASSERT_EQ(sink.spans.size(), 1u);
+  const AttributeList& attributes = sink.spans[0].attributes;
+  EXPECT_EQ(attributes.items.size(), 2u);
+  EXPECT_EQ(std::get<std::string>(*Find(attributes, "a")), std::string(50, 'z'));
+  EXPECT_EQ(attributes.dropped, 1u);
+}
+
+TEST(SpanByteBudget, HostileSpanAtDefaultLimits_HoldsAtMostTheBudget) {
+  RecordingSink sink;
+  Tracer tracer(Sampler(), &sink);
+  const SpanLimits& limits = tracer.limits();
+  const std::vector<std::string> huge(limits.max_array_items + 10,
+                                      std::string(limits.max_value_bytes + 10, 'x'));
+  Span span = tracer.StartSpan("run");
+  for (size_t i = 0; i < limits.max_attributes + 10; ++i) span.SetAttribute(absl::StrCat(i), huge);
+  for (size_t i = 0; i < limits.max_events + 10; ++i) {
+    std::vector<Attribute> attributes;
+    for (size_t j = 0; j < limits.max_event_attributes + 10; ++j) {
+      attributes.push_back({absl::StrCat(j), std::string(limits.max_value_bytes + 10, 'y')});
+    }
+    span.AddEvent(std::string(limits.max_value_bytes, 'e'), std::move(attributes));
+  }
+  span.End();
+  ASSERT_EQ(sink.spans.size(), 1u);
+  const SpanData& data = sink.spans[0];
+  EXPECT_LE(BytesHeld(data), limits.max_span_bytes);
+  EXPECT_GT(data.attributes.dropped, 0u);
+  EXPECT_GT(data.dropped_events, 0u);
+}
+
+TEST(SpanByteBudget, EventPastTheBudget_IsDroppedAndCounted) {
+  RecordingSink sink;
+  Tracer tracer(Sampler(), &sink, {.max_span_bytes = sizeof(SpanEvent) + 10});
+  Span span = tracer.StartSpan("run");
+  span.AddEvent("0123456789");
+  span.AddEvent("x");
+  span.End();
+  ASSERT_EQ(sink.spans.size(), 1u);
+  EXPECT_EQ(sink.spans[0].events.size(), 1u);
+  EXPECT_EQ(sink.spans[0].dropped_events, 1u);
 }
 
 }  // namespace
