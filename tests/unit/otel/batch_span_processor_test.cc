@@ -6,8 +6,10 @@
 #include "common/otel/batch_span_processor.h"
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "absl/time/clock.h"
@@ -217,6 +219,32 @@ TEST_F(BatchSpanProcessorTest, ConcurrentCallers_EverySpanIsCountedOnce) {
   EXPECT_EQ(stats.exported + stats.dropped(), 8'000);
   EXPECT_EQ(stats.exported, transport_->posted_spans());
   EXPECT_EQ(stats.accepted, stats.exported);
+}
+
+// The process's thread count (Linux: /proc/self/status).
+int ThreadCount() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  }
+  return -1;
+}
+
+TEST_F(BatchSpanProcessorTest, ShutdownAndDestruction_LeaveNoThreadBehind) {
+  const int before = ThreadCount();
+  ASSERT_GT(before, 0);
+  {
+    auto shut = Make({.schedule_delay = absl::Hours(1)});
+    auto destroyed = Make({.schedule_delay = absl::Hours(1)});
+    EXPECT_EQ(ThreadCount(), before + 2);
+    for (int i = 0; i < 10; ++i) shut->OnEnd(ASpan());
+    for (int i = 0; i < 10; ++i) destroyed->OnEnd(ASpan());
+    shut->Shutdown(absl::Seconds(10));
+    EXPECT_EQ(ThreadCount(), before + 1);
+    EXPECT_EQ(shut->stats().exported, 10);
+    // `destroyed` goes without a Shutdown: its destructor joins the thread.
+  }
+  EXPECT_EQ(ThreadCount(), before);
 }
 
 }  // namespace

@@ -277,5 +277,21 @@ TEST(OtlpHttpExporter, LiveReceiver_GetsEverySpanThroughTheProcessor) {
   EXPECT_EQ(tracing->stats().exported, 1'000);
 }
 
+// Orderly shutdown without a flush first: every span ended before it
+// reaches the collector, through the schedule delay that has not passed.
+TEST(OtlpHttpExporter, LiveReceiver_OrderlyShutdownLosesNoSpan) {
+  OtlpReceiver receiver;
+  TracingOptions options = FloodOptions(receiver.traces_url(), absl::Seconds(5));
+  options.batch = {.queue_capacity = 4096, .max_batch = 512, .schedule_delay = absl::Hours(1)};
+  auto tracing = *Tracing::Create(options);
+  EndSpans(*tracing, 3'000);
+  tracing->Shutdown(absl::Seconds(20));
+  const ExportStats stats = tracing->stats();
+  EXPECT_EQ(stats.exported, 3'000);
+  EXPECT_EQ(stats.dropped(), 0);
+  EXPECT_EQ(stats.queued, 0);
+  EXPECT_EQ(receiver.span_count(), 3'000);
+}
+
 }  // namespace
 }  // namespace taskboard::otel

@@ -77,6 +77,12 @@ class OtlpReceiver {
     return mu_.AwaitWithTimeout(absl::Condition(&enough), timeout);
   }
 
+  // Spans received in requests answered 2xx.
+  int span_count() const {
+    absl::MutexLock lock(&mu_);
+    return span_count_;
+  }
+
   int requests_answered() const {
     absl::MutexLock lock(&mu_);
     return static_cast<int>(requests_.size());
