@@ -9,9 +9,12 @@
 //   LiveReceiver  an in-process OTLP/HTTP receiver (cpp-httplib) answering
 //                 200: the export thread sends batches while the loop runs,
 //                 and spans beyond what it keeps up with are dropped
-// plus the W3C traceparent parse and format a request or assignment pays.
+// plus the W3C traceparent parse and format a request or assignment pays,
+// and what the export thread can send: a batch of task-attempt spans encoded
+// as OTLP protobuf (Encode), and encoded and POSTed to the live receiver
+// (Export), per span.
 // Counters: exported and dropped spans per span made, from the processor's
-// own counts after a flush.
+// own counts after a flush; bytes per span of the encoded batch.
 //
 //   build/bin/otel_bench
 
@@ -23,10 +26,14 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "benchmark/benchmark.h"
+#include "common/otel/otlp_encoding.h"
+#include "common/otel/otlp_http_exporter.h"
 #include "common/otel/traceparent.h"
 #include "common/otel/tracing.h"
 #include "httplib.h"
@@ -140,6 +147,54 @@ BENCHMARK(BM_SpanStartEndEnqueue)
     ->Arg(static_cast<int>(Target::kDead))
     ->Arg(static_cast<int>(Target::kLive))
     ->UseRealTime();
+
+// `count` ended task-attempt spans, as the export thread takes them.
+std::vector<SpanData> AttemptSpans(int count) {
+  struct Collect : SpanSink {
+    void OnEnd(SpanData span) override { spans.push_back(std::move(span)); }
+    std::vector<SpanData> spans;
+  } sink;
+  const Tracer tracer(Sampler(), &sink);
+  SpanContext parent;
+  parent.trace_id = NewTraceId();
+  parent.span_id = NewSpanId();
+  parent.trace_flags = kSampledFlag;
+  for (int i = 0; i < count; ++i) MakeSpan(tracer, parent, i);
+  return std::move(sink.spans);
+}
+
+Resource BenchResource() {
+  return {{{"service.name", std::string("taskboard-worker")},
+           {"telemetry.sdk.name", std::string("taskboard")},
+           {"telemetry.sdk.language", std::string("cpp")}}};
+}
+
+void BM_EncodeBatch(benchmark::State& state) {
+  const std::vector<SpanData> spans = AttemptSpans(static_cast<int>(state.range(0)));
+  const Resource resource = BenchResource();
+  size_t bytes = 0;
+  for (auto _ : state) {
+    const std::string body = EncodeExportRequest(resource, InstrumentationScope{}, spans);
+    bytes = body.size();
+    benchmark::DoNotOptimize(body.data());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+  state.counters["bytes_per_span"] = static_cast<double>(bytes) / state.range(0);
+}
+BENCHMARK(BM_EncodeBatch)->ArgName("spans")->Arg(512);
+
+void BM_ExportBatch(benchmark::State& state) {
+  const std::vector<SpanData> spans = AttemptSpans(static_cast<int>(state.range(0)));
+  Receiver receiver;
+  OtlpHttpExporter exporter({.url = receiver.url(), .resource = BenchResource()}, nullptr, nullptr);
+  const absl::Notification never;
+  int64_t exported = 0;
+  for (auto _ : state) exported += exporter.Export(spans, never).exported;
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+  state.counters["exported_per_span"] =
+      static_cast<double>(exported) / static_cast<double>(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_ExportBatch)->ArgName("spans")->Arg(512)->UseRealTime();
 
 void BM_ParseTraceparent(benchmark::State& state) {
   const std::string header = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
