@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
@@ -255,6 +256,51 @@ TEST(ExtractTraceContext, ValidHeaders_GiveContextWithTracestate) {
   ASSERT_TRUE(context.has_value());
   EXPECT_EQ(context->trace_state, "a=b");
   EXPECT_EQ(context->trace_id.Hex(), kTrace);
+}
+
+// Hostile input, generated: mutations of a valid header and of a tracestate
+// (bytes flipped, cut, repeated). Whatever comes in, an accepted traceparent
+// has valid ids and formats back to 55 characters, and a carried
+// tracestate is printable and within its bounds.
+TEST(TraceContextHostileInput, MutatedHeaders_KeepEveryInvariant) {
+  absl::BitGen random;
+  const std::string valid = Header("00");
+  const std::string state = "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE";
+  int accepted = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    std::string header = absl::Uniform(random, 0, 4) == 0 ? Header("cc") + "-x" : valid;
+    std::string tracestate = state;
+    for (std::string* text : {&header, &tracestate}) {
+      const int edits = absl::Uniform(random, 0, 4);
+      for (int e = 0; e < edits && !text->empty(); ++e) {
+        const size_t at = absl::Uniform<size_t>(random, 0, text->size());
+        switch (absl::Uniform(random, 0, 3)) {
+          case 0:
+            (*text)[at] = static_cast<char>(absl::Uniform(random, 0, 256));
+            break;
+          case 1:
+            text->resize(at);
+            break;
+          default:
+            *text += text->substr(at);
+            break;
+        }
+      }
+    }
+    const absl::StatusOr<SpanContext> context = ParseTraceparent(header);
+    if (context.ok()) {
+      ++accepted;
+      EXPECT_TRUE(context->IsValid()) << header;
+      EXPECT_EQ(FormatTraceparent(*context).size(), 55u) << header;
+      EXPECT_TRUE(ParseTraceparent(FormatTraceparent(*context)).ok()) << header;
+    }
+    const std::string carried = BoundTracestate(tracestate);
+    EXPECT_LE(carried.size(), kMaxTracestateBytes);
+    for (char c : carried) EXPECT_TRUE(c >= 0x20 && c <= 0x7e) << tracestate;
+  }
+  // The mutations leave some headers valid, so both paths ran.
+  EXPECT_GT(accepted, 0);
+  EXPECT_LT(accepted, 20'000);
 }
 
 }  // namespace
