@@ -8,7 +8,8 @@
 #   scripts/install-deps.sh --test  that, plus what the test suite needs: GoogleTest,
 #                                   Benchmark, the fuzzers' runtime, chromium,
 #                                   Prometheus, kubectl, the Python/Go/Node clients'
-#                                   packages, buf and the manifest validator
+#                                   packages, buf, the manifest validator and the
+#                                   OTLP interop test's OpenTelemetry packages
 # Safe to re-run: it installs only what is missing. Needs root (or sudo) for apt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -117,6 +118,15 @@ if $with_tests; then
     # kubernetes-models (+ KEDA, Prometheus Operator) and yaml, exact versions in package.json.
     npm install --prefix deploy/test --no-package-lock --no-audit --no-fund --loglevel=error
     cp deploy/test/package.json deploy/test/node_modules/.package-versions
+  fi
+  if [[ ! -f tests/otel/node_modules/.package-lock.json ]] ||
+    ! cmp -s tests/otel/package-lock.json tests/otel/node_modules/.lock-installed; then
+    echo "install-deps: installing the OTLP interop test's OpenTelemetry packages into tests/otel"
+    # @opentelemetry/otlp-transformer (the official OTLP decoders), sdk-trace-base, core and
+    # api, as tests/otel/package-lock.json pins them (pure JavaScript: one lockfile fits
+    # every platform, so `npm ci`, as for web/console).
+    npm ci --prefix tests/otel --no-audit --no-fund --loglevel=error
+    cp tests/otel/package-lock.json tests/otel/node_modules/.lock-installed
   fi
 fi
 echo "install-deps: done"
