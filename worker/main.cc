@@ -33,10 +33,10 @@
 #include "common/metrics/registry.h"
 #include "common/tls/tls_credentials.h"
 #include "worker/agents/agent_registry.h"
-#include "worker/agents/inherited_children.h"
-#include "worker/agents/secret_environment.h"
-#include "worker/agents/subprocess.h"
-#include "worker/agents/task_cgroup.h"
+#include "worker/base/inherited_children.h"
+#include "worker/base/secret_environment.h"
+#include "worker/base/subprocess.h"
+#include "worker/base/task_cgroup.h"
 #include "worker/session/session.h"
 #include "worker/session/worker_metrics.h"
 #include "worker/tools/tool_registry.h"
@@ -102,7 +102,7 @@ class SignalDrain {
 int main(int argc, char** argv) {
   namespace log = taskboard::log;  // here: at file scope it would clash with ::log from <cmath>
   // Writes to closed pipes and sockets must fail, not kill the worker; agents
-  // get the default disposition back (see worker/agents/subprocess.cc).
+  // get the default disposition back (see worker/base/subprocess.cc).
   signal(SIGPIPE, SIG_IGN);
   SignalDrain signal_drain;
 
