@@ -1,26 +1,18 @@
 #include "worker/process/signal_drain.h"
 
-#include <pthread.h>
-#include <time.h>
-
 #include "absl/strings/str_cat.h"
 #include "worker/base/subprocess.h"
 #include "worker/session/session.h"
 
 namespace taskboard::worker {
 
-SignalDrain::SignalDrain() {
-  sigemptyset(&signals_);
-  sigaddset(&signals_, SIGTERM);
-  sigaddset(&signals_, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
-}
+SignalDrain::SignalDrain() = default;
 
 void SignalDrain::Start(Session* session, absl::Duration grace) {
   thread_ = std::thread([this, session, grace] {
-    const timespec poll_interval = {0, 200 * 1000 * 1000};
+    // Wakes up now and then to see whether Stop was called.
     while (!stop_.load()) {
-      const int signal = sigtimedwait(&signals_, nullptr, &poll_interval);
+      const int signal = signals_.WaitFor(absl::Milliseconds(200));
       if (signal > 0) session->Drain(grace, absl::StrCat("received ", SignalName(signal)));
     }
   });

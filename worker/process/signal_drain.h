@@ -3,8 +3,8 @@
 
 // Turns SIGTERM and SIGINT into a drain of the worker's session (a repeated
 // signal keeps the first deadline). The signals must be blocked in every
-// thread, so the constructor blocks them and must run before any other
-// thread starts: main() makes one first.
+// thread, so the constructor blocks them (common/blocked_signals.h) and must
+// run before any other thread starts: main() makes one first.
 
 #include <signal.h>
 
@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "absl/time/time.h"
+#include "common/blocked_signals.h"
 
 namespace taskboard::worker {
 
@@ -30,7 +31,7 @@ class SignalDrain {
   void Stop();
 
  private:
-  sigset_t signals_;
+  BlockedSignals signals_{SIGTERM, SIGINT};
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
