@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/command_line.h"
 #include "common/duration_text.h"
 #include "common/json_depth_flag.h"
 #include "common/log/log_flags.h"
@@ -159,12 +160,7 @@ void AddSchedulerFlags(CLI::App& app, SchedulerOptions& options) {
 std::optional<int> ParseSchedulerFlags(int argc, char** argv, SchedulerOptions& options) {
   CLI::App app{"taskboard-scheduler: owns Taskboard runs, their tasks and their durable state"};
   AddSchedulerFlags(app, options);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-  return std::nullopt;
+  return ParseCommandLine(app, argc, argv);
 }
 
 }  // namespace taskboard::process

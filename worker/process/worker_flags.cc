@@ -5,6 +5,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/command_line.h"
 #include "common/json_depth_flag.h"
 #include "common/log/log_flags.h"
 
@@ -100,12 +101,7 @@ void AddWorkerFlags(CLI::App& app, WorkerOptions& options) {
 std::optional<int> ParseWorkerFlags(int argc, char** argv, WorkerOptions& options) {
   CLI::App app{"taskboard-worker: runs Taskboard agent tasks for a scheduler"};
   AddWorkerFlags(app, options);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-  return std::nullopt;
+  return ParseCommandLine(app, argc, argv);
 }
 
 }  // namespace taskboard::worker
