@@ -26,12 +26,12 @@ void AddHttpFlags(CLI::App& app, HttpFlags& flags) {
   app.add_option("--metrics-port-file", flags.metrics_port_file,
                  "With --metrics-listen: write the port chosen to this file")
       ->envname("TASKBOARD_METRICS_PORT_FILE");
-  flags.http_tls_option =
-      app.add_flag("--http-tls", flags.http_tls,
-                   "Serve the --http-listen port (HTTP API, console) as HTTPS with --tls-cert / "
-                   "--tls-key [default: on when they are given]; --http-tls=false keeps it "
-                   "plain HTTP")
-          ->envname("TASKBOARD_HTTP_TLS");
+  app.add_flag("--http-tls", flags.http_tls,
+               "Serve the --http-listen port (HTTP API, console) as HTTPS with --tls-cert / "
+               "--tls-key [default: on when they are given]; --http-tls=false keeps it "
+               "plain HTTP")
+      ->envname("TASKBOARD_HTTP_TLS")
+      ->each([&flags](const std::string&) { flags.http_tls_given = true; });
   app.add_option("--http-max-body-bytes", flags.max_body_bytes,
                  "HTTP API: largest request body, however it is framed (413, or the connection "
                  "closed for a chunked body that grows past it)")
@@ -132,8 +132,7 @@ absl::StatusOr<ApiServerOptions> ApiServerOptionsFromFlags(const HttpFlags& flag
   options.port = listen.port;
   // A scheduler that has a certificate serves its HTTP port with it too:
   // the console and the HTTP API carry bearer tokens.
-  const bool explicit_tls = flags.http_tls_option != nullptr && flags.http_tls_option->count() > 0;
-  const bool tls = explicit_tls ? flags.http_tls : !context.tls_cert_file.empty();
+  const bool tls = flags.http_tls_given ? flags.http_tls : !context.tls_cert_file.empty();
   if (tls && context.tls_cert_file.empty()) {
     return absl::InvalidArgumentError(
         "--http-tls serves the --http-listen port with --tls-cert and --tls-key: pass all three");

@@ -15,7 +15,6 @@
 
 namespace CLI {
 class App;
-class Option;
 }  // namespace CLI
 
 namespace taskboard::web {
@@ -26,7 +25,9 @@ struct HttpFlags {
   std::string metrics_listen;
   std::string metrics_port_file;
   bool http_tls = false;
-  CLI::Option* http_tls_option = nullptr;  // set when given explicitly
+  // --http-tls (or TASKBOARD_HTTP_TLS) was given, whatever its value:
+  // without it the port serves TLS when the scheduler has a certificate.
+  bool http_tls_given = false;
   int64_t max_body_bytes = 16 << 20;
   int64_t stream_seconds = 300;
   int max_streams = 256;

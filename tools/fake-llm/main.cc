@@ -11,6 +11,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "common/command_line.h"
 #include "common/files.h"
 #include "common/json_depth_flag.h"
 #include "tools/fake-llm/fake_llm_server.h"
@@ -61,10 +63,8 @@ int main(int argc, char** argv) {
       ->type_name("NUMBER")
       ->capture_default_str();
   taskboard::AddJsonDepthFlag(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+  if (std::optional<int> exit_code = taskboard::ParseCommandLine(app, argc, argv)) {
+    return *exit_code;
   }
 
   taskboard::fake_llm::FakeLlmServerOptions options;

@@ -20,8 +20,8 @@
 #include "absl/strings/string_view.h"
 #include "taskboard/v1/common.pb.h"
 #include "taskboard/v1/worker.pb.h"
-#include "worker/agents/cancel_token.h"
 #include "worker/agents/llm_call_gate.h"
+#include "worker/base/cancel_token.h"
 #include "worker/tools/tool_call_result.h"
 
 namespace taskboard::worker {

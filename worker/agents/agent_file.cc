@@ -13,8 +13,8 @@
 #include "common/json.h"
 #include "common/utf8.h"
 #include "common/yaml_json.h"
-#include "worker/agents/child_environment.h"
 #include "worker/agents/llm_settings.h"
+#include "worker/base/child_environment.h"
 
 namespace taskboard::worker {
 namespace {

@@ -16,7 +16,7 @@
 //   shell           bool, default false
 //   env             map of extra environment variables
 //   passEnv         names of the worker's environment variables the agent's
-//                   program gets (worker/agents/child_environment.h); it gets
+//                   program gets (worker/base/child_environment.h); it gets
 //                   no others beyond a few basic ones
 //   timeoutSeconds  integer > 0, default 600
 //   cwd             working directory; relative paths are against the agents

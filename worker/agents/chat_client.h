@@ -20,10 +20,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "worker/agents/cancel_token.h"
 #include "worker/agents/chat_types.h"
 #include "worker/agents/llm_call_gate.h"
-#include "worker/session/backoff.h"
+#include "worker/base/backoff.h"
+#include "worker/base/cancel_token.h"
 
 namespace taskboard::worker {
 

@@ -10,11 +10,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/utf8.h"
-#include "worker/agents/child_environment.h"
-#include "worker/agents/subprocess.h"
 #include "worker/agents/task_directory.h"
 #include "worker/agents/task_envelope.h"
 #include "worker/agents/thinking_level.h"
+#include "worker/base/child_environment.h"
+#include "worker/base/subprocess.h"
 
 namespace taskboard::worker {
 namespace {

@@ -5,14 +5,14 @@
 // `shell: true`) with the task envelope on stdin and TASKBOARD_* variables in
 // its environment (worker/agents/task_envelope.h); its stdout is the output,
 // exit code 0 means success. Timeouts and cancellation stop its whole process
-// group (worker/agents/subprocess.h).
+// group (worker/base/subprocess.h).
 //
 // Working directory: the task's cwd (relative to the worker's workspace root,
 // never outside it: worker/agents/task_directory.h), else the agent file's
 // cwd, else the workspace root, else the worker's own.
 //
 // Environment: not the worker's (which holds its token and API keys) but
-// ChildEnvironment(passEnv) (worker/agents/child_environment.h), then the
+// ChildEnvironment(passEnv) (worker/base/child_environment.h), then the
 // agent file's `env`, then the TASKBOARD_* variables.
 //
 // Tools: the environment also carries TASKBOARD_TOOL_SOCKET and

@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "worker/agents/cancel_token.h"
+#include "worker/base/cancel_token.h"
 
 namespace taskboard::worker {
 

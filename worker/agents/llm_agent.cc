@@ -10,8 +10,8 @@
 #include "common/saturating_add.h"
 #include "worker/agents/chat_client.h"
 #include "worker/agents/llm_prompt.h"
-#include "worker/agents/secret_environment.h"
 #include "worker/agents/thinking_level.h"
+#include "worker/base/secret_environment.h"
 
 namespace taskboard::worker {
 namespace {
@@ -140,7 +140,7 @@ LlmAgent::LlmAgent(AgentDefinition definition, LlmAgentOptions options)
   info_.set_type("llm");
   info_.set_model(definition_.model);
   // The key is for this agent's HTTP calls only: out of the environment
-  // that agents could read (secret_environment.h).
+  // that agents could read (worker/base/secret_environment.h).
   TakeSecretFromEnvironment(definition_.llm.api_key_env);
 }
 

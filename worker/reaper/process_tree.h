@@ -7,7 +7,7 @@
 // looks again ends a whole tree, including processes that called setsid or
 // double-forked to get away from their process group. Used by
 // taskboard-reaper (one per agent process) and by the worker for what reaches
-// it (worker/agents/inherited_children.h). Linux only: it reads /proc.
+// it (worker/base/inherited_children.h). Linux only: it reads /proc.
 //
 // No Abseil here: taskboard-reaper is a small program of its own.
 

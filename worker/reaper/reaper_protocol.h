@@ -2,7 +2,7 @@
 #define TASKBOARD_WORKER_REAPER_REAPER_PROTOCOL_H_
 
 // How the worker and taskboard-reaper talk (worker/reaper/reaper_main.cc;
-// the worker's side is worker/agents/subprocess.cc). One reaper runs each
+// the worker's side is worker/base/subprocess.cc). One reaper runs each
 // agent or command-tool process:
 //
 //   taskboard-reaper --status-fd=N --exec=PATH [--cgroup=DIR] -- ARGV0 [ARGS...]

@@ -55,8 +55,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "taskboard/v1/worker.pb.h"
-#include "worker/agents/cancel_token.h"
 #include "worker/agents/llm_call_gate.h"
+#include "worker/base/cancel_token.h"
 #include "worker/session/worker_metrics.h"
 
 namespace taskboard::worker {

@@ -12,7 +12,7 @@
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
 #include "taskboard/v1/worker.grpc.pb.h"
-#include "worker/agents/cancel_token.h"
+#include "worker/base/cancel_token.h"
 #include "worker/session/outbox.h"
 #include "worker/session/output_coalescer.h"
 #include "worker/session/requests.h"

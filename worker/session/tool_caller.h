@@ -50,7 +50,7 @@
 #include "absl/time/time.h"
 #include "common/tool_allow_list.h"
 #include "taskboard/v1/worker.pb.h"
-#include "worker/agents/cancel_token.h"
+#include "worker/base/cancel_token.h"
 #include "worker/session/worker_metrics.h"
 #include "worker/tools/tool_call_result.h"
 #include "worker/tools/tool_registry.h"

@@ -36,7 +36,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/unix_socket.h"
-#include "worker/agents/cancel_token.h"
+#include "worker/base/cancel_token.h"
 #include "worker/session/tool_caller.h"
 
 namespace taskboard::worker {

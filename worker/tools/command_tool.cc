@@ -12,8 +12,8 @@
 #include "common/json.h"
 #include "common/utf8.h"
 #include "common/yaml_json.h"
-#include "worker/agents/child_environment.h"
-#include "worker/agents/subprocess.h"
+#include "worker/base/child_environment.h"
+#include "worker/base/subprocess.h"
 
 namespace taskboard::worker {
 namespace {

@@ -21,7 +21,7 @@
 //   key_fields       argument names forming the cache key (default: all)
 //   pass_env         names of the worker's environment variables the command
 //                    gets; it gets no others beyond a few basic ones
-//                    (worker/agents/child_environment.h)
+//                    (worker/base/child_environment.h)
 //
 // Outcome: exit 0 and stdout that parses as JSON -> that JSON; other stdout ->
 // a JSON string of it. A non-zero exit, a signal, the timeout or more than

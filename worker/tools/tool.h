@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "taskboard/v1/worker.pb.h"
-#include "worker/agents/cancel_token.h"
+#include "worker/base/cancel_token.h"
 
 namespace taskboard::worker {
 

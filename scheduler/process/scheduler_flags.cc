@@ -1,0 +1,166 @@
+#include "scheduler/process/scheduler_flags.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "common/command_line.h"
+#include "common/duration_text.h"
+#include "common/json_depth_flag.h"
+#include "common/log/log_flags.h"
+#include "scheduler/process/flag_groups.h"
+
+namespace taskboard::process {
+namespace {
+
+// Checks a duration flag's text (common/duration_text.h); with
+// `positive`, 0 is refused too.
+std::function<std::string(const std::string&)> DurationCheck(bool positive) {
+  return [positive](const std::string& text) {
+    absl::StatusOr<absl::Duration> parsed = ParseDurationText(text);
+    if (!parsed.ok()) return std::string(parsed.status().message());
+    return !positive || *parsed > absl::ZeroDuration() ? std::string()
+                                                       : std::string("must be above 0");
+  };
+}
+
+}  // namespace
+
+void AddSchedulerFlags(CLI::App& app, SchedulerOptions& options) {
+  app.set_version_flag("--version", absl::StrCat("taskboard-scheduler ", kSchedulerVersion));
+  app.add_option("--listen", options.server.listen_address,
+                 "gRPC address host:port (port 0: any free)")
+      ->envname("TASKBOARD_LISTEN")
+      ->capture_default_str();
+  app.add_option("--data-dir", options.server.data_dir, "RocksDB directory for all durable state")
+      ->envname("TASKBOARD_DATA_DIR");
+  app.add_flag("--memory", options.memory,
+               "Keep state in memory only (tests, benchmarks): lost on exit")
+      ->envname("TASKBOARD_MEMORY");
+  app.add_option("--durability", options.durability,
+                 "sync: fsync every commit; wal: survive process crashes, not power loss; "
+                 "none: no write-ahead log (benchmarks)")
+      ->envname("TASKBOARD_DURABILITY")
+      ->check(CLI::IsMember({"sync", "wal", "none"}))
+      ->capture_default_str();
+  app.add_option("--port-file", options.port_file, "Write the bound port here once serving")
+      ->envname("TASKBOARD_PORT_FILE");
+  app.add_option("--lease-timeout-ms", options.server.engine.lease_timeout_ms,
+                 "A worker silent this long loses its tasks to other workers")
+      ->envname("TASKBOARD_LEASE_TIMEOUT_MS")
+      ->capture_default_str();
+  app.add_option("--llm-limits", options.llm_limits,
+                 "LLM governance: per-model rpm/tpm/concurrency limits, prices and tenant "
+                 "budgets (YAML; docs/llm-governance.md), re-read on SIGHUP; empty: calls are "
+                 "granted at once and billed at the agent files' prices")
+      ->envname("TASKBOARD_LLM_LIMITS");
+  app.add_option("--retention", options.retention,
+                 "Delete finished runs this long after they finished, with their events, tasks, "
+                 "ledger and run-scoped cache entries (30d, 12h, 90m; 0: keep forever)")
+      ->envname("TASKBOARD_RETENTION")
+      ->check(DurationCheck(/*positive=*/false))
+      ->capture_default_str();
+  app.add_option("--cache-max-ttl", options.cache_max_ttl,
+                 "No tool-cache entry lives longer, whatever its tool or flow declares (7d, 12h)")
+      ->envname("TASKBOARD_CACHE_MAX_TTL")
+      ->check(DurationCheck(/*positive=*/true))
+      ->capture_default_str();
+  app.add_option("--cache-max-entries-per-tenant",
+                 options.server.engine.cache_limits.max_entries_per_tenant,
+                 "Tool-cache entries one tenant may hold in all its scopes; past it the oldest "
+                 "are evicted")
+      ->envname("TASKBOARD_CACHE_MAX_ENTRIES_PER_TENANT")
+      ->check(CLI::Range(int64_t{1}, int64_t{100'000'000}))
+      ->capture_default_str();
+  app.add_option("--ledger-cache-mb", options.ledger_cache_mb,
+                 "Memory for tool-call observation bodies shared by all active requests; the "
+                 "ledgers keep only their indexes in memory and read older calls from the store "
+                 "(0: read every selected call from the store)")
+      ->envname("TASKBOARD_LEDGER_CACHE_MB")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
+      ->capture_default_str();
+  app.add_option("--keepalive-time-ms", options.server.keepalive_time_ms,
+                 "Ping a connection (worker, client) after this much silence; one that does not "
+                 "answer within --keepalive-timeout-ms is closed and its worker unregistered")
+      ->envname("TASKBOARD_KEEPALIVE_TIME_MS")
+      ->check(CLI::Range(int64_t{1'000}, int64_t{INT32_MAX}))
+      ->capture_default_str();
+  app.add_option("--keepalive-timeout-ms", options.server.keepalive_timeout_ms,
+                 "How long a keepalive ping may go unanswered")
+      ->envname("TASKBOARD_KEEPALIVE_TIMEOUT_MS")
+      ->check(CLI::Range(int64_t{100}, int64_t{INT32_MAX}))
+      ->capture_default_str();
+  app.add_option("--heartbeat-interval-ms", options.server.engine.heartbeat_interval_ms,
+                 "How often workers heartbeat (sent to them on connect)")
+      ->envname("TASKBOARD_HEARTBEAT_INTERVAL_MS")
+      ->capture_default_str();
+  app.add_option("--scheduling-timeout-ms", options.server.engine.scheduling_timeout_ms,
+                 "A ready task whose agent no connected worker offers fails after this")
+      ->envname("TASKBOARD_SCHEDULING_TIMEOUT_MS")
+      ->capture_default_str();
+  app.add_option("--default-agent", options.server.engine.default_agent,
+                 "Agent for whatever a flow leaves without one (phases, branches, board tasks, "
+                 "pattern roles); empty: the first registered agent of the connected workers. "
+                 "Submit fails at once when no connected worker offers it")
+      ->envname("TASKBOARD_DEFAULT_AGENT");
+  app.add_option("--retry-base-ms", options.server.engine.retry_backoff.base_ms,
+                 "First retry delay; doubles per failure, with jitter")
+      ->envname("TASKBOARD_RETRY_BASE_MS")
+      ->capture_default_str();
+  app.add_option("--retry-max-ms", options.server.engine.retry_backoff.max_ms, "Retry delay cap")
+      ->envname("TASKBOARD_RETRY_MAX_MS")
+      ->capture_default_str();
+  app.add_option("--max-output-bytes", options.server.engine.max_output_bytes,
+                 "Largest task output accepted")
+      ->envname("TASKBOARD_MAX_OUTPUT_BYTES")
+      ->capture_default_str();
+  app.add_option("--max-spec-bytes", options.server.limits.max_spec_bytes, "Largest flow accepted")
+      ->envname("TASKBOARD_MAX_SPEC_BYTES")
+      ->capture_default_str();
+  app.add_option("--max-args-bytes", options.server.limits.max_args_bytes,
+                 "Largest run args accepted")
+      ->envname("TASKBOARD_MAX_ARGS_BYTES")
+      ->capture_default_str();
+  app.add_option("--max-tasks-per-run", options.server.limits.max_tasks_per_run,
+                 "Most tasks (board) or phases (taskflow) in one run")
+      ->envname("TASKBOARD_MAX_TASKS_PER_RUN")
+      ->capture_default_str();
+  AddRunLimitFlags(app, options.server.engine.limits);
+  AddApprovalLimitFlags(app, options.server.engine.approval_limits);
+  AddSavedFlowLimitFlags(app, options.server.saved_flows);
+  web::AddHttpFlags(app, options.http);
+  app.add_option("--max-request-bytes", options.server.max_request_bytes,
+                 "Largest client request accepted (RESOURCE_EXHAUSTED above); 0: no limit")
+      ->envname("TASKBOARD_MAX_REQUEST_BYTES")
+      ->capture_default_str();
+  app.add_option("--auth-tokens", options.auth_tokens,
+                 "Tokens file (YAML or JSON): every call needs a bearer token listed there, "
+                 "re-read on SIGHUP (docs/security.md); empty: no authentication")
+      ->envname("TASKBOARD_AUTH_TOKENS");
+  app.add_flag("--insecure", options.insecure,
+               "Allow a --listen address other machines can reach without --auth-tokens "
+               "(a trusted network only; logs a warning)")
+      ->envname("TASKBOARD_INSECURE");
+  app.add_option("--tls-cert", options.tls.cert, "Serve TLS with this certificate chain (PEM)")
+      ->envname("TASKBOARD_TLS_CERT");
+  app.add_option("--tls-key", options.tls.key, "The private key of --tls-cert (PEM)")
+      ->envname("TASKBOARD_TLS_KEY");
+  app.add_option("--tls-client-ca", options.tls.client_ca,
+                 "Require client certificates signed by this CA (mTLS; PEM)")
+      ->envname("TASKBOARD_TLS_CLIENT_CA");
+  AddApprovalWebhookFlags(app, options.webhook);
+  log::AddLogFlags(app, &options.log);
+  AddJsonDepthFlag(app);
+}
+
+std::optional<int> ParseSchedulerFlags(int argc, char** argv, SchedulerOptions& options) {
+  CLI::App app{"taskboard-scheduler: owns Taskboard runs, their tasks and their durable state"};
+  AddSchedulerFlags(app, options);
+  return ParseCommandLine(app, argc, argv);
+}
+
+}  // namespace taskboard::process

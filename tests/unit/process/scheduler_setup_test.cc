@@ -1,0 +1,185 @@
+// The checks of scheduler/process/scheduler_setup.h that touch nothing
+// process-wide: the store's flags, the HTTP API's flags and the order of
+// ResolveSchedulerSetup's errors, each naming its flag.
+
+#include "scheduler/process/scheduler_setup.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
+
+namespace taskboard::process {
+namespace {
+
+using ::taskboard::testing::StatusIs;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string WriteFile(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(ApplyStoreFlags, Defaults_DataDirIsTaskboardDataWithFsync) {
+  server::SchedulerServerOptions server;
+  ASSERT_TRUE(ApplyStoreFlags(SchedulerOptions{}, server).ok());
+  EXPECT_EQ(server.data_dir, "taskboard-data");
+  EXPECT_EQ(server.durability, store::Durability::kSync);
+  EXPECT_EQ(server.engine.retention_ms, int64_t{30} * 24 * 3600 * 1000);
+  EXPECT_EQ(server.engine.cache_limits.max_ttl_ms, int64_t{7} * 24 * 3600 * 1000);
+  EXPECT_EQ(server.engine.ledger_cache_bytes, int64_t{256} << 20);
+}
+
+TEST(ApplyStoreFlags, Memory_DropsTheDataDir) {
+  SchedulerOptions options;
+  options.memory = true;
+  server::SchedulerServerOptions server;
+  server.data_dir = "/var/lib/taskboard";
+  ASSERT_TRUE(ApplyStoreFlags(options, server).ok());
+  EXPECT_EQ(server.data_dir, "");
+}
+
+TEST(ApplyStoreFlags, GivenValues_AreConverted) {
+  SchedulerOptions options;
+  options.durability = "wal";
+  options.retention = "0";
+  options.cache_max_ttl = "90m";
+  options.ledger_cache_mb = 3;
+  server::SchedulerServerOptions server;
+  server.data_dir = "/d";
+  ASSERT_TRUE(ApplyStoreFlags(options, server).ok());
+  EXPECT_EQ(server.data_dir, "/d");
+  EXPECT_EQ(server.durability, store::Durability::kWal);
+  EXPECT_EQ(server.engine.retention_ms, 0);
+  EXPECT_EQ(server.engine.cache_limits.max_ttl_ms, 90 * 60 * 1000);
+  EXPECT_EQ(server.engine.ledger_cache_bytes, 3 << 20);
+}
+
+TEST(ApplyStoreFlags, TextTheFlagsWouldRefuse_IsInvalidArgument) {
+  SchedulerOptions options;
+  options.retention = "soon";
+  server::SchedulerServerOptions server;
+  EXPECT_THAT(ApplyStoreFlags(options, server),
+              StatusIs(absl::StatusCode::kInvalidArgument, StartsWith("--retention: ")));
+}
+
+TEST(HttpApiFromFlags, NoListen_IsNone) {
+  absl::StatusOr<std::optional<web::ApiServerOptions>> api = HttpApiFromFlags(SchedulerOptions{});
+  ASSERT_TRUE(api.ok()) << api.status();
+  EXPECT_FALSE(api->has_value());
+}
+
+TEST(HttpApiFromFlags, PortFileOrTlsWithoutListen_SaysWhatTheyNeed) {
+  SchedulerOptions with_port_file;
+  with_port_file.http.http_port_file = "/tmp/port";
+  SchedulerOptions with_tls;
+  with_tls.http.http_tls_given = true;
+  for (const SchedulerOptions& options : {with_port_file, with_tls}) {
+    EXPECT_THAT(HttpApiFromFlags(options),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         "--http-port-file, --http-tls and --http-console-token-file need "
+                         "--http-listen"));
+  }
+}
+
+TEST(HttpApiFromFlags, Listen_GivesHostAndPort) {
+  SchedulerOptions options;
+  options.http.http_listen = "127.0.0.1:0";
+  absl::StatusOr<std::optional<web::ApiServerOptions>> api = HttpApiFromFlags(options);
+  ASSERT_TRUE(api.ok()) << api.status();
+  ASSERT_TRUE(api->has_value());
+  EXPECT_EQ((*api)->host, "127.0.0.1");
+  EXPECT_EQ((*api)->port, 0);
+  EXPECT_EQ((*api)->tls_cert_file, "");
+}
+
+TEST(HttpApiFromFlags, ListenNotHostPort_NamesTheFlag) {
+  SchedulerOptions options;
+  options.http.http_listen = "nowhere";
+  EXPECT_THAT(HttpApiFromFlags(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--http-listen 'nowhere'")));
+}
+
+TEST(ResolveSchedulerSetup, Defaults_ServeWithoutTlsOrTokens) {
+  SchedulerOptions options;
+  options.memory = true;
+  options.port_file = "/tmp/p";
+  absl::StatusOr<SchedulerSetup> setup = ResolveSchedulerSetup(options);
+  ASSERT_TRUE(setup.ok()) << setup.status();
+  EXPECT_EQ(setup->server.data_dir, "");
+  EXPECT_EQ(setup->durability, "sync");
+  EXPECT_EQ(setup->tls_mode, "off");
+  EXPECT_EQ(setup->authenticator, nullptr);
+  EXPECT_EQ(setup->server.authenticator, nullptr);
+  EXPECT_EQ(setup->port_file, "/tmp/p");
+  EXPECT_FALSE(setup->http_api.has_value());
+  EXPECT_EQ(setup->metrics_listen, "");
+}
+
+TEST(ResolveSchedulerSetup, ReachableListenWithoutTokens_NamesBothWaysOut) {
+  SchedulerOptions options;
+  options.server.listen_address = "0.0.0.0:0";
+  EXPECT_THAT(ResolveSchedulerSetup(options),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       ::testing::AllOf(HasSubstr("--auth-tokens"), HasSubstr("--insecure"))));
+  options.insecure = true;
+  options.memory = true;
+  EXPECT_TRUE(ResolveSchedulerSetup(options).ok());
+}
+
+TEST(ResolveSchedulerSetup, TokensFile_IsLoadedAndHandedToTheServer) {
+  testing::TempDir dir;
+  SchedulerOptions options;
+  options.memory = true;
+  options.auth_tokens = WriteFile(dir.path() / "tokens.yaml",
+                                  "tokens:\n"
+                                  "  - token: adb05b554a0bdad67a3340574ba0f748\n"
+                                  "    name: worker-pool\n"
+                                  "    role: worker\n");
+  absl::StatusOr<SchedulerSetup> setup = ResolveSchedulerSetup(options);
+  ASSERT_TRUE(setup.ok()) << setup.status();
+  ASSERT_NE(setup->authenticator, nullptr);
+  EXPECT_EQ(setup->server.authenticator, setup->authenticator.get());
+}
+
+TEST(ResolveSchedulerSetup, MissingTokensFile_Fails) {
+  testing::TempDir dir;
+  SchedulerOptions options;
+  options.auth_tokens = (dir.path() / "absent.yaml").string();
+  EXPECT_FALSE(ResolveSchedulerSetup(options).ok());
+}
+
+TEST(ResolveSchedulerSetup, LlmLimitsWithAMistake_NamesTheFlag) {
+  testing::TempDir dir;
+  SchedulerOptions options;
+  options.memory = true;
+  options.llm_limits = WriteFile(dir.path() / "limits.yaml", "modles: {}\n");
+  EXPECT_THAT(ResolveSchedulerSetup(options).status().message(), StartsWith("--llm-limits "));
+}
+
+TEST(ResolveSchedulerSetup, MetricsPortFileWithoutListen_Fails) {
+  SchedulerOptions options;
+  options.memory = true;
+  options.http.metrics_port_file = "/tmp/m";
+  EXPECT_THAT(ResolveSchedulerSetup(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--metrics-listen")));
+}
+
+TEST(ResolveSchedulerSetup, HttpFlagWithoutListen_FailsAfterTheMetricsFlags) {
+  SchedulerOptions options;
+  options.memory = true;
+  options.http.http_port_file = "/tmp/h";
+  EXPECT_THAT(ResolveSchedulerSetup(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("need --http-listen")));
+  options.http.metrics_port_file = "/tmp/m";
+  EXPECT_THAT(ResolveSchedulerSetup(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--metrics-listen")));
+}
+
+}  // namespace
+}  // namespace taskboard::process
