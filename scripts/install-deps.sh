@@ -7,7 +7,7 @@
 #                                   scheduler embeds the console's bundle)
 #   scripts/install-deps.sh --test  that, plus what the test suite needs: GoogleTest,
 #                                   Benchmark, the fuzzers' runtime, chromium,
-#                                   Prometheus, kubectl, the Python/Go/Node clients'
+#                                   Prometheus, etcd, kubectl, the Python/Go/Node clients'
 #                                   packages, buf, the manifest validator and the
 #                                   OTLP interop test's OpenTelemetry packages
 # Safe to re-run: it installs only what is missing. Needs root (or sudo) for apt.
@@ -55,6 +55,12 @@ test_packages=(
   python3 prometheus
   # the openssl CLI: tls_test makes its CA, server and client certificates with it
   openssl
+  # etcd 3.4 (/usr/bin/etcd): the HA tests (label ha) start their own 3-member clusters on
+  # free loopback ports (on a systemd host the package also enables an etcd service on
+  # localhost:2379, which the tests do not use: `systemctl disable --now etcd` stops it).
+  # Not golang-etcd-server-dev: it would replace the Go protobuf packages (and break the
+  # protoc-gen-go) the Go client test builds with.
+  etcd-server
   # headless chromium: the web console's browser test (console.browser, label web) drives it
   chromium
   # polyglot example clients (examples/clients, run by the e2e tests): gRPC for Debian's

@@ -40,15 +40,17 @@ class RocksDbStore : public Store {
  public:
   RocksDbStore(std::unique_ptr<rocksdb::DB> db, std::vector<rocksdb::ColumnFamilyHandle*> handles,
                Durability durability, std::string path, std::string boot_id,
-               bool may_have_lost_writes)
+               bool may_have_lost_writes, std::shared_ptr<RocksDbWriteHook> write_hook)
       : db_(std::move(db)),
         handles_(std::move(handles)),
         path_(std::move(path)),
         boot_id_(std::move(boot_id)),
         durability_(durability),
-        may_have_lost_writes_(may_have_lost_writes) {
+        may_have_lost_writes_(may_have_lost_writes),
+        write_hook_(std::move(write_hook)) {
     write_options_.sync = durability == Durability::kSync;
     write_options_.disableWAL = durability == Durability::kNone;
+    if (write_hook_ != nullptr) write_hook_->Opened(*db_, handles_);
   }
 
   ~RocksDbStore() override {
@@ -85,7 +87,14 @@ class RocksDbStore : public Store {
         rocks_batch.Delete(handle, ToSlice(op.key));
       }
     }
-    return FromRocks(db_->Write(write_options_, &rocks_batch), "RocksDB write failed");
+    if (write_hook_ == nullptr) {
+      return FromRocks(db_->Write(write_options_, &rocks_batch), "RocksDB write failed");
+    }
+    if (absl::Status added = write_hook_->BeforeWrite(rocks_batch); !added.ok()) return added;
+    absl::Status written =
+        FromRocks(db_->Write(write_options_, &rocks_batch), "RocksDB write failed");
+    if (written.ok()) write_hook_->AfterWrite(rocks_batch);
+    return written;
   }
 
   absl::StatusOr<std::optional<std::string>> Get(Column column, absl::string_view key) override {
@@ -176,6 +185,7 @@ class RocksDbStore : public Store {
   const std::string boot_id_;
   const Durability durability_;
   const bool may_have_lost_writes_;
+  const std::shared_ptr<RocksDbWriteHook> write_hook_;
   rocksdb::WriteOptions write_options_;
 };
 
@@ -229,8 +239,9 @@ absl::StatusOr<std::unique_ptr<Store>> OpenRocksDbStore(const RocksDbStoreOption
   std::unique_ptr<rocksdb::DB> db(raw);
   db->DestroyColumnFamilyHandle(handles.front());  // the unused default family
   handles.erase(handles.begin());
-  return std::unique_ptr<Store>(std::make_unique<RocksDbStore>(
-      std::move(db), std::move(handles), options.durability, options.path, boot_id, *lost));
+  return std::unique_ptr<Store>(std::make_unique<RocksDbStore>(std::move(db), std::move(handles),
+                                                               options.durability, options.path,
+                                                               boot_id, *lost, options.write_hook));
 }
 
 }  // namespace taskboard::store
