@@ -77,6 +77,10 @@ class FieldParser {
     }
     int low = spec_.min;
     int high = spec_.max;
+    if (base.empty() || base.front() == '-' || base.back() == '-') {
+      return Error(item, absl::StrCat("is not a value, a range a-b or a step */n (in ", spec_.min,
+                                      "-", spec_.max, ")"));
+    }
     if (base != "*") {
       size_t dash = base.find('-');
       absl::string_view low_text = base.substr(0, dash);
