@@ -44,6 +44,9 @@ packages=(
   libjemalloc-dev
   # the example tools (examples/tools/http_get.sh) fetch with curl
   curl
+  # IANA time zones: schedules' cron expressions read them through absl::LoadTimeZone
+  # (docs/schedules.md); minimal images often lack /usr/share/zoneinfo
+  tzdata
 )
 # Only the test suite, the benchmarks and the fuzzers use these.
 test_packages=(

@@ -25,9 +25,7 @@
 #include "scheduler/flow/phase_pattern.h"
 
 namespace taskboard::flow {
-namespace {
 
-// Flow names are used on command lines and as saved-flow keys.
 bool IsFlowName(absl::string_view name) {
   if (name.empty() || name.size() > 128 ||
       !absl::ascii_isalnum(static_cast<unsigned char>(name[0]))) {
@@ -40,6 +38,8 @@ bool IsFlowName(absl::string_view name) {
   }
   return true;
 }
+
+namespace {
 
 // A "missing field" error, unless decoding already reported the field as
 // unusable (e.g. `"task": 5`), which would say the same thing twice.

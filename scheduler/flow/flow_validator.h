@@ -8,10 +8,16 @@
 // {previous.output} without dependencies). Every error carries the DSL path
 // it concerns (`phases[2].dependsOn[0]`), also for specs sent as protos.
 
+#include "absl/strings/string_view.h"
 #include "scheduler/flow/flow_errors.h"
 #include "taskboard/v1/flow.pb.h"
 
 namespace taskboard::flow {
+
+// Flow names are used on command lines and as saved-flow keys: a letter or
+// digit, then letters, digits, '_', '-' and '.', at most 128 in all.
+// Schedules' names follow the same rule (scheduler/schedules).
+bool IsFlowName(absl::string_view name);
 
 // Appends every problem found to `errors`. Paths `errors` marks as broken
 // (unusable values found while decoding) are not checked again.
