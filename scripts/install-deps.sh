@@ -121,6 +121,13 @@ if $with_tests; then
     # @grpc/grpc-js and @grpc/proto-loader, exact versions pinned in its package.json.
     npm install --prefix examples/clients/node --no-package-lock --no-audit --no-fund --loglevel=error
   fi
+  if [[ ! -f tests/mcp/sdk_client/node_modules/.lock-installed ]] ||
+    ! cmp -s tests/mcp/sdk_client/package-lock.json tests/mcp/sdk_client/node_modules/.lock-installed; then
+    echo "install-deps: installing the MCP TypeScript SDK client into tests/mcp/sdk_client"
+    # @modelcontextprotocol/sdk 1.x, as tests/mcp/sdk_client/package-lock.json pins it.
+    npm ci --prefix tests/mcp/sdk_client --no-audit --no-fund --loglevel=error
+    cp tests/mcp/sdk_client/package-lock.json tests/mcp/sdk_client/node_modules/.lock-installed
+  fi
   if [[ ! -f deploy/test/node_modules/.package-versions ]] ||
     ! cmp -s deploy/test/package.json deploy/test/node_modules/.package-versions; then
     echo "install-deps: installing the manifest validator's packages into deploy/test"

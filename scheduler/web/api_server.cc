@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/web/console_routes.h"
+#include "scheduler/web/http_mcp.h"
 
 namespace taskboard::web {
 namespace {
@@ -31,6 +32,7 @@ absl::StatusOr<std::unique_ptr<ApiServer>> ApiServer::Start(
   std::unique_ptr<ApiServer> server(new ApiServer());
   server->gateway_ = std::make_unique<JsonGateway>(std::move(channel), options.gateway);
   const RequestGuardOptions guard = options.api.guard;
+  server->mcp_ = std::make_unique<HttpMcp>(*server->gateway_, options.api);
   server->api_ = std::make_unique<HttpApi>(*server->gateway_, std::move(options.api));
 
   http::HttpServerOptions serving;
@@ -43,6 +45,7 @@ absl::StatusOr<std::unique_ptr<ApiServer>> ApiServer::Start(
   serving.headers = {{"X-Content-Type-Options", "nosniff"}};
   serving.routes = ConsoleRoutes(guard);
   serving.routes.push_back(server->api_->Route());
+  for (http::HttpRoute& route : server->mcp_->Routes()) serving.routes.push_back(std::move(route));
   serving.routes.push_back(metrics::ProbeRoute("/healthz", nullptr));
   serving.routes.push_back(metrics::ProbeRoute("/readyz", std::move(options.readiness)));
   serving.not_found = &NotFound;

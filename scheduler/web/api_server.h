@@ -2,7 +2,8 @@
 #define TASKBOARD_SCHEDULER_WEB_API_SERVER_H_
 
 // The scheduler's HTTP port (--http-listen): the HTTP API at /api/v1/
-// (http_api.h), the web console at / (console_routes.h) and the liveness
+// (http_api.h), the MCP endpoint at /mcp (http_mcp.h), the web console at /
+// (console_routes.h) and the liveness
 // and readiness probes, behind the front door's limits (common/http). The
 // metrics are not here: they name tenants, and live on --metrics-listen for
 // Prometheus alone (docs/metrics.md).
@@ -14,6 +15,7 @@
 #include "common/http/http_server.h"
 #include "common/metrics/metrics_http.h"
 #include "scheduler/web/http_api.h"
+#include "scheduler/web/http_mcp.h"
 #include "scheduler/web/json_gateway.h"
 
 namespace grpc {
@@ -53,6 +55,7 @@ class ApiServer {
 
   std::unique_ptr<JsonGateway> gateway_;
   std::unique_ptr<HttpApi> api_;
+  std::unique_ptr<HttpMcp> mcp_;
   std::unique_ptr<http::HttpServer> http_;
 };
 

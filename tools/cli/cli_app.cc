@@ -10,6 +10,7 @@
 #include "tools/cli/command_set.h"
 #include "tools/cli/dev_command.h"
 #include "tools/cli/flows_command.h"
+#include "tools/cli/mcp_command.h"
 #include "tools/cli/resume_command.h"
 #include "tools/cli/run_command.h"
 #include "tools/cli/runs_command.h"
@@ -46,6 +47,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   AddUsageCommand(app, commands);
   AddCacheCommand(app, commands);
   AddApprovalsCommands(app, commands);
+  AddMcpCommand(app, commands);
   // Set last: subcommands copy the footer of their parent when added.
   app.footer(
       "Client commands talk to the scheduler at --scheduler (env TASKBOARD_SCHEDULER, default "

@@ -5,9 +5,9 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "common/tls/tls_credentials.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/support/channel_arguments.h"
-#include "common/tls/tls_credentials.h"
 
 namespace taskboard::cli {
 namespace {
@@ -73,12 +73,17 @@ SchedulerClient::SchedulerClient(std::string address)
   // each, so a 100,000-task board is some 20 MB, over gRPC's 4 MiB default.
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxReplyBytes);
-  stub_ = v1::Scheduler::NewStub(grpc::CreateCustomChannel(address_, Credentials(), args));
+  channel_ = grpc::CreateCustomChannel(address_, Credentials(), args);
+  stub_ = v1::Scheduler::NewStub(channel_);
+}
+
+std::string SchedulerClient::authorization() const {
+  return token_.empty() ? std::string() : absl::StrCat("Bearer ", token_);
 }
 
 std::unique_ptr<grpc::ClientContext> SchedulerClient::StreamContext() const {
   auto context = std::make_unique<grpc::ClientContext>();
-  if (!token_.empty()) context->AddMetadata("authorization", absl::StrCat("Bearer ", token_));
+  if (!token_.empty()) context->AddMetadata("authorization", authorization());
   return context;
 }
 

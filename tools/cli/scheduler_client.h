@@ -36,6 +36,11 @@ class SchedulerClient {
 
   const std::string& address() const { return address_; }
   v1::Scheduler::Stub& stub() { return *stub_; }
+  // The channel the stub uses, for calls by method name (`taskboard mcp`).
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
+  // The `authorization` metadata every call carries ("Bearer <token>"), empty
+  // without a token.
+  std::string authorization() const;
 
   // A context for one unary call (deadline kCallTimeout).
   std::unique_ptr<grpc::ClientContext> CallContext() const;
@@ -45,6 +50,7 @@ class SchedulerClient {
  private:
   std::string address_;
   std::string token_;  // --token / TASKBOARD_TOKEN, sent as `authorization: Bearer <token>`
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Scheduler::Stub> stub_;
 };
 

@@ -1,0 +1,182 @@
+#include "scheduler/mcp/taskboard_tools.h"
+
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace taskboard::mcp {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Records every call and answers from a queue of scripted responses.
+class FakeSchedulerCalls : public SchedulerCalls {
+ public:
+  absl::StatusOr<Json> Call(absl::string_view method, const Json& request) override {
+    calls.emplace_back(std::string(method), request);
+    if (answers.empty()) return absl::InternalError("no scripted answer");
+    absl::StatusOr<Json> next = std::move(answers.front());
+    answers.pop_front();
+    return next;
+  }
+  std::vector<std::pair<std::string, Json>> calls;
+  std::deque<absl::StatusOr<Json>> answers;
+};
+
+class TaskboardToolsTest : public ::testing::Test {
+ protected:
+  TaskboardToolsTest() : tools_(scheduler_, Options()) {}
+  static TaskboardToolsOptions Options() {
+    TaskboardToolsOptions options;
+    options.max_wait_seconds = 5;
+    options.poll_interval = absl::Milliseconds(1);
+    return options;
+  }
+  FakeSchedulerCalls scheduler_;
+  TaskboardTools tools_;
+};
+
+TEST_F(TaskboardToolsTest, List_HasTheSevenToolsEachWithAnObjectSchema) {
+  std::vector<std::string> names;
+  for (const ToolDescription& tool : tools_.List()) {
+    names.push_back(tool.name);
+    EXPECT_EQ(tool.input_schema["type"], "object") << tool.name;
+    EXPECT_FALSE(tool.description.empty()) << tool.name;
+  }
+  EXPECT_THAT(names, ::testing::ElementsAre("list_flows", "describe_flow", "run_flow", "get_run",
+                                            "cancel_run", "list_approvals", "decide_approval"));
+}
+
+TEST_F(TaskboardToolsTest, ListFlows_SummarisesNameVersionAndArgs) {
+  scheduler_.answers.push_back(Json{{"flows",
+                                     {{{"name", "review"},
+                                       {"version", "3"},
+                                       {"spec",
+                                        {{"description", "Reviews"},
+                                         {"args", {{{"name", "repo"}, {"required", true}}}},
+                                         {"taskflow", Json::object()}}}}}}});
+  ToolResult result = tools_.Call("list_flows", Json::object());
+  ASSERT_FALSE(result.is_error) << result.text;
+  EXPECT_EQ(scheduler_.calls[0].first, "ListFlows");
+  const Json& flow = result.structured["flows"][0];
+  EXPECT_EQ(flow["name"], "review");
+  EXPECT_EQ(flow["version"], 3);
+  EXPECT_EQ(flow["kind"], "taskflow");
+  EXPECT_EQ(flow["args"][0]["name"], "repo");
+  EXPECT_EQ(flow["args"][0]["required"], true);
+  EXPECT_THAT(result.text, HasSubstr("\"review\""));
+}
+
+TEST_F(TaskboardToolsTest, DescribeFlow_IncludesTheSource) {
+  scheduler_.answers.push_back(
+      Json{{"flow", {{"name", "review"}, {"version", "1"}, {"source", "name: review\n"}}}});
+  ToolResult result = tools_.Call("describe_flow", {{"name", "review"}});
+  ASSERT_FALSE(result.is_error) << result.text;
+  EXPECT_EQ(scheduler_.calls[0].second["name"], "review");
+  EXPECT_EQ(result.structured["source"], "name: review\n");
+}
+
+TEST_F(TaskboardToolsTest, RunFlow_WithoutWait_ReturnsTheRunId) {
+  scheduler_.answers.push_back(Json{{"runId", "r-1"}});
+  ToolResult result = tools_.Call("run_flow", {{"name", "review"}, {"args", {{"repo", "x"}}}});
+  ASSERT_FALSE(result.is_error) << result.text;
+  ASSERT_EQ(scheduler_.calls.size(), 1u);
+  EXPECT_EQ(scheduler_.calls[0].first, "SubmitRun");
+  EXPECT_EQ(scheduler_.calls[0].second["saved"]["name"], "review");
+  EXPECT_EQ(scheduler_.calls[0].second["args"]["repo"], "x");
+  EXPECT_EQ(result.structured["run_id"], "r-1");
+  EXPECT_EQ(result.structured["finished"], false);
+}
+
+TEST_F(TaskboardToolsTest, RunFlow_WithWait_PollsUntilTheRunEndsAndReturnsItsOutput) {
+  scheduler_.answers.push_back(Json{{"runId", "r-1"}});
+  scheduler_.answers.push_back(Json{{"run", {{"runId", "r-1"}, {"status", "RUN_STATUS_RUNNING"}}}});
+  scheduler_.answers.push_back(
+      Json{{"run", {{"runId", "r-1"}, {"status", "RUN_STATUS_COMPLETED"}, {"output", "done"}}}});
+  ToolResult result = tools_.Call("run_flow", {{"name", "review"}, {"wait_seconds", 5}});
+  ASSERT_FALSE(result.is_error) << result.text;
+  EXPECT_EQ(scheduler_.calls.size(), 3u);
+  EXPECT_EQ(result.structured["status"], "completed");
+  EXPECT_EQ(result.structured["finished"], true);
+  EXPECT_EQ(result.structured["output"], "done");
+}
+
+TEST_F(TaskboardToolsTest, RunFlow_WaitOverTheBound_IsAToolErrorWithoutACall) {
+  ToolResult result = tools_.Call("run_flow", {{"name", "review"}, {"wait_seconds", 6}});
+  EXPECT_TRUE(result.is_error);
+  EXPECT_THAT(result.text, HasSubstr("at most 5"));
+  EXPECT_TRUE(scheduler_.calls.empty());
+}
+
+TEST_F(TaskboardToolsTest, GetRun_MissingRunId_IsAToolErrorWithoutACall) {
+  ToolResult result = tools_.Call("get_run", Json::object());
+  EXPECT_TRUE(result.is_error);
+  EXPECT_THAT(result.text, HasSubstr("'run_id' is required"));
+  EXPECT_TRUE(scheduler_.calls.empty());
+}
+
+TEST_F(TaskboardToolsTest, GetRun_UnknownArgument_IsAToolError) {
+  ToolResult result = tools_.Call("get_run", {{"run_id", "r"}, {"tenant", "other"}});
+  EXPECT_TRUE(result.is_error);
+  EXPECT_THAT(result.text, HasSubstr("unknown argument 'tenant'"));
+}
+
+TEST_F(TaskboardToolsTest, GetRun_RefusedByTheScheduler_IsAToolErrorNamingTheCode) {
+  scheduler_.answers.push_back(absl::NotFoundError("run 'r-9' not found"));
+  ToolResult result = tools_.Call("get_run", {{"run_id", "r-9"}});
+  EXPECT_TRUE(result.is_error);
+  EXPECT_EQ(result.text, "get_run failed: NOT_FOUND: run 'r-9' not found");
+}
+
+TEST_F(TaskboardToolsTest, CancelRun_AnswersTheStatus) {
+  scheduler_.answers.push_back(Json{{"status", "RUN_STATUS_CANCELLED"}});
+  ToolResult result = tools_.Call("cancel_run", {{"run_id", "r-1"}, {"reason", "enough"}});
+  ASSERT_FALSE(result.is_error) << result.text;
+  EXPECT_EQ(scheduler_.calls[0].second["reason"], "enough");
+  EXPECT_EQ(result.structured["status"], "cancelled");
+}
+
+TEST_F(TaskboardToolsTest, ListApprovals_FlattensEachPendingStep) {
+  scheduler_.answers.push_back(
+      Json{{"approvals",
+            {{{"runId", "r-1"},
+              {"stepId", "ship"},
+              {"flowName", "release"},
+              {"approval", {{"prompt", "Ship it?"}, {"choices", {"now", "later"}}}}}}}});
+  ToolResult result = tools_.Call("list_approvals", Json::object());
+  ASSERT_FALSE(result.is_error) << result.text;
+  const Json& approval = result.structured["approvals"][0];
+  EXPECT_EQ(approval["run_id"], "r-1");
+  EXPECT_EQ(approval["step_id"], "ship");
+  EXPECT_EQ(approval["prompt"], "Ship it?");
+  EXPECT_EQ(approval["choices"][1], "later");
+}
+
+TEST_F(TaskboardToolsTest, DecideApproval_SendsTheDecision) {
+  scheduler_.answers.push_back(Json{{"task", {{"state", "TASK_STATE_COMPLETED"}}}});
+  ToolResult result = tools_.Call(
+      "decide_approval",
+      {{"run_id", "r-1"}, {"step_id", "ship"}, {"decision", "approve"}, {"comment", "lgtm"}});
+  ASSERT_FALSE(result.is_error) << result.text;
+  EXPECT_EQ(scheduler_.calls[0].first, "DecideApproval");
+  EXPECT_EQ(scheduler_.calls[0].second["runId"], "r-1");
+  EXPECT_EQ(scheduler_.calls[0].second["decision"], "approve");
+  EXPECT_EQ(scheduler_.calls[0].second["comment"], "lgtm");
+  EXPECT_EQ(result.structured["decided"], true);
+}
+
+TEST_F(TaskboardToolsTest, DecideApproval_UnknownDecision_IsAToolError) {
+  ToolResult result = tools_.Call("decide_approval",
+                                  {{"run_id", "r-1"}, {"step_id", "ship"}, {"decision", "maybe"}});
+  EXPECT_TRUE(result.is_error);
+  EXPECT_THAT(result.text, HasSubstr("one of"));
+  EXPECT_TRUE(scheduler_.calls.empty());
+}
+
+}  // namespace
+}  // namespace taskboard::mcp

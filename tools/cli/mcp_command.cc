@@ -1,0 +1,54 @@
+#include "tools/cli/mcp_command.h"
+
+#include <iostream>
+#include <memory>
+
+#include "common/mcp/server_session.h"
+#include "common/mcp/stdio_transport.h"
+#include "scheduler/mcp/taskboard_tools.h"
+#include "scheduler/web/gateway_calls.h"
+#include "scheduler/web/json_gateway.h"
+#include "tools/cli/scheduler_client.h"
+
+namespace taskboard::cli {
+
+int RunMcp(const McpOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
+  SchedulerClient client(options.scheduler);
+  // The scheduler's own HTTP gateway over the CLI's channel: the tools call
+  // the Scheduler methods by name with JSON exactly as POST /mcp does.
+  web::GatewayOptions gateway_options;
+  gateway_options.call_timeout = SchedulerClient::kCallTimeout;
+  web::JsonGateway gateway(client.channel(), gateway_options);
+  web::GatewayCalls calls(gateway, client.authorization());
+  mcp::TaskboardToolsOptions tool_options;
+  tool_options.max_wait_seconds = options.max_wait_seconds;
+  mcp::TaskboardTools tools(calls, tool_options);
+  mcp::ServerOptions session_options;
+  session_options.max_message_bytes = static_cast<size_t>(options.max_message_bytes);
+  mcp::ServerSession session(std::move(session_options), tools);
+  err << "taskboard mcp: serving MCP over stdio for the scheduler at " << client.address() << "\n";
+  mcp::ServeLines(session, in, out, static_cast<size_t>(options.max_message_bytes));
+  return 0;
+}
+
+void AddMcpCommand(CLI::App& app, CommandSet& commands) {
+  auto options = std::make_shared<McpOptions>();
+  CLI::App* command = app.add_subcommand(
+      "mcp", "Serve Taskboard's tools to an MCP client over stdio (docs/mcp.md)");
+  command
+      ->add_option("--max-wait-seconds", options->max_wait_seconds,
+                   "The longest run_flow may wait for a run to end")
+      ->check(CLI::Range(0, 3600))
+      ->capture_default_str();
+  command
+      ->add_option("--max-message-bytes", options->max_message_bytes,
+                   "The longest MCP message accepted on standard input")
+      ->check(CLI::Range(int64_t{1024}, int64_t{256} << 20))
+      ->capture_default_str();
+  AddSchedulerOption(command, &options->scheduler);
+  commands.Add(command, [options](std::ostream& out, std::ostream& err) {
+    return RunMcp(*options, std::cin, out, err);
+  });
+}
+
+}  // namespace taskboard::cli
