@@ -17,6 +17,7 @@
 // Which agent is the default is the engine's choice (it knows the workers);
 // these functions only find and fill the places.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,13 @@ std::vector<std::string> UnsetAgentPaths(const v1::FlowSpec& spec);
 // Sets the llm evaluator where replanning needs it, then fills every path
 // UnsetAgentPaths lists with `agent` (nothing when `agent` is empty).
 void FillFlowDefaults(const std::string& agent, v1::FlowSpec* spec);
+
+// For the kinds (kinds/flow_kind.h): called with the DSL path and the field
+// of an agent a flow leaves unset.
+using AgentVisit = std::function<void(const std::string& path, std::string* agent)>;
+
+// Calls `visit` for `agent` when it is unset.
+void VisitAgent(const std::string& path, std::string* agent, const AgentVisit& visit);
 
 }  // namespace taskboard::flow
 

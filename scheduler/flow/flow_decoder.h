@@ -11,11 +11,16 @@
 // the presence of a `planAndExecute`, `supervisor` or `board` block; a flow
 // with neither is a taskflow (`phases`, `concurrency` at the top level).
 
+#include <cstdint>
+
 #include "common/json.h"
 #include "scheduler/flow/flow_errors.h"
 #include "taskboard/v1/flow.pb.h"
 
 namespace taskboard::flow {
+
+// Timeouts are seconds; a week bounds typos like 60000 meant as ms.
+inline constexpr int64_t kMaxTimeoutSeconds = 7 * 24 * 3600;
 
 v1::FlowSpec DecodeFlow(const Json& doc, FlowErrorList* errors);
 

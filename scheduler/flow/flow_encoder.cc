@@ -1,31 +1,16 @@
 #include "scheduler/flow/flow_encoder.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
-#include "scheduler/flow/approval_phase.h"
 #include "scheduler/flow/flow_names.h"
-#include "scheduler/flow/pattern_approval.h"
-#include "scheduler/flow/phase_pattern.h"
+#include "scheduler/flow/json_write.h"
+#include "scheduler/flow/kinds/flow_kind.h"
 #include "scheduler/flow/proto_value.h"
 
 namespace taskboard::flow {
 namespace {
-
-template <typename List>
-Json Strings(const List& list) {
-  Json out = Json::array();
-  for (const std::string& value : list) out.push_back(value);
-  return out;
-}
-
-void SetString(Json& obj, const char* key, const std::string& value) {
-  if (!value.empty()) obj[key] = value;
-}
-
-void SetInt(Json& obj, const char* key, int64_t value) {
-  if (value != 0) obj[key] = value;
-}
-
 // Parameterless policies as their name; the others as {type, params...}.
 Json EncodePolicy(const v1::FlowPolicy& policy) {
   const std::string name(FlowPolicyName(policy));
@@ -104,124 +89,6 @@ void EncodeLlmGovernance(const v1::FlowSpec& spec, Json& out) {
   SetInt(out, "priority", spec.priority());
 }
 
-Json EncodeSupervisor(const v1::SupervisorSpec& spec);
-Json EncodePlanExecute(const v1::PlanExecuteSpec& spec);
-
-Json EncodePhase(const v1::Phase& phase) {
-  Json out = Json::object();
-  out["id"] = phase.id();
-  // `type: plan` / `type: supervise` is an agent phase carried out by a
-  // pattern; a map phase keeps its type and carries the block.
-  out["type"] = std::string(PhaseTypeSpelling(phase));
-  // An empty block is left out only where `type` already names the pattern:
-  // a map's block, even `{}`, is what makes its items child runs.
-  if (phase.has_plan()) {
-    Json block = EncodePlanExecute(phase.plan());
-    if (!block.empty() || phase.type() != v1::PHASE_TYPE_AGENT) out["plan"] = std::move(block);
-  } else if (phase.has_supervise()) {
-    Json block = EncodeSupervisor(phase.supervise());
-    if (!block.empty() || phase.type() != v1::PHASE_TYPE_AGENT) {
-      out["supervise"] = std::move(block);
-    }
-  }
-  SetString(out, "agent", phase.agent());
-  SetString(out, "task", phase.task());
-  if (!phase.depends_on().empty()) out["dependsOn"] = Strings(phase.depends_on());
-  SetString(out, "over", phase.over());
-  SetString(out, "as", phase.item_var());
-  if (!phase.branches().empty()) {
-    Json branches = Json::array();
-    for (const v1::Branch& branch : phase.branches()) {
-      Json b = {{"task", branch.task()}};
-      SetString(b, "agent", branch.agent());
-      branches.push_back(std::move(b));
-    }
-    out["branches"] = std::move(branches);
-  }
-  if (!phase.from_phases().empty()) out["from"] = Strings(phase.from_phases());
-  SetString(out, "output", std::string(OutputFormatName(phase.output())));
-  SetString(out, "model", phase.model());
-  SetString(out, "thinking", phase.thinking());
-  if (!phase.tools().empty()) out["tools"] = Strings(phase.tools());
-  SetString(out, "cwd", phase.cwd());
-  SetInt(out, "concurrency", phase.concurrency());
-  if (phase.is_final()) out["final"] = true;
-  if (phase.is_optional()) out["optional"] = true;
-  if (phase.has_retries()) out["retries"] = phase.retries();
-  SetInt(out, "timeoutSeconds", phase.timeout_seconds());
-  if (phase.has_cacheable()) {
-    const v1::PhaseCacheOverride& cacheable = phase.cacheable();
-    if (cacheable.has_all_tools()) {
-      out["cacheable"] = cacheable.all_tools();
-    } else {
-      Json tools = Json::object();
-      std::vector<std::string> names;
-      for (const auto& [name, enabled] : cacheable.tools()) names.push_back(name);
-      std::sort(names.begin(), names.end());
-      for (const std::string& name : names) tools[name] = cacheable.tools().at(name);
-      out["cacheable"] = std::move(tools);
-    }
-  }
-  EncodeApprovalFields(phase, out);
-  return out;
-}
-
-Json EncodeSupervisor(const v1::SupervisorSpec& spec) {
-  Json out = Json::object();
-  SetString(out, "goal", spec.goal());
-  SetString(out, "plannerAgent", spec.planner_agent());
-  SetString(out, "workerAgent", spec.worker_agent());
-  SetString(out, "reviewerAgent", spec.reviewer_agent());
-  if (!spec.review_criteria().empty()) out["reviewCriteria"] = Strings(spec.review_criteria());
-  SetInt(out, "maxIterations", spec.max_iterations());
-  SetInt(out, "maxConcurrency", spec.max_concurrency());
-  SetString(out, "synthesizerAgent", spec.synthesizer_agent());
-  SetString(out, "onSubTaskError", std::string(SubTaskErrorModeName(spec.on_sub_task_error())));
-  if (spec.has_max_replans()) out["maxReplans"] = spec.max_replans();
-  SetString(out, "onEscalate", std::string(OnEscalateName(spec.on_escalate())));
-  if (spec.has_human_review()) out["humanReview"] = EncodePatternApproval(spec.human_review());
-  return out;
-}
-
-Json EncodePlanExecute(const v1::PlanExecuteSpec& spec) {
-  Json out = Json::object();
-  SetString(out, "goal", spec.goal());
-  SetString(out, "plannerAgent", spec.planner_agent());
-  SetString(out, "executorAgent", spec.executor_agent());
-  if (spec.has_step_executor()) out["stepExecutor"] = EncodeSupervisor(spec.step_executor());
-  if (!spec.step_flow().empty()) out["stepExecutor"] = Json{{"flow", spec.step_flow()}};
-  SetString(out, "evaluator", std::string(EvaluatorKindName(spec.evaluator())));
-  SetString(out, "evaluatorAgent", spec.evaluator_agent());
-  if (spec.enable_replanning()) out["enableReplanning"] = true;
-  SetString(out, "replannerAgent", spec.replanner_agent());
-  SetInt(out, "maxIterations", spec.max_iterations());
-  SetInt(out, "maxConcurrency", spec.max_concurrency());
-  SetString(out, "synthesizerAgent", spec.synthesizer_agent());
-  SetString(out, "executionInstructions", spec.execution_instructions());
-  SetString(out, "synthesizeInstructions", spec.synthesize_instructions());
-  if (spec.has_plan_approval()) out["approvePlan"] = EncodePatternApproval(spec.plan_approval());
-  return out;
-}
-
-Json EncodeBoard(const v1::BoardSpec& board) {
-  Json out = Json::object();
-  SetInt(out, "concurrency", board.concurrency());
-  Json tasks = Json::array();
-  for (const v1::BoardTask& task : board.tasks()) {
-    Json t = {{"id", task.id()}};
-    SetString(t, "agent", task.agent());
-    SetString(t, "task", task.task());
-    if (!task.deps().empty()) t["deps"] = Strings(task.deps());
-    SetInt(t, "priority", task.priority());
-    if (task.is_optional()) t["optional"] = true;
-    if (task.has_retries()) t["retries"] = task.retries();
-    SetInt(t, "timeoutSeconds", task.timeout_seconds());
-    tasks.push_back(std::move(t));
-  }
-  out["tasks"] = std::move(tasks);
-  return out;
-}
-
 }  // namespace
 
 Json EncodeFlow(const v1::FlowSpec& spec) {
@@ -251,26 +118,7 @@ Json EncodeFlow(const v1::FlowSpec& spec) {
   SetInt(out, "timeoutSeconds", spec.timeout_seconds());
   EncodeLlmGovernance(spec, out);
   SetString(out, "approvalWebhook", spec.approval_webhook());
-  switch (spec.kind_case()) {
-    case v1::FlowSpec::kTaskflow: {
-      SetInt(out, "concurrency", spec.taskflow().concurrency());
-      Json phases = Json::array();
-      for (const v1::Phase& phase : spec.taskflow().phases()) phases.push_back(EncodePhase(phase));
-      out["phases"] = std::move(phases);
-      break;
-    }
-    case v1::FlowSpec::kPlanAndExecute:
-      out["planAndExecute"] = EncodePlanExecute(spec.plan_and_execute());
-      break;
-    case v1::FlowSpec::kSupervisor:
-      out["supervisor"] = EncodeSupervisor(spec.supervisor());
-      break;
-    case v1::FlowSpec::kBoard:
-      out["board"] = EncodeBoard(spec.board());
-      break;
-    case v1::FlowSpec::KIND_NOT_SET:
-      break;
-  }
+  if (const FlowKindInfo* kind = FindFlowKind(spec)) kind->encode(spec, out);
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "scheduler/flow/kinds/flow_kind.h"
+
 namespace taskboard::flow {
 namespace {
 
@@ -94,19 +96,8 @@ std::optional<v1::OnBudget> OnBudgetFromName(absl::string_view name) {
 }
 
 absl::string_view FlowKindName(const v1::FlowSpec& spec) {
-  switch (spec.kind_case()) {
-    case v1::FlowSpec::kTaskflow:
-      return "taskflow";
-    case v1::FlowSpec::kPlanAndExecute:
-      return "plan_and_execute";
-    case v1::FlowSpec::kSupervisor:
-      return "supervisor";
-    case v1::FlowSpec::kBoard:
-      return "board";
-    case v1::FlowSpec::KIND_NOT_SET:
-      break;
-  }
-  return "";
+  const FlowKindInfo* kind = FindFlowKind(spec);
+  return kind == nullptr ? "" : kind->name;
 }
 
 absl::string_view FlowPolicyName(const v1::FlowPolicy& policy) {
