@@ -80,13 +80,20 @@ TEST_F(McpFakeServerTest, Listing_OffersToolsUnderThePrefixWithSchemas_NotCachea
     EXPECT_THAT(decl.parameters_schema_json(), HasSubstr(R"("message":{"type":"string"})"));
     EXPECT_FALSE(decl.cacheable()) << "readOnlyHint is a hint, not a promise";
   }
-  // The handshake, and answers to what the server asked in between.
+  // The handshake, and answers to what the server asked in between (which
+  // the worker's reader sends while the handshake goes on, so they may
+  // reach the server's log a moment after the listing).
   std::vector<std::string> methods;
   Json ping_answer, roots_answer;
-  for (const Json& message : Received()) {
-    if (message.contains("method")) methods.push_back(message["method"].get<std::string>());
-    if (message.value("id", Json()) == "srv-1") ping_answer = message;
-    if (message.value("id", Json()) == "srv-2") roots_answer = message;
+  for (const absl::Time deadline = absl::Now() + absl::Seconds(5);
+       (ping_answer.is_null() || roots_answer.is_null()) && absl::Now() < deadline;
+       absl::SleepFor(absl::Milliseconds(10))) {
+    methods.clear();
+    for (const Json& message : Received()) {
+      if (message.contains("method")) methods.push_back(message["method"].get<std::string>());
+      if (message.value("id", Json()) == "srv-1") ping_answer = message;
+      if (message.value("id", Json()) == "srv-2") roots_answer = message;
+    }
   }
   ASSERT_GE(methods.size(), 3u);
   EXPECT_EQ(methods[0], "initialize");
