@@ -128,6 +128,14 @@ if $with_tests; then
     npm ci --prefix tests/mcp/sdk_client --no-audit --no-fund --loglevel=error
     cp tests/mcp/sdk_client/package-lock.json tests/mcp/sdk_client/node_modules/.lock-installed
   fi
+  if [[ ! -f tests/mcp/servers/node_modules/.lock-installed ]] ||
+    ! cmp -s tests/mcp/servers/package-lock.json tests/mcp/servers/node_modules/.lock-installed; then
+    echo "install-deps: installing the MCP reference servers into tests/mcp/servers"
+    # @modelcontextprotocol/server-everything and server-filesystem, as
+    # tests/mcp/servers/package-lock.json pins them (the `mcp` tests, docs/mcp.md).
+    npm ci --prefix tests/mcp/servers --no-audit --no-fund --loglevel=error
+    cp tests/mcp/servers/package-lock.json tests/mcp/servers/node_modules/.lock-installed
+  fi
   if [[ ! -f deploy/test/node_modules/.package-versions ]] ||
     ! cmp -s deploy/test/package.json deploy/test/node_modules/.package-versions; then
     echo "install-deps: installing the manifest validator's packages into deploy/test"

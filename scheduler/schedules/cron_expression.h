@@ -15,7 +15,7 @@
 // with `*`) a day matches if EITHER matches; otherwise both must (Vixie;
 // `*/2` counts as unrestricted because it starts with `*`). Our own parser
 // rather than a library: Debian packages no C/C++ cron library
-// (docs/decisions.md, decision 170).
+// (docs/decisions.md, decision 144).
 
 #include <array>
 #include <bitset>

@@ -302,10 +302,14 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options)
   // stdin is a socket so that writing to a child that stopped reading fails
   // with EPIPE (MSG_NOSIGNAL) instead of raising SIGPIPE in the worker.
   int in[2], out[2], err[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0) {
-    return absl::InternalError(absl::StrCat("cannot run '", program, "': ", ErrnoText(errno)));
+  Fd stdin_ours, stdin_child;
+  if (options.stdin_fd < 0) {
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0) {
+      return absl::InternalError(absl::StrCat("cannot run '", program, "': ", ErrnoText(errno)));
+    }
+    stdin_ours.Reset(in[0]);
+    stdin_child.Reset(in[1]);
   }
-  Fd stdin_ours(in[0]), stdin_child(in[1]);
   if (pipe2(out, O_CLOEXEC) != 0) {
     return absl::InternalError(absl::StrCat("cannot run '", program, "': ", ErrnoText(errno)));
   }
@@ -323,7 +327,8 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options)
   // posix_spawn neither copies its address space nor runs atfork handlers.
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, stdin_child.get(), 0);
+  posix_spawn_file_actions_adddup2(&actions,
+                                   options.stdin_fd >= 0 ? options.stdin_fd : stdin_child.get(), 0);
   posix_spawn_file_actions_adddup2(&actions, stdout_child.get(), 1);
   posix_spawn_file_actions_adddup2(&actions, stderr_child.get(), 2);
   posix_spawn_file_actions_adddup2(&actions, status_child.get(), kReaperStatusFd);
@@ -379,7 +384,7 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options)
 
   Child child(pid, options);
   for (const Fd* fd : {&stdin_ours, &stdout_ours, &stderr_ours, &status_ours}) {
-    SetNonBlocking(fd->get());
+    if (fd->open()) SetNonBlocking(fd->get());
   }
   size_t stdin_offset = 0;
   if (options.stdin_data.empty()) stdin_ours.Close();
@@ -401,6 +406,10 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options)
 
   auto on_stdout = [&](absl::string_view chunk) {
     if (stop == Stop::kOutputCap) return;
+    if (!options.keep_stdout) {
+      if (options.on_stdout) options.on_stdout(chunk);
+      return;
+    }
     if (result.stdout_data.size() + chunk.size() > options.max_stdout_bytes) {
       stop = Stop::kOutputCap;
       child.Stop(absl::Now());

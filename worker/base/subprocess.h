@@ -37,10 +37,17 @@ struct SubprocessOptions {
   // Empty: the worker's own working directory.
   std::string cwd;
   std::string stdin_data;
+  // When >= 0, the child's stdin is this descriptor (the caller keeps and
+  // writes to the other end of its socket or pipe, for a long-lived child
+  // such as an MCP server) and stdin_data is ignored. The caller closes it.
+  int stdin_fd = -1;
   absl::Duration timeout = absl::InfiniteDuration();
   // Between SIGTERM and SIGKILL when stopping the group.
   absl::Duration kill_grace = absl::Seconds(2);
   size_t max_stdout_bytes = 4 << 20;
+  // False: stdout only goes to on_stdout, is not kept in the result and has
+  // no cap (a long-lived child whose caller bounds each message itself).
+  bool keep_stdout = true;
   size_t stderr_tail_bytes = 4 << 10;
   // Optional; stops the child like a timeout.
   const CancelToken* cancel = nullptr;

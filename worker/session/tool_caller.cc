@@ -50,7 +50,7 @@ std::string ToolCaller::NextRequestId() {
 absl::StatusOr<ToolCallResult> ToolCaller::Call(const ToolTask& task, absl::string_view tool_name,
                                                 absl::string_view args_json) {
   const absl::Time start = absl::Now();
-  absl::StatusOr<const Tool*> tool = registry_.Find(tool_name);
+  absl::StatusOr<std::shared_ptr<const Tool>> tool = registry_.Find(tool_name);
   if (!tool.ok()) return tool.status();
   if (absl::Status allowed = task.allowed.Check(tool_name); !allowed.ok()) return allowed;
   absl::StatusOr<Json> args = ParseJson(args_json.empty() ? "{}" : args_json);

@@ -14,6 +14,8 @@
 #include "common/yaml_json.h"
 #include "worker/base/child_environment.h"
 #include "worker/base/subprocess.h"
+#include "worker/tools/mcp/mcp_server_file.h"
+#include "worker/tools/tool_cache_fields.h"
 
 namespace taskboard::worker {
 namespace {
@@ -22,16 +24,8 @@ constexpr const char* kKnownFields[] = {
     "name",      "description", "parameters", "command",    "timeout_seconds",
     "cacheable", "ttl_ms",      "scope",      "key_fields", "pass_env"};
 
-bool IsValidToolName(absl::string_view name) {
-  if (name.empty() || name.size() > 64) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
-  });
-}
-
 absl::Status WrongType(absl::string_view field, absl::string_view expected, const Json& value) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("field '", field, "' must be ", expected, ", got ", DumpJson(value)));
+  return WrongFieldType(field, expected, value);
 }
 
 // Fills `def` from the decoded document; errors name the field, not the file.
@@ -98,37 +92,7 @@ absl::Status ReadFields(const Json& doc, CommandToolDefinition* def) {
     }
     def->timeout = absl::Seconds(timeout->get<int64_t>());
   }
-  if (const Json* cacheable = find("cacheable")) {
-    if (!cacheable->is_boolean()) return WrongType("cacheable", "a bool", *cacheable);
-    decl.set_cacheable(cacheable->get<bool>());
-  }
-  if (const Json* ttl = find("ttl_ms")) {
-    // A declaration cannot say "never serve" (0 reads as "the scheduler's
-    // default"); a flow's toolCache rule can.
-    if (!ttl->is_number_integer() || ttl->get<int64_t>() <= 0) {
-      return WrongType("ttl_ms", "a whole number of milliseconds > 0", *ttl);
-    }
-    decl.set_default_ttl_ms(ttl->get<int64_t>());
-  }
-  if (const Json* scope = find("scope")) {
-    const std::string name = scope->is_string() ? scope->get<std::string>() : "";
-    if (name == "run") {
-      decl.set_default_scope(v1::CACHE_SCOPE_RUN);
-    } else if (name == "request") {
-      decl.set_default_scope(v1::CACHE_SCOPE_REQUEST);
-    } else if (name == "session") {
-      decl.set_default_scope(v1::CACHE_SCOPE_SESSION);
-    } else {
-      return WrongType("scope", "one of run, request, session", *scope);
-    }
-  }
-  if (const Json* key_fields = find("key_fields")) {
-    if (!key_fields->is_array()) return WrongType("key_fields", "an array of strings", *key_fields);
-    for (const Json& field : *key_fields) {
-      if (!field.is_string()) return WrongType("key_fields", "an array of strings", field);
-      decl.add_key_fields(field.get<std::string>());
-    }
-  }
+  if (absl::Status cache = ReadToolCacheFields(doc, &decl); !cache.ok()) return cache;
   if (const Json* pass_env = find("pass_env")) {
     if (!pass_env->is_array()) return WrongType("pass_env", "an array of strings", *pass_env);
     for (const Json& name : *pass_env) {
@@ -157,8 +121,7 @@ bool IsCommandToolFile(const std::filesystem::path& path) {
   return ext == ".json" || ext == ".yaml" || ext == ".yml";
 }
 
-absl::StatusOr<CommandToolDefinition> ParseCommandToolFile(const std::filesystem::path& path,
-                                                           absl::string_view text) {
+absl::StatusOr<Json> DecodeToolFile(const std::filesystem::path& path, absl::string_view text) {
   const std::string where = absl::StrCat("tool file ", path.string(), ": ");
   if (std::optional<size_t> bad = FindInvalidUtf8(text)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -167,13 +130,29 @@ absl::StatusOr<CommandToolDefinition> ParseCommandToolFile(const std::filesystem
   const bool json = absl::AsciiStrToLower(path.extension().string()) == ".json";
   absl::StatusOr<Json> doc = json ? ParseJson(text) : ParseYamlAsJson(text);
   if (!doc.ok()) return absl::InvalidArgumentError(absl::StrCat(where, doc.status().message()));
+  return doc;
+}
+
+namespace {
+
+absl::StatusOr<CommandToolDefinition> ParseCommandToolDocument(const std::filesystem::path& path,
+                                                               const Json& doc) {
   CommandToolDefinition def;
   def.source = path;
   def.declaration.set_name(path.stem().string());
-  if (absl::Status s = ReadFields(*doc, &def); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, s.message()));
+  if (absl::Status s = ReadFields(doc, &def); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("tool file ", path.string(), ": ", s.message()));
   }
   return def;
+}
+
+}  // namespace
+
+absl::StatusOr<CommandToolDefinition> ParseCommandToolFile(const std::filesystem::path& path,
+                                                           absl::string_view text) {
+  absl::StatusOr<Json> doc = DecodeToolFile(path, text);
+  if (!doc.ok()) return doc.status();
+  return ParseCommandToolDocument(path, *doc);
 }
 
 CommandTool::CommandTool(CommandToolDefinition definition, CommandToolOptions options)
@@ -223,8 +202,8 @@ absl::StatusOr<std::string> CommandTool::Execute(absl::string_view args_json,
   return DumpJson(Json(out));
 }
 
-absl::StatusOr<std::vector<std::unique_ptr<Tool>>> LoadCommandTools(
-    const std::filesystem::path& dir, const CommandToolOptions& options) {
+absl::StatusOr<std::vector<std::pair<std::filesystem::path, std::string>>> ReadToolFiles(
+    const std::filesystem::path& dir) {
   std::error_code ec;
   if (!std::filesystem::exists(dir, ec)) {
     return absl::NotFoundError(
@@ -244,7 +223,7 @@ absl::StatusOr<std::vector<std::unique_ptr<Tool>>> LoadCommandTools(
         absl::StrCat("cannot list tools directory '", dir.string(), "': ", ec.message()));
   }
   std::sort(files.begin(), files.end());
-  std::vector<std::unique_ptr<Tool>> tools;
+  std::vector<std::pair<std::filesystem::path, std::string>> read;
   for (const std::filesystem::path& file : files) {
     std::ifstream in(file, std::ios::binary);
     if (!in) {
@@ -253,7 +232,22 @@ absl::StatusOr<std::vector<std::unique_ptr<Tool>>> LoadCommandTools(
     }
     std::ostringstream text;
     text << in.rdbuf();
-    absl::StatusOr<CommandToolDefinition> def = ParseCommandToolFile(file, text.str());
+    read.emplace_back(file, text.str());
+  }
+  return read;
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<Tool>>> LoadCommandTools(
+    const std::filesystem::path& dir, const CommandToolOptions& options) {
+  absl::StatusOr<std::vector<std::pair<std::filesystem::path, std::string>>> files =
+      ReadToolFiles(dir);
+  if (!files.ok()) return files.status();
+  std::vector<std::unique_ptr<Tool>> tools;
+  for (const auto& [file, text] : *files) {
+    absl::StatusOr<Json> doc = DecodeToolFile(file, text);
+    if (!doc.ok()) return doc.status();
+    if (IsMcpServerDocument(*doc)) continue;
+    absl::StatusOr<CommandToolDefinition> def = ParseCommandToolDocument(file, *doc);
     if (!def.ok()) return def.status();
     tools.push_back(std::make_unique<CommandTool>(*std::move(def), options));
   }

@@ -32,11 +32,13 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/json.h"
 #include "worker/tools/tool.h"
 
 namespace taskboard::worker {
@@ -57,6 +59,16 @@ struct CommandToolDefinition {
   // The file it came from.
   std::filesystem::path source;
 };
+
+// The tool files directly in `dir` (sorted by name) with their text.
+// Errors: NOT_FOUND when `dir` does not exist; INVALID_ARGUMENT when it is
+// not a directory; PERMISSION_DENIED when it or a file cannot be read.
+absl::StatusOr<std::vector<std::pair<std::filesystem::path, std::string>>> ReadToolFiles(
+    const std::filesystem::path& dir);
+
+// The text of tool file `path` as JSON (its extension picks JSON or YAML).
+// INVALID_ARGUMENT naming the file for bad UTF-8 or syntax.
+absl::StatusOr<Json> DecodeToolFile(const std::filesystem::path& path, absl::string_view text);
 
 // Parses the text of `path` (whose extension picks the format and whose
 // directory anchors a relative argv[0]). INVALID_ARGUMENT naming the file and
@@ -81,7 +93,8 @@ class CommandTool : public Tool {
   const CommandToolOptions options_;
 };
 
-// One CommandTool per tool file directly in `dir` (sorted by file name).
+// One CommandTool per tool file directly in `dir` (sorted by file name),
+// leaving out MCP server files (worker/tools/mcp/mcp_server_file.h).
 // Errors: NOT_FOUND when `dir` does not exist; INVALID_ARGUMENT for a bad
 // file (see ParseCommandToolFile) or when `dir` is not a directory;
 // PERMISSION_DENIED when a file or the directory cannot be read.

@@ -10,15 +10,25 @@
 // One Tool object serves every task of the worker: Execute may run on many
 // threads at once and keeps per-call state on the stack.
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/string_view.h"
 #include "taskboard/v1/worker.pb.h"
 #include "worker/base/cancel_token.h"
 
 namespace taskboard::worker {
+
+// 1-64 of [A-Za-z0-9_-]: what LLM function calling accepts as a name.
+inline bool IsValidToolName(absl::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  });
+}
 
 // What one call may use besides its arguments.
 struct ToolContext {
