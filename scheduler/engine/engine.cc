@@ -52,15 +52,16 @@ Engine::Engine(EngineOptions options)
       leases_({options_.store, options_.lease_timeout_ms, options_.max_infra_attempts,
                options_.metrics},
               &batch_, &runs_.active(), &workers_),
+      dispatcher_({options_.lease_timeout_ms, options_.metrics}, &batch_, &timers_, &runs_.active(),
+                  &workers_, &leases_),
       ledgers_(options_.store, options_.ledger_cache_bytes),
       governor_(options_.llm_limits),
       approval_watch_(options_.approval_metrics) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
   leases_.AddListener(this);
   cache_.set_limits(options_.cache_limits);
-  // Every agent counts as last offered now: tasks recovered from the store
-  // get the whole scheduling timeout for workers to reconnect.
-  scheduling_ = SchedulingDeadlines(options_.scheduling_timeout_ms, options_.clock->NowMs());
+  dispatcher_.SetPriorWork(this);
+  dispatcher_.Start(options_.clock, options_.scheduling_timeout_ms);
 }
 
 Engine::~Engine() { Stop(); }
@@ -241,7 +242,7 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   runs_.AdvanceTouched();
   runs_.nested().Advance();
   QueueTouched();
-  Dispatch();
+  dispatcher_.Dispatch();
   GrantLlmCalls();
   BillEndedRuns();
   runs_.retention().Sweep();
@@ -249,7 +250,8 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   loop_stats_.events += static_cast<int64_t>(batch.size());
   Commit();
   UpdateGauges();
-  loop_stats_.ready_depth = static_cast<int64_t>(ready_.TotalDepth());
+  loop_stats_.dispatched = dispatcher_.dispatched();
+  loop_stats_.ready_depth = static_cast<int64_t>(dispatcher_.ready().TotalDepth());
   loop_stats_.workers = static_cast<int64_t>(workers_.registry().size());
   absl::MutexLock lock(&mu_);
   stats_ = loop_stats_;
@@ -386,11 +388,12 @@ void Engine::UpdateGauges() {
   EngineMetrics* metrics = options_.metrics;
   if (metrics == nullptr) return;
   std::vector<std::pair<std::string, int64_t>> depths;
-  for (std::string& agent : ready_.AgentsWithWork()) {
-    int64_t depth = static_cast<int64_t>(ready_.Depth(agent));
+  const dispatch::ReadyQueue& ready = dispatcher_.ready();
+  for (std::string& agent : ready.AgentsWithWork()) {
+    int64_t depth = static_cast<int64_t>(ready.Depth(agent));
     depths.emplace_back(std::move(agent), depth);
   }
-  std::optional<int64_t> oldest = ready_.OldestReadyMs();
+  std::optional<int64_t> oldest = ready.OldestReadyMs();
   metrics->UpdateQueues(
       depths, absl::Milliseconds(oldest ? std::max<int64_t>(0, batch_.now_ms() - *oldest) : 0));
   metrics->UpdateWorkers(static_cast<int64_t>(workers_.registry().size()),

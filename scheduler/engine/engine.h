@@ -39,7 +39,6 @@
 #include "common/json.h"
 #include "scheduler/cache/cache_service.h"
 #include "scheduler/dispatch/lease_table.h"
-#include "scheduler/dispatch/ready_queue.h"
 #include "scheduler/dispatch/worker_channel.h"
 #include "scheduler/dispatch/worker_registry.h"
 #include "scheduler/engine/approval_event.h"
@@ -68,10 +67,11 @@
 #include "scheduler/engine/runs/run_listener.h"
 #include "scheduler/engine/runs/run_manager.h"
 #include "scheduler/engine/runs/run_requests.h"
-#include "scheduler/engine/scheduling_deadlines.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/watch_hub.h"
+#include "scheduler/engine/workers/dispatcher.h"
 #include "scheduler/engine/workers/lease_keeper.h"
+#include "scheduler/engine/workers/prior_work_source.h"
 #include "scheduler/engine/workers/worker_listener.h"
 #include "scheduler/engine/workers/worker_streams.h"
 #include "scheduler/governance/llm_governor.h"
@@ -145,7 +145,10 @@ struct EngineStats {
   int64_t workers = 0;
 };
 
-class Engine : private RunListener, private CommitObserver, private WorkerListener {
+class Engine : private RunListener,
+               private CommitObserver,
+               private WorkerListener,
+               private PriorWorkSource {
  public:
   // Loads every run that is not finished from the store and re-arms its
   // tasks: ready tasks are queued, retrying ones wait out their backoff, and
@@ -320,9 +323,12 @@ class Engine : private RunListener, private CommitObserver, private WorkerListen
   absl::StatusOr<v1::PriorWork> PriorWorkFor(ActiveRun& active, const std::string& task_id);
   // No observations, policy "none", fallback_reason naming `status`.
   static v1::PriorWork UnreadablePriorWork(const absl::Status& status);
+  // PriorWorkSource: summaries park the task, an external policy chooses
+  // after the commit, the others select now (PriorWorkFor).
+  Choice ChooseFor(ActiveRun& active, const std::string& task_id) override;
   // Sends an assignment whose prior work an external PolicyService chooses:
   // asks it after this batch commits, then sends from OnExternalPriorWork.
-  void DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse message);
+  void SendAfterCommit(ActiveRun& active, v1::ConnectResponse message) override;
   void OnExternalPriorWork(const std::string& lease_id,
                            absl::StatusOr<v1::SelectPriorWorkResponse> response);
   void RecordPriorWork(const std::string& run_id, const std::string& task_id,
@@ -340,7 +346,7 @@ class Engine : private RunListener, private CommitObserver, private WorkerListen
   // True when `task_id` must wait for a summary (it is then parked on a
   // job; the caller leaves it out of the ready queue).
   bool ParkForSummary(ActiveRun& active, const std::string& task_id);
-  void DispatchSummaries();
+  void DispatchSummaries() override;
   // Whether `lease_id` runs a summarizer; if so forgets it and names its job.
   bool TakeSummaryLease(absl::string_view lease_id, std::string* job_key);
   // Stores the narrative (nullopt: the summarizer failed with `failure`)
@@ -349,17 +355,9 @@ class Engine : private RunListener, private CommitObserver, private WorkerListen
                      const std::string& failure);
   v1::PriorWork CompactPriorWork(ActiveRun& active, const policy::RequestLedger& ledger,
                                  const std::string& task_id);
-  void Dispatch();
   void FireTimers();
   // Queues the READY tasks among `task_ids` (all of the run's when null).
   void QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids);
-  // Scheduling timeouts (engine_scheduling.cc, scheduling_deadlines.h).
-  // Makes sure `agent`'s check runs by the deadline of a task of it ready
-  // since `ready_ms`.
-  void ArmSchedulingCheck(const std::string& agent, int64_t ready_ms);
-  // The check of `agent` due at `due_ms`: unless a worker offers the agent
-  // now, fails its queued tasks whose deadline passed and arms the next.
-  void CheckSchedulingDeadlines(const std::string& agent, int64_t due_ms);
 
   // Commit (engine.cc).
   void Commit();
@@ -392,10 +390,9 @@ class Engine : private RunListener, private CommitObserver, private WorkerListen
   // Before the workers' parts, which read the active runs; its revoker and
   // listener are not used before the first batch.
   RunManager runs_;
-  dispatch::ReadyQueue ready_;
-  SchedulingDeadlines scheduling_{0, 0};  // started in the constructor
   WorkerStreams workers_{&batch_};
   LeaseKeeper leases_;
+  Dispatcher dispatcher_;  // started in the constructor
   LedgerBook ledgers_;
   cache::ToolCacheService cache_;
   absl::flat_hash_map<std::string, SummaryJob> summary_jobs_;     // "request@watermark"

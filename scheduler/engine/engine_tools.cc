@@ -251,7 +251,17 @@ void Engine::RecordPriorWork(const std::string& run_id, const std::string& task_
                       prior_work.SerializeAsString());
 }
 
-void Engine::DispatchWithExternalPolicy(ActiveRun& active, v1::ConnectResponse message) {
+PriorWorkSource::Choice Engine::ChooseFor(ActiveRun& active, const std::string& task_id) {
+  if (active.policy.has_compact() && ParkForSummary(active, task_id)) return Choice::Parked();
+  if (policy::IsExternalPolicy(active.policy) && options_.policy_service != nullptr) {
+    return Choice::AfterCommit();
+  }
+  absl::StatusOr<v1::PriorWork> selected = PriorWorkFor(active, task_id);
+  if (!selected.ok()) return Choice::Failed(selected.status());
+  return Choice::Send(*std::move(selected));
+}
+
+void Engine::SendAfterCommit(ActiveRun& active, v1::ConnectResponse message) {
   const v1::Assignment& assignment = message.assignment();
   RunState& run = *active.state;
   absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(run.root_run_id());

@@ -1,4 +1,4 @@
-// Engine: worker streams, dispatch, leases and timers.
+// Engine: worker streams, results and timers (the dispatch is workers/dispatcher.h).
 
 #include <algorithm>
 #include <utility>
@@ -6,14 +6,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/log/log.h"
-#include "scheduler/engine/assignment_to_send.h"
 #include "scheduler/engine/attempt_history.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/ids.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/engine/tool_permission.h"
-#include "scheduler/policy/external_policy.h"
 #include "scheduler/store/keys.h"
 
 namespace taskboard::engine {
@@ -22,7 +20,7 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
                      std::shared_ptr<dispatch::WorkerChannel>& channel,
                      const std::string& identity) {
   dispatch::ConnectedWorker& worker = workers_.Add(stream_id, hello, std::move(channel), identity);
-  for (const std::string& agent : worker.agents) scheduling_.AgentOffered(agent);
+  for (const std::string& agent : worker.agents) dispatcher_.AgentOffered(agent);
   v1::ConnectResponse welcome_message;
   v1::Welcome& welcome = *welcome_message.mutable_welcome();
   welcome.set_scheduler_id(options_.scheduler_id);
@@ -63,10 +61,7 @@ void Engine::DoDisconnect(uint64_t stream_id) {
   // offered it.
   for (const std::string& agent : agents) {
     if (workers_.registry().AnyOffers(agent)) continue;
-    scheduling_.AgentLost(agent, batch_.now_ms());
-    if (std::optional<int64_t> oldest = ready_.OldestReadyMs(agent)) {
-      ArmSchedulingCheck(agent, *oldest);
-    }
+    dispatcher_.AgentLost(agent);
   }
 }
 
@@ -256,7 +251,7 @@ void Engine::FireTimers() {
   while (std::optional<Timer> due = timers_.PopDue(batch_.now_ms())) {
     const Timer& timer = *due;
     if (timer.kind == TimerKind::kScheduling) {
-      CheckSchedulingDeadlines(timer.token, timer.due_ms);
+      dispatcher_.CheckSchedulingDeadlines(timer.token, timer.due_ms);
       continue;
     }
     ActiveRun* active = runs_.active().Find(timer.run_id);
@@ -327,12 +322,7 @@ void Engine::QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids) {
   // `id` is the task's id as the run keeps it, which the entry views.
   auto queue = [&](absl::string_view id, const store::TaskRecord& task) {
     if (WaitsForApproval(task)) return ArmApprovalTimeout(run.run_id(), task);
-    if (task.task().state() != v1::TASK_STATE_READY) return;
-    ready_.Push(task.task().agent(), {task.priority(), task.ready_unix_ms(), task.order(),
-                                      options_.clock->NowUs(), run.ready_run(), id});
-    if (!workers_.registry().AnyOffers(task.task().agent())) {
-      ArmSchedulingCheck(task.task().agent(), task.ready_unix_ms());
-    }
+    dispatcher_.Queue(run, id, task);
   };
   if (task_ids == nullptr) {
     for (const auto& [id, task] : run.tasks()) queue(id, task);
@@ -342,88 +332,6 @@ void Engine::QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids) {
     const store::TaskRecord* task = run.FindTask(id);
     if (task != nullptr) queue(run.KeptTaskId(id), *task);
   }
-}
-
-void Engine::Dispatch() {
-  DispatchSummaries();
-  for (const std::string& agent : ready_.AgentsWithWork()) {
-    while (!ready_.Empty(agent)) {
-      dispatch::ConnectedWorker* worker = workers_.registry().Pick(agent);
-      if (worker == nullptr) break;
-      dispatch::ReadyEntry entry = ready_.Pop(agent);
-      if (entry.run->ended) continue;  // its task id is gone with it
-      ActiveRun* active = runs_.active().Find(entry.run->run_id);
-      if (active == nullptr) continue;
-      RunState& run = *active->state;
-      const std::string task_id(entry.task_id);
-      const store::TaskRecord* ready = run.FindTask(task_id);
-      if (ready == nullptr || ready->task().state() != v1::TASK_STATE_READY) continue;
-      if (active->policy.has_compact() && ParkForSummary(*active, task_id)) continue;
-      // Prior work is selected before the task is marked dispatched: a
-      // ledger the store cannot read fails the task instead of sending it.
-      // An external policy selects after the dispatch is committed.
-      const bool external_policy =
-          policy::IsExternalPolicy(active->policy) && options_.policy_service != nullptr;
-      v1::PriorWork prior_work;
-      if (!external_policy) {
-        absl::StatusOr<v1::PriorWork> selected = PriorWorkFor(*active, task_id);
-        if (!selected.ok()) {
-          FailTask(
-              run.MutableTask(task_id),
-              absl::StrCat("prior work of task '", task_id,
-                           "' could not be read from the ledger: ", selected.status().message(),
-                           "; the scheduler's store failed a read (see its log): resume the "
-                           "run once it reads again"),
-              batch_.now_ms());
-          batch_.Touch(run.run_id());
-          continue;
-        }
-        prior_work = *std::move(selected);
-      }
-
-      std::string lease_id = NewLeaseId(batch_.rng());
-      store::TaskRecord& task = run.MutableTask(task_id);
-      MarkDispatched(task, lease_id, worker->worker_id, batch_.now_ms());
-      task.set_worker_incarnation(worker->hello.incarnation());
-      log::Debug("task dispatched")
-          .With("run_id", run.run_id())
-          .With("task_id", task_id)
-          .With("worker_id", worker->worker_id)
-          .With("agent", agent)
-          .With("attempt", task.task().attempt())
-          .With("lease_id", lease_id);
-      leases_.Grant({lease_id, run.run_id(), task_id, worker->worker_id, worker->identity,
-                     worker->stream_id, batch_.now_ms() + options_.lease_timeout_ms});
-      if (task.assignment().timeout_seconds() > 0) {
-        timers_.Add({batch_.now_ms() + task.assignment().timeout_seconds() * 1000LL,
-                     TimerKind::kTaskTimeout, run.run_id(), task_id, lease_id});
-      }
-      worker->credits--;
-      loop_stats_.dispatched++;
-      if (options_.metrics != nullptr) {
-        options_.metrics->TaskDispatched(agent, absl::Microseconds(std::max<int64_t>(
-                                                    0, options_.clock->NowUs() - entry.queued_us)));
-      }
-      batch_.Touch(run.run_id());
-
-      v1::ConnectResponse message;
-      v1::Assignment& assignment = *message.mutable_assignment();
-      assignment = AssignmentToSend(task, run.record());
-      assignment.set_lease_id(lease_id);
-      assignment.set_attempt(task.task().attempt());
-      assignment.mutable_ready_at()->set_seconds(entry.queued_us / 1'000'000);
-      assignment.mutable_ready_at()->set_nanos(static_cast<int32_t>(entry.queued_us % 1'000'000) *
-                                               1000);
-      if (external_policy) {
-        DispatchWithExternalPolicy(*active, std::move(message));
-        continue;
-      }
-      *assignment.mutable_prior_work() = std::move(prior_work);
-      workers_.SendTo(worker->stream_id, std::move(message));
-    }
-  }
-  // Summaries asked for by tasks parked just now.
-  DispatchSummaries();
 }
 
 }  // namespace taskboard::engine
