@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_ENGINE_CHILD_RUNS_H_
 #define TASKBOARD_SCHEDULER_ENGINE_CHILD_RUNS_H_
 
-// Nested patterns (SEMANTICS.md 1): a task of one run carried out by a whole
+// Nested patterns (docs/semantics.md#nested-runs): a task of one run carried out by a whole
 // child run, e.g. a plan-and-execute step whose step executor is a
 // supervisor. The parent's driver stays pure: it marks the task as awaiting
 // a child (AwaitChildRun, with the child's flow); the engine starts that

@@ -7,8 +7,8 @@
 // while results waited in the queue. What a batch makes visible outside the
 // engine (replies, dispatches, acks, published events: its effects) runs on
 // this thread after the batch's write, in batch order, so nothing is seen
-// before it is durable (SEMANTICS.md 7), exactly as when the loop wrote and
-// ran them itself.
+// before it is durable (docs/semantics.md#delivery-and-durability), exactly as when the loop wrote
+// and ran them itself.
 //
 // At most `max_in_flight` batches wait here; Commit blocks the loop beyond
 // that, so memory stays bounded when the disk is slower than the loop. A

@@ -12,7 +12,7 @@
 // workers, replies to callers, events to watchers. The write and the effects
 // run on the commit pipeline's thread (commit_pipeline.h) while the loop
 // builds the next batch. So nothing anyone can observe is ever lost by a crash,
-// and a dispatch is durable before the worker sees it (SEMANTICS.md 7).
+// and a dispatch is durable before the worker sees it (docs/semantics.md#delivery-and-durability).
 //
 // All public methods are thread-safe and never block on the loop: they post
 // and return; callbacks run on the commit pipeline's thread, in batch order,
@@ -85,7 +85,7 @@ struct EngineOptions {
   store::Store* store = nullptr;  // required; outlives the engine
   const Clock* clock = nullptr;   // default: the system clock
   std::string scheduler_id = "scheduler";
-  // A worker silent this long loses its tasks (SEMANTICS.md 7).
+  // A worker silent this long loses its tasks (docs/semantics.md#leases-and-fencing).
   int64_t lease_timeout_ms = 30'000;
   int64_t heartbeat_interval_ms = 5'000;
   // A ready task whose agent no connected worker offers fails after this.

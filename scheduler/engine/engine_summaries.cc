@@ -1,4 +1,4 @@
-// Engine: the `compact` policy's summaries (SEMANTICS.md 3). Before a task of
+// Engine: the `compact` policy's summaries (docs/semantics.md#compact-summaries). Before a task of
 // a compact run is dispatched, the observations older than its verbatim
 // window must be folded into a narrative by a summarizer task on
 // `summarizer_agent`:
@@ -58,7 +58,7 @@ bool Engine::ParkForSummary(ActiveRun& active, const std::string& task_id) {
     job->second.agent = compact.summarizer_agent();
     (*ledger)->TakeReadError().IgnoreError();
     // Bounded like any task text; what does not fit is left to the next
-    // summary, which extends this one (docs/policies.md#compact).
+    // summary, which extends this one (docs/policies.md#compact-summaries).
     policy::SummaryPrompt prompt = policy::SummarizerPrompt(
         **ledger, extending, previous ? previous->text : "",
         static_cast<size_t>(std::max<int64_t>(0, options_.limits.max_interpolated_bytes)));

@@ -1,5 +1,6 @@
 // Engine: tool calls (the shared cache and the observation ledger) and the
-// prior work each dispatch carries (SEMANTICS.md 3 and 4).
+// prior work each dispatch carries (docs/semantics.md#flow-policies and
+// docs/semantics.md#tool-cache).
 
 #include <utility>
 #include <vector>

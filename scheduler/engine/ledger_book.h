@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_ENGINE_LEDGER_BOOK_H_
 #define TASKBOARD_SCHEDULER_ENGINE_LEDGER_BOOK_H_
 
-// The observation ledgers (SEMANTICS.md 3) of the requests the engine is
+// The observation ledgers (docs/semantics.md#observation-ledger) of the requests the engine is
 // running. Durably, every observation is in the store's ledger column
 // (entries by seq plus an index by task), written in the engine's batch. In
 // memory, each request has a policy::RequestLedger holding only its indexes

@@ -30,7 +30,7 @@ using pattern_phase::kPlanning;
 using pattern_phase::kReplanning;
 using pattern_phase::kSynthesizing;
 
-// The plan's status vocabulary (SEMANTICS.md 5).
+// The plan's status vocabulary (docs/semantics.md#plan-and-execute).
 const char* StepStatus(v1::TaskState state) {
   switch (state) {
     case v1::TASK_STATE_PENDING:
@@ -447,7 +447,7 @@ void PlanExecuteDriver::Finish(RunState& run, int64_t now_ms) {
     skipped += step->task().state() == v1::TASK_STATE_SKIPPED;
   }
   // No tasks: completed; all skipped: failed; else completed iff any step
-  // completed (SEMANTICS.md 5).
+  // completed (docs/semantics.md#plan-and-execute).
   const bool ok = steps.empty() || (skipped < static_cast<int>(steps.size()) && completed > 0);
   const std::string status = ok ? "completed" : "failed";
   std::string output = SynthesizedOutput(run);

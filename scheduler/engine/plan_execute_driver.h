@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_ENGINE_PLAN_EXECUTE_DRIVER_H_
 #define TASKBOARD_SCHEDULER_ENGINE_PLAN_EXECUTE_DRIVER_H_
 
-// The plan-and-execute driver (SEMANTICS.md 5, seed 001):
+// The plan-and-execute driver (docs/semantics.md#plan-and-execute, seed 001):
 //
 //   planning ──planner completes with a valid plan──> active
 //      │ invalid plan: the planner's attempt fails (retried within its

@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_ENGINE_PLAN_STEPS_H_
 #define TASKBOARD_SCHEDULER_ENGINE_PLAN_STEPS_H_
 
-// The steps a plan-and-execute run takes from a plan (SEMANTICS.md 5): the
+// The steps a plan-and-execute run takes from a plan (docs/semantics.md#plan-and-execute): the
 // ids they may not use, and the checks a replan's new tasks pass before they
 // join the plan. Shared by the driver and by DecideApproval, which checks a
 // person's edited plan exactly as the driver will take it

@@ -2,7 +2,7 @@
 #define TASKBOARD_SCHEDULER_ENGINE_POLICY_SERVICE_CALLER_H_
 
 // How the engine reaches a client-run PolicyService (`custom{external:
-// ADDR}`, SEMANTICS.md 3) without knowing gRPC: the server layer implements
+// ADDR}`, docs/semantics.md#external-policies) without knowing gRPC: the server layer implements
 // it (scheduler/server/policy_service_client.h), tests fake it.
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_ENGINE_SAVED_FLOWS_H_
 #define TASKBOARD_SCHEDULER_ENGINE_SAVED_FLOWS_H_
 
-// Named, versioned flow definitions (SEMANTICS.md 2.5): each save of a name
+// Named, versioned flow definitions (docs/semantics.md#saved-flows): each save of a name
 // adds version N+1; SubmitRun accepts a saved name (latest or a version).
 // Saved flows do not touch runs, so they bypass the engine loop; a mutex
 // serializes saves and deletes. Thread-safe.

@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_ENGINE_SUPERVISOR_DRIVER_H_
 #define TASKBOARD_SCHEDULER_ENGINE_SUPERVISOR_DRIVER_H_
 
-// The supervisor driver (SEMANTICS.md 6, seed 004):
+// The supervisor driver (docs/semantics.md#supervisor, seed 004):
 //
 //   planning ──`planner` returns tasks──> working
 //   working: worker tasks run, at most max_concurrency at once

@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_ENGINE_TASK_LIFECYCLE_H_
 #define TASKBOARD_SCHEDULER_ENGINE_TASK_LIFECYCLE_H_
 
-// The task state machine of SEMANTICS.md 7, as transitions on a TaskRecord:
+// The task state machine of docs/semantics.md#task-lifecycle, as transitions on a TaskRecord:
 //
 //   PENDING -> READY -> DISPATCHED -> RUNNING -> COMPLETED
 //                ^          |            |  \-> FAILED (attempts used up)

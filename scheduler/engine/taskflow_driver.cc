@@ -576,7 +576,7 @@ void TaskflowDriver::StartPhase(RunState& run, int index, int64_t now_ms) {
   for (const std::string& id : stale) run.RemoveTask(id);
 
   if (items.empty()) {
-    // A map over [] is done at once (SEMANTICS 2.4).
+    // A map over [] is done at once (docs/semantics.md#map-and-parallel-phases).
     status.set_state(v1::TASK_STATE_COMPLETED);
     *status.mutable_finished_at() = ToTimestamp(now_ms);
     phase_record.set_output("");

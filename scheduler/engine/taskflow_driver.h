@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_ENGINE_TASKFLOW_DRIVER_H_
 #define TASKBOARD_SCHEDULER_ENGINE_TASKFLOW_DRIVER_H_
 
-// The driver of `taskflow` runs (SEMANTICS.md 2.4) and of `board` runs, which
+// The driver of `taskflow` runs (docs/semantics.md#execution) and of `board` runs, which
 // are taskflows of single-agent phases (board_flow.h).
 //
 // Phases start eagerly, the moment their dependencies are satisfied, with at

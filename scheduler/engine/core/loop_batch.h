@@ -4,7 +4,7 @@
 // What one iteration of the engine's loop gathers before its group commit:
 // the time it runs at, the runs it touched, the writes that are not run
 // records, and the effects that may happen only once the batch is written
-// (SEMANTICS.md 7): replies, sends to workers, published events. Every
+// (docs/semantics.md#delivery-and-durability): replies, sends to workers, published events. Every
 // component writes here; the loop commits it (commit_pipeline.h).
 //
 // Loop thread only: nothing here takes a lock.

@@ -1,4 +1,4 @@
-// Nested patterns through the engine (SEMANTICS.md 1, child_runs.h): a
+// Nested patterns through the engine (docs/semantics.md#nested-runs, child_runs.h): a
 // plan-and-execute run whose step executor is a supervisor carries out each
 // step as a child supervisor run, linked both ways, sharing the request's
 // ledger and tool cache, cancelled with its parent, and recovered after a

@@ -105,7 +105,7 @@ TEST_F(PatternResumeTest, Plan_PlannerFailed_ResumeAsksThePlannerAgain) {
 }
 
 TEST_F(PatternResumeTest, Plan_StepFailed_ResumeRunsOnlyTheFailedAndSkippedSteps) {
-  // A plan with a completed step completes (SEMANTICS.md 5); one whose steps
+  // A plan with a completed step completes (docs/semantics.md#plan-and-execute); one whose steps
   // all failed or were skipped fails, and resumes.
   Submit(kNoEvaluatorFlow);
   Answer("planner", true, kTwoSteps);

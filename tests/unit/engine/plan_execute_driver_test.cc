@@ -1,5 +1,5 @@
 // The plan-and-execute driver through the engine and the worker protocol
-// (SEMANTICS.md 5): planning, dependency-ordered steps, cascade skips,
+// (docs/semantics.md#plan-and-execute): planning, dependency-ordered steps, cascade skips,
 // `success: false`, invalid plans, concurrency, the synthesizer, and the plan
 // JSON output.
 

@@ -1,5 +1,5 @@
 // The supervisor driver through the engine and the worker protocol
-// (SEMANTICS.md 6): planning, concurrent workers, reviews with accepted /
+// (docs/semantics.md#supervisor): planning, concurrent workers, reviews with accepted /
 // needs-revision / escalate verdicts, revision with feedback, max
 // iterations, worker-failure modes and the synthesizer.
 

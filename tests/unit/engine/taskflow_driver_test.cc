@@ -1,4 +1,4 @@
-// TaskflowDriver on a bare RunState (SEMANTICS.md 2.4): the test plays the
+// TaskflowDriver on a bare RunState (docs/semantics.md#execution): the test plays the
 // workers through DriverHarness and checks phases, tasks and the run's end.
 
 #include "scheduler/engine/taskflow_driver.h"
