@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/log/log.h"
-#include "scheduler/ha/sha256_stream.h"
+#include "common/sha256.h"
 
 namespace taskboard::ha {
 namespace {

@@ -19,8 +19,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/sha256.h"
 #include "scheduler/ha/checkpoint.h"
-#include "scheduler/ha/sha256_stream.h"
 
 namespace taskboard::ha {
 

@@ -6,11 +6,11 @@
 #include <memory>
 #include <string>
 
+#include "common/sha256.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/ha/checkpoint_receiver.h"
 #include "scheduler/ha/replica_db.h"
-#include "scheduler/ha/sha256_stream.h"
 #include "scheduler/store/store.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
