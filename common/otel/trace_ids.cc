@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/random/random.h"
+#include "common/lower_hex.h"
 
 namespace taskboard::otel {
 namespace {
@@ -23,13 +24,6 @@ std::string ToHex(const std::array<uint8_t, N>& bytes) {
     hex[2 * i + 1] = kHexDigits[bytes[i] & 0xf];
   }
   return hex;
-}
-
-// -1 unless `c` is a lowercase hex digit (W3C's HEXDIGLC).
-int LowerHexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
 }
 
 template <size_t N>

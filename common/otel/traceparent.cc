@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/lower_hex.h"
 
 namespace taskboard::otel {
 namespace {
@@ -15,19 +16,7 @@ constexpr size_t kVersion00Length = 2 + 1 + 32 + 1 + 16 + 1 + 2;
 // The spec drops tracestate members longer than this first when truncating.
 constexpr size_t kLongTracestateMember = 128;
 
-bool IsLowerHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
-
-bool AllLowerHex(absl::string_view text) {
-  for (char c : text) {
-    if (!IsLowerHex(c)) return false;
-  }
-  return true;
-}
-
-int HexByte(absl::string_view two) {
-  auto value = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
-  return value(two[0]) << 4 | value(two[1]);
-}
+int HexByte(absl::string_view two) { return LowerHexValue(two[0]) << 4 | LowerHexValue(two[1]); }
 
 absl::string_view TrimOptionalWhitespace(absl::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -49,7 +38,7 @@ absl::StatusOr<SpanContext> ParseTraceparent(absl::string_view raw) {
         "traceparent has ", value.size(), " characters; version 00 has ", kVersion00Length));
   }
   const absl::string_view version = value.substr(0, 2);
-  if (!AllLowerHex(version)) {
+  if (!IsLowerHex(version)) {
     return absl::InvalidArgumentError("traceparent version is not 2 lowercase hex digits");
   }
   if (version == "ff") return absl::InvalidArgumentError("traceparent version ff is invalid");
@@ -67,7 +56,7 @@ absl::StatusOr<SpanContext> ParseTraceparent(absl::string_view raw) {
   const absl::string_view trace_hex = value.substr(3, 32);
   const absl::string_view span_hex = value.substr(36, 16);
   const absl::string_view flags_hex = value.substr(53, 2);
-  if (!AllLowerHex(trace_hex) || !AllLowerHex(span_hex) || !AllLowerHex(flags_hex)) {
+  if (!IsLowerHex(trace_hex) || !IsLowerHex(span_hex) || !IsLowerHex(flags_hex)) {
     return absl::InvalidArgumentError(
         "traceparent trace id, parent id or flags are not lowercase hex");
   }

@@ -6,18 +6,12 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/lower_hex.h"
 #include "common/sha256.h"
 #include "common/yaml_json.h"
 
 namespace taskboard::auth {
 namespace {
-
-bool IsLowerHex(absl::string_view text) {
-  for (char c : text) {
-    if (!absl::ascii_isdigit(c) && !(c >= 'a' && c <= 'f')) return false;
-  }
-  return true;
-}
 
 bool IsTenantName(absl::string_view tenant) {
   if (tenant.empty() || tenant.size() > 64) return false;
