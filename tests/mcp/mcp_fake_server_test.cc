@@ -32,12 +32,16 @@ using ::testing::Not;
 class McpFakeServerTest : public ::testing::Test {
  protected:
   // Loads a registry whose only MCP server is the fake, with `extra` lines
-  // appended to its server file.
-  std::unique_ptr<ToolRegistry> Load(const std::string& args = "", const std::string& extra = "") {
+  // appended to its server file. The short call timeout is what the timeout
+  // tests measure; a test that restarts the server passes a long one, since a
+  // restart's start-up counts against the call that triggers it and a loaded
+  // CI machine can take seconds to start python.
+  std::unique_ptr<ToolRegistry> Load(const std::string& args = "", const std::string& extra = "",
+                                     int timeout_seconds = 2) {
     std::ofstream(dir_.path() / "fake.yaml")
         << "mcp:\n  command: python3\n  args: [\"" << TASKBOARD_SOURCE_DIR
         << "/tests/mcp/fake_mcp_server.py\", \"" << Log() << "\"" << args << "]\n"
-        << "prefix: fake_\ntimeout_seconds: 2\n"
+        << "prefix: fake_\ntimeout_seconds: " << timeout_seconds << "\n"
         << extra;
     absl::StatusOr<std::unique_ptr<ToolRegistry>> registry = LoadToolRegistry(dir_.path());
     EXPECT_THAT(registry.status(), IsOk());
@@ -191,7 +195,7 @@ TEST_F(McpFakeServerTest, ResultOverTheLimit_FailsThatCallOnly) {
 }
 
 TEST_F(McpFakeServerTest, ServerCrashesMidCall_ThatCallFails_NextCallRestartsIt) {
-  std::unique_ptr<ToolRegistry> registry = Load();
+  std::unique_ptr<ToolRegistry> registry = Load("", "", /*timeout_seconds=*/30);
   EXPECT_THAT(Call(*registry, "fake_crash"),
               StatusIs(absl::StatusCode::kUnavailable,
                        ::testing::AllOf(HasSubstr("MCP server 'fake', tool 'crash'"),
