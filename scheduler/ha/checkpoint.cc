@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "rocksdb/db.h"
-#include "rocksdb/utilities/checkpoint.h"
 #include "scheduler/ha/column_families.h"
+#include "scheduler/store/rocksdb_checkpoint.h"
 #include "scheduler/store/store.h"
 
 namespace taskboard::ha {
@@ -52,14 +52,15 @@ absl::StatusOr<LogPosition> ReadPosition(const std::string& dir) {
 }  // namespace
 
 absl::StatusOr<CheckpointInfo> CreateRocksDbCheckpoint(rocksdb::DB& db, const std::string& dir) {
-  rocksdb::Checkpoint* raw = nullptr;
-  rocksdb::Status created = rocksdb::Checkpoint::Create(&db, &raw);
-  if (!created.ok()) return Internal(created, "cannot start a checkpoint");
-  std::unique_ptr<rocksdb::Checkpoint> checkpoint(raw);
   // No flush: the WAL is copied instead, so a checkpoint costs no memtable
   // flush on the leader (the store always writes a WAL under replication).
-  created = checkpoint->CreateCheckpoint(dir, /*log_size_for_flush=*/UINT64_MAX);
-  if (!created.ok()) return Internal(created, absl::StrCat("cannot checkpoint into ", dir));
+  if (absl::Status made = store::CheckpointRocksDb(db, dir, /*flush_first=*/false); !made.ok()) {
+    return made;
+  }
+  return DescribeCheckpoint(dir);
+}
+
+absl::StatusOr<CheckpointInfo> DescribeCheckpoint(const std::string& dir) {
   CheckpointInfo info;
   info.dir = dir;
   absl::StatusOr<LogPosition> position = ReadPosition(dir);
@@ -80,6 +81,11 @@ absl::StatusOr<CheckpointInfo> CreateRocksDbCheckpoint(rocksdb::DB& db, const st
       info.files.begin(), info.files.end(),
       [](const CheckpointInfo::File& a, const CheckpointInfo::File& b) { return a.name < b.name; });
   return info;
+}
+
+absl::StatusOr<CheckpointInfo> StoreCheckpointSource::CreateCheckpoint(const std::string& dir) {
+  if (absl::Status made = store_->Checkpoint(dir); !made.ok()) return made;
+  return DescribeCheckpoint(dir);
 }
 
 }  // namespace taskboard::ha

@@ -22,6 +22,10 @@ class ColumnFamilyHandle;
 class DB;
 }  // namespace rocksdb
 
+namespace taskboard::store {
+class Store;
+}  // namespace taskboard::store
+
 namespace taskboard::ha {
 
 struct CheckpointInfo {
@@ -48,6 +52,23 @@ class CheckpointSource {
 // it holds by opening it read-only. INTERNAL with RocksDB's message;
 // DATA_LOSS when its position does not parse.
 absl::StatusOr<CheckpointInfo> CreateRocksDbCheckpoint(rocksdb::DB& db, const std::string& dir);
+
+// The files of the checkpoint in `dir` and the position it holds ((0, 0)
+// for a store that never replicated), read by opening it read-only.
+// INTERNAL with RocksDB's message; DATA_LOSS when its position does not
+// parse.
+absl::StatusOr<CheckpointInfo> DescribeCheckpoint(const std::string& dir);
+
+// Checkpoints through the Store interface (store::Store::Checkpoint), so on
+// any scheduler, replicated or not: what `taskboard admin backup` streams.
+class StoreCheckpointSource final : public CheckpointSource {
+ public:
+  explicit StoreCheckpointSource(store::Store* store) : store_(store) {}  // outlives this
+  absl::StatusOr<CheckpointInfo> CreateCheckpoint(const std::string& dir) override;
+
+ private:
+  store::Store* const store_;
+};
 
 }  // namespace taskboard::ha
 

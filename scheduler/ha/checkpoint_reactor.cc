@@ -26,9 +26,9 @@ std::string FreshDir(const std::string& parent) {
 
 }  // namespace
 
-CheckpointReactor::CheckpointReactor(const LeaderReplicaServiceOptions& options, ReplicaLog* log,
+CheckpointReactor::CheckpointReactor(CheckpointStreamOptions options, ReplicaLog* log,
                                      CheckpointSource* checkpoints)
-    : options_(options), log_(log), checkpoints_(checkpoints) {
+    : options_(std::move(options)), log_(log), checkpoints_(checkpoints) {
   // Detached: Finish is its last use of the reactor, which OnDone deletes.
   std::thread([this] {
     const absl::Status status = Transfer();
@@ -43,14 +43,16 @@ CheckpointReactor::CheckpointReactor(const LeaderReplicaServiceOptions& options,
 
 absl::Status CheckpointReactor::Transfer() {
   // Pinned before the checkpoint: everything after what it will hold stays.
-  const uint64_t pin = log_->Pin(log_->last().index + 1, absl::InfiniteFuture());
-  const std::string dir = FreshDir(options_.checkpoint_dir);
+  const uint64_t pin =
+      log_ != nullptr ? log_->Pin(log_->last().index + 1, absl::InfiniteFuture()) : 0;
+  const std::string dir = FreshDir(options_.dir);
   absl::Status status = [&]() -> absl::Status {
     std::error_code error;
-    std::filesystem::create_directories(options_.checkpoint_dir, error);
+    std::filesystem::create_directories(options_.dir, error);
     absl::StatusOr<CheckpointInfo> info = checkpoints_->CreateCheckpoint(dir);
     if (!info.ok()) return info.status();
-    log::Info("sending a checkpoint to a follower")
+    log::Info("sending a checkpoint")
+        .With("to", options_.recipient)
         .With("epoch", info->position.epoch)
         .With("index", info->position.index)
         .With("files", info->files.size());
@@ -73,7 +75,7 @@ absl::Status CheckpointReactor::Transfer() {
   std::filesystem::remove_all(dir, ignored);
   // The follower continues from the checkpoint's position soon; after that
   // the log may drop what it no longer needs.
-  log_->Repin(pin, absl::Now() + options_.checkpoint_pin);
+  if (log_ != nullptr) log_->Repin(pin, absl::Now() + options_.pin);
   return status;
 }
 
@@ -83,7 +85,7 @@ absl::Status CheckpointReactor::SendFile(const std::string& dir, const std::stri
   if (!in) return absl::InternalError(absl::StrCat("cannot read checkpoint file ", path));
   Sha256Stream digest;
   uint64_t offset = 0;
-  std::string buffer(options_.checkpoint_chunk_bytes, '\0');
+  std::string buffer(options_.chunk_bytes, '\0');
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     const size_t n = static_cast<size_t>(in.gcount());
@@ -122,6 +124,11 @@ void CheckpointReactor::OnWriteDone(bool ok) {
   absl::MutexLock lock(&mu_);
   writing_ = false;
   if (!ok) over_ = true;
+}
+
+void CheckpointReactor::OnDone() {
+  if (options_.done) options_.done();
+  delete this;
 }
 
 void CheckpointReactor::OnCancel() {

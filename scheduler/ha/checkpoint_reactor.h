@@ -1,14 +1,17 @@
 #ifndef TASKBOARD_SCHEDULER_HA_CHECKPOINT_REACTOR_H_
 #define TASKBOARD_SCHEDULER_HA_CHECKPOINT_REACTOR_H_
 
-// One FetchCheckpoint stream on the leader: pins the replication log from its
-// current end, makes a checkpoint of the store, sends the manifest and then
-// every file in chunks, each file closed by its size and SHA-256, removes the
-// checkpoint and leaves the pin for `checkpoint_pin`, so the follower can
-// continue from the checkpoint's position. The file reads run on a thread of
-// the transfer's own (reactions must not block); it hands one chunk at a
-// time to the stream and calls Finish as its last act.
+// One checkpoint stream: makes a checkpoint of the store, sends the manifest
+// and then every file in chunks, each file closed by its size and SHA-256,
+// and removes the checkpoint. Two callers: a follower's FetchCheckpoint on
+// the leader, where the replication log is pinned from its current end
+// before the checkpoint and the pin left for `pin` after it, so the follower
+// can continue from the checkpoint's position; and `taskboard admin backup`
+// (no log). The file reads run on a thread of the transfer's own (reactions
+// must not block); it hands one chunk at a time to the stream and calls
+// Finish as its last act.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -20,14 +23,30 @@
 
 namespace taskboard::ha {
 
+struct CheckpointStreamOptions {
+  // Where the checkpoint is made (and removed after the transfer); on the
+  // store's filesystem, so that SST files are hard links, not copies.
+  std::string dir;
+  size_t chunk_bytes = 1 << 20;
+  // How long after the transfer the log keeps the entries after the
+  // checkpoint, for its follower to continue from.
+  absl::Duration pin = absl::Minutes(1);
+  // Who receives it, for the log: "a follower", "a backup".
+  std::string recipient = "a follower";
+  // Called once when the stream is over, whatever its outcome.
+  std::function<void()> done;
+};
+
 class CheckpointReactor final : public grpc::ServerWriteReactor<v1::CheckpointChunk> {
  public:
-  CheckpointReactor(const LeaderReplicaServiceOptions& options, ReplicaLog* log,
+  // `log`: the leader's replication log to pin, or null (a backup). `log`
+  // and `checkpoints` outlive the stream.
+  CheckpointReactor(CheckpointStreamOptions options, ReplicaLog* log,
                     CheckpointSource* checkpoints);
 
   void OnWriteDone(bool ok) override;
   void OnCancel() override;
-  void OnDone() override { delete this; }
+  void OnDone() override;
 
  private:
   // The transfer (the thread's body); its status ends the stream.
@@ -37,7 +56,7 @@ class CheckpointReactor final : public grpc::ServerWriteReactor<v1::CheckpointCh
   absl::Status Send(v1::CheckpointChunk chunk);
   absl::Status SendFile(const std::string& dir, const std::string& name);
 
-  const LeaderReplicaServiceOptions& options_;
+  const CheckpointStreamOptions options_;
   ReplicaLog* const log_;
   CheckpointSource* const checkpoints_;
   v1::CheckpointChunk chunk_;  // owned by the write in flight

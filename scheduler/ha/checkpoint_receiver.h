@@ -44,6 +44,10 @@ class CheckpointReceiver {
   // did not end; INTERNAL on I/O errors.
   absl::StatusOr<LogPosition> Install();
 
+  // Where the files are written until Install: a caller may add a file of
+  // its own there (a backup's BACKUP.json) to be installed with them.
+  const std::string& incoming_dir() const { return incoming_; }
+
  private:
   struct Receiving {
     uint64_t size = 0;      // from the manifest

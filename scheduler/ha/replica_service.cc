@@ -18,7 +18,11 @@ grpc::ServerBidiReactor<v1::FollowRequest, v1::FollowResponse>* LeaderReplicaSer
 
 grpc::ServerWriteReactor<v1::CheckpointChunk>* LeaderReplicaService::FetchCheckpoint(
     grpc::CallbackServerContext* context, const v1::FetchCheckpointRequest* request) {
-  return new CheckpointReactor(options_, log_, checkpoints_);
+  return new CheckpointReactor(
+      CheckpointStreamOptions{.dir = options_.checkpoint_dir,
+                              .chunk_bytes = options_.checkpoint_chunk_bytes,
+                              .pin = options_.checkpoint_pin},
+      log_, checkpoints_);
 }
 
 void LeaderReplicaService::Close() {

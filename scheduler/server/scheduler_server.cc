@@ -68,6 +68,12 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
                                          server->pool_.get(), options.limits, server->gate_.get());
   server->gateway_service_ =
       std::make_unique<WorkerGatewayService>(server->engine_.get(), server->gate_.get());
+  // Checkpoints beside the data directory: on its filesystem (SST files are
+  // hard links), outside the directory RocksDB owns.
+  server->backup_service_ = std::make_unique<BackupService>(
+      server->store_.get(),
+      options.data_dir.empty() ? "" : absl::StrCat(options.data_dir, ".checkpoints"),
+      server->gate_.get());
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -102,6 +108,7 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
                              kMinClientPingMs);
   builder.RegisterService(server->scheduler_service_.get());
   builder.RegisterService(server->gateway_service_.get());
+  builder.RegisterService(server->backup_service_.get());
   if (server->grpc_metrics_ != nullptr) {
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
     creators.push_back(server->grpc_metrics_->InterceptorFactory());

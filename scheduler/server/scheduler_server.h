@@ -19,6 +19,7 @@
 #include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/saved_flows.h"
 #include "scheduler/notify/webhook_notifier.h"
+#include "scheduler/server/backup_service.h"
 #include "scheduler/server/blocking_pool.h"
 #include "scheduler/server/call_gate.h"
 #include "scheduler/server/flow_intake.h"
@@ -114,6 +115,7 @@ class SchedulerServer {
   std::unique_ptr<CallGate> gate_;
   std::unique_ptr<SchedulerService> scheduler_service_;
   std::unique_ptr<WorkerGatewayService> gateway_service_;
+  std::unique_ptr<BackupService> backup_service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   bool shut_down_ = false;

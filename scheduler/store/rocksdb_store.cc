@@ -10,6 +10,7 @@
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/options_util.h"
 #include "rocksdb/write_batch.h"
+#include "scheduler/store/rocksdb_checkpoint.h"
 #include "scheduler/store/run_key_prefix.h"
 #include "scheduler/store/stop_marker.h"
 
@@ -66,6 +67,11 @@ class RocksDbStore : public Store {
   }
 
   bool MayHaveLostWrites() const override { return may_have_lost_writes_; }
+
+  absl::Status Checkpoint(const std::string& dir) override {
+    // Without a WAL the latest writes are only in the memtables.
+    return CheckpointRocksDb(*db_, dir, /*flush_first=*/write_options_.disableWAL);
+  }
 
   absl::Status SyncAndConfirmRecovery() override {
     rocksdb::Status synced =

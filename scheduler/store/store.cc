@@ -74,6 +74,13 @@ absl::Status Store::ScanPrefixOnce(Column column, absl::string_view prefix, cons
   return ScanOnce(column, prefix, PrefixEnd(prefix), visit);
 }
 
+absl::Status Store::Checkpoint(const std::string& dir) {
+  (void)dir;
+  return absl::FailedPreconditionError(
+      "this scheduler keeps its state in memory only (--memory): there is nothing on disk to "
+      "back up; run it with --data-dir to make backups");
+}
+
 absl::StatusOr<std::vector<std::optional<std::string>>> Store::MultiGet(
     Column column, absl::Span<const std::string> keys) {
   std::vector<std::optional<std::string>> values;

@@ -128,6 +128,12 @@ class Store {
   // is judged on its own. Recovery calls it after it has made up for lost
   // writes; until then a crash keeps MayHaveLostWrites true.
   virtual absl::Status SyncAndConfirmRecovery() { return absl::OkStatus(); }
+  // A consistent copy of the store as of now, in `dir` (which must not exist,
+  // on the store's filesystem so that files can be hard links), that opens as
+  // a store of its own: `taskboard admin backup` (docs/operations.md#backup-and-restore).
+  // May run next to the writer. FAILED_PRECONDITION for a store that keeps
+  // nothing on disk; INTERNAL with the storage engine's message.
+  virtual absl::Status Checkpoint(const std::string& dir);
 };
 
 // The smallest key greater than every key that starts with `prefix` ("" when

@@ -4,6 +4,7 @@
 
 #include "CLI/CLI.hpp"
 #include "common/json_depth_flag.h"
+#include "tools/cli/admin_command.h"
 #include "tools/cli/approvals_command.h"
 #include "tools/cli/cache_command.h"
 #include "tools/cli/cancel_command.h"
@@ -48,6 +49,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   AddCacheCommand(app, commands);
   AddApprovalsCommands(app, commands);
   AddMcpCommand(app, commands);
+  AddAdminCommand(app, commands);
   // Set last: subcommands copy the footer of their parent when added.
   app.footer(
       "Client commands talk to the scheduler at --scheduler (env TASKBOARD_SCHEDULER, default "

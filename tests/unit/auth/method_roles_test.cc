@@ -42,6 +42,9 @@ TEST(MethodRolesTest, Table) {
   EXPECT_THAT(RolesFor("/taskboard.v1.WorkerGateway/Connect"),
               ElementsAre(Role::kWorker, Role::kAdmin));
   EXPECT_THAT(RolesFor("/taskboard.v1.Scheduler/Unknown"), IsEmpty());
+  // A backup holds every tenant's state: operators only.
+  EXPECT_THAT(RolesFor("/taskboard.ha.v1.Backup/Backup"), ElementsAre(Role::kAdmin));
+  EXPECT_THAT(RolesFor("/taskboard.ha.v1.ReplicaService/Follow"), IsEmpty());
 }
 
 TEST(MethodRolesTest, UnlistedMethod_PermissionDeniedForEveryone) {
