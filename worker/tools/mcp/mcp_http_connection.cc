@@ -71,7 +71,7 @@ McpHttpConnection::~McpHttpConnection() {
     delete_session = !session_id_.empty() && !gone_;
   }
   killed_.Cancel("the worker closed the MCP session");
-  inbox_.End("was disconnected by the worker", "");
+  inbox_.End("was disconnected by the worker", "", /*fail_waiting=*/false);
   if (listener_.joinable()) listener_.join();
   if (delete_session) {
     // MCP's HTTP shutdown: the client SHOULD end the session with a DELETE.
@@ -85,7 +85,7 @@ McpHttpConnection::~McpHttpConnection() {
 
 void McpHttpConnection::Kill() {
   killed_.Cancel("the worker closed the MCP session");
-  inbox_.End("was disconnected by the worker", "");
+  inbox_.End("was disconnected by the worker", "", /*fail_waiting=*/false);
 }
 
 HttpPostRequest McpHttpConnection::Exchange(std::string method, absl::Duration timeout) const {
@@ -199,14 +199,16 @@ absl::Status McpHttpConnection::Failure(const absl::StatusOr<HttpResponse>& resp
       absl::MutexLock lock(&mu_);
       gone_ = true;
     }
-    inbox_.End(absl::StrCat("could not be reached (", status.message(), ")"), "");
+    inbox_.End(absl::StrCat("could not be reached (", status.message(), ")"), "",
+               /*fail_waiting=*/false);
     return absl::UnavailableError(
         absl::StrCat(prefix, "the connection to the server failed before it answered (",
                      status.message(), "); the next call starts a new session"));
   }
   const int code = response->status;
   if (code == 404 || (code == 400 && had_session)) {
-    inbox_.End(absl::StrCat("no longer knows the session (HTTP ", code, ")"), "");
+    inbox_.End(absl::StrCat("no longer knows the session (HTTP ", code, ")"), "",
+               /*fail_waiting=*/false);
     return McpSessionLost(
         absl::UnavailableError(absl::StrCat(prefix, "the server no longer knows the session (HTTP ",
                                             code, ": ", Snippet(response->body), ")")));
@@ -276,7 +278,8 @@ void McpHttpConnection::Listen() {
     if (killed_.cancelled()) return;
     if (response.ok() && response->status == 405) return;  // the server sends nothing unasked
     if (response.ok() && response->status == 404) {
-      inbox_.End("no longer knows the session (HTTP 404 on its GET stream)", "");
+      inbox_.End("no longer knows the session (HTTP 404 on its GET stream)", "",
+                 /*fail_waiting=*/false);
       return;
     }
     if (response.ok() && !response->streamed) {

@@ -108,11 +108,12 @@ bool McpInbox::Answered(int64_t id) const {
   return it != pending_.end() && it->second->done;
 }
 
-void McpInbox::End(std::string how, absl::string_view hint) {
+void McpInbox::End(std::string how, absl::string_view hint, bool fail_waiting) {
   absl::MutexLock lock(&mu_);
   if (ended_) return;
   ended_ = true;
   ending_ = std::move(how);
+  if (!fail_waiting) return;
   for (auto& [id, call] : pending_) {
     if (call->done) continue;
     call->answer =

@@ -91,9 +91,12 @@ class McpInbox {
   // How many bytes of each end OnOversized needs.
   static constexpr size_t kOversizedKeep = 256;
 
-  // The connection ended `how` ("exited with code 3", ...): every waiting
-  // request fails with UNAVAILABLE saying so, followed by `hint`.
-  void End(std::string how, absl::string_view hint);
+  // The connection ended `how` ("exited with code 3", ...): later requests
+  // are refused, and with `fail_waiting` every waiting request fails with
+  // UNAVAILABLE saying so, followed by `hint`. A transport whose requests
+  // end on their own (each HTTP exchange does) passes false, so an answer
+  // still on its way is not lost.
+  void End(std::string how, absl::string_view hint, bool fail_waiting = true);
 
   bool ended() const;
   // How the connection ended; empty while it runs.
