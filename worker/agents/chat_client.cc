@@ -11,7 +11,7 @@
 #include "common/json.h"
 #include "worker/agents/chat_json.h"
 #include "worker/agents/chat_stream.h"
-#include "worker/agents/http_post.h"
+#include "worker/base/http_post.h"
 
 namespace taskboard::worker {
 namespace {

@@ -102,12 +102,6 @@ namespace {
 // Starts `def`'s server, offers what it lists, and keeps its tools current.
 absl::Status AddMcpServer(ToolRegistry& registry, McpServerDefinition def,
                           const McpOptions& options) {
-  if (!def.url.empty()) {
-    return absl::UnimplementedError(absl::StrCat(
-        "MCP server file ", def.source.string(),
-        ": Streamable HTTP servers (mcp.url) are not supported by this worker yet; run the "
-        "server over stdio (mcp.command)"));
-  }
   if (!options.start) return absl::OkStatus();
   auto client = std::make_shared<McpClient>(std::move(def), options.client);
   registry.AddMcpClient(client);

@@ -1,6 +1,7 @@
 #include "worker/tools/mcp/mcp_client.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "absl/random/random.h"
@@ -8,6 +9,8 @@
 #include "absl/strings/str_join.h"
 #include "common/log/log.h"
 #include "worker/base/child_environment.h"
+#include "worker/tools/mcp/mcp_http_connection.h"
+#include "worker/tools/mcp/mcp_stdio_connection.h"
 
 namespace taskboard::worker {
 namespace {
@@ -86,6 +89,45 @@ absl::StatusOr<std::shared_ptr<McpConnection>> McpClient::Connected(absl::Time d
   }
 }
 
+absl::StatusOr<std::shared_ptr<McpConnection>> McpClient::Open(McpPeerOptions peer) const {
+  if (definition_.url.empty()) {
+    McpStdioOptions stdio;
+    stdio.peer = std::move(peer);
+    stdio.argv = definition_.argv;
+    stdio.env = EnvironmentStrings(ChildEnvironment(definition_.pass_env));
+    stdio.kill_grace = options_.kill_grace;
+    stdio.reaper = options_.reaper;
+    absl::StatusOr<std::unique_ptr<McpStdioConnection>> started =
+        McpStdioConnection::Start(std::move(stdio));
+    if (!started.ok()) return started.status();
+    return std::shared_ptr<McpConnection>(*std::move(started));
+  }
+  McpHttpOptions http;
+  http.peer = std::move(peer);
+  http.url = definition_.url;
+  // Read at each new session, so a rotated secret is picked up by the next
+  // one; the values are never logged.
+  for (const auto& [header, variable] : definition_.header_env) {
+    const char* value = std::getenv(variable.c_str());
+    if (value == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("MCP server '", definition_.name, "': header '", header,
+                       "' takes its value from the environment variable ", variable,
+                       ", which the worker does not have; set it, or remove the header from ",
+                       definition_.source.string()));
+    }
+    const absl::string_view text(value);
+    if (text.size() > kMaxCapturedHeaderBytes || text.find_first_of("\r\n") != text.npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("MCP server '", definition_.name, "': the environment variable ", variable,
+                       " (header '", header, "') is longer than ", kMaxCapturedHeaderBytes,
+                       " bytes or holds a line break; its value is not shown"));
+    }
+    http.headers.push_back(absl::StrCat(header, ": ", text));
+  }
+  return std::make_shared<McpHttpConnection>(std::move(http));
+}
+
 absl::StatusOr<std::shared_ptr<McpConnection>> McpClient::StartLocked(absl::Time deadline) {
   auto fail = [this](const absl::Status& status) {
     last_failure_ = std::string(status.message());
@@ -93,21 +135,16 @@ absl::StatusOr<std::shared_ptr<McpConnection>> McpClient::StartLocked(absl::Time
     next_start_ = absl::Now() + backoff_.Next(random);
     return status;
   };
-  McpConnectionOptions connection;
-  connection.server_name = definition_.name;
-  connection.argv = definition_.argv;
-  connection.env = EnvironmentStrings(ChildEnvironment(definition_.pass_env));
+  McpPeerOptions peer;
+  peer.server_name = definition_.name;
   // The envelope of a result: its JSON-RPC framing around max_result_bytes.
-  connection.max_message_bytes = options_.max_result_bytes + (64 << 10);
-  connection.kill_grace = options_.kill_grace;
-  connection.reaper = options_.reaper;
-  connection.on_notification = [this](const mcp::JsonRpcMessage& message) {
+  peer.max_message_bytes = options_.max_result_bytes + (64 << 10);
+  peer.on_notification = [this](const mcp::JsonRpcMessage& message) {
     if (message.method != "notifications/tools/list_changed") return;
     absl::MutexLock lock(&watch_mu_);
     relist_ = true;
   };
-  absl::StatusOr<std::unique_ptr<McpConnection>> started =
-      McpConnection::Start(std::move(connection));
+  absl::StatusOr<std::shared_ptr<McpConnection>> started = Open(std::move(peer));
   if (!started.ok()) return fail(started.status());
   std::shared_ptr<McpConnection> running = *std::move(started);
 
@@ -139,18 +176,32 @@ absl::StatusOr<std::shared_ptr<McpConnection>> McpClient::StartLocked(absl::Time
   return running;
 }
 
+absl::StatusOr<Json> McpClient::Send(absl::string_view method, const Json& params,
+                                     absl::Time deadline, const CancelToken* cancel,
+                                     absl::string_view label) {
+  absl::Status lost;
+  // Twice at most: a request the server refused for not knowing the
+  // session was not handled, so it goes again on a new session.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    absl::StatusOr<std::shared_ptr<McpConnection>> connection = Connected(deadline, cancel);
+    if (!connection.ok()) return connection.status();
+    absl::StatusOr<Json> result =
+        (*connection)->Request(method, params, deadline, cancel, /*cancellable=*/true, label);
+    if (!IsMcpSessionLost(result.status())) return result;
+    lost = result.status();
+  }
+  return lost;
+}
+
 absl::StatusOr<std::vector<McpToolInfo>> McpClient::ListTools() {
   const std::string who = absl::StrCat("MCP server '", definition_.name, "', tools/list: ");
-  absl::StatusOr<std::shared_ptr<McpConnection>> connection =
-      Connected(absl::Now() + options_.start_timeout, nullptr);
-  if (!connection.ok()) return connection.status();
   std::vector<McpToolInfo> tools;
   Json cursor;
   for (int page = 0; page < options_.max_list_pages; ++page) {
     Json params = Json::object();
     if (!cursor.is_null()) params["cursor"] = cursor;
     absl::StatusOr<Json> listed =
-        (*connection)->Request("tools/list", params, absl::Now() + options_.start_timeout, nullptr);
+        Send("tools/list", params, absl::Now() + options_.start_timeout, nullptr);
     if (!listed.ok()) return listed.status();
     if (!listed->is_object() || !listed->contains("tools") || !(*listed)["tools"].is_array()) {
       return absl::InvalidArgumentError(absl::StrCat(who, "the answer has no 'tools' array"));
@@ -191,13 +242,9 @@ absl::StatusOr<std::vector<McpToolInfo>> McpClient::ListTools() {
 absl::StatusOr<Json> McpClient::CallTool(const std::string& name, const Json& arguments,
                                          const CancelToken* cancel) {
   const absl::Time deadline = absl::Now() + definition_.call_timeout;
-  absl::StatusOr<std::shared_ptr<McpConnection>> connection = Connected(deadline, cancel);
-  if (!connection.ok()) return connection.status();
   const std::string label = absl::StrCat("tool '", name, "'");
   absl::StatusOr<Json> result =
-      (*connection)
-          ->Request("tools/call", Json{{"name", name}, {"arguments", arguments}}, deadline, cancel,
-                    /*cancellable=*/true, label);
+      Send("tools/call", Json{{"name", name}, {"arguments", arguments}}, deadline, cancel, label);
   if (absl::IsDeadlineExceeded(result.status())) {
     return absl::DeadlineExceededError(
         absl::StrCat("MCP server '", definition_.name, "', ", label, ": no answer within ",

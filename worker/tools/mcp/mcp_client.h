@@ -1,9 +1,10 @@
 #ifndef TASKBOARD_WORKER_TOOLS_MCP_MCP_CLIENT_H_
 #define TASKBOARD_WORKER_TOOLS_MCP_MCP_CLIENT_H_
 
-// The worker's client of one stdio MCP server (docs/mcp.md): it starts the
-// server when a call needs it (the first listing at start-up, then after a
-// death), runs the MCP handshake (initialize with protocol version
+// The worker's client of one MCP server (docs/mcp.md), stdio or Streamable
+// HTTP (a McpConnection of either kind): it starts the server's process or
+// session when a call needs it (the first listing at start-up, then after a
+// death or a lost session), runs the MCP handshake (initialize with protocol version
 // 2025-06-18, notifications/initialized), lists its tools following
 // pagination, and calls them. A server that died is restarted by the next
 // call after a backoff delay (worker/base/backoff.h), so a crashing server
@@ -106,6 +107,14 @@ class McpClient {
                                                            const CancelToken* cancel);
   absl::StatusOr<std::shared_ptr<McpConnection>> StartLocked(absl::Time deadline)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(start_mu_);
+  // A new connection of the file's transport, before the handshake.
+  // FAILED_PRECONDITION / INVALID_ARGUMENT for a header whose environment
+  // variable is missing or unusable; those of McpStdioConnection::Start.
+  absl::StatusOr<std::shared_ptr<McpConnection>> Open(McpPeerOptions peer) const;
+  // One request on the running connection (started if needed), sent again
+  // once on a new one when the server had lost the session.
+  absl::StatusOr<Json> Send(absl::string_view method, const Json& params, absl::Time deadline,
+                            const CancelToken* cancel, absl::string_view label = {});
   void WatchLoop();
 
   const McpServerDefinition definition_;

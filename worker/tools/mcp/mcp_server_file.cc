@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -78,6 +79,30 @@ absl::Status ReadStdio(const Json& mcp, McpServerDefinition* def) {
   return absl::OkStatus();
 }
 
+// The worker sets these itself (docs/mcp.md#streamable-http-servers).
+constexpr const char* kReservedHeaders[] = {
+    "accept",         "content-type",         "content-length", "host",
+    "mcp-session-id", "mcp-protocol-version", "last-event-id",  "transfer-encoding"};
+
+absl::Status CheckHeaderName(const std::string& header) {
+  const bool token = !header.empty() && header.size() <= 64 &&
+                     std::all_of(header.begin(), header.end(), [](char c) {
+                       return absl::ascii_isalnum(c) || c == '-' || c == '_';
+                     });
+  if (!token) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("field 'mcp.headers': '", header,
+                     "' is not a header name (1-64 letters, digits, '-' and '_')"));
+  }
+  const std::string lower = absl::AsciiStrToLower(header);
+  if (std::find(std::begin(kReservedHeaders), std::end(kReservedHeaders), lower) !=
+      std::end(kReservedHeaders)) {
+    return absl::InvalidArgumentError(absl::StrCat("field 'mcp.headers': the worker sets '", header,
+                                                   "' itself; remove it from the file"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReadHttp(const Json& mcp, McpServerDefinition* def) {
   if (absl::Status known = CheckKnown(mcp, kHttpFields, "mcp."); !known.ok()) return known;
   const Json* url = Find(mcp, "url");
@@ -94,6 +119,7 @@ absl::Status ReadHttp(const Json& mcp, McpServerDefinition* def) {
                             *headers);
     }
     for (const auto& [header, variable] : headers->items()) {
+      if (absl::Status s = CheckHeaderName(header); !s.ok()) return s;
       if (!variable.is_string()) {
         return WrongFieldType(absl::StrCat("mcp.headers.", header),
                               "the name of an environment variable holding the value", variable);

@@ -1,4 +1,4 @@
-#include "worker/agents/http_post.h"
+#include "worker/base/http_post.h"
 
 #include <curl/curl.h>
 
@@ -7,6 +7,8 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -41,7 +43,8 @@ struct Transfer {
   HttpResponse response;
   bool decided = false;  // whether the body goes to on_event_stream
   size_t received = 0;
-  bool too_large = false;  // passed max_response_bytes: the transfer was cut off
+  bool too_large = false;   // passed max_response_bytes: the transfer was cut off
+  bool done_early = false;  // stream_done said so: the transfer was ended
 };
 
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
@@ -49,9 +52,19 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   absl::string_view line(data, size * count);
   // A new status line (after a 100 Continue or a redirect) starts over.
   if (absl::StartsWith(line, "HTTP/")) transfer->response.retry_after.clear();
+  if (absl::StartsWith(line, "HTTP/")) transfer->response.headers.clear();
   if (absl::StartsWithIgnoreCase(line, "retry-after:")) {
     line.remove_prefix(std::strlen("retry-after:"));
     transfer->response.retry_after = std::string(absl::StripAsciiWhitespace(line));
+    return size * count;
+  }
+  const size_t colon = line.find(':');
+  if (colon == absl::string_view::npos) return size * count;
+  const std::string name = absl::AsciiStrToLower(line.substr(0, colon));
+  const std::vector<std::string>& wanted = transfer->request->capture_headers;
+  if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) {
+    absl::string_view value = absl::StripAsciiWhitespace(line.substr(colon + 1));
+    transfer->response.headers[name] = std::string(value.substr(0, kMaxCapturedHeaderBytes + 1));
   }
   return size * count;
 }
@@ -73,23 +86,33 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
   }
   absl::string_view bytes(data, size * count);
   transfer->received += bytes.size();
-  const size_t limit = transfer->request->max_response_bytes;
+  const size_t limit = response.streamed && transfer->request->max_stream_bytes.has_value()
+                           ? *transfer->request->max_stream_bytes
+                           : transfer->request->max_response_bytes;
   if (limit > 0 && transfer->received > limit) {
     transfer->too_large = true;
     return 0;  // curl stops with CURLE_WRITE_ERROR
   }
   if (response.streamed) {
     transfer->request->on_event_stream(bytes);
+    if (transfer->request->stream_done && transfer->request->stream_done()) {
+      transfer->done_early = true;
+      return 0;  // curl stops with CURLE_WRITE_ERROR
+    }
   } else {
     response.body.append(bytes.data(), bytes.size());
   }
   return size * count;
 }
 
+bool Cancelled(const HttpPostRequest& request) {
+  return (request.cancel != nullptr && request.cancel->cancelled()) ||
+         (request.stop != nullptr && request.stop->cancelled());
+}
+
 // Also stops a transfer stuck inside curl_multi_perform (e.g. a slow write).
 int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  const CancelToken* cancel = static_cast<const CancelToken*>(user);
-  return cancel != nullptr && cancel->cancelled() ? 1 : 0;
+  return Cancelled(*static_cast<const HttpPostRequest*>(user)) ? 1 : 0;
 }
 
 absl::Status TransferError(CURLcode code, CURL* easy, const char* error_buffer,
@@ -138,8 +161,15 @@ absl::StatusOr<HttpResponse> HttpPost(const HttpPostRequest& request) {
   CURL* e = easy.get();
   curl_easy_setopt(e, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(e, CURLOPT_POSTFIELDS, request.body.data());
-  curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  if (request.method == "GET") {
+    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+  } else {
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    if (request.method != "POST")
+      curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  }
+  curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(
       e, CURLOPT_TIMEOUT_MS,
       static_cast<long>(std::max<int64_t>(1, absl::ToInt64Milliseconds(request.timeout))));
@@ -153,21 +183,34 @@ absl::StatusOr<HttpResponse> HttpPost(const HttpPostRequest& request) {
   curl_easy_setopt(e, CURLOPT_WRITEDATA, &transfer);
   curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, &OnProgress);
-  curl_easy_setopt(e, CURLOPT_XFERINFODATA, request.cancel);
+  curl_easy_setopt(e, CURLOPT_XFERINFODATA, &request);
   curl_multi_add_handle(multi.get(), e);
 
-  const int cancel_fd = request.cancel != nullptr ? request.cancel->fd() : -1;
+  // The tokens' eventfds wake the wait; without one (no token, or the
+  // process is out of descriptors) the tokens are checked every kPollMillis.
+  curl_waitfd extra[2];
+  unsigned extra_count = 0;
+  bool all_fds = true;
+  for (const CancelToken* token : {request.cancel, request.stop}) {
+    if (token == nullptr) continue;
+    const int fd = token->fd();
+    if (fd < 0) {
+      all_fds = false;
+      continue;
+    }
+    extra[extra_count++] = curl_waitfd{fd, CURL_WAIT_POLLIN, 0};
+  }
+  const int wait_millis = all_fds && extra_count > 0 ? 1000 : kPollMillis;
   bool cancelled = false;
   for (int running = 1; running > 0;) {
     if (curl_multi_perform(multi.get(), &running) != CURLM_OK) break;
     if (running == 0) break;
-    if (request.cancel != nullptr && request.cancel->cancelled()) {
+    if (Cancelled(request)) {
       cancelled = true;
       break;
     }
-    curl_waitfd extra{cancel_fd, CURL_WAIT_POLLIN, 0};
-    curl_multi_poll(multi.get(), cancel_fd >= 0 ? &extra : nullptr, cancel_fd >= 0 ? 1 : 0,
-                    cancel_fd >= 0 ? 1000 : kPollMillis, nullptr);
+    curl_multi_poll(multi.get(), extra_count > 0 ? extra : nullptr, extra_count, wait_millis,
+                    nullptr);
   }
   CURLcode code = CURLE_OK;
   bool finished = false;
@@ -179,14 +222,18 @@ absl::StatusOr<HttpResponse> HttpPost(const HttpPostRequest& request) {
     }
   }
   curl_multi_remove_handle(multi.get(), e);
-  if (cancelled || (!finished && request.cancel != nullptr && request.cancel->cancelled())) {
+  if (cancelled || (!finished && Cancelled(request))) {
     return absl::CancelledError("cancelled");
   }
   if (transfer.too_large) {
-    return absl::ResourceExhaustedError(absl::StrCat("the response passed ",
-                                                     request.max_response_bytes,
-                                                     " bytes and was cut off"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("the response passed ",
+                     transfer.response.streamed && request.max_stream_bytes.has_value()
+                         ? *request.max_stream_bytes
+                         : request.max_response_bytes,
+                     " bytes and was cut off"));
   }
+  if (transfer.done_early) return std::move(transfer.response);
   if (!finished) return absl::UnavailableError("libcurl stopped without finishing the transfer");
   if (code != CURLE_OK) return TransferError(code, e, error_buffer, request);
   if (!transfer.decided) {  // an empty body: the write callback never ran
