@@ -9,7 +9,6 @@
 #include "common/log/log.h"
 #include "scheduler/cache/cache_key.h"
 #include "scheduler/engine/approval_task.h"
-#include "scheduler/engine/child_runs.h"
 #include "scheduler/engine/runs/run_recovery.h"
 #include "scheduler/engine/task_states.h"
 
@@ -48,20 +47,18 @@ Engine::Engine(EngineOptions options)
              options_.default_agent,
              {options_.retention_ms, options_.retention_keys_per_batch},
              options_.metrics},
-            &batch_, &leases_, this),
-      leases_({options_.store, options_.lease_timeout_ms, options_.max_infra_attempts,
-               options_.metrics},
-              &batch_, &runs_.active(), &workers_),
-      dispatcher_({options_.lease_timeout_ms, options_.metrics}, &batch_, &timers_, &runs_.active(),
-                  &workers_, &leases_),
+            &batch_, &workers_, this),
+      workers_({options_.store, options_.scheduler_id, options_.lease_timeout_ms,
+                options_.heartbeat_interval_ms, options_.max_infra_attempts, options_.metrics},
+               &batch_, &timers_, &runs_.active()),
       ledgers_(options_.store, options_.ledger_cache_bytes),
       governor_(options_.llm_limits),
       approval_watch_(options_.approval_metrics) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
-  leases_.AddListener(this);
+  workers_.AddListener(this);
   cache_.set_limits(options_.cache_limits);
-  dispatcher_.SetPriorWork(this);
-  dispatcher_.Start(options_.clock, options_.scheduling_timeout_ms);
+  workers_.SetPriorWork(this);
+  workers_.Start(options_.clock, options_.scheduling_timeout_ms);
 }
 
 Engine::~Engine() { Stop(); }
@@ -102,7 +99,7 @@ EngineStats Engine::stats() const {
 void Engine::Submit(SubmitRequest request, std::function<void(absl::StatusOr<SubmitResult>)> done) {
   auto shared = std::make_shared<SubmitRequest>(std::move(request));
   Post([this, shared, done = std::move(done)]() mutable {
-    runs_.Submit(*shared, workers_.registry(), done);
+    runs_.Submit(*shared, workers_.streams().registry(), done);
   });
 }
 
@@ -128,7 +125,7 @@ void Engine::CloseStreams(std::string reason) {
     // An effect, so it stays in order after the batches before it (their
     // effects may still be in the commit pipeline), as when the loop ran
     // effects itself.
-    batch_.AfterCommit([this, reason, channels = workers_.Channels()] {
+    batch_.AfterCommit([this, reason, channels = workers_.streams().Channels()] {
       for (const auto& channel : channels) channel->Close(reason);
       runs_.watch_hub().CloseAll(reason);
     });
@@ -141,10 +138,10 @@ void Engine::WhenTasksCreated(const std::string& run_id, std::function<void()> t
 
 void Engine::ListWorkers(std::function<void(std::vector<v1::WorkerInfo>)> done) {
   Post([this, done = std::move(done)]() mutable {
-    batch_.AfterCommit(
-        [done = std::move(done), workers = workers_.List(leases_.table())]() mutable {
-          done(std::move(workers));
-        });
+    batch_.AfterCommit([done = std::move(done),
+                        workers = workers_.streams().List(workers_.leases().table())]() mutable {
+      done(std::move(workers));
+    });
   });
 }
 
@@ -152,11 +149,11 @@ void Engine::DrainWorker(std::string worker_id, int64_t grace_ms, std::string re
                          std::function<void(absl::StatusOr<v1::WorkerInfo>)> done) {
   Post([this, worker_id = std::move(worker_id), grace_ms, reason = std::move(reason),
         done = std::move(done)]() mutable {
-    batch_.AfterCommit(
-        [done = std::move(done),
-         drained = workers_.Drain(worker_id, grace_ms, reason, leases_.table())]() mutable {
-          done(std::move(drained));
-        });
+    batch_.AfterCommit([done = std::move(done),
+                        drained = workers_.streams().Drain(worker_id, grace_ms, reason,
+                                                           workers_.leases().table())]() mutable {
+      done(std::move(drained));
+    });
   });
 }
 
@@ -164,9 +161,10 @@ uint64_t Engine::NewStreamId() { return next_stream_id_++; }
 
 void Engine::WorkerHello(uint64_t stream_id, v1::Hello hello,
                          std::shared_ptr<dispatch::WorkerChannel> channel, std::string identity) {
-  Post(
-      [this, stream_id, hello = std::move(hello), channel = std::move(channel),
-       identity = std::move(identity)]() mutable { DoHello(stream_id, hello, channel, identity); });
+  Post([this, stream_id, hello = std::move(hello), channel = std::move(channel),
+        identity = std::move(identity)]() mutable {
+    workers_.Hello(stream_id, hello, std::move(channel), identity);
+  });
 }
 
 void Engine::WorkerMessage(uint64_t stream_id, v1::ConnectRequest message) {
@@ -176,7 +174,7 @@ void Engine::WorkerMessage(uint64_t stream_id, v1::ConnectRequest message) {
 }
 
 void Engine::WorkerDisconnected(uint64_t stream_id) {
-  Post([this, stream_id] { DoDisconnect(stream_id); });
+  Post([this, stream_id] { workers_.Disconnected(stream_id); });
 }
 
 void Engine::Loop() {
@@ -188,7 +186,9 @@ void Engine::Loop() {
       int64_t now = options_.clock->NowMs();
       int64_t wake_at = now + 1000;
       if (std::optional<int64_t> due = timers_.NextDueMs()) wake_at = std::min(wake_at, *due);
-      if (std::optional<int64_t> sweep = leases_.NextSweepMs()) wake_at = std::min(wake_at, *sweep);
+      if (std::optional<int64_t> sweep = workers_.leases().NextSweepMs()) {
+        wake_at = std::min(wake_at, *sweep);
+      }
       // Model calls waiting for their model's limits to refill.
       if (governor_.NextWake() != absl::InfiniteFuture()) {
         wake_at = std::min(wake_at, absl::ToUnixMillis(governor_.NextWake()) + 1);
@@ -235,14 +235,14 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   runs_.starting().StartPending();
   for (auto& event : batch) event();
   FireTimers();
-  if (leases_.SweepDue(batch_.now_ms())) {
+  if (workers_.leases().SweepDue(batch_.now_ms())) {
     cache_.Sweep(batch_.now_ms(), &batch_.writes());
-    leases_.ExpireDue(std::min(batch_.now_ms(), backlog_since_ms_));
+    workers_.leases().ExpireDue(std::min(batch_.now_ms(), backlog_since_ms_));
   }
   runs_.AdvanceTouched();
   runs_.nested().Advance();
   QueueTouched();
-  dispatcher_.Dispatch();
+  workers_.dispatcher().Dispatch();
   GrantLlmCalls();
   BillEndedRuns();
   runs_.retention().Sweep();
@@ -250,9 +250,9 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   loop_stats_.events += static_cast<int64_t>(batch.size());
   Commit();
   UpdateGauges();
-  loop_stats_.dispatched = dispatcher_.dispatched();
-  loop_stats_.ready_depth = static_cast<int64_t>(dispatcher_.ready().TotalDepth());
-  loop_stats_.workers = static_cast<int64_t>(workers_.registry().size());
+  loop_stats_.dispatched = workers_.dispatcher().dispatched();
+  loop_stats_.ready_depth = static_cast<int64_t>(workers_.dispatcher().ready().TotalDepth());
+  loop_stats_.workers = static_cast<int64_t>(workers_.streams().registry().size());
   absl::MutexLock lock(&mu_);
   stats_ = loop_stats_;
 }
@@ -309,6 +309,14 @@ void Engine::OnRootRunDeleted(const RunDeletion& deletion) {
   ledgers_.Forget(deletion.root_run_id());
 }
 
+void Engine::OnStreamClosed(uint64_t stream_id) {
+  governor_.ReleaseStream(stream_id, batch_.now());
+}
+
+void Engine::OnWorkerGone(const std::string& worker_id) {
+  SendAnswers(cache_.WorkerLost(worker_id));
+}
+
 void Engine::TaskRemoved(const std::string& run_id, const std::string& task_id) {
   approval_watch_.Forget(run_id, task_id);
 }
@@ -321,7 +329,7 @@ absl::Status Engine::Recover() {
   batch_.Begin(options_.clock->NowMs());
   absl::StatusOr<RecoveredRuns> recovered =
       RunRecovery(&runs_, &batch_, options_.recovery_threads, [this](ActiveRun& active) {
-        RearmLeases(active);
+        workers_.Rearm(active);
         QueueReadyTasks(*active.state, nullptr);
       }).Recover();
   if (!recovered.ok()) return recovered.status();
@@ -355,40 +363,12 @@ absl::Status Engine::Recover() {
   return absl::OkStatus();
 }
 
-void Engine::RearmLeases(ActiveRun& active) {
-  RunState& run = *active.state;
-  const std::string& run_id = run.run_id();
-  for (const auto& [task_id, task] : run.tasks()) {
-    switch (task.task().state()) {
-      case v1::TASK_STATE_RETRYING:
-        timers_.Add({task.not_before_unix_ms(), TimerKind::kRetry, run_id, task_id, ""});
-        break;
-      case v1::TASK_STATE_DISPATCHED:
-      case v1::TASK_STATE_RUNNING:
-        if (AwaitsChildRun(task)) break;  // no worker holds it: its child run does
-        // A person holds it; QueueReadyTasks re-arms its deadline below.
-        if (WaitsForApproval(task)) break;
-        // The worker may still be running it: wait for it to reconnect
-        // holding the lease, or for the lease to expire.
-        leases_.Grant({task.lease_id(), run_id, task_id, task.task().worker_id(), "", 0,
-                       batch_.now_ms() + options_.lease_timeout_ms});
-        if (task.assignment().timeout_seconds() > 0) {
-          timers_.Add({task.dispatched_unix_ms() + task.assignment().timeout_seconds() * 1000LL,
-                       TimerKind::kTaskTimeout, run_id, task_id, task.lease_id()});
-        }
-        break;
-      default:
-        break;
-    }
-  }
-}
-
 void Engine::UpdateGauges() {
   approval_watch_.UpdateGauges(batch_.now_ms());
   EngineMetrics* metrics = options_.metrics;
   if (metrics == nullptr) return;
   std::vector<std::pair<std::string, int64_t>> depths;
-  const dispatch::ReadyQueue& ready = dispatcher_.ready();
+  const dispatch::ReadyQueue& ready = workers_.dispatcher().ready();
   for (std::string& agent : ready.AgentsWithWork()) {
     int64_t depth = static_cast<int64_t>(ready.Depth(agent));
     depths.emplace_back(std::move(agent), depth);
@@ -396,8 +376,8 @@ void Engine::UpdateGauges() {
   std::optional<int64_t> oldest = ready.OldestReadyMs();
   metrics->UpdateQueues(
       depths, absl::Milliseconds(oldest ? std::max<int64_t>(0, batch_.now_ms() - *oldest) : 0));
-  metrics->UpdateWorkers(static_cast<int64_t>(workers_.registry().size()),
-                         workers_.registry().FreeSlots());
+  metrics->UpdateWorkers(static_cast<int64_t>(workers_.streams().registry().size()),
+                         workers_.streams().registry().FreeSlots());
   metrics->UpdateCache(cache_.counters());
   const ObservationCache& ledger_cache = ledgers_.cache();
   metrics->UpdateLedgerCache(ledger_cache.hits(), ledger_cache.misses(), ledger_cache.bytes());

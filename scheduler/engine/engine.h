@@ -69,11 +69,9 @@
 #include "scheduler/engine/runs/run_requests.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/watch_hub.h"
-#include "scheduler/engine/workers/dispatcher.h"
-#include "scheduler/engine/workers/lease_keeper.h"
 #include "scheduler/engine/workers/prior_work_source.h"
 #include "scheduler/engine/workers/worker_listener.h"
-#include "scheduler/engine/workers/worker_streams.h"
+#include "scheduler/engine/workers/worker_manager.h"
 #include "scheduler/governance/llm_governor.h"
 #include "scheduler/governance/usage_book.h"
 #include "scheduler/policy/narrative_cache.h"
@@ -266,11 +264,14 @@ class Engine : private RunListener,
   // credit back, the governor releases the lease's grants, a summarizer's
   // job is finished without it, and its tool calls pass to a waiter.
   void OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) override;
+  // A stream closed: the governor asks its waiting model calls again on the
+  // worker's next stream.
+  void OnStreamClosed(uint64_t stream_id) override;
+  // A worker's last stream closed: its tool-call waits are dropped (it runs
+  // those calls itself) and the calls it ran for others pass to a waiter.
+  void OnWorkerGone(const std::string& worker_id) override;
   // Queues the ready tasks (and approval deadlines) of each touched run.
   void QueueTouched();
-  // A recovered run's retry timers, and a lease (and timeout) for each task
-  // a worker may still run.
-  void RearmLeases(ActiveRun& active);
 
   // Approvals (engine_approvals.cc).
   absl::StatusOr<v1::Task> DoDecideApproval(const std::string& run_id, const std::string& step_id,
@@ -284,10 +285,7 @@ class Engine : private RunListener,
   void RecoverApprovals();
 
   // Worker events and dispatch (engine_workers.cc).
-  void DoHello(uint64_t stream_id, v1::Hello& hello,
-               std::shared_ptr<dispatch::WorkerChannel>& channel, const std::string& identity);
   void DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
-  void DoDisconnect(uint64_t stream_id);
   void OnResult(uint64_t stream_id, v1::TaskResult& result);
 
   // LLM governance (engine_llm.cc).
@@ -387,12 +385,10 @@ class Engine : private RunListener,
   // Loop-thread state.
   LoopBatch batch_;
   TimerQueue timers_;
-  // Before the workers' parts, which read the active runs; its revoker and
+  // Before the workers, which read the active runs; its revoker and
   // listener are not used before the first batch.
   RunManager runs_;
-  WorkerStreams workers_{&batch_};
-  LeaseKeeper leases_;
-  Dispatcher dispatcher_;  // started in the constructor
+  WorkerManager workers_;  // started in the constructor
   LedgerBook ledgers_;
   cache::ToolCacheService cache_;
   absl::flat_hash_map<std::string, SummaryJob> summary_jobs_;     // "request@watermark"

@@ -23,7 +23,6 @@
 #include "scheduler/engine/core/loop_batch.h"
 #include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/runs/active_runs.h"
-#include "scheduler/engine/runs/lease_revoker.h"
 #include "scheduler/engine/workers/worker_listener.h"
 #include "scheduler/engine/workers/worker_streams.h"
 #include "scheduler/store/records.pb.h"
@@ -32,7 +31,7 @@
 
 namespace taskboard::engine {
 
-class LeaseKeeper : public LeaseRevoker {
+class LeaseKeeper {
  public:
   struct Options {
     store::Store* store = nullptr;  // the loop's view: stored tasks of ended runs
@@ -75,8 +74,9 @@ class LeaseKeeper : public LeaseRevoker {
   // lost (`ended` is the attempt_end word, `reason` why) and queues the task
   // again, or fails it after max_infra_attempts losses.
   void Lose(const dispatch::Lease& lease, absl::string_view ended, absl::string_view reason);
-  // LeaseRevoker: a Cancel to each holder's open stream, then End.
-  void Revoke(const std::vector<std::string>& lease_ids, const std::string& reason) override;
+  // A Cancel to each holder's open stream, then End (WorkerManager's
+  // LeaseRevoker).
+  void Revoke(const std::vector<std::string>& lease_ids, const std::string& reason);
 
   // A Hello: re-attaches the leases it holds (same worker id, and the
   // identity they were given to) to the new stream, adds the others to
