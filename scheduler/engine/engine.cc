@@ -49,7 +49,8 @@ Engine::Engine(EngineOptions options)
              options_.metrics},
             &batch_, &workers_, this),
       workers_({options_.store, options_.scheduler_id, options_.lease_timeout_ms,
-                options_.heartbeat_interval_ms, options_.max_infra_attempts, options_.metrics},
+                options_.heartbeat_interval_ms, options_.max_infra_attempts, options_.retry_backoff,
+                options_.max_output_bytes, options_.metrics},
                &batch_, &timers_, &runs_.active()),
       ledgers_(options_.store, options_.ledger_cache_bytes),
       governor_(options_.llm_limits),
@@ -169,12 +170,62 @@ void Engine::WorkerHello(uint64_t stream_id, v1::Hello hello,
 
 void Engine::WorkerMessage(uint64_t stream_id, v1::ConnectRequest message) {
   Post([this, stream_id, message = std::move(message)]() mutable {
-    DoWorkerMessage(stream_id, message);
+    RouteWorkerMessage(stream_id, message);
   });
 }
 
 void Engine::WorkerDisconnected(uint64_t stream_id) {
   Post([this, stream_id] { workers_.Disconnected(stream_id); });
+}
+
+void Engine::RouteWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
+  dispatch::ConnectedWorker* worker = workers_.streams().Heard(stream_id);
+  if (worker == nullptr) return;  // no Hello yet, or already gone
+  TaskOutcomes& outcomes = workers_.outcomes();
+  switch (message.msg_case()) {
+    case v1::ConnectRequest::kCredits:
+      workers_.streams().OnCredits(*worker, message.credits());
+      break;
+    case v1::ConnectRequest::kTaskStarted:
+      outcomes.OnStarted(message.task_started());
+      break;
+    case v1::ConnectRequest::kHeartbeat:
+      workers_.leases().OnHeartbeat(stream_id, message.heartbeat());
+      break;
+    case v1::ConnectRequest::kOutputDelta:
+      outcomes.OnOutputDelta(message.output_delta());
+      break;
+    case v1::ConnectRequest::kTaskResult:
+      outcomes.OnResult(*worker, message.task_result());
+      break;
+    case v1::ConnectRequest::kTaskReturned:
+      outcomes.OnReturned(*worker, message.task_returned());
+      break;
+    case v1::ConnectRequest::kDraining:
+      workers_.streams().OnDraining(*worker, message.draining());
+      break;
+    case v1::ConnectRequest::kToolLookup:
+      OnToolLookup(stream_id, *worker, message.tool_lookup());
+      break;
+    case v1::ConnectRequest::kObservation:
+      OnToolObservation(*worker, message.observation());
+      break;
+    case v1::ConnectRequest::kLlmGrantRequest:
+      OnLlmGrantRequest(stream_id, message.llm_grant_request());
+      break;
+    case v1::ConnectRequest::kLlmCallReport:
+      OnLlmCallReport(message.llm_call_report());
+      break;
+    case v1::ConnectRequest::kBatch:
+      // In order, as if written one by one. The gateway refused nested
+      // batches (common/stream_batch.h); one that got here is skipped.
+      for (v1::ConnectRequest& inner : *message.mutable_batch()->mutable_messages()) {
+        if (!inner.has_batch()) RouteWorkerMessage(stream_id, inner);
+      }
+      break;
+    default:
+      break;
+  }
 }
 
 void Engine::Loop() {
@@ -250,6 +301,7 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   loop_stats_.events += static_cast<int64_t>(batch.size());
   Commit();
   UpdateGauges();
+  loop_stats_.results = workers_.outcomes().results();
   loop_stats_.dispatched = workers_.dispatcher().dispatched();
   loop_stats_.ready_depth = static_cast<int64_t>(workers_.dispatcher().ready().TotalDepth());
   loop_stats_.workers = static_cast<int64_t>(workers_.streams().registry().size());
@@ -257,11 +309,40 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   stats_ = loop_stats_;
 }
 
+void Engine::FireTimers() {
+  while (std::optional<Timer> due = timers_.PopDue(batch_.now_ms())) {
+    const Timer& timer = *due;
+    if (timer.kind != TimerKind::kApprovalTimeout) {
+      workers_.OnTimer(timer);
+      continue;
+    }
+    ActiveRun* active = runs_.active().Find(timer.run_id);
+    if (active == nullptr || active->state->FindTask(timer.task_id) == nullptr) continue;
+    OnApprovalTimeout(*active->state, timer.task_id);
+  }
+}
+
 void Engine::QueueTouched() {
   for (const std::string& run_id : batch_.touched()) {
     if (ActiveRun* active = runs_.active().Find(run_id); active != nullptr) {
       QueueReadyTasks(*active->state, &active->state->changed_tasks());
     }
+  }
+}
+
+void Engine::QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids) {
+  // `id` is the task's id as the run keeps it, which the entry views.
+  auto queue = [&](absl::string_view id, const store::TaskRecord& task) {
+    if (WaitsForApproval(task)) return ArmApprovalTimeout(run.run_id(), task);
+    workers_.dispatcher().Queue(run, id, task);
+  };
+  if (task_ids == nullptr) {
+    for (const auto& [id, task] : run.tasks()) queue(id, task);
+    return;
+  }
+  for (const std::string& id : *task_ids) {
+    const store::TaskRecord* task = run.FindTask(id);
+    if (task != nullptr) queue(run.KeptTaskId(id), *task);
   }
 }
 
@@ -381,16 +462,6 @@ void Engine::UpdateGauges() {
   metrics->UpdateCache(cache_.counters());
   const ObservationCache& ledger_cache = ledgers_.cache();
   metrics->UpdateLedgerCache(ledger_cache.hits(), ledger_cache.misses(), ledger_cache.bytes());
-}
-
-void Engine::CountAttempt(const store::TaskRecord& task, AttemptOutcome outcome) {
-  if (options_.metrics == nullptr) return;
-  TaskEnd end = outcome == AttemptOutcome::kCompleted  ? TaskEnd::kCompleted
-                : outcome == AttemptOutcome::kRetrying ? TaskEnd::kRetried
-                                                       : TaskEnd::kFailed;
-  options_.metrics->TaskEnded(
-      task.task().agent(), end,
-      absl::Milliseconds(std::max<int64_t>(0, batch_.now_ms() - task.dispatched_unix_ms())));
 }
 
 }  // namespace taskboard::engine

@@ -284,9 +284,9 @@ class Engine : private RunListener,
   // pending again and are announced once more.
   void RecoverApprovals();
 
-  // Worker events and dispatch (engine_workers.cc).
-  void DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
-  void OnResult(uint64_t stream_id, v1::TaskResult& result);
+  // A worker's message to its owner (the msg_case switch); a batch in
+  // order, as if sent one by one.
+  void RouteWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
 
   // LLM governance (engine_llm.cc).
   void OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& request);
@@ -309,8 +309,11 @@ class Engine : private RunListener,
   cache::CallContext CallContextFor(const ActiveRun& active,
                                     const dispatch::ConnectedWorker& worker,
                                     absl::string_view task_id, absl::string_view tool_name) const;
+  // A lookup under a superseded lease, or of a tool the task may not call
+  // (tool_permission.h), is answered NOT_CACHEABLE.
   void OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& worker,
                     const v1::ToolLookup& lookup);
+  // A call of a tool the task may not call is recorded as an error.
   void OnToolObservation(const dispatch::ConnectedWorker& worker,
                          const v1::ToolObservation& observation);
   void SendAnswers(std::vector<cache::Answer> answers);
@@ -347,22 +350,27 @@ class Engine : private RunListener,
   void DispatchSummaries() override;
   // Whether `lease_id` runs a summarizer; if so forgets it and names its job.
   bool TakeSummaryLease(absl::string_view lease_id, std::string* job_key);
+  // PriorWorkSource: a summarizer's result finishes its job; a summary
+  // handed back is queued for another worker.
+  void OnSummaryResult(const v1::TaskResult& result) override;
+  void OnSummaryReturned(absl::string_view lease_id) override;
   // Stores the narrative (nullopt: the summarizer failed with `failure`)
   // and re-queues the parked tasks.
   void FinishSummary(const std::string& job_key, std::optional<std::string> narrative,
                      const std::string& failure);
   v1::PriorWork CompactPriorWork(ActiveRun& active, const policy::RequestLedger& ledger,
                                  const std::string& task_id);
+  // Hands each due timer to its owner: the workers' (retry, task timeout,
+  // scheduling) or the approvals'.
   void FireTimers();
-  // Queues the READY tasks among `task_ids` (all of the run's when null).
+  // Queues the READY tasks among `task_ids` (all of the run's when null)
+  // and arms the deadlines of those waiting for a person.
   void QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids);
 
   // Commit (engine.cc).
   void Commit();
   // Refreshes the metrics' gauges (queues, workers, cache) after a batch.
   void UpdateGauges();
-  // Records how an attempt of `task` ended (a no-op without metrics).
-  void CountAttempt(const store::TaskRecord& task, AttemptOutcome outcome);
 
   // The store given in the options; options_.store is loop_store_, which
   // makes the loop's reads wait for its writes still in the pipeline.

@@ -118,6 +118,28 @@ bool Engine::TakeSummaryLease(absl::string_view lease_id, std::string* job_key) 
   return true;
 }
 
+void Engine::OnSummaryResult(const v1::TaskResult& result) {
+  std::string job;
+  const bool known = TakeSummaryLease(result.lease_id(), &job);
+  // Ended after it left summary_leases_: OnLeaseEnded sees no lost summarizer.
+  workers_.leases().End(result.lease_id());
+  if (!known) return;
+  if (result.success()) {
+    FinishSummary(job, result.output(), "");
+  } else {
+    FinishSummary(
+        job, std::nullopt,
+        absl::StrCat("summarizer failed: ", result.error(), "; older calls were left out"));
+  }
+}
+
+void Engine::OnSummaryReturned(absl::string_view lease_id) {
+  std::string job;
+  const bool known = TakeSummaryLease(lease_id, &job);
+  workers_.leases().Drop(lease_id);
+  if (known) queued_summaries_.push_back(job);
+}
+
 void Engine::FinishSummary(const std::string& job_key, std::optional<std::string> narrative,
                            const std::string& failure) {
   auto job = summary_jobs_.find(job_key);

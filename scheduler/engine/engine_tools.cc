@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/task_states.h"
+#include "scheduler/engine/tool_permission.h"
 #include "scheduler/policy/effective_policy.h"
 #include "scheduler/policy/external_policy.h"
 #include "scheduler/policy/prior_work_policy.h"
@@ -67,9 +68,11 @@ cache::CallContext Engine::CallContextFor(const ActiveRun& active,
 void Engine::OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& worker,
                           const v1::ToolLookup& lookup) {
   ActiveRun* active = workers_.leases().CurrentRun(lookup.lease_id(), lookup.task_id());
-  if (active == nullptr) {
-    // A superseded lease: the worker should stop; meanwhile nothing it does
-    // is shared.
+  // A superseded lease (the worker should stop; meanwhile nothing it does
+  // is shared), or a tool the task may not call: neither served from the
+  // cache nor joining its in-flight calls (tool_permission.h).
+  if (active == nullptr ||
+      !CheckToolAllowed(*active->state, lookup.task_id(), lookup.tool_name()).ok()) {
     v1::ConnectResponse reply;
     reply.mutable_tool_decision()->set_request_id(lookup.request_id());
     reply.mutable_tool_decision()->set_outcome(v1::ToolDecision::OUTCOME_NOT_CACHEABLE);
@@ -93,10 +96,17 @@ void Engine::OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& w
 }
 
 void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
-                               const v1::ToolObservation& reported) {
-  ActiveRun* active = workers_.leases().CurrentRun(reported.lease_id(), reported.task_id());
+                               const v1::ToolObservation& as_reported) {
+  ActiveRun* active = workers_.leases().CurrentRun(as_reported.lease_id(), as_reported.task_id());
   // Fencing, as for results: a superseded attempt's calls are not the run's.
   if (active == nullptr) return;
+  // A call of a tool the task may not call is recorded as an error
+  // (tool_permission.h).
+  const absl::Status allowed =
+      CheckToolAllowed(*active->state, as_reported.task_id(), as_reported.tool_name());
+  const v1::ToolObservation not_allowed =
+      allowed.ok() ? v1::ToolObservation() : RefusedObservation(as_reported, allowed);
+  const v1::ToolObservation& reported = allowed.ok() ? as_reported : not_allowed;
   RunState& run = *active->state;
   const std::string& request_id = run.root_run_id();
   absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(request_id);

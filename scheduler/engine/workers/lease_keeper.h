@@ -56,6 +56,9 @@ class LeaseKeeper {
   // it), or nullopt when the lease is not the task's current one (fencing:
   // re-dispatched, cancelled, finished).
   std::optional<Covered> Current(absl::string_view lease_id, absl::string_view task_id);
+  // A result's lease: Current, then End. nullopt when it is not current,
+  // after keeping a timed-out attempt's late execution (KeepLateExecution).
+  std::optional<Covered> TakeForResult(const v1::TaskResult& result);
   // Current's run, or null.
   ActiveRun* CurrentRun(absl::string_view lease_id, absl::string_view task_id) {
     std::optional<Covered> covered = Current(lease_id, task_id);

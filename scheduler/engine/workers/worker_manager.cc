@@ -20,7 +20,9 @@ WorkerManager::WorkerManager(Options options, LoopBatch* batch, TimerQueue* time
                options_.metrics},
               batch, runs, &streams_),
       dispatcher_({options_.lease_timeout_ms, options_.metrics}, batch, timers, runs, &streams_,
-                  &leases_) {}
+                  &leases_),
+      outcomes_({options_.max_output_bytes, options_.retry_backoff, options_.metrics}, batch,
+                timers, runs, &streams_, &leases_) {}
 
 void WorkerManager::AddListener(WorkerListener* listener) {
   listeners_.push_back(listener);
@@ -72,6 +74,22 @@ void WorkerManager::Disconnected(uint64_t stream_id) {
   for (const std::string& agent : agents) {
     if (streams_.registry().AnyOffers(agent)) continue;
     dispatcher_.AgentLost(agent);
+  }
+}
+
+void WorkerManager::OnTimer(const Timer& timer) {
+  switch (timer.kind) {
+    case TimerKind::kRetry:
+      outcomes_.OnRetryDue(timer);
+      break;
+    case TimerKind::kTaskTimeout:
+      outcomes_.OnTimeoutDue(timer);
+      break;
+    case TimerKind::kScheduling:
+      dispatcher_.CheckSchedulingDeadlines(timer.token, timer.due_ms);
+      break;
+    case TimerKind::kApprovalTimeout:
+      break;  // the approvals' own
   }
 }
 

@@ -2,8 +2,9 @@
 #define TASKBOARD_SCHEDULER_ENGINE_WORKERS_WORKER_MANAGER_H_
 
 // The workers' side of the engine: the connected streams (worker_streams.h),
-// the leases they hold (lease_keeper.h) and the dispatch of ready tasks to
-// them (dispatcher.h), and what happens when a stream comes and goes. A
+// the leases they hold (lease_keeper.h), the dispatch of ready tasks to
+// them (dispatcher.h), what becomes of a dispatched task (task_outcomes.h),
+// and what happens when a stream comes and goes. A
 // Hello re-attaches the leases the worker still holds and loses (or queues
 // again) the ones it no longer does (docs/semantics.md#leases-and-fencing);
 // a closed stream keeps its leases until they expire or the worker comes
@@ -22,11 +23,13 @@
 #include "scheduler/engine/core/loop_batch.h"
 #include "scheduler/engine/core/timer_queue.h"
 #include "scheduler/engine/engine_metrics.h"
+#include "scheduler/engine/retry_backoff.h"
 #include "scheduler/engine/runs/active_runs.h"
 #include "scheduler/engine/runs/lease_revoker.h"
 #include "scheduler/engine/workers/dispatcher.h"
 #include "scheduler/engine/workers/lease_keeper.h"
 #include "scheduler/engine/workers/prior_work_source.h"
+#include "scheduler/engine/workers/task_outcomes.h"
 #include "scheduler/engine/workers/worker_listener.h"
 #include "scheduler/engine/workers/worker_streams.h"
 #include "scheduler/store/store.h"
@@ -42,6 +45,8 @@ class WorkerManager : public LeaseRevoker {
     int64_t lease_timeout_ms = 30'000;
     int64_t heartbeat_interval_ms = 5'000;
     int max_infra_attempts = 3;
+    RetryBackoff retry_backoff;
+    int64_t max_output_bytes = 1 << 20;
     EngineMetrics* metrics = nullptr;  // may be null
   };
   // Everything outlives this. Start must run before the first batch.
@@ -53,7 +58,10 @@ class WorkerManager : public LeaseRevoker {
   void Start(const Clock* clock, int64_t scheduling_timeout_ms) {
     dispatcher_.Start(clock, scheduling_timeout_ms);
   }
-  void SetPriorWork(PriorWorkSource* source) { dispatcher_.SetPriorWork(source); }
+  void SetPriorWork(PriorWorkSource* source) {
+    dispatcher_.SetPriorWork(source);
+    outcomes_.SetPriorWork(source);
+  }
   // Told when a lease ends, a stream closes and a worker's last stream
   // closes, in the order added.
   void AddListener(WorkerListener* listener);
@@ -77,6 +85,8 @@ class WorkerManager : public LeaseRevoker {
   // task a worker may still run, until the worker reconnects holding it or
   // the lease expires.
   void Rearm(ActiveRun& recovered);
+  // A kRetry, kTaskTimeout or kScheduling timer (TaskOutcomes, Dispatcher).
+  void OnTimer(const Timer& timer);
 
   WorkerStreams& streams() { return streams_; }
   const WorkerStreams& streams() const { return streams_; }
@@ -84,6 +94,8 @@ class WorkerManager : public LeaseRevoker {
   const LeaseKeeper& leases() const { return leases_; }
   Dispatcher& dispatcher() { return dispatcher_; }
   const Dispatcher& dispatcher() const { return dispatcher_; }
+  TaskOutcomes& outcomes() { return outcomes_; }
+  const TaskOutcomes& outcomes() const { return outcomes_; }
 
  private:
   const Options options_;
@@ -93,6 +105,7 @@ class WorkerManager : public LeaseRevoker {
   WorkerStreams streams_;
   LeaseKeeper leases_;
   Dispatcher dispatcher_;
+  TaskOutcomes outcomes_;
 };
 
 }  // namespace taskboard::engine

@@ -97,10 +97,11 @@ class WorkerManagerTest : public ::testing::Test {
   FixedClock clock_;
   std::string run_id_;
   TimerQueue timers_;
-  WorkerManager workers_{{&f_.store(), "sched-1", 30'000, 5'000, 3, nullptr},
-                         &f_.batch(),
-                         &timers_,
-                         &f_.runs().active()};
+  WorkerManager workers_{
+      {&f_.store(), "sched-1", 30'000, 5'000, 3, RetryBackoff(), 1 << 20, nullptr},
+      &f_.batch(),
+      &timers_,
+      &f_.runs().active()};
   RecordingWorkerListener listener_;
   std::map<uint64_t, std::shared_ptr<RecordingChannel>> channels_;
 };
