@@ -9,7 +9,6 @@
 #include "common/log/log.h"
 #include "scheduler/cache/cache_key.h"
 #include "scheduler/engine/approval_task.h"
-#include "scheduler/engine/child_runs.h"
 #include "scheduler/engine/runs/run_recovery.h"
 #include "scheduler/engine/task_states.h"
 
@@ -48,20 +47,19 @@ Engine::Engine(EngineOptions options)
              options_.default_agent,
              {options_.retention_ms, options_.retention_keys_per_batch},
              options_.metrics},
-            &batch_, &leases_, this),
-      leases_({options_.store, options_.lease_timeout_ms, options_.max_infra_attempts,
-               options_.metrics},
-              &batch_, &runs_.active(), &workers_),
-      dispatcher_({options_.lease_timeout_ms, options_.metrics}, &batch_, &timers_, &runs_.active(),
-                  &workers_, &leases_),
+            &batch_, &workers_, this),
+      workers_({options_.store, options_.scheduler_id, options_.lease_timeout_ms,
+                options_.heartbeat_interval_ms, options_.max_infra_attempts, options_.retry_backoff,
+                options_.max_output_bytes, options_.metrics},
+               &batch_, &timers_, &runs_.active()),
       ledgers_(options_.store, options_.ledger_cache_bytes),
       governor_(options_.llm_limits),
       approval_watch_(options_.approval_metrics) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
-  leases_.AddListener(this);
+  workers_.AddListener(this);
   cache_.set_limits(options_.cache_limits);
-  dispatcher_.SetPriorWork(this);
-  dispatcher_.Start(options_.clock, options_.scheduling_timeout_ms);
+  workers_.SetPriorWork(this);
+  workers_.Start(options_.clock, options_.scheduling_timeout_ms);
 }
 
 Engine::~Engine() { Stop(); }
@@ -102,7 +100,7 @@ EngineStats Engine::stats() const {
 void Engine::Submit(SubmitRequest request, std::function<void(absl::StatusOr<SubmitResult>)> done) {
   auto shared = std::make_shared<SubmitRequest>(std::move(request));
   Post([this, shared, done = std::move(done)]() mutable {
-    runs_.Submit(*shared, workers_.registry(), done);
+    runs_.Submit(*shared, workers_.streams().registry(), done);
   });
 }
 
@@ -128,7 +126,7 @@ void Engine::CloseStreams(std::string reason) {
     // An effect, so it stays in order after the batches before it (their
     // effects may still be in the commit pipeline), as when the loop ran
     // effects itself.
-    batch_.AfterCommit([this, reason, channels = workers_.Channels()] {
+    batch_.AfterCommit([this, reason, channels = workers_.streams().Channels()] {
       for (const auto& channel : channels) channel->Close(reason);
       runs_.watch_hub().CloseAll(reason);
     });
@@ -141,10 +139,10 @@ void Engine::WhenTasksCreated(const std::string& run_id, std::function<void()> t
 
 void Engine::ListWorkers(std::function<void(std::vector<v1::WorkerInfo>)> done) {
   Post([this, done = std::move(done)]() mutable {
-    batch_.AfterCommit(
-        [done = std::move(done), workers = workers_.List(leases_.table())]() mutable {
-          done(std::move(workers));
-        });
+    batch_.AfterCommit([done = std::move(done),
+                        workers = workers_.streams().List(workers_.leases().table())]() mutable {
+      done(std::move(workers));
+    });
   });
 }
 
@@ -152,11 +150,11 @@ void Engine::DrainWorker(std::string worker_id, int64_t grace_ms, std::string re
                          std::function<void(absl::StatusOr<v1::WorkerInfo>)> done) {
   Post([this, worker_id = std::move(worker_id), grace_ms, reason = std::move(reason),
         done = std::move(done)]() mutable {
-    batch_.AfterCommit(
-        [done = std::move(done),
-         drained = workers_.Drain(worker_id, grace_ms, reason, leases_.table())]() mutable {
-          done(std::move(drained));
-        });
+    batch_.AfterCommit([done = std::move(done),
+                        drained = workers_.streams().Drain(worker_id, grace_ms, reason,
+                                                           workers_.leases().table())]() mutable {
+      done(std::move(drained));
+    });
   });
 }
 
@@ -164,19 +162,70 @@ uint64_t Engine::NewStreamId() { return next_stream_id_++; }
 
 void Engine::WorkerHello(uint64_t stream_id, v1::Hello hello,
                          std::shared_ptr<dispatch::WorkerChannel> channel, std::string identity) {
-  Post(
-      [this, stream_id, hello = std::move(hello), channel = std::move(channel),
-       identity = std::move(identity)]() mutable { DoHello(stream_id, hello, channel, identity); });
+  Post([this, stream_id, hello = std::move(hello), channel = std::move(channel),
+        identity = std::move(identity)]() mutable {
+    workers_.Hello(stream_id, hello, std::move(channel), identity);
+  });
 }
 
 void Engine::WorkerMessage(uint64_t stream_id, v1::ConnectRequest message) {
   Post([this, stream_id, message = std::move(message)]() mutable {
-    DoWorkerMessage(stream_id, message);
+    RouteWorkerMessage(stream_id, message);
   });
 }
 
 void Engine::WorkerDisconnected(uint64_t stream_id) {
-  Post([this, stream_id] { DoDisconnect(stream_id); });
+  Post([this, stream_id] { workers_.Disconnected(stream_id); });
+}
+
+void Engine::RouteWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
+  dispatch::ConnectedWorker* worker = workers_.streams().Heard(stream_id);
+  if (worker == nullptr) return;  // no Hello yet, or already gone
+  TaskOutcomes& outcomes = workers_.outcomes();
+  switch (message.msg_case()) {
+    case v1::ConnectRequest::kCredits:
+      workers_.streams().OnCredits(*worker, message.credits());
+      break;
+    case v1::ConnectRequest::kTaskStarted:
+      outcomes.OnStarted(message.task_started());
+      break;
+    case v1::ConnectRequest::kHeartbeat:
+      workers_.leases().OnHeartbeat(stream_id, message.heartbeat());
+      break;
+    case v1::ConnectRequest::kOutputDelta:
+      outcomes.OnOutputDelta(message.output_delta());
+      break;
+    case v1::ConnectRequest::kTaskResult:
+      outcomes.OnResult(*worker, message.task_result());
+      break;
+    case v1::ConnectRequest::kTaskReturned:
+      outcomes.OnReturned(*worker, message.task_returned());
+      break;
+    case v1::ConnectRequest::kDraining:
+      workers_.streams().OnDraining(*worker, message.draining());
+      break;
+    case v1::ConnectRequest::kToolLookup:
+      OnToolLookup(stream_id, *worker, message.tool_lookup());
+      break;
+    case v1::ConnectRequest::kObservation:
+      OnToolObservation(*worker, message.observation());
+      break;
+    case v1::ConnectRequest::kLlmGrantRequest:
+      OnLlmGrantRequest(stream_id, message.llm_grant_request());
+      break;
+    case v1::ConnectRequest::kLlmCallReport:
+      OnLlmCallReport(message.llm_call_report());
+      break;
+    case v1::ConnectRequest::kBatch:
+      // In order, as if written one by one. The gateway refused nested
+      // batches (common/stream_batch.h); one that got here is skipped.
+      for (v1::ConnectRequest& inner : *message.mutable_batch()->mutable_messages()) {
+        if (!inner.has_batch()) RouteWorkerMessage(stream_id, inner);
+      }
+      break;
+    default:
+      break;
+  }
 }
 
 void Engine::Loop() {
@@ -188,7 +237,9 @@ void Engine::Loop() {
       int64_t now = options_.clock->NowMs();
       int64_t wake_at = now + 1000;
       if (std::optional<int64_t> due = timers_.NextDueMs()) wake_at = std::min(wake_at, *due);
-      if (std::optional<int64_t> sweep = leases_.NextSweepMs()) wake_at = std::min(wake_at, *sweep);
+      if (std::optional<int64_t> sweep = workers_.leases().NextSweepMs()) {
+        wake_at = std::min(wake_at, *sweep);
+      }
       // Model calls waiting for their model's limits to refill.
       if (governor_.NextWake() != absl::InfiniteFuture()) {
         wake_at = std::min(wake_at, absl::ToUnixMillis(governor_.NextWake()) + 1);
@@ -235,14 +286,14 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   runs_.starting().StartPending();
   for (auto& event : batch) event();
   FireTimers();
-  if (leases_.SweepDue(batch_.now_ms())) {
+  if (workers_.leases().SweepDue(batch_.now_ms())) {
     cache_.Sweep(batch_.now_ms(), &batch_.writes());
-    leases_.ExpireDue(std::min(batch_.now_ms(), backlog_since_ms_));
+    workers_.leases().ExpireDue(std::min(batch_.now_ms(), backlog_since_ms_));
   }
   runs_.AdvanceTouched();
   runs_.nested().Advance();
   QueueTouched();
-  dispatcher_.Dispatch();
+  workers_.dispatcher().Dispatch();
   GrantLlmCalls();
   BillEndedRuns();
   runs_.retention().Sweep();
@@ -250,11 +301,25 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   loop_stats_.events += static_cast<int64_t>(batch.size());
   Commit();
   UpdateGauges();
-  loop_stats_.dispatched = dispatcher_.dispatched();
-  loop_stats_.ready_depth = static_cast<int64_t>(dispatcher_.ready().TotalDepth());
-  loop_stats_.workers = static_cast<int64_t>(workers_.registry().size());
+  loop_stats_.results = workers_.outcomes().results();
+  loop_stats_.dispatched = workers_.dispatcher().dispatched();
+  loop_stats_.ready_depth = static_cast<int64_t>(workers_.dispatcher().ready().TotalDepth());
+  loop_stats_.workers = static_cast<int64_t>(workers_.streams().registry().size());
   absl::MutexLock lock(&mu_);
   stats_ = loop_stats_;
+}
+
+void Engine::FireTimers() {
+  while (std::optional<Timer> due = timers_.PopDue(batch_.now_ms())) {
+    const Timer& timer = *due;
+    if (timer.kind != TimerKind::kApprovalTimeout) {
+      workers_.OnTimer(timer);
+      continue;
+    }
+    ActiveRun* active = runs_.active().Find(timer.run_id);
+    if (active == nullptr || active->state->FindTask(timer.task_id) == nullptr) continue;
+    OnApprovalTimeout(*active->state, timer.task_id);
+  }
 }
 
 void Engine::QueueTouched() {
@@ -262,6 +327,22 @@ void Engine::QueueTouched() {
     if (ActiveRun* active = runs_.active().Find(run_id); active != nullptr) {
       QueueReadyTasks(*active->state, &active->state->changed_tasks());
     }
+  }
+}
+
+void Engine::QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids) {
+  // `id` is the task's id as the run keeps it, which the entry views.
+  auto queue = [&](absl::string_view id, const store::TaskRecord& task) {
+    if (WaitsForApproval(task)) return ArmApprovalTimeout(run.run_id(), task);
+    workers_.dispatcher().Queue(run, id, task);
+  };
+  if (task_ids == nullptr) {
+    for (const auto& [id, task] : run.tasks()) queue(id, task);
+    return;
+  }
+  for (const std::string& id : *task_ids) {
+    const store::TaskRecord* task = run.FindTask(id);
+    if (task != nullptr) queue(run.KeptTaskId(id), *task);
   }
 }
 
@@ -309,6 +390,14 @@ void Engine::OnRootRunDeleted(const RunDeletion& deletion) {
   ledgers_.Forget(deletion.root_run_id());
 }
 
+void Engine::OnStreamClosed(uint64_t stream_id) {
+  governor_.ReleaseStream(stream_id, batch_.now());
+}
+
+void Engine::OnWorkerGone(const std::string& worker_id) {
+  SendAnswers(cache_.WorkerLost(worker_id));
+}
+
 void Engine::TaskRemoved(const std::string& run_id, const std::string& task_id) {
   approval_watch_.Forget(run_id, task_id);
 }
@@ -321,7 +410,7 @@ absl::Status Engine::Recover() {
   batch_.Begin(options_.clock->NowMs());
   absl::StatusOr<RecoveredRuns> recovered =
       RunRecovery(&runs_, &batch_, options_.recovery_threads, [this](ActiveRun& active) {
-        RearmLeases(active);
+        workers_.Rearm(active);
         QueueReadyTasks(*active.state, nullptr);
       }).Recover();
   if (!recovered.ok()) return recovered.status();
@@ -355,40 +444,12 @@ absl::Status Engine::Recover() {
   return absl::OkStatus();
 }
 
-void Engine::RearmLeases(ActiveRun& active) {
-  RunState& run = *active.state;
-  const std::string& run_id = run.run_id();
-  for (const auto& [task_id, task] : run.tasks()) {
-    switch (task.task().state()) {
-      case v1::TASK_STATE_RETRYING:
-        timers_.Add({task.not_before_unix_ms(), TimerKind::kRetry, run_id, task_id, ""});
-        break;
-      case v1::TASK_STATE_DISPATCHED:
-      case v1::TASK_STATE_RUNNING:
-        if (AwaitsChildRun(task)) break;  // no worker holds it: its child run does
-        // A person holds it; QueueReadyTasks re-arms its deadline below.
-        if (WaitsForApproval(task)) break;
-        // The worker may still be running it: wait for it to reconnect
-        // holding the lease, or for the lease to expire.
-        leases_.Grant({task.lease_id(), run_id, task_id, task.task().worker_id(), "", 0,
-                       batch_.now_ms() + options_.lease_timeout_ms});
-        if (task.assignment().timeout_seconds() > 0) {
-          timers_.Add({task.dispatched_unix_ms() + task.assignment().timeout_seconds() * 1000LL,
-                       TimerKind::kTaskTimeout, run_id, task_id, task.lease_id()});
-        }
-        break;
-      default:
-        break;
-    }
-  }
-}
-
 void Engine::UpdateGauges() {
   approval_watch_.UpdateGauges(batch_.now_ms());
   EngineMetrics* metrics = options_.metrics;
   if (metrics == nullptr) return;
   std::vector<std::pair<std::string, int64_t>> depths;
-  const dispatch::ReadyQueue& ready = dispatcher_.ready();
+  const dispatch::ReadyQueue& ready = workers_.dispatcher().ready();
   for (std::string& agent : ready.AgentsWithWork()) {
     int64_t depth = static_cast<int64_t>(ready.Depth(agent));
     depths.emplace_back(std::move(agent), depth);
@@ -396,21 +457,11 @@ void Engine::UpdateGauges() {
   std::optional<int64_t> oldest = ready.OldestReadyMs();
   metrics->UpdateQueues(
       depths, absl::Milliseconds(oldest ? std::max<int64_t>(0, batch_.now_ms() - *oldest) : 0));
-  metrics->UpdateWorkers(static_cast<int64_t>(workers_.registry().size()),
-                         workers_.registry().FreeSlots());
+  metrics->UpdateWorkers(static_cast<int64_t>(workers_.streams().registry().size()),
+                         workers_.streams().registry().FreeSlots());
   metrics->UpdateCache(cache_.counters());
   const ObservationCache& ledger_cache = ledgers_.cache();
   metrics->UpdateLedgerCache(ledger_cache.hits(), ledger_cache.misses(), ledger_cache.bytes());
-}
-
-void Engine::CountAttempt(const store::TaskRecord& task, AttemptOutcome outcome) {
-  if (options_.metrics == nullptr) return;
-  TaskEnd end = outcome == AttemptOutcome::kCompleted  ? TaskEnd::kCompleted
-                : outcome == AttemptOutcome::kRetrying ? TaskEnd::kRetried
-                                                       : TaskEnd::kFailed;
-  options_.metrics->TaskEnded(
-      task.task().agent(), end,
-      absl::Milliseconds(std::max<int64_t>(0, batch_.now_ms() - task.dispatched_unix_ms())));
 }
 
 }  // namespace taskboard::engine

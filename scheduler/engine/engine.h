@@ -69,11 +69,9 @@
 #include "scheduler/engine/runs/run_requests.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/watch_hub.h"
-#include "scheduler/engine/workers/dispatcher.h"
-#include "scheduler/engine/workers/lease_keeper.h"
 #include "scheduler/engine/workers/prior_work_source.h"
 #include "scheduler/engine/workers/worker_listener.h"
-#include "scheduler/engine/workers/worker_streams.h"
+#include "scheduler/engine/workers/worker_manager.h"
 #include "scheduler/governance/llm_governor.h"
 #include "scheduler/governance/usage_book.h"
 #include "scheduler/policy/narrative_cache.h"
@@ -266,11 +264,14 @@ class Engine : private RunListener,
   // credit back, the governor releases the lease's grants, a summarizer's
   // job is finished without it, and its tool calls pass to a waiter.
   void OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) override;
+  // A stream closed: the governor asks its waiting model calls again on the
+  // worker's next stream.
+  void OnStreamClosed(uint64_t stream_id) override;
+  // A worker's last stream closed: its tool-call waits are dropped (it runs
+  // those calls itself) and the calls it ran for others pass to a waiter.
+  void OnWorkerGone(const std::string& worker_id) override;
   // Queues the ready tasks (and approval deadlines) of each touched run.
   void QueueTouched();
-  // A recovered run's retry timers, and a lease (and timeout) for each task
-  // a worker may still run.
-  void RearmLeases(ActiveRun& active);
 
   // Approvals (engine_approvals.cc).
   absl::StatusOr<v1::Task> DoDecideApproval(const std::string& run_id, const std::string& step_id,
@@ -283,12 +284,9 @@ class Engine : private RunListener,
   // pending again and are announced once more.
   void RecoverApprovals();
 
-  // Worker events and dispatch (engine_workers.cc).
-  void DoHello(uint64_t stream_id, v1::Hello& hello,
-               std::shared_ptr<dispatch::WorkerChannel>& channel, const std::string& identity);
-  void DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
-  void DoDisconnect(uint64_t stream_id);
-  void OnResult(uint64_t stream_id, v1::TaskResult& result);
+  // A worker's message to its owner (the msg_case switch); a batch in
+  // order, as if sent one by one.
+  void RouteWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
 
   // LLM governance (engine_llm.cc).
   void OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& request);
@@ -311,8 +309,11 @@ class Engine : private RunListener,
   cache::CallContext CallContextFor(const ActiveRun& active,
                                     const dispatch::ConnectedWorker& worker,
                                     absl::string_view task_id, absl::string_view tool_name) const;
+  // A lookup under a superseded lease, or of a tool the task may not call
+  // (tool_permission.h), is answered NOT_CACHEABLE.
   void OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& worker,
                     const v1::ToolLookup& lookup);
+  // A call of a tool the task may not call is recorded as an error.
   void OnToolObservation(const dispatch::ConnectedWorker& worker,
                          const v1::ToolObservation& observation);
   void SendAnswers(std::vector<cache::Answer> answers);
@@ -349,22 +350,27 @@ class Engine : private RunListener,
   void DispatchSummaries() override;
   // Whether `lease_id` runs a summarizer; if so forgets it and names its job.
   bool TakeSummaryLease(absl::string_view lease_id, std::string* job_key);
+  // PriorWorkSource: a summarizer's result finishes its job; a summary
+  // handed back is queued for another worker.
+  void OnSummaryResult(const v1::TaskResult& result) override;
+  void OnSummaryReturned(absl::string_view lease_id) override;
   // Stores the narrative (nullopt: the summarizer failed with `failure`)
   // and re-queues the parked tasks.
   void FinishSummary(const std::string& job_key, std::optional<std::string> narrative,
                      const std::string& failure);
   v1::PriorWork CompactPriorWork(ActiveRun& active, const policy::RequestLedger& ledger,
                                  const std::string& task_id);
+  // Hands each due timer to its owner: the workers' (retry, task timeout,
+  // scheduling) or the approvals'.
   void FireTimers();
-  // Queues the READY tasks among `task_ids` (all of the run's when null).
+  // Queues the READY tasks among `task_ids` (all of the run's when null)
+  // and arms the deadlines of those waiting for a person.
   void QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids);
 
   // Commit (engine.cc).
   void Commit();
   // Refreshes the metrics' gauges (queues, workers, cache) after a batch.
   void UpdateGauges();
-  // Records how an attempt of `task` ended (a no-op without metrics).
-  void CountAttempt(const store::TaskRecord& task, AttemptOutcome outcome);
 
   // The store given in the options; options_.store is loop_store_, which
   // makes the loop's reads wait for its writes still in the pipeline.
@@ -387,12 +393,10 @@ class Engine : private RunListener,
   // Loop-thread state.
   LoopBatch batch_;
   TimerQueue timers_;
-  // Before the workers' parts, which read the active runs; its revoker and
+  // Before the workers, which read the active runs; its revoker and
   // listener are not used before the first batch.
   RunManager runs_;
-  WorkerStreams workers_{&batch_};
-  LeaseKeeper leases_;
-  Dispatcher dispatcher_;  // started in the constructor
+  WorkerManager workers_;  // started in the constructor
   LedgerBook ledgers_;
   cache::ToolCacheService cache_;
   absl::flat_hash_map<std::string, SummaryJob> summary_jobs_;     // "request@watermark"

@@ -72,7 +72,7 @@ void Engine::RefuseLlmCall(uint64_t stream_id, const std::string& request_id,
   grant.set_request_id(request_id);
   grant.set_granted(false);
   grant.set_error(error);
-  workers_.SendTo(stream_id, std::move(reply));
+  workers_.streams().SendTo(stream_id, std::move(reply));
 }
 
 void Engine::SendLlmGrant(const governance::Granted& granted) {
@@ -81,12 +81,12 @@ void Engine::SendLlmGrant(const governance::Granted& granted) {
   grant.set_request_id(granted.request_id);
   grant.set_granted(true);
   grant.set_grant_id(granted.grant_id);
-  workers_.SendTo(granted.stream_id, std::move(reply));
+  workers_.streams().SendTo(granted.stream_id, std::move(reply));
   if (options_.llm_metrics != nullptr) options_.llm_metrics->Granted(granted.model, granted.waited);
 }
 
 void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& request) {
-  ActiveRun* active = leases_.CurrentRun(request.lease_id(), request.task_id());
+  ActiveRun* active = workers_.leases().CurrentRun(request.lease_id(), request.task_id());
   if (active == nullptr) {
     return RefuseLlmCall(stream_id, request.request_id(),
                          absl::StrCat("task ", request.task_id(),
@@ -195,8 +195,8 @@ void Engine::StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request
   // The whole tree stops: the root ends paused, its children are cancelled
   // with it (AdvanceNested) and resumed with it.
   RunState& root_run = *root->state;
-  leases_.Revoke(PauseRunState(root_run, reason, batch_.now_ms()),
-                 absl::StrCat("paused: ", reason));
+  workers_.Revoke(PauseRunState(root_run, reason, batch_.now_ms()),
+                  absl::StrCat("paused: ", reason));
   batch_.Touch(root_id);
 }
 

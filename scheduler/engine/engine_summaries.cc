@@ -41,7 +41,7 @@ bool Engine::ParkForSummary(ActiveRun& active, const std::string& task_id) {
   const std::string& request_id = run.root_run_id();
   policy::NarrativeCache& narratives = narratives_[request_id];
   if (narratives.Find(plan.watermark) != nullptr) return false;
-  if (!workers_.registry().AnyOffers(compact.summarizer_agent())) {
+  if (!workers_.streams().registry().AnyOffers(compact.summarizer_agent())) {
     parked_once_[parked_key] =
         absl::StrCat("no worker offers summarizer agent '", compact.summarizer_agent(),
                      "'; older calls were left out");
@@ -85,14 +85,14 @@ void Engine::DispatchSummaries() {
       it = queued_summaries_.erase(it);
       continue;
     }
-    dispatch::ConnectedWorker* worker = workers_.registry().Pick(job->second.agent);
+    dispatch::ConnectedWorker* worker = workers_.streams().registry().Pick(job->second.agent);
     if (worker == nullptr) {
       ++it;
       continue;
     }
     std::string lease_id = NewLeaseId(batch_.rng());
-    leases_.Grant({lease_id, job->second.run_id, "", worker->worker_id, worker->identity,
-                   worker->stream_id, batch_.now_ms() + options_.lease_timeout_ms});
+    workers_.leases().Grant({lease_id, job->second.run_id, "", worker->worker_id, worker->identity,
+                             worker->stream_id, batch_.now_ms() + options_.lease_timeout_ms});
     worker->credits--;
     summary_leases_[lease_id] = job->first;
     v1::ConnectResponse message;
@@ -105,7 +105,7 @@ void Engine::DispatchSummaries() {
     assignment.set_agent(job->second.agent);
     assignment.set_prompt(job->second.prompt);
     assignment.set_role("summarizer");
-    workers_.SendTo(worker->stream_id, std::move(message));
+    workers_.streams().SendTo(worker->stream_id, std::move(message));
     it = queued_summaries_.erase(it);
   }
 }
@@ -116,6 +116,28 @@ bool Engine::TakeSummaryLease(absl::string_view lease_id, std::string* job_key) 
   *job_key = it->second;
   summary_leases_.erase(it);
   return true;
+}
+
+void Engine::OnSummaryResult(const v1::TaskResult& result) {
+  std::string job;
+  const bool known = TakeSummaryLease(result.lease_id(), &job);
+  // Ended after it left summary_leases_: OnLeaseEnded sees no lost summarizer.
+  workers_.leases().End(result.lease_id());
+  if (!known) return;
+  if (result.success()) {
+    FinishSummary(job, result.output(), "");
+  } else {
+    FinishSummary(
+        job, std::nullopt,
+        absl::StrCat("summarizer failed: ", result.error(), "; older calls were left out"));
+  }
+}
+
+void Engine::OnSummaryReturned(absl::string_view lease_id) {
+  std::string job;
+  const bool known = TakeSummaryLease(lease_id, &job);
+  workers_.leases().Drop(lease_id);
+  if (known) queued_summaries_.push_back(job);
 }
 
 void Engine::FinishSummary(const std::string& job_key, std::optional<std::string> narrative,

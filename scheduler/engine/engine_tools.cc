@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/task_states.h"
+#include "scheduler/engine/tool_permission.h"
 #include "scheduler/policy/effective_policy.h"
 #include "scheduler/policy/external_policy.h"
 #include "scheduler/policy/prior_work_policy.h"
@@ -66,14 +67,16 @@ cache::CallContext Engine::CallContextFor(const ActiveRun& active,
 
 void Engine::OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& worker,
                           const v1::ToolLookup& lookup) {
-  ActiveRun* active = leases_.CurrentRun(lookup.lease_id(), lookup.task_id());
-  if (active == nullptr) {
-    // A superseded lease: the worker should stop; meanwhile nothing it does
-    // is shared.
+  ActiveRun* active = workers_.leases().CurrentRun(lookup.lease_id(), lookup.task_id());
+  // A superseded lease (the worker should stop; meanwhile nothing it does
+  // is shared), or a tool the task may not call: neither served from the
+  // cache nor joining its in-flight calls (tool_permission.h).
+  if (active == nullptr ||
+      !CheckToolAllowed(*active->state, lookup.task_id(), lookup.tool_name()).ok()) {
     v1::ConnectResponse reply;
     reply.mutable_tool_decision()->set_request_id(lookup.request_id());
     reply.mutable_tool_decision()->set_outcome(v1::ToolDecision::OUTCOME_NOT_CACHEABLE);
-    workers_.SendTo(stream_id, std::move(reply));
+    workers_.streams().SendTo(stream_id, std::move(reply));
     return;
   }
   cache::Decision decision =
@@ -89,14 +92,21 @@ void Engine::OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& w
   if (decision.outcome == cache::Decision::Outcome::kWait) return;  // answered when it lands
   v1::ConnectResponse reply;
   *reply.mutable_tool_decision() = std::move(decision.reply);
-  workers_.SendTo(stream_id, std::move(reply));
+  workers_.streams().SendTo(stream_id, std::move(reply));
 }
 
 void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
-                               const v1::ToolObservation& reported) {
-  ActiveRun* active = leases_.CurrentRun(reported.lease_id(), reported.task_id());
+                               const v1::ToolObservation& as_reported) {
+  ActiveRun* active = workers_.leases().CurrentRun(as_reported.lease_id(), as_reported.task_id());
   // Fencing, as for results: a superseded attempt's calls are not the run's.
   if (active == nullptr) return;
+  // A call of a tool the task may not call is recorded as an error
+  // (tool_permission.h).
+  const absl::Status allowed =
+      CheckToolAllowed(*active->state, as_reported.task_id(), as_reported.tool_name());
+  const v1::ToolObservation not_allowed =
+      allowed.ok() ? v1::ToolObservation() : RefusedObservation(as_reported, allowed);
+  const v1::ToolObservation& reported = allowed.ok() ? as_reported : not_allowed;
   RunState& run = *active->state;
   const std::string& request_id = run.root_run_id();
   absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(request_id);
@@ -184,13 +194,13 @@ void Engine::OnToolObservation(const dispatch::ConnectedWorker& worker,
 void Engine::SendAnswers(std::vector<cache::Answer> answers) {
   for (cache::Answer& answer : answers) {
     std::vector<dispatch::ConnectedWorker*> streams =
-        workers_.registry().FindByWorkerId(answer.caller.worker_id);
+        workers_.streams().registry().FindByWorkerId(answer.caller.worker_id);
     // A waiter whose worker left was dropped by WorkerLost; a reconnecting
     // worker re-asks.
     if (streams.empty()) continue;
     v1::ConnectResponse reply;
     *reply.mutable_tool_decision() = std::move(answer.decision);
-    workers_.SendTo(streams.back()->stream_id, std::move(reply));
+    workers_.streams().SendTo(streams.back()->stream_id, std::move(reply));
   }
 }
 
@@ -200,7 +210,7 @@ void Engine::OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was
     // worker's slot is still free, so its credit comes back (not for a lease
     // that expired: it had left the table already).
     dispatch::ConnectedWorker* worker =
-        was_held == nullptr ? nullptr : workers_.Find(was_held->stream_id);
+        was_held == nullptr ? nullptr : workers_.streams().Find(was_held->stream_id);
     if (worker != nullptr) worker->credits++;
     awaiting_policy_.erase(pending);
   }
@@ -266,12 +276,12 @@ void Engine::SendAfterCommit(ActiveRun& active, v1::ConnectResponse message) {
   const v1::Assignment& assignment = message.assignment();
   RunState& run = *active.state;
   absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(run.root_run_id());
-  const dispatch::Lease* lease = leases_.Find(assignment.lease_id());
+  const dispatch::Lease* lease = workers_.leases().Find(assignment.lease_id());
   if (!ledger.ok() || lease == nullptr) {
     absl::StatusOr<v1::PriorWork> prior_work = PriorWorkFor(active, assignment.task_id());
     *message.mutable_assignment()->mutable_prior_work() =
         prior_work.ok() ? *std::move(prior_work) : UnreadablePriorWork(prior_work.status());
-    if (lease != nullptr) workers_.SendTo(lease->stream_id, std::move(message));
+    if (lease != nullptr) workers_.streams().SendTo(lease->stream_id, std::move(message));
     return;
   }
   std::vector<v1::PolicyTaskView> tasks;
@@ -293,7 +303,7 @@ void Engine::SendAfterCommit(ActiveRun& active, v1::ConnectResponse message) {
     // The task is leased already: it goes out without prior work, saying why.
     *message.mutable_assignment()->mutable_prior_work() = UnreadablePriorWork(read);
     RecordPriorWork(run.run_id(), assignment.task_id(), message.assignment().prior_work());
-    workers_.SendTo(lease->stream_id, std::move(message));
+    workers_.streams().SendTo(lease->stream_id, std::move(message));
     return;
   }
   const v1::CustomPolicy& custom = active.policy.custom();
@@ -324,7 +334,7 @@ void Engine::OnExternalPriorWork(const std::string& lease_id,
   if (pending == awaiting_policy_.end()) return;
   v1::ConnectResponse message = std::move(pending->second);
   awaiting_policy_.erase(pending);
-  const dispatch::Lease* lease = leases_.Find(lease_id);
+  const dispatch::Lease* lease = workers_.leases().Find(lease_id);
   ActiveRun* found = lease == nullptr ? nullptr : runs_.active().Find(lease->run_id);
   if (found == nullptr) return;
   ActiveRun& active = *found;
@@ -352,7 +362,7 @@ void Engine::OnExternalPriorWork(const std::string& lease_id,
   *message.mutable_assignment()->mutable_prior_work() = std::move(prior_work);
   // A worker that disconnected meanwhile gets nothing; the lease expires or
   // its reconnect (not holding the task) re-queues it.
-  if (lease->stream_id != 0) workers_.SendTo(lease->stream_id, std::move(message));
+  if (lease->stream_id != 0) workers_.streams().SendTo(lease->stream_id, std::move(message));
 }
 
 }  // namespace taskboard::engine

@@ -26,6 +26,16 @@ std::optional<LeaseKeeper::Covered> LeaseKeeper::Current(absl::string_view lease
   return Covered{active, &run.MutableTask(task_id)};
 }
 
+std::optional<LeaseKeeper::Covered> LeaseKeeper::TakeForResult(const v1::TaskResult& result) {
+  std::optional<Covered> covered = Current(result.lease_id(), result.task_id());
+  if (!covered.has_value()) {
+    KeepLateExecution(result);
+    return std::nullopt;
+  }
+  End(result.lease_id());
+  return covered;
+}
+
 void LeaseKeeper::End(absl::string_view lease_id) {
   std::optional<dispatch::Lease> was_held;
   if (const dispatch::Lease* lease = table_.Find(lease_id); lease != nullptr) was_held = *lease;

@@ -23,7 +23,6 @@
 #include "scheduler/engine/core/loop_batch.h"
 #include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/runs/active_runs.h"
-#include "scheduler/engine/runs/lease_revoker.h"
 #include "scheduler/engine/workers/worker_listener.h"
 #include "scheduler/engine/workers/worker_streams.h"
 #include "scheduler/store/records.pb.h"
@@ -32,7 +31,7 @@
 
 namespace taskboard::engine {
 
-class LeaseKeeper : public LeaseRevoker {
+class LeaseKeeper {
  public:
   struct Options {
     store::Store* store = nullptr;  // the loop's view: stored tasks of ended runs
@@ -57,6 +56,9 @@ class LeaseKeeper : public LeaseRevoker {
   // it), or nullopt when the lease is not the task's current one (fencing:
   // re-dispatched, cancelled, finished).
   std::optional<Covered> Current(absl::string_view lease_id, absl::string_view task_id);
+  // A result's lease: Current, then End. nullopt when it is not current,
+  // after keeping a timed-out attempt's late execution (KeepLateExecution).
+  std::optional<Covered> TakeForResult(const v1::TaskResult& result);
   // Current's run, or null.
   ActiveRun* CurrentRun(absl::string_view lease_id, absl::string_view task_id) {
     std::optional<Covered> covered = Current(lease_id, task_id);
@@ -75,8 +77,9 @@ class LeaseKeeper : public LeaseRevoker {
   // lost (`ended` is the attempt_end word, `reason` why) and queues the task
   // again, or fails it after max_infra_attempts losses.
   void Lose(const dispatch::Lease& lease, absl::string_view ended, absl::string_view reason);
-  // LeaseRevoker: a Cancel to each holder's open stream, then End.
-  void Revoke(const std::vector<std::string>& lease_ids, const std::string& reason) override;
+  // A Cancel to each holder's open stream, then End (WorkerManager's
+  // LeaseRevoker).
+  void Revoke(const std::vector<std::string>& lease_ids, const std::string& reason);
 
   // A Hello: re-attaches the leases it holds (same worker id, and the
   // identity they were given to) to the new stream, adds the others to

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "scheduler/engine/runs/active_runs.h"
 #include "taskboard/v1/worker.pb.h"
 
@@ -45,6 +46,15 @@ class PriorWorkSource {
   virtual void SendAfterCommit(ActiveRun& active, v1::ConnectResponse message) = 0;
   // Sends the summary jobs waiting for a worker; before and after the tasks.
   virtual void DispatchSummaries() = 0;
+  // A summarizer's lease (the only kind without a task id) reported its
+  // result: the source takes the lease off its job, then ends it
+  // (LeaseKeeper::End, so its own lease-end listener sees no lost
+  // summarizer), then finishes the job. The caller acknowledges.
+  virtual void OnSummaryResult(const v1::TaskResult& result) = 0;
+  // A summarizer's lease was handed back (draining): the source removes it
+  // without ending it (LeaseKeeper::Drop: nothing of it was lost) and
+  // queues the job for another worker. The caller acknowledges.
+  virtual void OnSummaryReturned(absl::string_view lease_id) = 0;
 };
 
 }  // namespace taskboard::engine

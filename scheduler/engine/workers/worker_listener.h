@@ -1,9 +1,13 @@
 #ifndef TASKBOARD_SCHEDULER_ENGINE_WORKERS_WORKER_LISTENER_H_
 #define TASKBOARD_SCHEDULER_ENGINE_WORKERS_WORKER_LISTENER_H_
 
-// What the tool calls and the LLM grants keep per lease follows the leases
-// through this: the workers' side (lease_keeper.h) calls out, the higher
-// components implement it, so no include runs up.
+// What the tool calls and the LLM grants keep per lease and per stream
+// follows the leases and streams through this: the workers' side
+// (lease_keeper.h, worker_manager.h) calls out, the higher components
+// implement it, so no include runs up.
+
+#include <cstdint>
+#include <string>
 
 #include "absl/strings/string_view.h"
 #include "scheduler/dispatch/lease_table.h"
@@ -18,6 +22,10 @@ class WorkerListener {
   // longer in the table (an expired lease leaves the table before it is
   // lost), so nothing is credited back for it.
   virtual void OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) = 0;
+  // `stream_id` closed; its worker may still be registered (told first).
+  virtual void OnStreamClosed(uint64_t /*stream_id*/) {}
+  // The last open stream of `worker_id` closed and left the registry.
+  virtual void OnWorkerGone(const std::string& /*worker_id*/) {}
 };
 
 }  // namespace taskboard::engine

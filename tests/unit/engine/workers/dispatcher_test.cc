@@ -42,6 +42,8 @@ class FakePriorWorkSource final : public PriorWorkSource {
     after_commit.push_back(std::move(message));
   }
   void DispatchSummaries() override { summary_rounds++; }
+  void OnSummaryResult(const v1::TaskResult&) override {}
+  void OnSummaryReturned(absl::string_view) override {}
 
   Choice next = Choice::Send({});
   std::vector<std::string> asked;
