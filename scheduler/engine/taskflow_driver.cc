@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/approval_task.h"
 #include "scheduler/engine/attempt_history.h"
-#include "scheduler/engine/board_flow.h"
 #include "scheduler/engine/child_runs.h"
 #include "scheduler/engine/plan_execute_driver.h"
 #include "scheduler/engine/run_finish.h"
@@ -22,6 +21,7 @@
 #include "scheduler/flow/gate_verdict.h"
 #include "scheduler/flow/input_hash.h"
 #include "scheduler/flow/json_extract.h"
+#include "scheduler/flow/kinds/board_kind.h"
 #include "scheduler/flow/map_items.h"
 #include "scheduler/flow/phase_graph.h"
 #include "scheduler/flow/phase_pattern.h"
@@ -143,7 +143,7 @@ bool TaskflowDriver::OptionalAt(int index) const {
 }
 
 v1::Phase TaskflowDriver::StartablePhase(int index) const {
-  return board_ ? BoardTaskAsPhase(board_spec_.tasks(index)) : flow_.phases(index);
+  return board_ ? flow::BoardTaskAsPhase(board_spec_.tasks(index)) : flow_.phases(index);
 }
 
 void TaskflowDriver::ReleaseStarted(int index) {
