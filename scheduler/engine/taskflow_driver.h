@@ -162,6 +162,9 @@ class TaskflowDriver final : public Driver {
   Json args_;
 };
 
+// The driver of taskflow and board runs (driver_factory.cc).
+std::unique_ptr<Driver> MakeTaskflowDriver(const v1::FlowSpec& spec, const RunLimits& limits);
+
 }  // namespace taskboard::engine
 
 #endif  // TASKBOARD_SCHEDULER_ENGINE_TASKFLOW_DRIVER_H_
