@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/task_lifecycle.h"
 #include "scheduler/engine/task_states.h"
+#include "scheduler/flow/kinds/flow_kind.h"
 #include "scheduler/flow/phase_pattern.h"
 #include "scheduler/flow/run_args.h"
 #include "scheduler/policy/effective_policy.h"
@@ -17,12 +18,12 @@ namespace {
 // request (the child selects prior work the way the parent's author chose,
 // not by its own kind's default), the tool cache rules, attempts and
 // timeouts.
-v1::FlowSpec ChildOf(const v1::FlowSpec& parent, v1::FlowKind parent_kind,
-                     absl::string_view task_id) {
+v1::FlowSpec ChildOf(const v1::FlowSpec& parent, absl::string_view task_id) {
   v1::FlowSpec child;
   child.set_name(absl::StrCat(parent.name(), "/", task_id));
   child.set_description(absl::StrCat("task '", task_id, "' of ", parent.name()));
-  *child.mutable_flow_policy() = policy::EffectivePolicy(parent.flow_policy(), parent_kind);
+  *child.mutable_flow_policy() =
+      policy::EffectivePolicy(parent.flow_policy(), flow::RunKindOf(parent));
   if (parent.has_tool_cache()) *child.mutable_tool_cache() = parent.tool_cache();
   child.set_max_attempts_per_task(parent.max_attempts_per_task());
   child.set_timeout_seconds(parent.timeout_seconds());
@@ -33,7 +34,7 @@ v1::FlowSpec ChildOf(const v1::FlowSpec& parent, v1::FlowKind parent_kind,
 
 v1::FlowSpec NestedSupervisorFlow(const v1::FlowSpec& parent, absl::string_view step_id,
                                   std::string goal) {
-  v1::FlowSpec child = ChildOf(parent, v1::FLOW_KIND_PLAN_AND_EXECUTE, step_id);
+  v1::FlowSpec child = ChildOf(parent, step_id);
   child.set_description(absl::StrCat("step '", step_id, "' of ", parent.name()));
   v1::SupervisorSpec& supervisor = *child.mutable_supervisor();
   supervisor = parent.plan_and_execute().step_executor();
@@ -43,7 +44,7 @@ v1::FlowSpec NestedSupervisorFlow(const v1::FlowSpec& parent, absl::string_view 
 
 v1::FlowSpec PhasePatternFlow(const v1::FlowSpec& parent, const v1::Phase& phase,
                               absl::string_view task_id, std::string goal) {
-  v1::FlowSpec child = ChildOf(parent, v1::FLOW_KIND_TASKFLOW, task_id);
+  v1::FlowSpec child = ChildOf(parent, task_id);
   if (phase.has_plan()) {
     *child.mutable_plan_and_execute() = flow::PhasePlan(phase);
     child.mutable_plan_and_execute()->set_goal(std::move(goal));

@@ -45,8 +45,9 @@ class Driver {
   virtual void Resume(RunState& run, int64_t now_ms) { Start(run, now_ms); }
 };
 
-// The driver for `spec`'s kind, enforcing `limits` (run_limits.h).
-// UNIMPLEMENTED for kinds this scheduler version cannot run yet.
+// The driver for `spec`'s kind, enforcing `limits` (run_limits.h), from the
+// table in driver_factory.cc. UNIMPLEMENTED for a spec without a kind, or of
+// a kind this scheduler version cannot run yet.
 absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(const v1::FlowSpec& spec,
                                                    const RunLimits& limits);
 

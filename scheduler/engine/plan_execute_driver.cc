@@ -460,4 +460,8 @@ void PlanExecuteDriver::Finish(RunState& run, int64_t now_ms) {
             now_ms);
 }
 
+std::unique_ptr<Driver> MakePlanExecuteDriver(const v1::FlowSpec& spec, const RunLimits& limits) {
+  return std::make_unique<PlanExecuteDriver>(spec, limits);
+}
+
 }  // namespace taskboard::engine

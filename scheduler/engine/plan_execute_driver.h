@@ -37,6 +37,7 @@
 // the child's.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,9 @@ class PlanExecuteDriver final : public PatternDriver {
   int max_concurrency_ = 1;
   int max_iterations_ = 3;
 };
+
+// The driver of plan-and-execute runs (driver_factory.cc).
+std::unique_ptr<Driver> MakePlanExecuteDriver(const v1::FlowSpec& spec, const RunLimits& limits);
 
 }  // namespace taskboard::engine
 

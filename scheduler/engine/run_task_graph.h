@@ -5,8 +5,9 @@
 // task's declared dependencies are every task of the phases its phase waits
 // for (PhaseDependencies: dependsOn, then `from`), so an item of a map phase
 // that follows another map phase depends on all of that phase's items. Board
-// tasks are phases of their own (board_flow.h), so their deps carry over; a
-// board's are read from its task records, which hold them anyway.
+// tasks are phases of their own (flow/kinds/board_kind.h), so their deps
+// carry over; a board's are read from its task records, which hold them
+// anyway.
 //
 // Reads the run's live task table: tasks of phase P are `P` and `P[i]`,
 // found by one ordered range lookup, never by scanning the run.

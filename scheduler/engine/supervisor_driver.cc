@@ -570,4 +570,8 @@ void SupervisorDriver::Finish(RunState& run, int64_t now_ms) {
             ok ? "" : "no task was accepted", now_ms);
 }
 
+std::unique_ptr<Driver> MakeSupervisorDriver(const v1::FlowSpec& spec, const RunLimits& limits) {
+  return std::make_unique<SupervisorDriver>(spec, limits);
+}
+
 }  // namespace taskboard::engine

@@ -36,6 +36,7 @@
 // Planned `deps` are not enforced: the seed's workers run concurrently.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,9 @@ class SupervisorDriver final : public PatternDriver {
   int max_replans_ = 1;
   bool human_ = false;  // onEscalate: human
 };
+
+// The driver of supervisor runs (driver_factory.cc).
+std::unique_ptr<Driver> MakeSupervisorDriver(const v1::FlowSpec& spec, const RunLimits& limits);
 
 }  // namespace taskboard::engine
 

@@ -8,20 +8,17 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/approval_task.h"
 #include "scheduler/engine/attempt_history.h"
-#include "scheduler/engine/board_flow.h"
 #include "scheduler/engine/child_runs.h"
-#include "scheduler/engine/plan_execute_driver.h"
 #include "scheduler/engine/run_finish.h"
-#include "scheduler/engine/supervisor_driver.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/flow/approval_phase.h"
 #include "scheduler/flow/approval_routes.h"
 #include "scheduler/flow/dag.h"
 #include "scheduler/flow/fanout_output.h"
-#include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/gate_verdict.h"
 #include "scheduler/flow/input_hash.h"
 #include "scheduler/flow/json_extract.h"
+#include "scheduler/flow/kinds/board_kind.h"
 #include "scheduler/flow/map_items.h"
 #include "scheduler/flow/phase_graph.h"
 #include "scheduler/flow/phase_pattern.h"
@@ -143,7 +140,7 @@ bool TaskflowDriver::OptionalAt(int index) const {
 }
 
 v1::Phase TaskflowDriver::StartablePhase(int index) const {
-  return board_ ? BoardTaskAsPhase(board_spec_.tasks(index)) : flow_.phases(index);
+  return board_ ? flow::BoardTaskAsPhase(board_spec_.tasks(index)) : flow_.phases(index);
 }
 
 void TaskflowDriver::ReleaseStarted(int index) {
@@ -949,16 +946,8 @@ void TaskflowDriver::FinishRun(RunState& run, int64_t now_ms) {
   engine::FinishRun(run, v1::RUN_STATUS_COMPLETED, std::move(output), "", now_ms);
 }
 
-absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(const v1::FlowSpec& spec,
-                                                   const RunLimits& limits) {
-  if (spec.has_taskflow() || spec.has_board()) {
-    return std::make_unique<TaskflowDriver>(spec, limits);
-  }
-  if (spec.has_plan_and_execute()) return std::make_unique<PlanExecuteDriver>(spec, limits);
-  if (spec.has_supervisor()) return std::make_unique<SupervisorDriver>(spec, limits);
-  return absl::UnimplementedError(
-      absl::StrCat("flow '", spec.name(), "' has no kind this scheduler can run (",
-                   flow::FlowKindName(spec), "); validate it with `taskboard validate`"));
+std::unique_ptr<Driver> MakeTaskflowDriver(const v1::FlowSpec& spec, const RunLimits& limits) {
+  return std::make_unique<TaskflowDriver>(spec, limits);
 }
 
 }  // namespace taskboard::engine

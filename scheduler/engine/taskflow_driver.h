@@ -2,7 +2,7 @@
 #define TASKBOARD_SCHEDULER_ENGINE_TASKFLOW_DRIVER_H_
 
 // The driver of `taskflow` runs (docs/semantics.md#execution) and of `board` runs, which
-// are taskflows of single-agent phases (board_flow.h).
+// are taskflows of single-agent phases (flow/kinds/board_kind.h).
 //
 // Phases start eagerly, the moment their dependencies are satisfied, with at
 // most `concurrency` phases in flight; fan-out phases (map, parallel) keep at
@@ -58,7 +58,7 @@ class TaskflowDriver final : public Driver {
   std::vector<std::string> DepsAt(int index) const;
   bool OptionalAt(int index) const;
   // Phase `index` whole, as StartPhase and SkipPhase need it: a board task
-  // as the agent phase it runs as (board_flow.h).
+  // as the agent phase it runs as (flow/kinds/board_kind.h).
   v1::Phase StartablePhase(int index) const;
   // A started board task's agent and text are in its task record: let go.
   void ReleaseStarted(int index);
@@ -161,6 +161,9 @@ class TaskflowDriver final : public Driver {
   bool args_parsed_ = false;
   Json args_;
 };
+
+// The driver of taskflow and board runs (driver_factory.cc).
+std::unique_ptr<Driver> MakeTaskflowDriver(const v1::FlowSpec& spec, const RunLimits& limits);
 
 }  // namespace taskboard::engine
 

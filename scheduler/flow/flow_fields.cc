@@ -1,5 +1,6 @@
 #include "scheduler/flow/flow_fields.h"
 
+#include <string>
 #include <vector>
 
 #include "common/json.h"
@@ -7,6 +8,7 @@
 #include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/flow_options_decoder.h"
 #include "scheduler/flow/json_reader.h"
+#include "scheduler/flow/kinds/flow_kind.h"
 
 namespace taskboard::flow {
 namespace {
@@ -22,9 +24,13 @@ std::vector<Json> SampleDocuments() {
       Json::parse(R"({"planAndExecute": {"stepExecutor": {"flow": ""}}})"),
       Json::parse(R"({"phases": [{"type": "plan", "plan": {"stepExecutor": {}}},
                                  {"type": "supervise", "supervise": {}}]})"),
-      Json::parse(R"({"supervisor": {}})"),
       Json::parse(R"({"board": {"tasks": [{}]}})"),
   };
+  // Every kind's block, so that a new kind's fields are checked against the
+  // doc without a sample of its own (nested objects and arrays still need one).
+  for (const FlowKindInfo* kind : AllFlowKinds()) {
+    if (!kind->block.empty()) docs.push_back({{std::string(kind->block), Json::object()}});
+  }
   for (const char* policy : FlowPolicyNames()) {
     docs.push_back({{"flowPolicy", {{"type", policy}}}});
   }

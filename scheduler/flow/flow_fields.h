@@ -20,7 +20,8 @@ namespace taskboard::flow {
 //
 // Found by decoding sample documents that reach every block of the decoder
 // under a FieldRecorder (json_reader.h): a field the decoder reads is listed
-// without being named here. A new nested block needs a sample here to be
+// without being named here. Every kind's block is sampled from the kind
+// table (kinds/flow_kind.h); a new nested block needs a sample here to be
 // reached; its parent's field is listed either way.
 std::map<std::string, std::set<std::string>> AcceptedFlowFields();
 

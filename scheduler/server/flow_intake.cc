@@ -10,6 +10,7 @@
 #include "scheduler/flow/dsl_text.h"
 #include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/flow_loader.h"
+#include "scheduler/flow/kinds/flow_kind.h"
 #include "scheduler/flow/phase_pattern.h"
 #include "scheduler/flow/proto_value.h"
 #include "scheduler/flow/run_args.h"
@@ -33,9 +34,7 @@ flow::DslFormat FormatOf(v1::DslFormat format) {
   }
 }
 
-absl::Status CheckTaskCount(const v1::FlowSpec& spec, const IntakeLimits& limits) {
-  int count = spec.has_board() ? spec.board().tasks_size()
-                               : (spec.has_taskflow() ? spec.taskflow().phases_size() : 0);
+absl::Status CheckTaskCount(const v1::FlowSpec& spec, int count, const IntakeLimits& limits) {
   if (count > limits.max_tasks_per_run) {
     return absl::ResourceExhaustedError(
         absl::StrCat("flow '", spec.name(), "' has ", count, " tasks, over the limit of ",
@@ -76,31 +75,24 @@ void CheckApprovalWebhook(const v1::FlowSpec& spec, const IntakeLimits& limits,
 // What the run would fan out to that the flow shows up front: task counts,
 // parallel branches, revision rounds and approval forms.
 absl::Status CheckFlowLimits(const v1::FlowSpec& spec, const IntakeLimits& limits) {
-  if (absl::Status count = CheckTaskCount(spec, limits); !count.ok()) return count;
+  const flow::FlowKindInfo* kind = flow::FindFlowKind(spec);
+  const flow::DeclaredBounds bounds =
+      kind == nullptr ? flow::DeclaredBounds{} : kind->declared_bounds(spec);
+  if (absl::Status count = CheckTaskCount(spec, bounds.tasks, limits); !count.ok()) return count;
   const engine::RunLimits& run = limits.run;
-  if (spec.has_taskflow()) {
-    for (const v1::Phase& phase : spec.taskflow().phases()) {
-      if (phase.branches_size() > run.max_items_per_phase) {
-        return absl::ResourceExhaustedError(absl::StrCat(
-            "parallel phase '", phase.id(), "' has ", phase.branches_size(),
-            " branches, over the limit of ", run.max_items_per_phase, " per phase (scheduler flag ",
-            engine::limit_flags::kMaxItemsPerPhase, "); split it into several phases"));
-      }
+  for (const flow::DeclaredBounds::Parallel& phase : bounds.parallel) {
+    if (phase.branches > run.max_items_per_phase) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "parallel phase '", phase.phase_id, "' has ", phase.branches,
+          " branches, over the limit of ", run.max_items_per_phase, " per phase (scheduler flag ",
+          engine::limit_flags::kMaxItemsPerPhase, "); split it into several phases"));
     }
   }
   flow::FlowErrorList errors;
   CheckApprovalWebhook(spec, limits, errors);
   engine::CheckApprovalForms(spec, limits.approval, errors);
-  if (spec.has_plan_and_execute()) {
-    const v1::PlanExecuteSpec& plan = spec.plan_and_execute();
-    CheckIterations(plan.max_iterations(), "planAndExecute.maxIterations", run, errors);
-    if (plan.has_step_executor()) {
-      CheckIterations(plan.step_executor().max_iterations(),
-                      "planAndExecute.stepExecutor.maxIterations", run, errors);
-    }
-  }
-  if (spec.has_supervisor()) {
-    CheckIterations(spec.supervisor().max_iterations(), "supervisor.maxIterations", run, errors);
+  for (const flow::DeclaredBounds::Iterations& iterations : bounds.iterations) {
+    CheckIterations(iterations.value, iterations.path, run, errors);
   }
   return errors.ToStatus();
 }

@@ -3,9 +3,9 @@
 #include <string>
 #include <utility>
 
-#include "scheduler/engine/board_flow.h"
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/flow/flow_errors.h"
+#include "scheduler/flow/kinds/flow_kind.h"
 #include "scheduler/flow/phase_graph.h"
 #include "scheduler/governance/budget.h"
 #include "scheduler/server/grpc_status.h"
@@ -203,9 +203,11 @@ grpc::ServerUnaryReactor* SchedulerService::ValidateFlow(grpc::CallbackServerCon
       return absl::OkStatus();
     }
     response->set_valid(true);
+    // A valid flow has a kind; a pattern's tasks are planned at run time, so
+    // it has no layers.
+    const flow::FlowKindInfo* kind = flow::FindFlowKind(*spec);
     v1::TaskflowSpec graph;
-    if (spec->has_taskflow()) graph = spec->taskflow();
-    if (spec->has_board()) graph = engine::BoardAsTaskflow(spec->board());
+    if (kind != nullptr && kind->as_taskflow != nullptr) graph = kind->as_taskflow(*spec);
     for (const auto& layer : flow::PhaseLayers(graph)) {
       v1::FlowLayer& out = *response->add_layers();
       for (const std::string& id : layer) out.add_phase_ids(id);

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "absl/strings/str_join.h"
+#include "scheduler/flow/kinds/flow_kind.h"
 #include "tools/cli/display_format.h"
 #include "tools/cli/proto_json.h"
 #include "tools/cli/rpc_call.h"
@@ -79,8 +80,8 @@ int RunResume(const ResumeOptions& options, std::ostream& out, std::ostream& err
     out << ProtoToJsonLine(response) << "\n";
   } else {
     err << "resumed run " << response.run_id() << "; ";
-    const v1::FlowKind kind = before.run().kind();
-    if (kind == v1::FLOW_KIND_PLAN_AND_EXECUTE || kind == v1::FLOW_KIND_SUPERVISOR) {
+    const flow::FlowKindInfo* kind = flow::FindFlowKind(before.run().kind());
+    if (kind != nullptr && kind->is_pattern) {
       // Pattern runs have no phases: they keep every task that completed.
       err << "its completed tasks are kept, the rest runs again\n";
     } else if (response.reused_phases().empty()) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "scheduler/flow/dag.h"
 #include "scheduler/flow/flow_names.h"
+#include "scheduler/flow/kinds/flow_kind.h"
 #include "scheduler/flow/phase_graph.h"
 #include "scheduler/flow/phase_pattern.h"
 #include "tools/cli/ansi.h"
@@ -501,7 +502,7 @@ std::string KindName(const v1::Run& run) {
 }
 
 std::vector<Row> RunRows(const v1::Run& run, absl::Time now, const RenderOptions& options) {
-  return IsTaskflow(run) ? PhaseRows(run, now, options) : TaskRows(run, now, options);
+  return DrawnByPhases(run) ? PhaseRows(run, now, options) : TaskRows(run, now, options);
 }
 
 // Phases or tasks in state COMPLETED.
@@ -522,15 +523,23 @@ int Iteration(const v1::Run& run) {
 
 }  // namespace
 
-bool IsTaskflow(const v1::Run& run) {
-  return run.kind() == v1::FLOW_KIND_TASKFLOW || run.spec().has_taskflow() ||
-         (run.kind() == v1::FLOW_KIND_UNSPECIFIED && run.phases_size() > 0);
+bool DrawnByPhases(const v1::Run& run) {
+  const flow::FlowKindInfo* recorded = flow::FindFlowKind(run.kind());
+  const flow::FlowKindInfo* declared = flow::FindFlowKind(run.spec());
+  if (recorded != nullptr && recorded->has_phases) return true;
+  if (declared != nullptr && declared->has_phases) return true;
+  // A run stored before runs recorded their kind: its phases tell.
+  return run.kind() == v1::FLOW_KIND_UNSPECIFIED && run.phases_size() > 0;
 }
 
 std::string RunProgress(const v1::Run& run) {
-  if (IsTaskflow(run)) {
+  // What the spec declares (phases, board tasks); 0 when the snapshot has no
+  // spec, as listings do, or for a pattern, whose tasks are planned.
+  const flow::FlowKindInfo* declared = flow::FindFlowKind(run.spec());
+  const int declared_tasks = declared == nullptr ? 0 : declared->declared_bounds(run.spec()).tasks;
+  if (DrawnByPhases(run)) {
     const int total =
-        run.spec().has_taskflow() ? run.spec().taskflow().phases_size() : run.phases_size();
+        declared != nullptr && declared->has_phases ? declared_tasks : run.phases_size();
     const int done = CountCompleted(run.phases());
     return absl::StrCat(done, "/", total, total == 1 ? " phase" : " phases");
   }
@@ -538,7 +547,7 @@ std::string RunProgress(const v1::Run& run) {
   // them: the run's own counters cover only the tasks created so far and
   // count every finished task, failed ones included. Listings carry no tasks.
   int total = std::max(run.tasks_total(), run.tasks_size());
-  if (run.spec().has_board()) total = std::max(total, run.spec().board().tasks_size());
+  total = std::max(total, declared_tasks);
   const int done = run.tasks().empty() ? run.tasks_done() : CountCompleted(run.tasks());
   return absl::StrCat(done, "/", total, total == 1 ? " task" : " tasks");
 }
@@ -609,7 +618,7 @@ std::string RenderRunHeader(const v1::Run& run, absl::Time now, const RenderOpti
                                      ? Spinner(options.spinner_frame)
                                      : RunStatusIcon(run.status());
   std::string status = RunStatusName(run.status());
-  if (!run.board_meta().empty() && !IsTaskflow(run)) {
+  if (!run.board_meta().empty() && !DrawnByPhases(run)) {
     const int iteration = Iteration(run);
     absl::StrAppend(&status, " (", run.board_meta(),
                     iteration > 0 ? absl::StrCat(", iteration ", iteration) : "", ")");

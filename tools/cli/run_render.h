@@ -70,9 +70,10 @@ std::string RenderRun(const v1::Run& run, absl::Time now, const RenderOptions& o
 // tool calls and cache hits (when there were calls), run id.
 std::string RenderRunHeader(const v1::Run& run, absl::Time now, const RenderOptions& options = {});
 
-// A taskflow, drawn by phases; the other kinds are drawn by tasks (a board's
-// phases, one per task, would only repeat them).
-bool IsTaskflow(const v1::Run& run);
+// Whether the run's kind is drawn by phases (FlowKindInfo::has_phases: a
+// taskflow); the other kinds are drawn by tasks (a board's phases, one per
+// task, would only repeat them).
+bool DrawnByPhases(const v1::Run& run);
 
 // "3/5 phases" for a taskflow (phases completed), "7/9 tasks" for the other
 // kinds; shared by the header and `taskboard runs`.

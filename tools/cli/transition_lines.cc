@@ -102,7 +102,7 @@ void TransitionLog::See(const Item& item, const SubjectOf& subject_of, const v1:
 
 void TransitionLog::Visit(const v1::Run& run, absl::Time now, const ChangedTasks& changed,
                           std::vector<std::string>* lines) {
-  if (IsTaskflow(run)) {
+  if (DrawnByPhases(run)) {
     // Indexed only for a phase that prints a line: indexing every task of a
     // 100,000-item map on each redraw was a fifth of a following CLI's time.
     std::optional<TasksByPhase> tasks;

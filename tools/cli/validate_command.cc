@@ -10,6 +10,7 @@
 #include "scheduler/flow/default_agent.h"
 #include "scheduler/flow/flow_encoder.h"
 #include "scheduler/flow/flow_names.h"
+#include "scheduler/flow/kinds/flow_kind.h"
 #include "scheduler/flow/phase_graph.h"
 #include "scheduler/flow/phase_pattern.h"
 #include "tools/cli/dag_rails.h"
@@ -83,32 +84,13 @@ void PrintBoardLayers(const v1::BoardSpec& board, std::ostream& out) {
 }
 
 // Pattern flows get their tasks from the planner at run time; show the roles.
-void PrintPatternRoles(const v1::FlowSpec& spec, std::ostream& out) {
+void PrintPatternRoles(const std::vector<flow::FlowRole>& roles, std::ostream& out) {
   out << "\nroles (tasks are planned at run time):\n";
-  auto role = [&out](absl::string_view name, const std::string& agent) {
-    if (!agent.empty()) out << absl::StrFormat("  %-12s %s\n", name, agent);
-  };
-  auto supervisor_roles = [&role](const v1::SupervisorSpec& supervisor) {
-    role("planner", supervisor.planner_agent());
-    role("worker", supervisor.worker_agent());
-    role("reviewer", supervisor.reviewer_agent());
-    role("synthesizer", supervisor.synthesizer_agent());
-  };
-  if (spec.has_supervisor()) supervisor_roles(spec.supervisor());
-  if (spec.has_plan_and_execute()) {
-    const v1::PlanExecuteSpec& plan = spec.plan_and_execute();
-    role("planner", plan.planner_agent());
-    role("executor", plan.executor_agent());
-    role("evaluator", plan.evaluator_agent());
-    role("replanner", plan.replanner_agent());
-    role("synthesizer", plan.synthesizer_agent());
-    if (plan.has_step_executor()) {
-      out << "  each step runs as a child supervisor run:\n";
-      supervisor_roles(plan.step_executor());
-    }
-    if (!plan.step_flow().empty()) {
-      out << "  each step runs as a child run of the saved flow '" << plan.step_flow()
-          << "' (arg goal: the step's goal)\n";
+  for (const flow::FlowRole& role : roles) {
+    if (!role.note.empty()) {
+      out << "  " << role.note << "\n";
+    } else if (!role.agent.empty()) {
+      out << absl::StrFormat("  %-12s %s\n", role.name, role.agent);
     }
   }
 }
@@ -121,12 +103,17 @@ int RunValidate(const ValidateOptions& options, std::ostream& out, std::ostream&
     return code;
   }
   const v1::FlowSpec& spec = file.spec;
+  // A loaded flow is valid, and so has a kind (ValidateFlow).
+  const flow::FlowKindInfo* kind = flow::FindFlowKind(spec);
   out << "valid: " << spec.name() << " (" << flow::FlowKindName(spec);
-  if (spec.has_taskflow()) {
-    out << ", " << spec.taskflow().phases_size()
-        << (spec.taskflow().phases_size() == 1 ? " phase" : " phases");
+  if (kind != nullptr && !kind->is_pattern) {
+    const int tasks = kind->declared_bounds(spec).tasks;
+    if (kind->has_phases) {
+      out << ", " << tasks << (tasks == 1 ? " phase" : " phases");
+    } else {
+      out << ", " << tasks << " tasks";
+    }
   }
-  if (spec.has_board()) out << ", " << spec.board().tasks_size() << " tasks";
   out << ")\n";
   // The layers and roles show what the scheduler fills in at submit; which
   // agent is the default only the scheduler knows.
@@ -134,7 +121,7 @@ int RunValidate(const ValidateOptions& options, std::ostream& out, std::ostream&
   flow::FillFlowDefaults("(default agent)", &shown);
   if (shown.has_taskflow()) PrintTaskflowLayers(shown.taskflow(), out);
   if (shown.has_board()) PrintBoardLayers(shown.board(), out);
-  if (shown.has_plan_and_execute() || shown.has_supervisor()) PrintPatternRoles(shown, out);
+  if (kind != nullptr && kind->is_pattern) PrintPatternRoles(kind->roles(shown), out);
   if (!options.quiet)
     out << "\ndesugared flow:\n" << DumpJsonPretty(flow::EncodeFlow(spec)) << "\n";
   return 0;

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "scheduler/flow/kinds/flow_kind.h"
 #include "scheduler/policy/effective_policy.h"
 
 namespace taskboard::engine {
@@ -12,13 +13,11 @@ ActiveRun& ActiveRuns::Activate(std::unique_ptr<RunState> state, std::unique_ptr
   active.graph = std::make_unique<RunTaskGraph>(spec, state.get());
   active.policy = policy::EffectivePolicy(spec.flow_policy(), state->record().run().kind());
   // The engine reads only the flow's settings from here (tool cache,
-  // webhook, priority, budget); a board's task list is in its driver and in
-  // the store (GetRun), so a third copy is not kept while the run is active:
-  // it was a sixth of a pending board task's memory.
-  if (spec.has_board()) {
-    // Swapped out, not cleared: a cleared repeated field keeps its elements.
-    google::protobuf::RepeatedPtrField<v1::BoardTask> tasks;
-    tasks.Swap(spec.mutable_board()->mutable_tasks());
+  // webhook, priority, budget): what the kind's driver and the store hold
+  // besides (a board's task list) is dropped.
+  if (const flow::FlowKindInfo* kind = flow::FindFlowKind(spec);
+      kind != nullptr && kind->strip_for_active != nullptr) {
+    kind->strip_for_active(&spec);
   }
   active.spec = std::make_shared<const v1::FlowSpec>(std::move(spec));
   active.state = std::move(state);

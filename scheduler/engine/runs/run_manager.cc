@@ -10,6 +10,7 @@
 #include "scheduler/engine/run_loader.h"
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/engine/task_states.h"
+#include "scheduler/flow/kinds/flow_kind.h"
 #include "scheduler/flow/proto_value.h"
 #include "scheduler/store/keys.h"
 
@@ -62,10 +63,8 @@ absl::StatusOr<std::string> RunManager::CreateRun(SubmitRequest& request, const 
     record.set_parent_task_id(parent_task_id);
   }
   run.set_flow_name(request.spec.name());
-  run.set_kind(request.spec.has_board()              ? v1::FLOW_KIND_BOARD
-               : request.spec.has_plan_and_execute() ? v1::FLOW_KIND_PLAN_AND_EXECUTE
-               : request.spec.has_supervisor()       ? v1::FLOW_KIND_SUPERVISOR
-                                                     : v1::FLOW_KIND_TASKFLOW);
+  // MakeDriver above refused a spec without a kind.
+  run.set_kind(flow::RunKindOf(request.spec));
   run.set_status(v1::RUN_STATUS_RUNNING);
   *run.mutable_args() = flow::JsonToProtoValue(request.args).struct_value();
   run.set_session_id(request.session_id);

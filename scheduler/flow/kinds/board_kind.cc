@@ -134,7 +134,40 @@ DeclaredBounds BoardBounds(const v1::FlowSpec& spec) {
 
 std::vector<FlowRole> BoardRoles(const v1::FlowSpec&) { return {}; }
 
+v1::TaskflowSpec BoardFlowAsTaskflow(const v1::FlowSpec& spec) {
+  return BoardAsTaskflow(spec.board());
+}
+
+// A board's task list is in its driver and in the store (GetRun), so a third
+// copy is not kept while the run is active: it was a sixth of a pending board
+// task's memory.
+void DropBoardTasks(v1::FlowSpec* spec) {
+  // Swapped out, not cleared: a cleared repeated field keeps its elements.
+  google::protobuf::RepeatedPtrField<v1::BoardTask> tasks;
+  tasks.Swap(spec->mutable_board()->mutable_tasks());
+}
+
 }  // namespace
+
+v1::Phase BoardTaskAsPhase(const v1::BoardTask& task) {
+  v1::Phase phase;
+  phase.set_id(task.id());
+  phase.set_type(v1::PHASE_TYPE_AGENT);
+  phase.set_agent(task.agent());
+  phase.set_task(task.task());
+  *phase.mutable_depends_on() = task.deps();
+  phase.set_is_optional(task.is_optional());
+  if (task.has_retries()) phase.set_retries(task.retries());
+  phase.set_timeout_seconds(task.timeout_seconds());
+  return phase;
+}
+
+v1::TaskflowSpec BoardAsTaskflow(const v1::BoardSpec& board) {
+  v1::TaskflowSpec flow;
+  flow.set_concurrency(board.concurrency());
+  for (const v1::BoardTask& task : board.tasks()) *flow.add_phases() = BoardTaskAsPhase(task);
+  return flow;
+}
 
 const FlowKindInfo kBoardKind = {
     .spec_case = v1::FlowSpec::kBoard,
@@ -142,13 +175,15 @@ const FlowKindInfo kBoardKind = {
     .name = "board",
     .block = "board",
     .is_pattern = false,
-    .has_phases = true,
+    .has_phases = false,
     .decode = &DecodeBoardFlow,
     .encode = &EncodeBoardFlow,
     .validate = &ValidateBoardFlow,
     .visit_agents = &VisitBoardAgents,
     .declared_bounds = &BoardBounds,
     .roles = &BoardRoles,
+    .as_taskflow = &BoardFlowAsTaskflow,
+    .strip_for_active = &DropBoardTasks,
 };
 
 }  // namespace taskboard::flow

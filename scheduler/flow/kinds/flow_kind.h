@@ -3,11 +3,13 @@
 
 // What a flow kind is, declared once per kind in flow/kinds/<kind>_kind.cc.
 // Everything that depends on the kind of a flow (the DSL decoder, encoder and
-// validator, FlowKindName, the default agent) asks this table rather than
-// switching on FlowSpec::kind_case(); docs/design.md#adding-a-pattern-kind
-// lists what a new kind touches. The engine's half (which driver runs a
-// kind) is engine/driver_factory.cc, keyed by the same FlowSpec::KindCase,
-// so that flow/ knows nothing of drivers.
+// validator, FlowKindName, the default agent, intake's limits, the run's
+// kind, child runs' inherited policy, `taskboard validate`, the CLI's run
+// view) asks this table rather than switching on FlowSpec::kind_case();
+// docs/design.md#adding-a-pattern-kind lists what a new kind touches. The
+// engine's half (which driver runs a kind) is engine/driver_factory.cc,
+// keyed by the same FlowSpec::KindCase, so that flow/ knows nothing of
+// drivers.
 
 #include <string>
 #include <vector>
@@ -54,7 +56,10 @@ struct FlowKindInfo {
   absl::string_view name;            // "board": `kind:` in the DSL, FlowKindName
   absl::string_view block;           // "board"; "" for taskflow (phases at the top)
   bool is_pattern;                   // tasks are planned at run time (no phases)
-  bool has_phases;                   // drawn and counted by phases (the CLI's run view)
+  // Declares phases: `taskboard validate` counts them and the CLI's run view
+  // draws and counts the run by them. A board is false: its runs store one
+  // phase per task, but are shown by their tasks.
+  bool has_phases;
 
   // DSL -> spec. `block` is the kind's block at `path` (for taskflow, the
   // whole document at ""); `root` reads the document's top level, so that
@@ -74,6 +79,12 @@ struct FlowKindInfo {
   // The pattern roles, in the order `taskboard validate` prints them; empty
   // for kinds whose tasks are declared.
   std::vector<FlowRole> (*roles)(const v1::FlowSpec& spec);
+  // The flow as the phase DAG it runs as, for its layers (ValidateFlow's
+  // answer); null for kinds whose tasks are planned at run time.
+  v1::TaskflowSpec (*as_taskflow)(const v1::FlowSpec& spec);
+  // Drops what the engine need not keep while the run is active (the spec it
+  // holds is read for the flow's settings only); null: kept whole.
+  void (*strip_for_active)(v1::FlowSpec* spec);
 };
 
 // Every kind, in table order: the order DSL messages list them in

@@ -177,6 +177,8 @@ const FlowKindInfo kPlanExecuteKind = {
     .visit_agents = &VisitPlanExecuteFlowAgents,
     .declared_bounds = &PlanExecuteBounds,
     .roles = &PlanExecuteRoles,
+    .as_taskflow = nullptr,
+    .strip_for_active = nullptr,
 };
 
 }  // namespace taskboard::flow

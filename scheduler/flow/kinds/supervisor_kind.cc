@@ -131,6 +131,8 @@ const FlowKindInfo kSupervisorKind = {
     .visit_agents = &VisitSupervisorFlowAgents,
     .declared_bounds = &SupervisorBounds,
     .roles = &SupervisorFlowRoles,
+    .as_taskflow = nullptr,
+    .strip_for_active = nullptr,
 };
 
 }  // namespace taskboard::flow

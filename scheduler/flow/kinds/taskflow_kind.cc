@@ -462,6 +462,8 @@ DeclaredBounds TaskflowBounds(const v1::FlowSpec& spec) {
 
 std::vector<FlowRole> NoRoles(const v1::FlowSpec&) { return {}; }
 
+v1::TaskflowSpec TaskflowItself(const v1::FlowSpec& spec) { return spec.taskflow(); }
+
 }  // namespace
 
 const FlowKindInfo kTaskflowKind = {
@@ -477,6 +479,8 @@ const FlowKindInfo kTaskflowKind = {
     .visit_agents = &VisitTaskflowAgents,
     .declared_bounds = &TaskflowBounds,
     .roles = &NoRoles,
+    .as_taskflow = &TaskflowItself,
+    .strip_for_active = nullptr,
 };
 
 }  // namespace taskboard::flow

@@ -1,4 +1,4 @@
-// Boards run on the taskflow driver as single-task phases (board_flow.h):
+// Boards run on the taskflow driver as single-task phases (flow/kinds/board_kind.h):
 // deps, priorities, optional tasks, skipping and the JSON output of a board.
 
 #include <string>

@@ -56,7 +56,51 @@ TEST(FlowKinds, EveryKind_HasItsFunctions) {
     EXPECT_NE(kind->roles, nullptr) << kind->name;
     // A pattern plans its tasks at run time: it has no phases to draw.
     EXPECT_FALSE(kind->is_pattern && kind->has_phases) << kind->name;
+    // ...and no DAG to lay out before it runs; a kind that declares its
+    // tasks has one (ValidateFlow's layers).
+    EXPECT_EQ(kind->as_taskflow == nullptr, kind->is_pattern) << kind->name;
   }
+}
+
+TEST(FlowKinds, Board_AsTaskflow_OneAgentPhasePerTask) {
+  v1::FlowSpec spec;
+  v1::BoardSpec& board = *spec.mutable_board();
+  board.set_concurrency(3);
+  v1::BoardTask& first = *board.add_tasks();
+  first.set_id("fetch");
+  first.set_agent("coder");
+  first.set_task("fetch it");
+  first.set_retries(2);
+  v1::BoardTask& second = *board.add_tasks();
+  second.set_id("read");
+  second.set_task("read it");
+  second.add_deps("fetch");
+  second.set_is_optional(true);
+  const v1::TaskflowSpec flow = FindFlowKind(spec)->as_taskflow(spec);
+  EXPECT_EQ(flow.concurrency(), 3);
+  ASSERT_EQ(flow.phases_size(), 2);
+  EXPECT_EQ(flow.phases(0).id(), "fetch");
+  EXPECT_EQ(flow.phases(0).type(), v1::PHASE_TYPE_AGENT);
+  EXPECT_EQ(flow.phases(0).agent(), "coder");
+  EXPECT_EQ(flow.phases(0).task(), "fetch it");
+  EXPECT_EQ(flow.phases(0).retries(), 2);
+  EXPECT_THAT(flow.phases(1).depends_on(), ::testing::ElementsAre("fetch"));
+  EXPECT_TRUE(flow.phases(1).is_optional());
+  EXPECT_FALSE(flow.phases(1).has_retries());
+}
+
+TEST(FlowKinds, Board_StripForActive_DropsTheTasksOnly) {
+  v1::FlowSpec board;
+  board.set_name("b");
+  board.mutable_board()->set_concurrency(2);
+  board.mutable_board()->add_tasks()->set_id("t");
+  const FlowKindInfo* kind = FindFlowKind(board);
+  ASSERT_NE(kind->strip_for_active, nullptr);
+  kind->strip_for_active(&board);
+  EXPECT_TRUE(board.has_board());
+  EXPECT_EQ(board.board().tasks_size(), 0);
+  EXPECT_EQ(board.board().concurrency(), 2);
+  EXPECT_EQ(board.name(), "b");
 }
 
 TEST(FlowKinds, FindByNameAndRunKind_RoundTrip) {
