@@ -20,7 +20,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
   std::unique_ptr<Engine> engine(new Engine(std::move(options)));
   absl::Status recovered = engine->Recover();
   if (!recovered.ok()) return recovered;
-  if (absl::Status usage = engine->LoadLlmUsage(); !usage.ok()) return usage;
+  if (absl::Status usage = engine->llm_.LoadUsage(); !usage.ok()) return usage;
   return engine;
 }
 
@@ -55,10 +55,12 @@ Engine::Engine(EngineOptions options)
       dispatcher_({options_.lease_timeout_ms, options_.metrics}, &batch_, &timers_, &runs_.active(),
                   &workers_, &leases_),
       ledgers_(options_.store, options_.ledger_cache_bytes),
-      governor_(options_.llm_limits),
+      llm_({options_.store, store_, options_.llm_limits, options_.llm_metrics}, &batch_,
+           &runs_.active(), &runs_.retention(), &leases_, &workers_, &leases_),
       approval_watch_(options_.approval_metrics) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
   leases_.AddListener(this);
+  leases_.AddListener(&llm_);
   cache_.set_limits(options_.cache_limits);
   dispatcher_.SetPriorWork(this);
   dispatcher_.Start(options_.clock, options_.scheduling_timeout_ms);
@@ -160,6 +162,15 @@ void Engine::DrainWorker(std::string worker_id, int64_t grace_ms, std::string re
   });
 }
 
+void Engine::SetLlmLimits(governance::LlmLimits limits) {
+  Post([this, limits = std::move(limits)]() mutable { llm_.SetLimits(std::move(limits)); });
+}
+
+absl::StatusOr<std::vector<v1::UsageRow>> Engine::ReadUsage(const std::string& tenant,
+                                                            const std::string& since_day) {
+  return llm_.ReadUsage(tenant, since_day);
+}
+
 uint64_t Engine::NewStreamId() { return next_stream_id_++; }
 
 void Engine::WorkerHello(uint64_t stream_id, v1::Hello hello,
@@ -190,8 +201,8 @@ void Engine::Loop() {
       if (std::optional<int64_t> due = timers_.NextDueMs()) wake_at = std::min(wake_at, *due);
       if (std::optional<int64_t> sweep = leases_.NextSweepMs()) wake_at = std::min(wake_at, *sweep);
       // Model calls waiting for their model's limits to refill.
-      if (governor_.NextWake() != absl::InfiniteFuture()) {
-        wake_at = std::min(wake_at, absl::ToUnixMillis(governor_.NextWake()) + 1);
+      if (llm_.NextWake() != absl::InfiniteFuture()) {
+        wake_at = std::min(wake_at, absl::ToUnixMillis(llm_.NextWake()) + 1);
       }
       // A deletion goes on a slice at a time, between other work.
       if (runs_.retention().busy()) wake_at = std::min(wake_at, now + 10);
@@ -243,8 +254,8 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   runs_.nested().Advance();
   QueueTouched();
   dispatcher_.Dispatch();
-  GrantLlmCalls();
-  BillEndedRuns();
+  llm_.GrantDue();
+  llm_.BillEndedRuns();
   runs_.retention().Sweep();
   loop_stats_.batches++;
   loop_stats_.events += static_cast<int64_t>(batch.size());

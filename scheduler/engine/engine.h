@@ -53,6 +53,7 @@
 #include "scheduler/engine/driver.h"
 #include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/ledger_book.h"
+#include "scheduler/engine/llm/llm_grants.h"
 #include "scheduler/engine/llm_metrics.h"
 #include "scheduler/engine/policy_service_caller.h"
 #include "scheduler/engine/retry_backoff.h"
@@ -263,8 +264,8 @@ class Engine : private RunListener,
   void TaskRemoved(const std::string& run_id, const std::string& task_id) override;
   void RunEnded(const std::string& run_id) override;
   // A lease ended: an assignment that waited for a PolicyService gives its
-  // credit back, the governor releases the lease's grants, a summarizer's
-  // job is finished without it, and its tool calls pass to a waiter.
+  // credit back, a summarizer's job is finished without it, and its tool
+  // calls pass to a waiter (the LLM grants listen for themselves).
   void OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) override;
   // Queues the ready tasks (and approval deadlines) of each touched run.
   void QueueTouched();
@@ -289,23 +290,6 @@ class Engine : private RunListener,
   void DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
   void DoDisconnect(uint64_t stream_id);
   void OnResult(uint64_t stream_id, v1::TaskResult& result);
-
-  // LLM governance (engine_llm.cc).
-  void OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& request);
-  void OnLlmCallReport(const v1::LlmCallReport& report);
-  // Sends what the governor can grant by now; after every batch.
-  void GrantLlmCalls();
-  // Bills the calls reported for runs that had ended to their stored
-  // records (and those above them); before each commit.
-  void BillEndedRuns();
-  void SendLlmGrant(const governance::Granted& granted);
-  void RefuseLlmCall(uint64_t stream_id, const std::string& request_id, const std::string& error);
-  // A call would exceed a budget (`scope`: run or tenant): refuses it, and
-  // pauses the root run unless its flow says `onBudget: fail`.
-  void StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request, RunState& asking,
-                    const std::string& scope, const std::string& reason);
-  // The current month's usage rows, at start-up.
-  absl::Status LoadLlmUsage();
 
   // Tool calls and prior work (engine_tools.cc).
   cache::CallContext CallContextFor(const ActiveRun& active,
@@ -408,12 +392,7 @@ class Engine : private RunListener,
   // expiry was processed: after a stall (a slow store write) a backlog may
   // hold the heartbeat that keeps it.
   int64_t backlog_since_ms_ = INT64_MAX;
-  // LLM governance (engine_llm.cc).
-  governance::LlmGovernor governor_;
-  governance::UsageBook usage_book_;
-  std::string usage_month_;  // the month usage_book_ holds ("2026-11")
-  // Calls reported this batch for runs no longer in memory, by run.
-  absl::flat_hash_map<std::string, v1::Usage> late_bills_;
+  LlmGrants llm_;
   EngineStats loop_stats_;
   ApprovalWatch approval_watch_;
 };

@@ -42,9 +42,9 @@ void Engine::DoHello(uint64_t stream_id, v1::Hello& hello,
 void Engine::DoDisconnect(uint64_t stream_id) {
   // Leases stay until they expire or the worker reconnects (it may still be
   // running the tasks); they are just no longer reachable through a stream.
+  // The LLM grants release its waiting model calls (asked again on its next
+  // stream).
   leases_.Detach(stream_id);
-  // Its model calls waiting for a grant are asked again on its next stream.
-  governor_.ReleaseStream(stream_id, batch_.now());
   dispatch::ConnectedWorker* worker = workers_.Find(stream_id);
   if (worker == nullptr) return;
   std::set<std::string, std::less<>> agents = worker->agents;
@@ -164,10 +164,10 @@ void Engine::DoWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message) {
       break;
     }
     case v1::ConnectRequest::kLlmGrantRequest:
-      OnLlmGrantRequest(stream_id, message.llm_grant_request());
+      llm_.OnGrantRequest(stream_id, message.llm_grant_request());
       break;
     case v1::ConnectRequest::kLlmCallReport:
-      OnLlmCallReport(message.llm_call_report());
+      llm_.OnCallReport(message.llm_call_report());
       break;
     case v1::ConnectRequest::kBatch:
       // In order, as if written one by one. The gateway refused nested

@@ -140,6 +140,7 @@ void LeaseKeeper::Detach(uint64_t stream_id) {
   for (const dispatch::Lease& lease : table_.HeldBy(stream_id)) {
     table_.FindMutable(lease.lease_id)->stream_id = 0;
   }
+  for (WorkerListener* listener : listeners_) listener->OnStreamClosed(stream_id);
 }
 
 void LeaseKeeper::Extend(absl::string_view lease_id) {

@@ -5,6 +5,8 @@
 // through this: the workers' side (lease_keeper.h) calls out, the higher
 // components implement it, so no include runs up.
 
+#include <cstdint>
+
 #include "absl/strings/string_view.h"
 #include "scheduler/dispatch/lease_table.h"
 
@@ -18,6 +20,9 @@ class WorkerListener {
   // longer in the table (an expired lease leaves the table before it is
   // lost), so nothing is credited back for it.
   virtual void OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) = 0;
+  // Stream `stream_id` closed, after its leases were detached from it (they
+  // stay until they expire or the worker reconnects holding them).
+  virtual void OnStreamClosed(uint64_t stream_id) {}
 };
 
 }  // namespace taskboard::engine
