@@ -57,7 +57,9 @@ Engine::Engine(EngineOptions options)
       ledgers_(options_.store, options_.ledger_cache_bytes),
       llm_({options_.store, store_, options_.llm_limits, options_.llm_metrics}, &batch_,
            &runs_.active(), &runs_.retention(), &leases_, &workers_, &leases_),
-      approval_watch_(options_.approval_metrics) {
+      approvals_({options_.store, options_.limits, options_.approval_limits,
+                  options_.approval_metrics, options_.approval_notifier},
+                 &batch_, &timers_, &runs_.active()) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
   leases_.AddListener(this);
   leases_.AddListener(&llm_);
@@ -171,6 +173,26 @@ absl::StatusOr<std::vector<v1::UsageRow>> Engine::ReadUsage(const std::string& t
   return llm_.ReadUsage(tenant, since_day);
 }
 
+void Engine::ListApprovals(std::optional<std::string> tenant,
+                           std::function<void(std::vector<v1::PendingApproval>)> done) {
+  Post([this, tenant = std::move(tenant), done = std::move(done)]() mutable {
+    batch_.AfterCommit([done = std::move(done), pending = approvals_.List(tenant)]() mutable {
+      done(std::move(pending));
+    });
+  });
+}
+
+void Engine::DecideApproval(std::string run_id, std::string step_id, ApprovalAnswer answer,
+                            Approver who, std::function<void(absl::StatusOr<v1::Task>)> done) {
+  Post([this, run_id = std::move(run_id), step_id = std::move(step_id), answer = std::move(answer),
+        who = std::move(who), done = std::move(done)]() mutable {
+    batch_.AfterCommit(
+        [done = std::move(done), task = approvals_.Decide(run_id, step_id, answer, who)]() mutable {
+          done(std::move(task));
+        });
+  });
+}
+
 uint64_t Engine::NewStreamId() { return next_stream_id_++; }
 
 void Engine::WorkerHello(uint64_t stream_id, v1::Hello hello,
@@ -277,9 +299,8 @@ void Engine::QueueTouched() {
 }
 
 void Engine::Commit() {
-  CommittedRuns committed =
-      CommitTouchedRuns(runs_.active(), batch_, options_.limits.max_event_bytes, options_.metrics,
-                        *static_cast<CommitObserver*>(this));
+  CommittedRuns committed = CommitTouchedRuns(
+      runs_.active(), batch_, options_.limits.max_event_bytes, options_.metrics, approvals_);
   batch_.ClearTouched();
   store::WriteBatch batch = batch_.TakeWrites();
   loop_stats_.commit_bytes += static_cast<int64_t>(batch.ByteSize());
@@ -320,12 +341,6 @@ void Engine::OnRootRunDeleted(const RunDeletion& deletion) {
   ledgers_.Forget(deletion.root_run_id());
 }
 
-void Engine::TaskRemoved(const std::string& run_id, const std::string& task_id) {
-  approval_watch_.Forget(run_id, task_id);
-}
-
-void Engine::RunEnded(const std::string& run_id) { approval_watch_.ForgetRun(run_id); }
-
 absl::Status Engine::Recover() {
   // Wall time of the stages, for the log line at the end.
   const absl::Time started = absl::Now();
@@ -348,7 +363,7 @@ absl::Status Engine::Recover() {
   // quarantines the same runs again on the next start.
   if (recovered->quarantined) Commit();
   if (absl::Status linked = runs_.nested().RecoverLinks(); !linked.ok()) return linked;
-  RecoverApprovals();
+  approvals_.Recover();
   // Cache entries come back too; expired ones are deleted by the first batch.
   if (absl::Status loaded = cache_.Load(*options_.store, batch_.now_ms(), &batch_.writes());
       !loaded.ok()) {
@@ -395,7 +410,7 @@ void Engine::RearmLeases(ActiveRun& active) {
 }
 
 void Engine::UpdateGauges() {
-  approval_watch_.UpdateGauges(batch_.now_ms());
+  approvals_.UpdateGauges();
   EngineMetrics* metrics = options_.metrics;
   if (metrics == nullptr) return;
   std::vector<std::pair<std::string, int64_t>> depths;

@@ -46,6 +46,7 @@
 #include "scheduler/engine/approval_metrics.h"
 #include "scheduler/engine/approval_task.h"
 #include "scheduler/engine/approval_watch.h"
+#include "scheduler/engine/approvals/approvals.h"
 #include "scheduler/engine/clock.h"
 #include "scheduler/engine/commit_pipeline.h"
 #include "scheduler/engine/core/loop_batch.h"
@@ -147,7 +148,6 @@ struct EngineStats {
 };
 
 class Engine : private RunListener,
-               private CommitObserver,
                private WorkerListener,
                private PriorWorkSource {
  public:
@@ -196,7 +196,7 @@ class Engine : private RunListener,
   void WorkerMessage(uint64_t stream_id, v1::ConnectRequest message);
   void WorkerDisconnected(uint64_t stream_id);
 
-  // Approvals (engine_approvals.cc, approval_task.h). ListApprovals answers
+  // Approvals (approvals/approvals.h, approval_task.h). ListApprovals answers
   // with the approval tasks waiting in the active runs of `tenant` (nullopt:
   // every tenant), the oldest first. DecideApproval decides the approval
   // phase `step_id` of `run_id` as `who` (the caller already may see the
@@ -255,14 +255,10 @@ class Engine : private RunListener,
   void ProcessBatch(std::vector<std::function<void()>>& batch);
   absl::Status Recover();
 
-  // The runs' and the leases' listeners, until the components that own
-  // what they drop land: what the tool calls and the LLM grants keep per run
-  // and per lease, and the approvals the commit writes.
+  // The runs' and the leases' listeners, until the component that owns
+  // what they drop lands: what the tool calls keep per run and per lease.
   void OnRunLeftMemory(const std::string& run_id) override;
   void OnRootRunDeleted(const RunDeletion& deletion) override;
-  void ApprovalTaskCommitted(const ActiveRun& run, const store::TaskRecord& task) override;
-  void TaskRemoved(const std::string& run_id, const std::string& task_id) override;
-  void RunEnded(const std::string& run_id) override;
   // A lease ended: an assignment that waited for a PolicyService gives its
   // credit back, a summarizer's job is finished without it, and its tool
   // calls pass to a waiter (the LLM grants listen for themselves).
@@ -272,17 +268,6 @@ class Engine : private RunListener,
   // A recovered run's retry timers, and a lease (and timeout) for each task
   // a worker may still run.
   void RearmLeases(ActiveRun& active);
-
-  // Approvals (engine_approvals.cc).
-  absl::StatusOr<v1::Task> DoDecideApproval(const std::string& run_id, const std::string& step_id,
-                                            const ApprovalAnswer& answer, const Approver& who);
-  // Arms the deadline of a waiting approval task (a new one, or after a
-  // restart).
-  void ArmApprovalTimeout(const std::string& run_id, const store::TaskRecord& task);
-  void OnApprovalTimeout(RunState& run, const std::string& task_id);
-  // After recovery: the waiting approvals of the loaded runs count as
-  // pending again and are announced once more.
-  void RecoverApprovals();
 
   // Worker events and dispatch (engine_workers.cc).
   void DoHello(uint64_t stream_id, v1::Hello& hello,
@@ -394,7 +379,7 @@ class Engine : private RunListener,
   int64_t backlog_since_ms_ = INT64_MAX;
   LlmGrants llm_;
   EngineStats loop_stats_;
-  ApprovalWatch approval_watch_;
+  Approvals approvals_;
 };
 
 }  // namespace taskboard::engine

@@ -310,7 +310,7 @@ void Engine::FireTimers() {
         break;
       }
       case TimerKind::kApprovalTimeout:
-        OnApprovalTimeout(run, timer.task_id);
+        approvals_.OnTimeout(run, timer.task_id);
         break;
       case TimerKind::kScheduling:
         break;  // handled above: a check per agent, not per task
@@ -321,7 +321,7 @@ void Engine::FireTimers() {
 void Engine::QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids) {
   // `id` is the task's id as the run keeps it, which the entry views.
   auto queue = [&](absl::string_view id, const store::TaskRecord& task) {
-    if (WaitsForApproval(task)) return ArmApprovalTimeout(run.run_id(), task);
+    if (WaitsForApproval(task)) return approvals_.ArmTimeout(run.run_id(), task);
     dispatcher_.Queue(run, id, task);
   };
   if (task_ids == nullptr) {
