@@ -19,7 +19,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
   std::unique_ptr<Engine> engine(new Engine(std::move(options)));
   absl::Status recovered = engine->Recover();
   if (!recovered.ok()) return recovered;
-  if (absl::Status usage = engine->LoadLlmUsage(); !usage.ok()) return usage;
+  if (absl::Status usage = engine->llm_.LoadUsage(); !usage.ok()) return usage;
   return engine;
 }
 
@@ -53,10 +53,14 @@ Engine::Engine(EngineOptions options)
                 options_.max_output_bytes, options_.metrics},
                &batch_, &timers_, &runs_.active()),
       ledgers_(options_.store, options_.ledger_cache_bytes),
-      governor_(options_.llm_limits),
-      approval_watch_(options_.approval_metrics) {
+      llm_({options_.store, store_, options_.llm_limits, options_.llm_metrics}, &batch_,
+           &runs_.active(), &runs_.retention(), &workers_.leases(), &workers_.streams(), &workers_),
+      approvals_({options_.store, options_.limits, options_.approval_limits,
+                  options_.approval_metrics, options_.approval_notifier},
+                 &batch_, &timers_, &runs_.active()) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
   workers_.AddListener(this);
+  workers_.AddListener(&llm_);
   cache_.set_limits(options_.cache_limits);
   workers_.SetPriorWork(this);
   workers_.Start(options_.clock, options_.scheduling_timeout_ms);
@@ -158,6 +162,35 @@ void Engine::DrainWorker(std::string worker_id, int64_t grace_ms, std::string re
   });
 }
 
+void Engine::SetLlmLimits(governance::LlmLimits limits) {
+  Post([this, limits = std::move(limits)]() mutable { llm_.SetLimits(std::move(limits)); });
+}
+
+absl::StatusOr<std::vector<v1::UsageRow>> Engine::ReadUsage(const std::string& tenant,
+                                                            const std::string& since_day) {
+  return llm_.ReadUsage(tenant, since_day);
+}
+
+void Engine::ListApprovals(std::optional<std::string> tenant,
+                           std::function<void(std::vector<v1::PendingApproval>)> done) {
+  Post([this, tenant = std::move(tenant), done = std::move(done)]() mutable {
+    batch_.AfterCommit([done = std::move(done), pending = approvals_.List(tenant)]() mutable {
+      done(std::move(pending));
+    });
+  });
+}
+
+void Engine::DecideApproval(std::string run_id, std::string step_id, ApprovalAnswer answer,
+                            Approver who, std::function<void(absl::StatusOr<v1::Task>)> done) {
+  Post([this, run_id = std::move(run_id), step_id = std::move(step_id), answer = std::move(answer),
+        who = std::move(who), done = std::move(done)]() mutable {
+    batch_.AfterCommit(
+        [done = std::move(done), task = approvals_.Decide(run_id, step_id, answer, who)]() mutable {
+          done(std::move(task));
+        });
+  });
+}
+
 uint64_t Engine::NewStreamId() { return next_stream_id_++; }
 
 void Engine::WorkerHello(uint64_t stream_id, v1::Hello hello,
@@ -211,10 +244,10 @@ void Engine::RouteWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message)
       OnToolObservation(*worker, message.observation());
       break;
     case v1::ConnectRequest::kLlmGrantRequest:
-      OnLlmGrantRequest(stream_id, message.llm_grant_request());
+      llm_.OnGrantRequest(stream_id, message.llm_grant_request());
       break;
     case v1::ConnectRequest::kLlmCallReport:
-      OnLlmCallReport(message.llm_call_report());
+      llm_.OnCallReport(message.llm_call_report());
       break;
     case v1::ConnectRequest::kBatch:
       // In order, as if written one by one. The gateway refused nested
@@ -241,8 +274,8 @@ void Engine::Loop() {
         wake_at = std::min(wake_at, *sweep);
       }
       // Model calls waiting for their model's limits to refill.
-      if (governor_.NextWake() != absl::InfiniteFuture()) {
-        wake_at = std::min(wake_at, absl::ToUnixMillis(governor_.NextWake()) + 1);
+      if (llm_.NextWake() != absl::InfiniteFuture()) {
+        wake_at = std::min(wake_at, absl::ToUnixMillis(llm_.NextWake()) + 1);
       }
       // A deletion goes on a slice at a time, between other work.
       if (runs_.retention().busy()) wake_at = std::min(wake_at, now + 10);
@@ -294,8 +327,8 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   runs_.nested().Advance();
   QueueTouched();
   workers_.dispatcher().Dispatch();
-  GrantLlmCalls();
-  BillEndedRuns();
+  llm_.GrantDue();
+  llm_.BillEndedRuns();
   runs_.retention().Sweep();
   loop_stats_.batches++;
   loop_stats_.events += static_cast<int64_t>(batch.size());
@@ -318,7 +351,7 @@ void Engine::FireTimers() {
     }
     ActiveRun* active = runs_.active().Find(timer.run_id);
     if (active == nullptr || active->state->FindTask(timer.task_id) == nullptr) continue;
-    OnApprovalTimeout(*active->state, timer.task_id);
+    approvals_.OnTimeout(*active->state, timer.task_id);
   }
 }
 
@@ -333,7 +366,7 @@ void Engine::QueueTouched() {
 void Engine::QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids) {
   // `id` is the task's id as the run keeps it, which the entry views.
   auto queue = [&](absl::string_view id, const store::TaskRecord& task) {
-    if (WaitsForApproval(task)) return ArmApprovalTimeout(run.run_id(), task);
+    if (WaitsForApproval(task)) return approvals_.ArmTimeout(run.run_id(), task);
     workers_.dispatcher().Queue(run, id, task);
   };
   if (task_ids == nullptr) {
@@ -347,9 +380,8 @@ void Engine::QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids) {
 }
 
 void Engine::Commit() {
-  CommittedRuns committed =
-      CommitTouchedRuns(runs_.active(), batch_, options_.limits.max_event_bytes, options_.metrics,
-                        *static_cast<CommitObserver*>(this));
+  CommittedRuns committed = CommitTouchedRuns(
+      runs_.active(), batch_, options_.limits.max_event_bytes, options_.metrics, approvals_);
   batch_.ClearTouched();
   store::WriteBatch batch = batch_.TakeWrites();
   loop_stats_.commit_bytes += static_cast<int64_t>(batch.ByteSize());
@@ -390,19 +422,9 @@ void Engine::OnRootRunDeleted(const RunDeletion& deletion) {
   ledgers_.Forget(deletion.root_run_id());
 }
 
-void Engine::OnStreamClosed(uint64_t stream_id) {
-  governor_.ReleaseStream(stream_id, batch_.now());
-}
-
 void Engine::OnWorkerGone(const std::string& worker_id) {
   SendAnswers(cache_.WorkerLost(worker_id));
 }
-
-void Engine::TaskRemoved(const std::string& run_id, const std::string& task_id) {
-  approval_watch_.Forget(run_id, task_id);
-}
-
-void Engine::RunEnded(const std::string& run_id) { approval_watch_.ForgetRun(run_id); }
 
 absl::Status Engine::Recover() {
   // Wall time of the stages, for the log line at the end.
@@ -426,7 +448,7 @@ absl::Status Engine::Recover() {
   // quarantines the same runs again on the next start.
   if (recovered->quarantined) Commit();
   if (absl::Status linked = runs_.nested().RecoverLinks(); !linked.ok()) return linked;
-  RecoverApprovals();
+  approvals_.Recover();
   // Cache entries come back too; expired ones are deleted by the first batch.
   if (absl::Status loaded = cache_.Load(*options_.store, batch_.now_ms(), &batch_.writes());
       !loaded.ok()) {
@@ -445,7 +467,7 @@ absl::Status Engine::Recover() {
 }
 
 void Engine::UpdateGauges() {
-  approval_watch_.UpdateGauges(batch_.now_ms());
+  approvals_.UpdateGauges();
   EngineMetrics* metrics = options_.metrics;
   if (metrics == nullptr) return;
   std::vector<std::pair<std::string, int64_t>> depths;

@@ -46,6 +46,7 @@
 #include "scheduler/engine/approval_metrics.h"
 #include "scheduler/engine/approval_task.h"
 #include "scheduler/engine/approval_watch.h"
+#include "scheduler/engine/approvals/approvals.h"
 #include "scheduler/engine/clock.h"
 #include "scheduler/engine/commit_pipeline.h"
 #include "scheduler/engine/core/loop_batch.h"
@@ -53,6 +54,7 @@
 #include "scheduler/engine/driver.h"
 #include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/ledger_book.h"
+#include "scheduler/engine/llm/llm_grants.h"
 #include "scheduler/engine/llm_metrics.h"
 #include "scheduler/engine/policy_service_caller.h"
 #include "scheduler/engine/retry_backoff.h"
@@ -144,7 +146,6 @@ struct EngineStats {
 };
 
 class Engine : private RunListener,
-               private CommitObserver,
                private WorkerListener,
                private PriorWorkSource {
  public:
@@ -193,7 +194,7 @@ class Engine : private RunListener,
   void WorkerMessage(uint64_t stream_id, v1::ConnectRequest message);
   void WorkerDisconnected(uint64_t stream_id);
 
-  // Approvals (engine_approvals.cc, approval_task.h). ListApprovals answers
+  // Approvals (approvals/approvals.h, approval_task.h). ListApprovals answers
   // with the approval tasks waiting in the active runs of `tenant` (nullopt:
   // every tenant), the oldest first. DecideApproval decides the approval
   // phase `step_id` of `run_id` as `who` (the caller already may see the
@@ -252,58 +253,23 @@ class Engine : private RunListener,
   void ProcessBatch(std::vector<std::function<void()>>& batch);
   absl::Status Recover();
 
-  // The runs' and the leases' listeners, until the components that own
-  // what they drop land: what the tool calls and the LLM grants keep per run
-  // and per lease, and the approvals the commit writes.
+  // The runs' and the leases' listeners, until the component that owns
+  // what they drop lands: what the tool calls keep per run and per lease.
   void OnRunLeftMemory(const std::string& run_id) override;
   void OnRootRunDeleted(const RunDeletion& deletion) override;
-  void ApprovalTaskCommitted(const ActiveRun& run, const store::TaskRecord& task) override;
-  void TaskRemoved(const std::string& run_id, const std::string& task_id) override;
-  void RunEnded(const std::string& run_id) override;
   // A lease ended: an assignment that waited for a PolicyService gives its
-  // credit back, the governor releases the lease's grants, a summarizer's
-  // job is finished without it, and its tool calls pass to a waiter.
+  // credit back, a summarizer's job is finished without it, and its tool
+  // calls pass to a waiter (the LLM grants listen for themselves).
   void OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) override;
-  // A stream closed: the governor asks its waiting model calls again on the
-  // worker's next stream.
-  void OnStreamClosed(uint64_t stream_id) override;
   // A worker's last stream closed: its tool-call waits are dropped (it runs
   // those calls itself) and the calls it ran for others pass to a waiter.
   void OnWorkerGone(const std::string& worker_id) override;
   // Queues the ready tasks (and approval deadlines) of each touched run.
   void QueueTouched();
 
-  // Approvals (engine_approvals.cc).
-  absl::StatusOr<v1::Task> DoDecideApproval(const std::string& run_id, const std::string& step_id,
-                                            const ApprovalAnswer& answer, const Approver& who);
-  // Arms the deadline of a waiting approval task (a new one, or after a
-  // restart).
-  void ArmApprovalTimeout(const std::string& run_id, const store::TaskRecord& task);
-  void OnApprovalTimeout(RunState& run, const std::string& task_id);
-  // After recovery: the waiting approvals of the loaded runs count as
-  // pending again and are announced once more.
-  void RecoverApprovals();
-
   // A worker's message to its owner (the msg_case switch); a batch in
   // order, as if sent one by one.
   void RouteWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
-
-  // LLM governance (engine_llm.cc).
-  void OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& request);
-  void OnLlmCallReport(const v1::LlmCallReport& report);
-  // Sends what the governor can grant by now; after every batch.
-  void GrantLlmCalls();
-  // Bills the calls reported for runs that had ended to their stored
-  // records (and those above them); before each commit.
-  void BillEndedRuns();
-  void SendLlmGrant(const governance::Granted& granted);
-  void RefuseLlmCall(uint64_t stream_id, const std::string& request_id, const std::string& error);
-  // A call would exceed a budget (`scope`: run or tenant): refuses it, and
-  // pauses the root run unless its flow says `onBudget: fail`.
-  void StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request, RunState& asking,
-                    const std::string& scope, const std::string& reason);
-  // The current month's usage rows, at start-up.
-  absl::Status LoadLlmUsage();
 
   // Tool calls and prior work (engine_tools.cc).
   cache::CallContext CallContextFor(const ActiveRun& active,
@@ -412,14 +378,9 @@ class Engine : private RunListener,
   // expiry was processed: after a stall (a slow store write) a backlog may
   // hold the heartbeat that keeps it.
   int64_t backlog_since_ms_ = INT64_MAX;
-  // LLM governance (engine_llm.cc).
-  governance::LlmGovernor governor_;
-  governance::UsageBook usage_book_;
-  std::string usage_month_;  // the month usage_book_ holds ("2026-11")
-  // Calls reported this batch for runs no longer in memory, by run.
-  absl::flat_hash_map<std::string, v1::Usage> late_bills_;
+  LlmGrants llm_;
   EngineStats loop_stats_;
-  ApprovalWatch approval_watch_;
+  Approvals approvals_;
 };
 
 }  // namespace taskboard::engine

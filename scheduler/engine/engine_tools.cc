@@ -214,7 +214,6 @@ void Engine::OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was
     if (worker != nullptr) worker->credits++;
     awaiting_policy_.erase(pending);
   }
-  governor_.ReleaseLease(std::string(lease_id), batch_.now());
   if (std::string job; TakeSummaryLease(lease_id, &job)) {
     FinishSummary(job, std::nullopt, "the summarizer's worker was lost; older calls were left out");
   }

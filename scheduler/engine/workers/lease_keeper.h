@@ -45,7 +45,7 @@ class LeaseKeeper {
   LeaseKeeper(const LeaseKeeper&) = delete;
   LeaseKeeper& operator=(const LeaseKeeper&) = delete;
 
-  // Told when a lease ends, in the order added.
+  // Told when a lease ends or a stream closes, in the order added.
   void AddListener(WorkerListener* listener) { listeners_.push_back(listener); }
 
   struct Covered {
@@ -89,6 +89,7 @@ class LeaseKeeper {
                  v1::Welcome& welcome);
   // The stream closed: its leases stay until they expire or the worker
   // reconnects (it may still run the tasks); no stream reaches them now.
+  // Then the listeners are told, in the order added.
   void Detach(uint64_t stream_id);
   // The worker started the task, or sent a heartbeat: its lease lasts
   // another lease timeout from now.

@@ -79,6 +79,9 @@ class RunsFixture {
   FakeLeaseRevoker& revoker() { return revoker_; }
   FakeRunListener& listener() { return listener_; }
   FakeCommitObserver& observer() { return observer_; }
+  // The commit shows its approval tasks to `observer` instead of the fake
+  // (approvals/approvals.h in its own tests).
+  void ObserveWith(CommitObserver* observer) { observing_ = observer; }
 
   // SubmitRun as the engine posts it; the reply comes with Commit().
   void Submit(absl::string_view flow_text, std::string idempotency_key,
@@ -104,8 +107,8 @@ class RunsFixture {
   // The engine's commit of the runs: records and events written, effects
   // run, finished runs dropped. Returns the committed events by run.
   CommittedRuns Commit() {
-    CommittedRuns committed =
-        CommitTouchedRuns(runs_.active(), batch_, RunLimits().max_event_bytes, nullptr, observer_);
+    CommittedRuns committed = CommitTouchedRuns(runs_.active(), batch_, RunLimits().max_event_bytes,
+                                                nullptr, *observing_);
     batch_.ClearTouched();
     EXPECT_TRUE(store_.Write(batch_.TakeWrites()).ok());
     for (auto& effect : batch_.TakeEffects()) effect();
@@ -124,6 +127,7 @@ class RunsFixture {
   FakeCommitObserver observer_;
   dispatch::WorkerRegistry workers_;
   RunManager runs_;
+  CommitObserver* observing_ = &observer_;
 };
 
 }  // namespace taskboard::engine::testing

@@ -1,6 +1,4 @@
-// LLM governance on the engine's loop (docs/llm-governance.md): grants for
-// model calls under the --llm-limits, budgets of runs and tenants, and the
-// billing of every call a worker reports.
+#include "scheduler/engine/llm/llm_grants.h"
 
 #include <algorithm>
 #include <utility>
@@ -9,7 +7,6 @@
 #include "absl/strings/str_format.h"
 #include "common/llm_call_usage.h"
 #include "common/log/log.h"
-#include "scheduler/engine/engine.h"
 #include "scheduler/engine/run_control.h"
 #include "scheduler/engine/run_reader.h"
 #include "scheduler/engine/task_states.h"
@@ -58,67 +55,73 @@ std::string Month(absl::Time now) {
 
 }  // namespace
 
-void Engine::SetLlmLimits(governance::LlmLimits limits) {
-  Post([this, limits = std::move(limits)]() mutable {
-    governor_.SetLimits(std::move(limits), batch_.now());
-    log::Info("llm limits reloaded").With("models", governor_.limits().models.size());
-  });
+LlmGrants::LlmGrants(Options options, LoopBatch* batch, ActiveRuns* runs,
+                     const Retention* retention, LeaseKeeper* leases, WorkerStreams* streams,
+                     LeaseRevoker* revoker)
+    : store_(options.store),
+      rpc_store_(options.rpc_store),
+      metrics_(options.metrics),
+      batch_(batch),
+      runs_(runs),
+      retention_(retention),
+      leases_(leases),
+      streams_(streams),
+      revoker_(revoker),
+      governor_(std::move(options.limits)) {}
+
+void LlmGrants::SetLimits(governance::LlmLimits limits) {
+  governor_.SetLimits(std::move(limits), batch_->now());
+  log::Info("llm limits reloaded").With("models", governor_.limits().models.size());
 }
 
-void Engine::RefuseLlmCall(uint64_t stream_id, const std::string& request_id,
-                           const std::string& error) {
+void LlmGrants::Refuse(uint64_t stream_id, const std::string& request_id,
+                       const std::string& error) {
   v1::ConnectResponse reply;
   v1::LlmGrant& grant = *reply.mutable_llm_grant();
   grant.set_request_id(request_id);
   grant.set_granted(false);
   grant.set_error(error);
-  workers_.streams().SendTo(stream_id, std::move(reply));
+  streams_->SendTo(stream_id, std::move(reply));
 }
 
-void Engine::SendLlmGrant(const governance::Granted& granted) {
+void LlmGrants::Send(const governance::Granted& granted) {
   v1::ConnectResponse reply;
   v1::LlmGrant& grant = *reply.mutable_llm_grant();
   grant.set_request_id(granted.request_id);
   grant.set_granted(true);
   grant.set_grant_id(granted.grant_id);
-  workers_.streams().SendTo(granted.stream_id, std::move(reply));
-  if (options_.llm_metrics != nullptr) options_.llm_metrics->Granted(granted.model, granted.waited);
+  streams_->SendTo(granted.stream_id, std::move(reply));
+  if (metrics_ != nullptr) metrics_->Granted(granted.model, granted.waited);
 }
 
-void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& request) {
-  ActiveRun* active = workers_.leases().CurrentRun(request.lease_id(), request.task_id());
+void LlmGrants::OnGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& request) {
+  ActiveRun* active = leases_->CurrentRun(request.lease_id(), request.task_id());
   if (active == nullptr) {
-    return RefuseLlmCall(stream_id, request.request_id(),
-                         absl::StrCat("task ", request.task_id(),
-                                      " no longer holds this lease (it was cancelled, timed out "
-                                      "or given to another worker): the call is not needed"));
+    return Refuse(stream_id, request.request_id(),
+                  absl::StrCat("task ", request.task_id(),
+                               " no longer holds this lease (it was cancelled, timed out "
+                               "or given to another worker): the call is not needed"));
   }
   if (absl::Status model = CheckModelName(request.model()); !model.ok()) {
-    return RefuseLlmCall(stream_id, request.request_id(), std::string(model.message()));
+    return Refuse(stream_id, request.request_id(), std::string(model.message()));
   }
   if (governor_.LeaseCalls(request.lease_id()) >= kMaxCallsPerLease) {
-    return RefuseLlmCall(
-        stream_id, request.request_id(),
-        absl::StrCat("task ", request.task_id(), " already has ", kMaxCallsPerLease,
-                     " model calls waiting or running: report those first"));
+    return Refuse(stream_id, request.request_id(),
+                  absl::StrCat("task ", request.task_id(), " already has ", kMaxCallsPerLease,
+                               " model calls waiting or running: report those first"));
   }
   if (!governor_.Admit(request.model(), kMaxModels)) {
-    return RefuseLlmCall(stream_id, request.request_id(),
-                         absl::StrCat("the scheduler already tracks ", kMaxModels,
-                                      " models; calls to another one are refused (list the "
-                                      "models you use in --llm-limits)"));
+    return Refuse(stream_id, request.request_id(),
+                  absl::StrCat("the scheduler already tracks ", kMaxModels,
+                               " models; calls to another one are refused (list the "
+                               "models you use in --llm-limits)"));
   }
   RunState& run = *active->state;
   const std::string& root_id = run.root_run_id();
   // The run and every active run above it: each holds the call's
   // reservation; the root's budget caps the tree, and its flow decides
   // priority and onBudget.
-  std::vector<ActiveRun*> chain = {active};
-  while (!chain.back()->state->record().run().parent_run_id().empty()) {
-    ActiveRun* parent = runs_.active().Find(chain.back()->state->record().run().parent_run_id());
-    if (parent == nullptr) break;
-    chain.push_back(parent);
-  }
+  const std::vector<ActiveRun*> chain = runs_->ChainUp(*active);
   const governance::LlmLimits& limits = governor_.limits();
   // A worker's estimates are bounded before any sum, so a hostile one
   // cannot overflow the arithmetic; the governor also caps what one call
@@ -150,7 +153,7 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
     std::optional<std::string> over = governance::OverBudget(
         absl::StrCat("tenant ", tenant, monthly ? "'s monthly budget" : "'s daily budget"),
         {budget.tokens, budget.usd},
-        usage_book_.TenantSpend(tenant, governance::PeriodOf(budget.period, batch_.now())),
+        usage_book_.TenantSpend(tenant, governance::PeriodOf(budget.period, batch_->now())),
         governor_.Reserved(TenantAccount(tenant)), call,
         absl::StrCat("it is set in the scheduler's --llm-limits file and starts again at the "
                      "next UTC ",
@@ -170,37 +173,38 @@ void Engine::OnLlmGrantRequest(uint64_t stream_id, const v1::LlmGrantRequest& re
   ask.priority = chain.back()->spec->priority();
   ask.accounts = {TenantAccount(tenant)};
   for (ActiveRun* link : chain) ask.accounts.push_back(RunAccount(link->state->run_id()));
-  if (std::optional<governance::Granted> granted = governor_.Ask(std::move(ask), batch_.now())) {
-    SendLlmGrant(*granted);
+  if (std::optional<governance::Granted> granted = governor_.Ask(std::move(ask), batch_->now())) {
+    Send(*granted);
   }
 }
 
-void Engine::StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request, RunState& asking,
-                          const std::string& scope, const std::string& reason) {
+void LlmGrants::StopOnBudget(uint64_t stream_id, const v1::LlmGrantRequest& request,
+                             RunState& asking, const std::string& scope,
+                             const std::string& reason) {
   const std::string& root_id = asking.root_run_id();
-  ActiveRun* root = runs_.active().Find(root_id);
+  ActiveRun* root = runs_->Find(root_id);
   const bool pause = root != nullptr && root->spec->on_budget() != v1::ON_BUDGET_FAIL;
-  if (options_.llm_metrics != nullptr) {
-    options_.llm_metrics->BudgetStop(scope, pause ? "pause" : "fail");
+  if (metrics_ != nullptr) {
+    metrics_->BudgetStop(scope, pause ? "pause" : "fail");
   }
   log::Warn("llm call over budget")
       .With("run_id", asking.run_id())
       .With("task_id", request.task_id())
       .With("action", pause ? "pause" : "fail")
       .With("reason", reason);
-  RefuseLlmCall(stream_id, request.request_id(), reason);
+  Refuse(stream_id, request.request_id(), reason);
   // A root that ended earlier in this batch (paused by another call,
   // cancelled) stays as it ended.
   if (!pause || IsTerminal(root->state->record().run().status())) return;
   // The whole tree stops: the root ends paused, its children are cancelled
   // with it (AdvanceNested) and resumed with it.
   RunState& root_run = *root->state;
-  workers_.Revoke(PauseRunState(root_run, reason, batch_.now_ms()),
-                  absl::StrCat("paused: ", reason));
-  batch_.Touch(root_id);
+  revoker_->Revoke(PauseRunState(root_run, reason, batch_->now_ms()),
+                   absl::StrCat("paused: ", reason));
+  batch_->Touch(root_id);
 }
 
-void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
+void LlmGrants::OnCallReport(const v1::LlmCallReport& report) {
   governance::CallOutcome outcome;
   outcome.http_status = report.http_status();
   outcome.retry_after =
@@ -210,7 +214,7 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
   outcome.input_tokens = CallTokens(report.input_tokens());
   outcome.output_tokens = CallTokens(report.output_tokens());
   // The grant is freed whatever else the report says.
-  if (!report.grant_id().empty()) governor_.Report(report.grant_id(), outcome, batch_.now());
+  if (!report.grant_id().empty()) governor_.Report(report.grant_id(), outcome, batch_->now());
   // A grant handed back unused (no answer, no tokens) is not a call.
   if (outcome.http_status == 0 && outcome.input_tokens == 0 && outcome.output_tokens == 0) return;
   if (!CheckModelName(report.model()).ok() || !governor_.Admit(report.model(), kMaxModels)) {
@@ -236,24 +240,24 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
   bool found = false;
   std::string run_id = report.run_id();
   while (!run_id.empty()) {
-    ActiveRun* active = runs_.active().Find(run_id);
+    ActiveRun* active = runs_->Find(run_id);
     if (active == nullptr) break;
     RunState& run = *active->state;
     if (!found) tenant = run.record().tenant();
     found = true;
     AddUsage(*run.MutableRecord().mutable_run()->mutable_billed(), usage);
-    batch_.Touch(run_id);
+    batch_->Touch(run_id);
     run_id = run.record().run().parent_run_id();
   }
   if (!run_id.empty()) {
-    absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
+    absl::StatusOr<store::RunRecord> record = ReadRunRecord(*store_, run_id);
     if (record.ok()) {
       if (!found) tenant = record->tenant();
       AddUsage(late_bills_[run_id], usage);
     }
   }
 
-  const absl::Time now = batch_.now();
+  const absl::Time now = batch_->now();
   if (Month(now) != usage_month_) {
     usage_month_ = Month(now);
     usage_book_.ForgetBefore(usage_month_);
@@ -264,50 +268,50 @@ void Engine::OnLlmCallReport(const v1::LlmCallReport& report) {
   stored.set_requests(row.requests);
   stored.set_rate_limited(row.rate_limited);
   *stored.mutable_usage() = row.usage;
-  batch_.writes().Put(store::Column::kMeta, store::keys::LlmUsage(key.day, key.tenant, key.model),
-                      stored.SerializeAsString());
-  if (options_.llm_metrics != nullptr) {
-    options_.llm_metrics->CallBilled(report.model(), tenant, usage, report.http_status());
+  batch_->writes().Put(store::Column::kMeta, store::keys::LlmUsage(key.day, key.tenant, key.model),
+                       stored.SerializeAsString());
+  if (metrics_ != nullptr) {
+    metrics_->CallBilled(report.model(), tenant, usage, report.http_status());
   }
 }
 
-void Engine::BillEndedRuns() {
+void LlmGrants::BillEndedRuns() {
   for (auto& [first, usage] : late_bills_) {
     // Up the chain of stored records; a run active again (resumed in this
     // batch) takes it in memory instead.
     for (std::string run_id = first; !run_id.empty();) {
-      if (ActiveRun* active = runs_.active().Find(run_id); active != nullptr) {
+      if (ActiveRun* active = runs_->Find(run_id); active != nullptr) {
         AddUsage(*active->state->MutableRecord().mutable_run()->mutable_billed(), usage);
-        batch_.Touch(run_id);
+        batch_->Touch(run_id);
         break;
       }
-      if (runs_.retention().busy()) break;  // never write back what retention deletes
-      absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
+      if (retention_->busy()) break;  // never write back what retention deletes
+      absl::StatusOr<store::RunRecord> record = ReadRunRecord(*store_, run_id);
       if (!record.ok()) break;
       AddUsage(*record->mutable_run()->mutable_billed(), usage);
-      batch_.writes().Put(store::Column::kRuns, store::keys::Run(run_id),
-                          record->SerializeAsString());
+      batch_->writes().Put(store::Column::kRuns, store::keys::Run(run_id),
+                           record->SerializeAsString());
       run_id = record->run().parent_run_id();
     }
   }
   late_bills_.clear();
 }
 
-void Engine::GrantLlmCalls() {
-  const absl::Time now = batch_.now();
+void LlmGrants::GrantDue() {
+  const absl::Time now = batch_->now();
   if (governor_.NextWake() <= now) {
-    for (const governance::Granted& granted : governor_.Tick(now)) SendLlmGrant(granted);
+    for (const governance::Granted& granted : governor_.Tick(now)) Send(granted);
   }
-  if (options_.llm_metrics != nullptr && governor_.has_models()) {
+  if (metrics_ != nullptr && governor_.has_models()) {
     governor_.Refresh(now);
-    options_.llm_metrics->UpdateModels(governor_.Models());
+    metrics_->UpdateModels(governor_.Models());
   }
 }
 
-absl::Status Engine::LoadLlmUsage() {
-  usage_month_ = Month(batch_.now());
+absl::Status LlmGrants::LoadUsage() {
+  usage_month_ = Month(batch_->now());
   const std::string from = store::keys::LlmUsageFrom(usage_month_);
-  return options_.store->Scan(
+  return store_->Scan(
       store::Column::kMeta, from, store::keys::LlmUsageEnd(),
       [this](absl::string_view key, absl::string_view value) {
         std::optional<store::keys::LlmUsageKey> parsed = store::keys::ParseLlmUsage(key);
@@ -324,11 +328,11 @@ absl::Status Engine::LoadLlmUsage() {
       });
 }
 
-absl::StatusOr<std::vector<v1::UsageRow>> Engine::ReadUsage(const std::string& tenant,
-                                                            const std::string& since_day) {
+absl::StatusOr<std::vector<v1::UsageRow>> LlmGrants::ReadUsage(const std::string& tenant,
+                                                               const std::string& since_day) const {
   std::vector<v1::UsageRow> rows;
   // Called on RPC threads: the store itself, not the loop's view of it.
-  absl::Status scanned = store_->Scan(
+  absl::Status scanned = rpc_store_->Scan(
       store::Column::kMeta, store::keys::LlmUsageFrom(since_day), store::keys::LlmUsageEnd(),
       [&](absl::string_view key, absl::string_view value) {
         std::optional<store::keys::LlmUsageKey> parsed = store::keys::ParseLlmUsage(key);
@@ -346,6 +350,14 @@ absl::StatusOr<std::vector<v1::UsageRow>> Engine::ReadUsage(const std::string& t
       });
   if (!scanned.ok()) return scanned;
   return rows;
+}
+
+void LlmGrants::OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) {
+  governor_.ReleaseLease(std::string(lease_id), batch_->now());
+}
+
+void LlmGrants::OnStreamClosed(uint64_t stream_id) {
+  governor_.ReleaseStream(stream_id, batch_->now());
 }
 
 }  // namespace taskboard::engine
