@@ -89,7 +89,7 @@ class LeaseKeeper {
                  v1::Welcome& welcome);
   // The stream closed: its leases stay until they expire or the worker
   // reconnects (it may still run the tasks); no stream reaches them now.
-  // Then the listeners are told, in the order added.
+  // WorkerManager::Disconnected then tells the listeners.
   void Detach(uint64_t stream_id);
   // The worker started the task, or sent a heartbeat: its lease lasts
   // another lease timeout from now.
