@@ -1,5 +1,6 @@
-// The command agents of examples/agents (the offline repo-digest demo), run
-// through the registry as a worker would run them.
+// The command agents of examples/agents (the offline repo-digest demo, and
+// word-counter of the word-count-mcp example, run in tests/mcp), run through
+// the registry as a worker would run them.
 
 #include <fstream>
 #include <string>
@@ -74,10 +75,11 @@ std::string MapOutput(const std::vector<std::string>& outputs) {
   return merged;
 }
 
-TEST_F(ExampleAgentsTest, AllFourAreOffered) {
+TEST_F(ExampleAgentsTest, EveryExampleAgentIsOffered) {
   std::vector<std::string> names;
   for (const v1::AgentInfo& info : registry_->Advertised()) names.push_back(info.name());
-  EXPECT_THAT(names, ElementsAre("noop", "reviewer", "scout", "summarizer", "writer"));
+  EXPECT_THAT(names,
+              ElementsAre("noop", "reviewer", "scout", "summarizer", "word-counter", "writer"));
   EXPECT_THAT(registry_->unavailable(), IsEmpty());
 }
 
