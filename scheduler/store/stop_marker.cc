@@ -1,14 +1,12 @@
 #include "scheduler/store/stop_marker.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/files.h"
 
 namespace taskboard::store {
 namespace {
@@ -26,22 +24,6 @@ std::string DurabilityName(Durability durability) {
       return "none";
   }
   return "sync";
-}
-
-// Writes `text` to `path` and fsyncs the file and its directory, so that it
-// survives the machine stopping right after.
-bool WriteDurably(const std::filesystem::path& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return false;
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ok = ::fsync(fd) == 0 && ok;
-  ::close(fd);
-  const int dir = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
-  return ok;
 }
 
 }  // namespace
@@ -80,8 +62,8 @@ absl::StatusOr<bool> BeginOpen(const std::string& dir, const std::string& boot_i
   std::filesystem::create_directories(root, ec);
   std::filesystem::remove(root / kCleanStopFile, ec);
   const std::string recorded = may_have_lost ? "lost" : (boot_id.empty() ? "-" : boot_id);
-  if (!WriteDurably(root / kOpenFile,
-                    absl::StrCat(recorded, " ", DurabilityName(durability), "\n"))) {
+  if (!WriteFileDurably((root / kOpenFile).string(),
+                        absl::StrCat(recorded, " ", DurabilityName(durability), "\n"), 0600)) {
     return absl::InternalError(absl::StrCat("cannot open the store at ", dir, ": cannot write ",
                                             (root / kOpenFile).string(),
                                             ": check that the data directory is writable"));
@@ -92,15 +74,17 @@ absl::StatusOr<bool> BeginOpen(const std::string& dir, const std::string& boot_i
 absl::Status ConfirmRecovered(const std::string& dir, const std::string& boot_id,
                               Durability durability) {
   const std::filesystem::path file = std::filesystem::path(dir) / kOpenFile;
-  if (!WriteDurably(file, absl::StrCat(boot_id.empty() ? "-" : boot_id, " ",
-                                       DurabilityName(durability), "\n"))) {
+  if (!WriteFileDurably(file.string(),
+                        absl::StrCat(boot_id.empty() ? "-" : boot_id, " ",
+                                     DurabilityName(durability), "\n"),
+                        0600)) {
     return absl::InternalError(absl::StrCat("cannot write ", file.string()));
   }
   return absl::OkStatus();
 }
 
 void RecordCleanStop(const std::string& dir) {
-  WriteDurably(std::filesystem::path(dir) / kCleanStopFile, "clean\n");
+  WriteFileDurably((std::filesystem::path(dir) / kCleanStopFile).string(), "clean\n", 0600);
 }
 
 }  // namespace taskboard::store

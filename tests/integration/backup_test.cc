@@ -7,12 +7,12 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/json.h"
 #include "common/sha256.h"
+#include "common/files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/cluster.h"
@@ -48,13 +48,6 @@ phases:
     agent: echo
     task: "sleep 30 still running at the backup"
 )";
-
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 Exited Backup(const std::string& address, const fs::path& dest,
               std::vector<std::string> extra = {}) {
@@ -93,12 +86,12 @@ TEST(BackupTest, TakenWhileServing_OpensAsAnotherSchedulersStoreWithEveryRun) {
   EXPECT_FALSE(fs::exists(dest.string() + ".incoming"));
 
   // Every file BACKUP.json lists is there, whole.
-  std::optional<Json> manifest = TryParseJson(ReadAll(dest / "BACKUP.json"));
+  std::optional<Json> manifest = TryParseJson(ReadFileOrEmpty((dest / "BACKUP.json").string()));
   ASSERT_TRUE(manifest.has_value());
   EXPECT_EQ((*manifest)["format"], "taskboard-backup/1");
   ASSERT_FALSE((*manifest)["files"].empty());
   for (const Json& file : (*manifest)["files"]) {
-    const std::string bytes = ReadAll(dest / file["name"].get<std::string>());
+    const std::string bytes = ReadFileOrEmpty((dest / file["name"].get<std::string>()).string());
     EXPECT_EQ(bytes.size(), file["size"].get<uint64_t>()) << file.dump();
     EXPECT_EQ(Sha256Hex(bytes), file["sha256"].get<std::string>()) << file.dump();
   }
@@ -163,7 +156,7 @@ TEST(BackupTest, DestinationExists_RefusedAndLeftAlone) {
   const Exited refused = Backup(cluster.address(), dest);
   EXPECT_EQ(refused.code, 1) << refused.output;
   EXPECT_THAT(refused.output, HasSubstr("already exists; a backup never overwrites anything"));
-  EXPECT_EQ(ReadAll(dest / "keep.txt"), "mine");
+  EXPECT_EQ(ReadFileOrEmpty((dest / "keep.txt").string()), "mine");
   EXPECT_FALSE(fs::exists(dest.string() + ".incoming"));
 }
 

@@ -6,13 +6,12 @@
 // answered by the scheduler's cache.
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/cluster_test.h"
@@ -24,13 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::ClusterOptions;
 using testing::IsOk;
-
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // What count_words answers for `text`, counted here independently.
 std::string Counted(const std::string& text) {
@@ -65,14 +57,14 @@ TEST_F(McpExampleFlowTest, WordCount_CountsEachFileWithTheMcpTool_TheRepeatIsACa
   fs::copy_file(testing::SourcePath("docs/mcp.md"), cluster_.dir() / "docs" / "mcp.md");
 
   absl::StatusOr<std::string> run_id =
-      cluster_.Submit(ReadAll(testing::SourcePath("examples/flows/word-count-mcp.yaml")));
+      cluster_.Submit(ReadFileOrEmpty(testing::SourcePath("examples/flows/word-count-mcp.yaml")));
   ASSERT_THAT(run_id.status(), IsOk());
   absl::StatusOr<v1::Run> run = cluster_.WaitForRun(*run_id);
   ASSERT_THAT(run.status(), IsOk()) << cluster_.Logs();
   ASSERT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_.Logs();
 
-  const std::string readme = Counted(ReadAll(cluster_.dir() / "README.md"));
-  const std::string mcp = Counted(ReadAll(cluster_.dir() / "docs" / "mcp.md"));
+  const std::string readme = Counted(ReadFileOrEmpty((cluster_.dir() / "README.md").string()));
+  const std::string mcp = Counted(ReadFileOrEmpty((cluster_.dir() / "docs" / "mcp.md").string()));
   EXPECT_THAT(run->output(), ::testing::HasSubstr(absl::StrCat("README.md: ", readme)));
   EXPECT_THAT(run->output(), ::testing::HasSubstr(absl::StrCat("docs/mcp.md: ", mcp)));
 

@@ -1,10 +1,6 @@
 #include "tools/cli/admin_command.h"
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <system_error>
 #include <vector>
@@ -13,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/files.h"
 #include "common/json.h"
 #include "scheduler/ha/checkpoint_receiver.h"
 #include "scheduler/ha/replication.grpc.pb.h"
@@ -41,22 +38,6 @@ Json Describe(const std::string& scheduler, const hav1::CheckpointManifest& mani
               {"position",
                {{"epoch", manifest.position().epoch()}, {"index", manifest.position().index()}}},
               {"files", files}};
-}
-
-absl::Status WriteFileSynced(const std::string& path, const std::string& text) {
-  {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
-  }
-  // The receiver fsyncs the directory at install; the file itself here.
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) return absl::InternalError(absl::StrCat("cannot open ", path));
-  const int synced = fsync(fileno(file));
-  std::fclose(file);
-  if (synced != 0) return absl::InternalError(absl::StrCat("cannot sync ", path));
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -130,11 +111,10 @@ int RunBackup(const BackupOptions& options, std::ostream& out, std::ostream& err
     return give_up(1);
   }
   if (!status.ok()) return give_up(ReportRpcError(kBackupCommand, client.address(), status, err));
-  if (absl::Status described =
-          WriteFileSynced(absl::StrCat(receiver.incoming_dir(), "/BACKUP.json"),
-                          Describe(client.address(), manifest, files).dump(2) + "\n");
-      !described.ok()) {
-    err << kBackupCommand << ": " << described.message() << "\n";
+  // Installed with the files: the receiver syncs the directory.
+  const std::string described = absl::StrCat(receiver.incoming_dir(), "/BACKUP.json");
+  if (!WriteFileDurably(described, Describe(client.address(), manifest, files).dump(2) + "\n")) {
+    err << kBackupCommand << ": cannot write " << described << "\n";
     return give_up(1);
   }
   absl::StatusOr<ha::LogPosition> installed = receiver.Install();
