@@ -11,8 +11,6 @@ namespace {
 
 constexpr absl::string_view kScheduler = "/taskboard.v1.Scheduler/";
 constexpr absl::string_view kWorkerGateway = "/taskboard.v1.WorkerGateway/";
-// `taskboard admin backup` (scheduler/ha/replication.proto).
-constexpr absl::string_view kBackup = "/taskboard.ha.v1.Backup/Backup";
 
 // The client API's methods; the operator ones (admin only) are apart.
 constexpr absl::string_view kClientMethods[] = {
@@ -36,7 +34,7 @@ std::vector<Role> RolesFor(absl::string_view method) {
   if (absl::ConsumePrefix(&method, kWorkerGateway)) {
     if (method == "Connect") return {Role::kWorker, Role::kAdmin};
   }
-  if (method == kBackup) return {Role::kAdmin};
+  if (method == kBackupMethod) return {Role::kAdmin};
   return {};
 }
 

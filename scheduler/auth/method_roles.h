@@ -7,6 +7,7 @@
 //   taskboard.v1.Scheduler (runs, flows, tasks)   client, admin
 //   Scheduler.ListWorkers, Scheduler.DrainWorker  admin
 //   taskboard.v1.WorkerGateway.Connect            worker, admin
+//   taskboard.ha.v1.Backup.Backup                 admin
 //
 // Health checking and reflection are not listed: they are never
 // authenticated (load balancers and grpcurl need them).
@@ -18,6 +19,9 @@
 #include "scheduler/auth/principal.h"
 
 namespace taskboard::auth {
+
+// `taskboard admin backup` (scheduler/ha/replication.proto).
+inline constexpr absl::string_view kBackupMethod = "/taskboard.ha.v1.Backup/Backup";
 
 // The roles that may call `method`; empty for a method without a rule,
 // which nobody may call (a new method must be added to the table).

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/log/log.h"
+#include "scheduler/auth/method_roles.h"
 #include "scheduler/ha/checkpoint_reactor.h"
 #include "scheduler/server/grpc_status.h"
 
@@ -40,7 +41,7 @@ BackupService::BackupService(store::Store* store, std::string checkpoint_dir,
 grpc::ServerWriteReactor<ha::v1::CheckpointChunk>* BackupService::Backup(
     grpc::CallbackServerContext* context, const ha::v1::BackupRequest* request) {
   absl::StatusOr<auth::Caller> caller =
-      gate_->Admit(*context, "/taskboard.ha.v1.Backup/Backup", request);
+      gate_->Admit(*context, auth::kBackupMethod, request);
   if (!caller.ok()) return new RefusedBackup(caller.status());
   if (checkpoint_dir_.empty()) {
     // The store's own refusal says why (--memory).
