@@ -8,9 +8,9 @@
 #include "absl/time/time.h"
 #include "common/log/log.h"
 #include "scheduler/cache/cache_key.h"
-#include "scheduler/engine/approval_task.h"
 #include "scheduler/engine/runs/run_recovery.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/state/approval_task.h"
+#include "scheduler/engine/state/task_states.h"
 
 namespace taskboard::engine {
 

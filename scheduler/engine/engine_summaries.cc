@@ -23,8 +23,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/engine/core/ids.h"
 #include "scheduler/engine/engine.h"
-#include "scheduler/engine/ids.h"
 #include "scheduler/policy/compaction.h"
 
 namespace taskboard::engine {

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/engine/engine.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/state/task_states.h"
 #include "scheduler/engine/tool_permission.h"
 #include "scheduler/policy/effective_policy.h"
 #include "scheduler/policy/external_policy.h"

@@ -33,11 +33,6 @@
 
 namespace taskboard::engine {
 
-// How a task is named in its request's ledger index: its id in the root run,
-// `run_id/task_id` in a child run (task ids are unique only per run).
-std::string LedgerTaskName(absl::string_view request_id, absl::string_view run_id,
-                           absl::string_view task_id);
-
 class LedgerBook : public policy::ObservationSource {
  public:
   // The scheduler's default --ledger-cache-mb.

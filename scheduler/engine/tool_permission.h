@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "scheduler/engine/run_state.h"
+#include "scheduler/engine/state/run_state.h"
 #include "taskboard/v1/worker.pb.h"
 
 namespace taskboard::engine {

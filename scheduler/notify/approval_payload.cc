@@ -7,7 +7,7 @@
 #include "absl/time/time.h"
 #include "common/json.h"
 #include "common/sha256.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/state/task_states.h"
 #include "scheduler/flow/approval_phase.h"
 
 namespace taskboard::notify {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "scheduler/engine/approval_event.h"
+#include "scheduler/engine/approvals/approval_event.h"
 
 namespace taskboard::notify {
 

@@ -3,9 +3,9 @@
 #include <cstdint>
 
 #include "CLI/CLI.hpp"
-#include "scheduler/engine/approval_limits.h"
-#include "scheduler/engine/run_limits.h"
-#include "scheduler/engine/saved_flows.h"
+#include "scheduler/engine/approvals/approval_limits.h"
+#include "scheduler/engine/runs/saved_flows.h"
+#include "scheduler/engine/state/run_limits.h"
 #include "scheduler/notify/webhook_flags.h"
 
 namespace taskboard::process {

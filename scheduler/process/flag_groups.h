@@ -23,7 +23,7 @@ struct WebhookFlags;
 
 namespace process {
 
-// The fan-out limits (scheduler/engine/run_limits.h, docs/security.md#limits).
+// The fan-out limits (scheduler/engine/state/run_limits.h, docs/security.md#limits).
 void AddRunLimitFlags(CLI::App& app, engine::RunLimits& limits);
 // What a person's decision may carry (docs/approvals.md#limits).
 void AddApprovalLimitFlags(CLI::App& app, engine::ApprovalLimits& limits);

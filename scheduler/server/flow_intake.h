@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "scheduler/engine/approval_limits.h"
+#include "scheduler/engine/approvals/approval_limits.h"
 #include "scheduler/engine/engine.h"
-#include "scheduler/engine/run_limits.h"
-#include "scheduler/engine/saved_flows.h"
+#include "scheduler/engine/runs/saved_flows.h"
+#include "scheduler/engine/state/run_limits.h"
 #include "taskboard/v1/scheduler.pb.h"
 
 namespace taskboard::server {

@@ -1,7 +1,7 @@
 #include "scheduler/server/run_access.h"
 
 #include "absl/strings/str_cat.h"
-#include "scheduler/engine/run_reader.h"
+#include "scheduler/engine/runs/run_reader.h"
 
 namespace taskboard::server {
 

@@ -4,7 +4,7 @@
 // The scheduler's gRPC-level metric: taskboard_scheduler_grpc_requests_total
 // {method, code}, counted by a server interceptor when a call sends its
 // status, for every service on the port (Scheduler, WorkerGateway, health,
-// reflection). The engine's own metrics live in engine/engine_metrics.h.
+// reflection). The engine's own metrics live in engine/core/engine_metrics.h.
 //
 // Thread-safe: the interceptor runs on gRPC's threads; a count costs the
 // family's Add (a mutex and a map lookup) plus an atomic add.

@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "scheduler/engine/run_reader.h"
+#include "scheduler/engine/runs/run_reader.h"
 #include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/kinds/flow_kind.h"
 #include "scheduler/flow/phase_graph.h"

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "scheduler/engine/engine.h"
-#include "scheduler/engine/saved_flows.h"
+#include "scheduler/engine/runs/saved_flows.h"
 #include "scheduler/server/blocking_pool.h"
 #include "scheduler/server/call_gate.h"
 #include "scheduler/server/flow_intake.h"

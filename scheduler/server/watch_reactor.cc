@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/stream_batch.h"
-#include "scheduler/engine/run_reader.h"
+#include "scheduler/engine/runs/run_reader.h"
 #include "scheduler/server/grpc_status.h"
 #include "scheduler/server/run_access.h"
 

@@ -28,7 +28,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/state/task_states.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/fake_llm.h"
 #include "tests/testing/prometheus_text.h"

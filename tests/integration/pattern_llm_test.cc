@@ -171,7 +171,7 @@ absl::StatusOr<std::vector<std::string>> PatternPhases(testing::Cluster& cluster
 
 // GetRun's `board_meta` is documented as the pattern's phase (scheduler.proto
 // Run.board_meta) but the scheduler never fills it in; see the report for
-// the fix in scheduler/engine/run_reader.cc (not ours to edit).
+// the fix in scheduler/engine/runs/run_reader.cc (not ours to edit).
 void ExpectBoardMetaCompleted(FakeLlmCluster& llm, const std::string& run_id) {
   absl::StatusOr<v1::Run> run = llm.GetRun(run_id);
   ASSERT_THAT(run.status(), IsOk());

@@ -16,7 +16,7 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/state/task_states.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/event_tasks.h"
 #include "tests/testing/status_matchers.h"

@@ -7,7 +7,7 @@
 #include "common/files.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/state/task_states.h"
 #include "scheduler/flow/proto_value.h"
 #include "tests/testing/test_channel.h"
 

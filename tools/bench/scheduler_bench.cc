@@ -50,7 +50,7 @@
 #include "benchmark/benchmark.h"
 #include "common/json.h"
 #include "grpcpp/create_channel.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/state/task_states.h"
 #include "scheduler/server/scheduler_server.h"
 #include "taskboard/v1/scheduler.grpc.pb.h"
 #include "taskboard/v1/worker.grpc.pb.h"

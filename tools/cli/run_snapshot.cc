@@ -11,7 +11,7 @@ namespace taskboard::cli {
 namespace {
 
 // What the scheduler appends to a text it cut to --max-event-bytes
-// (scheduler/engine/event_size.h); the stored task keeps the whole text.
+// (scheduler/engine/runs/event_size.h); the stored task keeps the whole text.
 constexpr absl::string_view kCutMarker = " bytes shown; scheduler flag ";
 // The flag's minimum is 1024 bytes and a cut event ends close to the limit:
 // smaller events were never cut, and are not searched.

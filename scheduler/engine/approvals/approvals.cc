@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "scheduler/engine/plan_approval.h"
-#include "scheduler/engine/run_reader.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/drivers/plan_approval.h"
+#include "scheduler/engine/runs/run_reader.h"
+#include "scheduler/engine/state/task_states.h"
 
 namespace taskboard::engine {
 

@@ -17,9 +17,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
-#include "scheduler/engine/driver.h"
-#include "scheduler/engine/run_state.h"
-#include "scheduler/engine/run_task_graph.h"
+#include "scheduler/engine/drivers/driver.h"
+#include "scheduler/engine/state/run_state.h"
+#include "scheduler/engine/state/run_task_graph.h"
 #include "taskboard/v1/flow.pb.h"
 #include "taskboard/v1/policy.pb.h"
 

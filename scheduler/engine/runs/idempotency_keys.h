@@ -12,7 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "scheduler/engine/run_deletion.h"
+#include "scheduler/engine/runs/run_deletion.h"
 #include "scheduler/store/store.h"
 
 namespace taskboard::engine {

@@ -5,12 +5,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
-#include "scheduler/engine/child_runs.h"
-#include "scheduler/engine/run_control.h"
-#include "scheduler/engine/run_reader.h"
 #include "scheduler/engine/runs/run_manager.h"
-#include "scheduler/engine/task_lifecycle.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/runs/run_reader.h"
+#include "scheduler/engine/state/child_runs.h"
+#include "scheduler/engine/state/run_control.h"
+#include "scheduler/engine/state/task_lifecycle.h"
+#include "scheduler/engine/state/task_states.h"
 #include "scheduler/flow/proto_value.h"
 
 namespace taskboard::engine {

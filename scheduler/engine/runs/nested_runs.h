@@ -13,8 +13,8 @@
 
 #include "absl/status/status.h"
 #include "scheduler/engine/core/loop_batch.h"
-#include "scheduler/engine/run_state.h"
 #include "scheduler/engine/runs/lease_revoker.h"
+#include "scheduler/engine/state/run_state.h"
 
 namespace taskboard::engine {
 

@@ -15,11 +15,11 @@
 #include <optional>
 
 #include "absl/strings/string_view.h"
+#include "scheduler/engine/core/engine_metrics.h"
 #include "scheduler/engine/core/loop_batch.h"
-#include "scheduler/engine/engine_metrics.h"
-#include "scheduler/engine/run_deletion.h"
 #include "scheduler/engine/runs/active_runs.h"
 #include "scheduler/engine/runs/idempotency_keys.h"
+#include "scheduler/engine/runs/run_deletion.h"
 #include "scheduler/engine/runs/run_listener.h"
 #include "scheduler/store/store.h"
 

@@ -6,10 +6,10 @@
 #include <utility>
 
 #include "common/log/log.h"
-#include "scheduler/engine/approval_task.h"
-#include "scheduler/engine/event_size.h"
-#include "scheduler/engine/task_states.h"
-#include "scheduler/engine/tasks_created.h"
+#include "scheduler/engine/runs/event_size.h"
+#include "scheduler/engine/runs/tasks_created.h"
+#include "scheduler/engine/state/approval_task.h"
+#include "scheduler/engine/state/task_states.h"
 #include "scheduler/store/keys.h"
 
 namespace taskboard::engine {

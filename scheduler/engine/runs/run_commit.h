@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "scheduler/engine/core/engine_metrics.h"
 #include "scheduler/engine/core/loop_batch.h"
-#include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/runs/active_runs.h"
 #include "scheduler/store/records.pb.h"
 #include "taskboard/v1/scheduler.pb.h"

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "scheduler/engine/run_deletion.h"
+#include "scheduler/engine/runs/run_deletion.h"
 
 namespace taskboard::engine {
 

@@ -7,9 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/log/log.h"
-#include "scheduler/engine/run_finish.h"
-#include "scheduler/engine/run_reader.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/runs/run_reader.h"
+#include "scheduler/engine/state/run_finish.h"
+#include "scheduler/engine/state/task_states.h"
 #include "scheduler/store/keys.h"
 
 namespace taskboard::engine {

@@ -20,7 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "scheduler/engine/run_loader.h"
+#include "scheduler/engine/runs/run_loader.h"
 #include "scheduler/engine/runs/run_manager.h"
 
 namespace taskboard::engine {

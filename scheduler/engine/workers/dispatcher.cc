@@ -8,9 +8,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "common/log/log.h"
-#include "scheduler/engine/assignment_to_send.h"
-#include "scheduler/engine/ids.h"
-#include "scheduler/engine/task_lifecycle.h"
+#include "scheduler/engine/core/ids.h"
+#include "scheduler/engine/state/task_lifecycle.h"
+#include "scheduler/engine/workers/assignment_to_send.h"
 
 namespace taskboard::engine {
 

@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
-#include "scheduler/engine/attempt_history.h"
-#include "scheduler/engine/task_lifecycle.h"
+#include "scheduler/engine/state/attempt_history.h"
+#include "scheduler/engine/state/task_lifecycle.h"
 #include "scheduler/store/keys.h"
 
 namespace taskboard::engine {

@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/log/log.h"
-#include "scheduler/engine/attempt_history.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/state/attempt_history.h"
+#include "scheduler/engine/state/task_states.h"
 #include "scheduler/governance/usage_sum.h"
 
 namespace taskboard::engine {

@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "common/log/log.h"
-#include "scheduler/engine/approval_task.h"
-#include "scheduler/engine/child_runs.h"
+#include "scheduler/engine/state/approval_task.h"
+#include "scheduler/engine/state/child_runs.h"
 
 namespace taskboard::engine {
 

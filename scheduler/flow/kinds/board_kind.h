@@ -3,7 +3,7 @@
 
 // The board kind: an explicit task list with deps (docs/flow-dsl.md#3-kinds).
 // A board runs as a taskflow whose phases are single agent tasks: one driver
-// (engine/taskflow_driver.h) implements eager DAG scheduling, retries,
+// (engine/drivers/taskflow_driver.h) implements eager DAG scheduling, retries,
 // optional tasks and transitive skipping for both kinds.
 
 #include "scheduler/flow/kinds/flow_kind.h"

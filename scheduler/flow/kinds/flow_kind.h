@@ -7,7 +7,7 @@
 // kind, child runs' inherited policy, `taskboard validate`, the CLI's run
 // view) asks this table rather than switching on FlowSpec::kind_case();
 // docs/design.md#adding-a-pattern-kind lists what a new kind touches. The
-// engine's half (which driver runs a kind) is engine/driver_factory.cc,
+// engine's half (which driver runs a kind) is engine/drivers/driver_factory.cc,
 // keyed by the same FlowSpec::KindCase, so that flow/ knows nothing of
 // drivers.
 

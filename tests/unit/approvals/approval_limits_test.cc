@@ -1,11 +1,11 @@
-// The caps on what a decision carries (scheduler/engine/approval_limits.h):
+// The caps on what a decision carries (scheduler/engine/approvals/approval_limits.h):
 // a comment, a form value or a count of values 100 times over its limit is
 // INVALID_ARGUMENT naming the limit, the field and the flag, leaves the
 // approval waiting, and a normal decision then completes the run. A
 // rejection's comment is stored once, on the approval's own task: the
 // phases it skips refer to it.
 
-#include "scheduler/engine/approval_limits.h"
+#include "scheduler/engine/approvals/approval_limits.h"
 
 #include <string>
 

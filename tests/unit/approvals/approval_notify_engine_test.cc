@@ -14,7 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/engine/engine.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/state/task_states.h"
 #include "tests/testing/prometheus_text.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/unit/engine/engine_harness.h"

@@ -5,7 +5,7 @@
 #include "common/json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/state/task_states.h"
 
 namespace taskboard::notify {
 namespace {

@@ -2,7 +2,7 @@
 // what the approval metrics read (pending by tenant, oldest age, decisions,
 // waiting time).
 
-#include "scheduler/engine/approval_watch.h"
+#include "scheduler/engine/approvals/approval_watch.h"
 
 #include <optional>
 #include <string>
@@ -12,9 +12,9 @@
 #include "common/metrics/text_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/engine/approval_task.h"
-#include "scheduler/engine/task_lifecycle.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/state/approval_task.h"
+#include "scheduler/engine/state/task_lifecycle.h"
+#include "scheduler/engine/state/task_states.h"
 #include "tests/testing/prometheus_text.h"
 
 namespace taskboard::engine {

@@ -10,7 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/engine/run_reader.h"
+#include "scheduler/engine/runs/run_reader.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/unit/approvals/approval_calls.h"
 #include "tests/unit/engine/engine_harness.h"

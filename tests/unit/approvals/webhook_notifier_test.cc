@@ -17,7 +17,7 @@
 #include "common/metrics/text_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/engine/task_states.h"
+#include "scheduler/engine/state/task_states.h"
 #include "scheduler/notify/webhook_signature.h"
 #include "tests/testing/prometheus_text.h"
 

@@ -8,8 +8,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/engine/approval_task.h"
-#include "scheduler/engine/run_reader.h"
+#include "scheduler/engine/runs/run_reader.h"
+#include "scheduler/engine/state/approval_task.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/unit/engine/runs/runs_fixture.h"
 

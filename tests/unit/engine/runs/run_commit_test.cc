@@ -5,8 +5,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/engine/run_finish.h"
-#include "scheduler/engine/task_lifecycle.h"
+#include "scheduler/engine/state/run_finish.h"
+#include "scheduler/engine/state/task_lifecycle.h"
 #include "scheduler/store/keys.h"
 #include "tests/unit/engine/runs/runs_fixture.h"
 

@@ -8,7 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/engine/task_lifecycle.h"
+#include "scheduler/engine/state/task_lifecycle.h"
 #include "scheduler/engine/workers/worker_streams.h"
 #include "tests/unit/engine/recording_channel.h"
 #include "tests/unit/engine/runs/runs_fixture.h"

@@ -8,9 +8,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/engine/attempt_history.h"
 #include "scheduler/engine/core/timer_queue.h"
-#include "scheduler/engine/task_lifecycle.h"
+#include "scheduler/engine/state/attempt_history.h"
+#include "scheduler/engine/state/task_lifecycle.h"
 #include "scheduler/engine/workers/lease_keeper.h"
 #include "scheduler/engine/workers/worker_streams.h"
 #include "tests/unit/engine/recording_channel.h"

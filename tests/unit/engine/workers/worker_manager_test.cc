@@ -10,9 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/engine/attempt_history.h"
 #include "scheduler/engine/core/timer_queue.h"
-#include "scheduler/engine/task_lifecycle.h"
+#include "scheduler/engine/state/attempt_history.h"
+#include "scheduler/engine/state/task_lifecycle.h"
 #include "tests/unit/engine/recording_channel.h"
 #include "tests/unit/engine/runs/runs_fixture.h"
 
