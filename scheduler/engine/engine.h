@@ -53,10 +53,8 @@
 #include "scheduler/engine/core/timer_queue.h"
 #include "scheduler/engine/driver.h"
 #include "scheduler/engine/engine_metrics.h"
-#include "scheduler/engine/ledger_book.h"
 #include "scheduler/engine/llm/llm_grants.h"
 #include "scheduler/engine/llm_metrics.h"
-#include "scheduler/engine/policy_service_caller.h"
 #include "scheduler/engine/retry_backoff.h"
 #include "scheduler/engine/run_deletion.h"
 #include "scheduler/engine/run_limits.h"
@@ -70,6 +68,9 @@
 #include "scheduler/engine/runs/run_manager.h"
 #include "scheduler/engine/runs/run_requests.h"
 #include "scheduler/engine/task_lifecycle.h"
+#include "scheduler/engine/tool_calls/ledger_book.h"
+#include "scheduler/engine/tool_calls/policy_service_caller.h"
+#include "scheduler/engine/tool_calls/tool_calls.h"
 #include "scheduler/engine/watch_hub.h"
 #include "scheduler/engine/workers/prior_work_source.h"
 #include "scheduler/engine/workers/worker_listener.h"
@@ -145,9 +146,7 @@ struct EngineStats {
   int64_t workers = 0;
 };
 
-class Engine : private RunListener,
-               private WorkerListener,
-               private PriorWorkSource {
+class Engine : private WorkerListener, private PriorWorkSource {
  public:
   // Loads every run that is not finished from the store and re-arms its
   // tasks: ready tasks are queued, retrying ones wait out their backoff, and
@@ -207,7 +206,7 @@ class Engine : private RunListener,
                       std::function<void(absl::StatusOr<v1::Task>)> done);
 
   // The shared tool cache per tenant, scope kind and tool
-  // (engine_cache_stats.cc, cache/cache_stats.h): the rows of `tenant`
+  // (tool_calls/tool_calls.h, cache/cache_stats.h): the rows of `tenant`
   // (nullopt: every tenant) by tenant, scope and tool, their total entries
   // and the per-tenant entry limit. Never fails.
   void GetCacheStats(std::optional<std::string> tenant,
@@ -253,17 +252,10 @@ class Engine : private RunListener,
   void ProcessBatch(std::vector<std::function<void()>>& batch);
   absl::Status Recover();
 
-  // The runs' and the leases' listeners, until the component that owns
-  // what they drop lands: what the tool calls keep per run and per lease.
-  void OnRunLeftMemory(const std::string& run_id) override;
-  void OnRootRunDeleted(const RunDeletion& deletion) override;
   // A lease ended: an assignment that waited for a PolicyService gives its
-  // credit back, a summarizer's job is finished without it, and its tool
-  // calls pass to a waiter (the LLM grants listen for themselves).
+  // credit back and a summarizer's job is finished without it (the tool
+  // calls and the LLM grants listen for themselves).
   void OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) override;
-  // A worker's last stream closed: its tool-call waits are dropped (it runs
-  // those calls itself) and the calls it ran for others pass to a waiter.
-  void OnWorkerGone(const std::string& worker_id) override;
   // Queues the ready tasks (and approval deadlines) of each touched run.
   void QueueTouched();
 
@@ -271,18 +263,7 @@ class Engine : private RunListener,
   // order, as if sent one by one.
   void RouteWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
 
-  // Tool calls and prior work (engine_tools.cc).
-  cache::CallContext CallContextFor(const ActiveRun& active,
-                                    const dispatch::ConnectedWorker& worker,
-                                    absl::string_view task_id, absl::string_view tool_name) const;
-  // A lookup under a superseded lease, or of a tool the task may not call
-  // (tool_permission.h), is answered NOT_CACHEABLE.
-  void OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& worker,
-                    const v1::ToolLookup& lookup);
-  // A call of a tool the task may not call is recorded as an error.
-  void OnToolObservation(const dispatch::ConnectedWorker& worker,
-                         const v1::ToolObservation& observation);
-  void SendAnswers(std::vector<cache::Answer> answers);
+  // Prior work (engine_tools.cc).
   // Selects the task's prior work with the run's policy and records it for
   // GetTask. The store's error when reading the selected observations fails
   // (the caller fails the task).
@@ -363,8 +344,7 @@ class Engine : private RunListener,
   // listener are not used before the first batch.
   RunManager runs_;
   WorkerManager workers_;  // started in the constructor
-  LedgerBook ledgers_;
-  cache::ToolCacheService cache_;
+  ToolCalls tool_calls_;
   absl::flat_hash_map<std::string, SummaryJob> summary_jobs_;     // "request@watermark"
   std::vector<std::string> queued_summaries_;                     // jobs without a worker yet
   absl::flat_hash_map<std::string, std::string> summary_leases_;  // lease -> job

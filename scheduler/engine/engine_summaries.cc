@@ -33,7 +33,7 @@ bool Engine::ParkForSummary(ActiveRun& active, const std::string& task_id) {
   RunState& run = *active.state;
   const std::string parked_key = absl::StrCat(run.run_id(), "/", task_id);
   if (parked_once_.count(parked_key) > 0) return false;
-  absl::StatusOr<policy::RequestLedger*> ledger = ledgers_.Get(run.root_run_id());
+  absl::StatusOr<policy::RequestLedger*> ledger = tool_calls_.ledgers().Get(run.root_run_id());
   if (!ledger.ok()) return false;
   const v1::CompactPolicy& compact = active.policy.compact();
   policy::CompactionPlan plan = policy::PlanCompaction(compact, **ledger);

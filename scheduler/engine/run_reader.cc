@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "scheduler/engine/ledger_book.h"
 #include "scheduler/engine/task_states.h"
 #include "scheduler/store/keys.h"
 #include "scheduler/store/records.pb.h"
@@ -241,9 +240,9 @@ absl::Status ReadTaskToolWork(store::Store& store, const std::string& run_id,
   const std::string& root = run->run().root_run_id();
   const std::string request_id = root.empty() ? run_id : root;
   std::vector<uint64_t> seqs;
+  const std::string task_name = store::keys::LedgerTaskName(request_id, run_id, task_id);
   absl::Status scanned = store.ScanPrefix(
-      store::Column::kLedger,
-      store::keys::LedgerIndexOfTask(request_id, LedgerTaskName(request_id, run_id, task_id)),
+      store::Column::kLedger, store::keys::LedgerIndexOfTask(request_id, task_name),
       [&](absl::string_view key, absl::string_view) {
         if (std::optional<uint64_t> seq = store::keys::TrailingSeq(key)) seqs.push_back(*seq);
         return true;

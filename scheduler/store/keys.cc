@@ -119,6 +119,12 @@ std::string LedgerIndexOfTask(absl::string_view request_id, absl::string_view ta
   return out;
 }
 
+std::string LedgerTaskName(absl::string_view request_id, absl::string_view run_id,
+                           absl::string_view task_id) {
+  if (run_id.empty() || run_id == request_id) return std::string(task_id);
+  return absl::StrCat(run_id, "/", task_id);
+}
+
 std::string Flow(absl::string_view tenant, absl::string_view name, uint64_t version) {
   std::string out = FlowVersions(tenant, name);
   AppendU64(out, version);

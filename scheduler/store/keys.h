@@ -49,6 +49,10 @@ std::string LedgerEntry(absl::string_view request_id, uint64_t seq);
 std::string LedgerOfRequest(absl::string_view request_id);  // prefix of entries
 std::string LedgerTaskIndex(absl::string_view request_id, absl::string_view task_id, uint64_t seq);
 std::string LedgerIndexOfTask(absl::string_view request_id, absl::string_view task_id);  // prefix
+// How a task is named in its request's ledger index (the `task_id` above): its id in the root
+// run, `run_id/task_id` in a child run (task ids are unique only per run).
+std::string LedgerTaskName(absl::string_view request_id, absl::string_view run_id,
+                           absl::string_view task_id);
 
 std::string Flow(absl::string_view tenant, absl::string_view name, uint64_t version);
 std::string FlowVersions(absl::string_view tenant, absl::string_view name);  // prefix

@@ -1,4 +1,4 @@
-#include "scheduler/engine/ledger_book.h"
+#include "scheduler/engine/tool_calls/ledger_book.h"
 
 #include <optional>
 #include <utility>
@@ -9,12 +9,6 @@
 #include "scheduler/store/keys.h"
 
 namespace taskboard::engine {
-
-std::string LedgerTaskName(absl::string_view request_id, absl::string_view run_id,
-                           absl::string_view task_id) {
-  if (run_id.empty() || run_id == request_id) return std::string(task_id);
-  return absl::StrCat(run_id, "/", task_id);
-}
 
 absl::StatusOr<policy::RequestLedger*> LedgerBook::Get(const std::string& request_id) {
   auto it = ledgers_.find(request_id);
@@ -53,7 +47,8 @@ const v1::Observation& LedgerBook::Append(const std::string& request_id,
   if (!stored.task_id().empty()) {
     batch.Put(store::Column::kLedger,
               store::keys::LedgerTaskIndex(
-                  request_id, LedgerTaskName(request_id, stored.run_id(), stored.task_id()), seq),
+                  request_id,
+                  store::keys::LedgerTaskName(request_id, stored.run_id(), stored.task_id()), seq),
               "");
   }
   return stored;
