@@ -52,18 +52,18 @@ Engine::Engine(EngineOptions options)
                 options_.max_output_bytes, options_.metrics},
                &batch_, &timers_, &runs_.active()),
       tool_calls_({options_.store, options_.cache_limits, options_.ledger_cache_bytes,
-                   options_.limits.max_tool_result_bytes, options_.metrics},
-                  &batch_, &workers_.leases(), &workers_.streams()),
+                   options_.limits.max_tool_result_bytes, options_.limits.max_interpolated_bytes,
+                   options_.lease_timeout_ms, options_.policy_service, options_.metrics},
+                  &batch_, &runs_.active(), &workers_, this),
       llm_({options_.store, store_, options_.llm_limits, options_.llm_metrics}, &batch_,
            &runs_.active(), &runs_.retention(), &workers_.leases(), &workers_.streams(), &workers_),
       approvals_({options_.store, options_.limits, options_.approval_limits,
                   options_.approval_metrics, options_.approval_notifier},
                  &batch_, &timers_, &runs_.active()) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
-  workers_.AddListener(this);
   workers_.AddListener(&tool_calls_);
   workers_.AddListener(&llm_);
-  workers_.SetPriorWork(this);
+  workers_.SetPriorWork(&tool_calls_.prior_work());
   workers_.Start(options_.clock, options_.scheduling_timeout_ms);
 }
 

@@ -49,6 +49,7 @@
 #include "scheduler/engine/approvals/approvals.h"
 #include "scheduler/engine/clock.h"
 #include "scheduler/engine/commit_pipeline.h"
+#include "scheduler/engine/core/event_poster.h"
 #include "scheduler/engine/core/loop_batch.h"
 #include "scheduler/engine/core/timer_queue.h"
 #include "scheduler/engine/driver.h"
@@ -146,7 +147,7 @@ struct EngineStats {
   int64_t workers = 0;
 };
 
-class Engine : private WorkerListener, private PriorWorkSource {
+class Engine : private EventPoster {
  public:
   // Loads every run that is not finished from the store and re-arms its
   // tasks: ready tasks are queued, retrying ones wait out their backoff, and
@@ -247,15 +248,12 @@ class Engine : private WorkerListener, private PriorWorkSource {
 
  private:
   explicit Engine(EngineOptions options);
-  void Post(std::function<void()> event);
+  // EventPoster: how events reach the loop (the PolicyService's answers).
+  void Post(std::function<void()> event) override;
   void Loop();
   void ProcessBatch(std::vector<std::function<void()>>& batch);
   absl::Status Recover();
 
-  // A lease ended: an assignment that waited for a PolicyService gives its
-  // credit back and a summarizer's job is finished without it (the tool
-  // calls and the LLM grants listen for themselves).
-  void OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) override;
   // Queues the ready tasks (and approval deadlines) of each touched run.
   void QueueTouched();
 
@@ -263,50 +261,6 @@ class Engine : private WorkerListener, private PriorWorkSource {
   // order, as if sent one by one.
   void RouteWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
 
-  // Prior work (engine_tools.cc).
-  // Selects the task's prior work with the run's policy and records it for
-  // GetTask. The store's error when reading the selected observations fails
-  // (the caller fails the task).
-  // An unloadable ledger yields UnreadablePriorWork instead.
-  absl::StatusOr<v1::PriorWork> PriorWorkFor(ActiveRun& active, const std::string& task_id);
-  // No observations, policy "none", fallback_reason naming `status`.
-  static v1::PriorWork UnreadablePriorWork(const absl::Status& status);
-  // PriorWorkSource: summaries park the task, an external policy chooses
-  // after the commit, the others select now (PriorWorkFor).
-  Choice ChooseFor(ActiveRun& active, const std::string& task_id) override;
-  // Sends an assignment whose prior work an external PolicyService chooses:
-  // asks it after this batch commits, then sends from OnExternalPriorWork.
-  void SendAfterCommit(ActiveRun& active, v1::ConnectResponse message) override;
-  void OnExternalPriorWork(const std::string& lease_id,
-                           absl::StatusOr<v1::SelectPriorWorkResponse> response);
-  void RecordPriorWork(const std::string& run_id, const std::string& task_id,
-                       const v1::PriorWork& prior_work);
-
-  // The compact policy's summaries (engine_summaries.cc).
-  struct SummaryJob {
-    std::string request_id;
-    std::string run_id;  // whose context the summarizer runs in
-    int64_t watermark = 0;
-    std::string agent;
-    std::string prompt;
-    std::vector<policy::TaskKey> parked;  // tasks waiting for the narrative
-  };
-  // True when `task_id` must wait for a summary (it is then parked on a
-  // job; the caller leaves it out of the ready queue).
-  bool ParkForSummary(ActiveRun& active, const std::string& task_id);
-  void DispatchSummaries() override;
-  // Whether `lease_id` runs a summarizer; if so forgets it and names its job.
-  bool TakeSummaryLease(absl::string_view lease_id, std::string* job_key);
-  // PriorWorkSource: a summarizer's result finishes its job; a summary
-  // handed back is queued for another worker.
-  void OnSummaryResult(const v1::TaskResult& result) override;
-  void OnSummaryReturned(absl::string_view lease_id) override;
-  // Stores the narrative (nullopt: the summarizer failed with `failure`)
-  // and re-queues the parked tasks.
-  void FinishSummary(const std::string& job_key, std::optional<std::string> narrative,
-                     const std::string& failure);
-  v1::PriorWork CompactPriorWork(ActiveRun& active, const policy::RequestLedger& ledger,
-                                 const std::string& task_id);
   // Hands each due timer to its owner: the workers' (retry, task timeout,
   // scheduling) or the approvals'.
   void FireTimers();
@@ -345,14 +299,6 @@ class Engine : private WorkerListener, private PriorWorkSource {
   RunManager runs_;
   WorkerManager workers_;  // started in the constructor
   ToolCalls tool_calls_;
-  absl::flat_hash_map<std::string, SummaryJob> summary_jobs_;     // "request@watermark"
-  std::vector<std::string> queued_summaries_;                     // jobs without a worker yet
-  absl::flat_hash_map<std::string, std::string> summary_leases_;  // lease -> job
-  absl::flat_hash_map<std::string, policy::NarrativeCache> narratives_;  // by request
-  // "run/task" of tasks that waited for a summary once -> why it failed ("").
-  absl::flat_hash_map<std::string, std::string> parked_once_;
-  // Assignments waiting for a PolicyService answer, by lease id.
-  absl::flat_hash_map<std::string, v1::ConnectResponse> awaiting_policy_;
   // When the oldest event still queued after this batch was posted (none:
   // INT64_MAX). A lease expires only once every event posted before its
   // expiry was processed: after a stall (a slow store write) a backlog may

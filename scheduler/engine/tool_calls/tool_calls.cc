@@ -30,12 +30,17 @@ bool SameCall(const v1::Observation& seen, const v1::ToolObservation& reported) 
 
 }  // namespace
 
-ToolCalls::ToolCalls(Options options, LoopBatch* batch, LeaseKeeper* leases, WorkerStreams* streams)
+ToolCalls::ToolCalls(Options options, LoopBatch* batch, ActiveRuns* runs, WorkerManager* workers,
+                     EventPoster* poster)
     : options_(options),
       batch_(batch),
-      leases_(leases),
-      streams_(streams),
-      ledgers_(options_.store, options_.ledger_cache_bytes) {
+      leases_(&workers->leases()),
+      streams_(&workers->streams()),
+      ledgers_(options_.store, options_.ledger_cache_bytes),
+      summaries_({options_.lease_timeout_ms, options_.max_interpolated_bytes}, batch, runs,
+                 &ledgers_, leases_, streams_, &workers->dispatcher()),
+      prior_work_({options_.lease_timeout_ms, options_.policy_service, options_.metrics}, batch,
+                  runs, &ledgers_, leases_, streams_, &summaries_, poster) {
   cache_.set_limits(options_.cache_limits);
 }
 
@@ -223,7 +228,9 @@ absl::Status ToolCalls::LoadCache() {
 
 void ToolCalls::SweepCache() { cache_.Sweep(batch_->now_ms(), &batch_->writes()); }
 
-void ToolCalls::OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* /*was_held*/) {
+void ToolCalls::OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) {
+  prior_work_.OnLeaseEnded(lease_id, was_held);
+  summaries_.OnLeaseLost(lease_id);
   SendAnswers(cache_.LeaseLost(lease_id));
 }
 

@@ -3,8 +3,9 @@
 
 // The tool calls of the tasks that run (docs/semantics.md#tool-cache): the
 // shared tool cache that answers a worker's lookup before it calls a tool,
-// and the observation ledger (ledger_book.h) that records every call a
-// worker reports, per request, for the prior work of later tasks.
+// the observation ledger (ledger_book.h) that records every call a worker
+// reports, per request, and the prior work later tasks are sent with from
+// it (prior_work.h, summaries.h).
 //
 // A lookup under a lease that is no longer current, or of a tool the task
 // may not call (tool_permission.h), is answered NOT_CACHEABLE; a call that
@@ -28,15 +29,18 @@
 #include "scheduler/cache/cache_service.h"
 #include "scheduler/dispatch/lease_table.h"
 #include "scheduler/dispatch/worker_registry.h"
+#include "scheduler/engine/core/event_poster.h"
 #include "scheduler/engine/core/loop_batch.h"
 #include "scheduler/engine/engine_metrics.h"
 #include "scheduler/engine/run_deletion.h"
 #include "scheduler/engine/runs/active_runs.h"
 #include "scheduler/engine/runs/run_listener.h"
 #include "scheduler/engine/tool_calls/ledger_book.h"
-#include "scheduler/engine/workers/lease_keeper.h"
+#include "scheduler/engine/tool_calls/policy_service_caller.h"
+#include "scheduler/engine/tool_calls/prior_work.h"
+#include "scheduler/engine/tool_calls/summaries.h"
 #include "scheduler/engine/workers/worker_listener.h"
-#include "scheduler/engine/workers/worker_streams.h"
+#include "scheduler/engine/workers/worker_manager.h"
 #include "scheduler/store/store.h"
 #include "taskboard/v1/scheduler.pb.h"
 #include "taskboard/v1/worker.pb.h"
@@ -52,10 +56,16 @@ class ToolCalls : public WorkerListener, public RunListener {
     int64_t ledger_cache_bytes = LedgerBook::kDefaultCacheBytes;
     // Larger tool results are recorded as errors (--max-tool-result-bytes).
     int64_t max_tool_result_bytes = 0;
-    EngineMetrics* metrics = nullptr;  // may be null
+    // A summarizer's prompt is bounded like any task text.
+    int64_t max_interpolated_bytes = 2 << 20;
+    int64_t lease_timeout_ms = 30'000;
+    PolicyServiceCaller* policy_service = nullptr;  // may be null (prior_work.h)
+    EngineMetrics* metrics = nullptr;               // may be null
   };
-  // Everything outlives this.
-  ToolCalls(Options options, LoopBatch* batch, LeaseKeeper* leases, WorkerStreams* streams);
+  // Everything outlives this. `poster` brings a PolicyService's answer back
+  // to the loop.
+  ToolCalls(Options options, LoopBatch* batch, ActiveRuns* runs, WorkerManager* workers,
+            EventPoster* poster);
   ToolCalls(const ToolCalls&) = delete;
   ToolCalls& operator=(const ToolCalls&) = delete;
 
@@ -84,7 +94,9 @@ class ToolCalls : public WorkerListener, public RunListener {
   // that reconnects asks again).
   void SendAnswers(std::vector<cache::Answer> answers);
 
-  // WorkerListener: the calls the lease had in flight pass to a waiter.
+  // WorkerListener: an assignment that waited for a PolicyService gives its
+  // credit back, a summarizer's job finishes without it, and the calls the
+  // lease had in flight pass to a waiter.
   void OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) override;
   // WorkerListener: the worker's waits are dropped (it runs those calls
   // itself) and the calls it ran for others pass to a waiter.
@@ -96,6 +108,8 @@ class ToolCalls : public WorkerListener, public RunListener {
   // and global entries stay), and the request's ledger leaves memory.
   void OnRootRunDeleted(const RunDeletion& deletion) override;
 
+  // The dispatcher's PriorWorkSource.
+  PriorWorkService& prior_work() { return prior_work_; }
   LedgerBook& ledgers() { return ledgers_; }
   const LedgerBook& ledgers() const { return ledgers_; }
   const cache::ToolCacheService& cache() const { return cache_; }
@@ -113,6 +127,8 @@ class ToolCalls : public WorkerListener, public RunListener {
   WorkerStreams* const streams_;
   LedgerBook ledgers_;
   cache::ToolCacheService cache_;
+  Summaries summaries_;
+  PriorWorkService prior_work_;
   // The cache warnings each active run has shown (each once), by run id.
   absl::flat_hash_map<std::string, std::set<std::string>> warned_;
 };

@@ -1,6 +1,6 @@
-// ToolCalls on its own: lookups and observations of two workers, each
-// holding a task of one run under its lease, over a real lease keeper and
-// worker streams (tool_calls/tool_calls.h).
+// ToolCalls on its own: lookups and observations of two workers holding
+// tasks of one run under their leases, over the real workers' side
+// (tool_calls/tool_calls.h).
 
 #include "scheduler/engine/tool_calls/tool_calls.h"
 
@@ -11,21 +11,17 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/engine/run_reader.h"
-#include "scheduler/engine/task_lifecycle.h"
-#include "scheduler/engine/workers/lease_keeper.h"
-#include "scheduler/engine/workers/worker_streams.h"
 #include "tests/unit/engine/read_file_calls.h"
 #include "tests/unit/engine/recording_channel.h"
-#include "tests/unit/engine/runs/runs_fixture.h"
+#include "tests/unit/engine/tool_calls/tool_calls_fixture.h"
 
 namespace taskboard::engine {
 namespace {
 
-using ::taskboard::engine::testing::CacheableReadFile;
 using ::taskboard::engine::testing::kReadArgs;
 using ::taskboard::engine::testing::kReadResult;
 using ::taskboard::engine::testing::RecordingChannel;
-using ::taskboard::engine::testing::RunsFixture;
+using ::taskboard::engine::testing::ToolCallsFixture;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
@@ -38,48 +34,31 @@ constexpr char kThreeTasks[] = R"({"name": "three", "phases": [
 
 class ToolCallsTest : public ::testing::Test {
  protected:
-  static constexpr int64_t kNow = RunsFixture::kStartMs;
-
   // w1 (stream 1) runs a and b under lease-a and lease-b, w2 (stream 2)
   // runs c under lease-c; both declare read_file cacheable.
   ToolCallsTest() {
-    leases_.AddListener(&tool_calls_);
-    run_id_ = f_.Start(kThreeTasks);
-    Connect(1, "w1", channel1_);
-    Connect(2, "w2", channel2_);
-    Dispatch("a", "lease-a", "w1", 1);
-    Dispatch("b", "lease-b", "w1", 1);
-    Dispatch("c", "lease-c", "w2", 2);
+    run_id_ = f_.runs().Start(kThreeTasks);
+    f_.Connect(1, "w1", channel1_);
+    f_.Connect(2, "w2", channel2_);
+    f_.Dispatch(run_id_, "a", "lease-a", "w1", 1);
+    f_.Dispatch(run_id_, "b", "lease-b", "w1", 1);
+    f_.Dispatch(run_id_, "c", "lease-c", "w2", 2);
     f_.Commit();
   }
 
-  void Connect(uint64_t stream_id, const std::string& worker_id,
-               std::shared_ptr<RecordingChannel> channel) {
-    v1::Hello hello;
-    hello.set_worker_id(worker_id);
-    hello.set_slots(2);
-    *hello.add_tools() = CacheableReadFile();
-    streams_.Add(stream_id, hello, std::move(channel), "");
-  }
-  void Dispatch(const std::string& task_id, const std::string& lease_id,
-                const std::string& worker_id, uint64_t stream_id) {
-    RunState& run = *f_.runs().active().Find(run_id_)->state;
-    MarkDispatched(run.MutableTask(task_id), lease_id, worker_id, kNow);
-    leases_.Grant({lease_id, run_id_, task_id, worker_id, "", stream_id, kNow + 30'000});
-  }
-
-  // Asks on `stream_id`; the decisions each channel got once committed.
+  // Asks on `stream_id`, commits.
   void Lookup(uint64_t stream_id, const std::string& task_id, const std::string& lease_id,
-              const std::string& request_id, const std::string& tool = "read_file") {
+              const std::string& request_id) {
     v1::ToolLookup lookup;
     lookup.set_request_id(request_id);
     lookup.set_task_id(task_id);
     lookup.set_lease_id(lease_id);
-    lookup.set_tool_name(tool);
+    lookup.set_tool_name("read_file");
     lookup.set_args_json(kReadArgs);
-    tool_calls_.OnLookup(*streams_.Find(stream_id), lookup);
+    tool_calls_.OnLookup(*f_.workers().streams().Find(stream_id), lookup);
     f_.Commit();
   }
+  // Reports a call on `stream_id`, commits.
   void Observe(uint64_t stream_id, const std::string& task_id, const std::string& lease_id,
                const std::string& tool, const std::string& call_id) {
     v1::ToolObservation observation;
@@ -90,7 +69,7 @@ class ToolCallsTest : public ::testing::Test {
     observation.set_result_json(kReadResult);
     observation.set_duration_ms(7);
     observation.set_call_id(call_id);
-    tool_calls_.OnObservation(*streams_.Find(stream_id), observation);
+    tool_calls_.OnObservation(*f_.workers().streams().Find(stream_id), observation);
     f_.Commit();
   }
   static std::vector<v1::ToolDecision> Decisions(RecordingChannel& channel) {
@@ -103,22 +82,17 @@ class ToolCallsTest : public ::testing::Test {
   // What the store holds of task `task_id`'s calls (GetTask's tool_calls).
   std::vector<v1::Observation> Recorded(const std::string& task_id) {
     v1::GetTaskResponse response;
-    absl::Status read = ReadTaskToolWork(f_.store(), run_id_, task_id, response);
+    absl::Status read = ReadTaskToolWork(f_.runs().store(), run_id_, task_id, response);
     EXPECT_TRUE(read.ok()) << read;
     return {response.tool_calls().begin(), response.tool_calls().end()};
   }
 
-  RunsFixture f_;
+  ToolCallsFixture f_;
+  ToolCalls& tool_calls_ = f_.tool_calls();
+  LeaseKeeper& leases_ = f_.workers().leases();
   std::string run_id_;
   std::shared_ptr<RecordingChannel> channel1_ = std::make_shared<RecordingChannel>();
   std::shared_ptr<RecordingChannel> channel2_ = std::make_shared<RecordingChannel>();
-  WorkerStreams streams_{&f_.batch()};
-  LeaseKeeper leases_{
-      {&f_.store(), 30'000, 3, nullptr}, &f_.batch(), &f_.runs().active(), &streams_};
-  ToolCalls tool_calls_{{&f_.store(), {}, LedgerBook::kDefaultCacheBytes, 1 << 20, nullptr},
-                        &f_.batch(),
-                        &leases_,
-                        &streams_};
 };
 
 TEST_F(ToolCallsTest, LeaseEnds_CallInFlight_WaiterIsPromoted) {
