@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/log/log.h"
-#include "scheduler/cache/cache_key.h"
 #include "scheduler/engine/runs/run_recovery.h"
 #include "scheduler/engine/state/approval_task.h"
 #include "scheduler/engine/state/task_states.h"
@@ -47,22 +46,24 @@ Engine::Engine(EngineOptions options)
              options_.default_agent,
              {options_.retention_ms, options_.retention_keys_per_batch},
              options_.metrics},
-            &batch_, &workers_, this),
+            &batch_, &workers_, &tool_calls_),
       workers_({options_.store, options_.scheduler_id, options_.lease_timeout_ms,
                 options_.heartbeat_interval_ms, options_.max_infra_attempts, options_.retry_backoff,
                 options_.max_output_bytes, options_.metrics},
                &batch_, &timers_, &runs_.active()),
-      ledgers_(options_.store, options_.ledger_cache_bytes),
+      tool_calls_({options_.store, options_.cache_limits, options_.ledger_cache_bytes,
+                   options_.limits.max_tool_result_bytes, options_.limits.max_interpolated_bytes,
+                   options_.lease_timeout_ms, options_.policy_service, options_.metrics},
+                  &batch_, &runs_.active(), &workers_, this),
       llm_({options_.store, store_, options_.llm_limits, options_.llm_metrics}, &batch_,
            &runs_.active(), &runs_.retention(), &workers_.leases(), &workers_.streams(), &workers_),
       approvals_({options_.store, options_.limits, options_.approval_limits,
                   options_.approval_metrics, options_.approval_notifier},
                  &batch_, &timers_, &runs_.active()) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
-  workers_.AddListener(this);
+  workers_.AddListener(&tool_calls_);
   workers_.AddListener(&llm_);
-  cache_.set_limits(options_.cache_limits);
-  workers_.SetPriorWork(this);
+  workers_.SetPriorWork(&tool_calls_.prior_work());
   workers_.Start(options_.clock, options_.scheduling_timeout_ms);
 }
 
@@ -238,10 +239,10 @@ void Engine::RouteWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message)
       workers_.streams().OnDraining(*worker, message.draining());
       break;
     case v1::ConnectRequest::kToolLookup:
-      OnToolLookup(stream_id, *worker, message.tool_lookup());
+      tool_calls_.OnLookup(*worker, message.tool_lookup());
       break;
     case v1::ConnectRequest::kObservation:
-      OnToolObservation(*worker, message.observation());
+      tool_calls_.OnObservation(*worker, message.observation());
       break;
     case v1::ConnectRequest::kLlmGrantRequest:
       llm_.OnGrantRequest(stream_id, message.llm_grant_request());
@@ -296,6 +297,15 @@ void Engine::Loop() {
   }
 }
 
+void Engine::GetCacheStats(std::optional<std::string> tenant,
+                           std::function<void(v1::GetCacheStatsResponse)> done) {
+  Post([this, tenant = std::move(tenant), done = std::move(done)]() mutable {
+    batch_.AfterCommit([done = std::move(done), stats = tool_calls_.CacheStats(tenant)]() mutable {
+      done(std::move(stats));
+    });
+  });
+}
+
 void Engine::RunOnce() {
   std::vector<std::function<void()>> batch;
   {
@@ -320,7 +330,7 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   for (auto& event : batch) event();
   FireTimers();
   if (workers_.leases().SweepDue(batch_.now_ms())) {
-    cache_.Sweep(batch_.now_ms(), &batch_.writes());
+    tool_calls_.SweepCache();
     workers_.leases().ExpireDue(std::min(batch_.now_ms(), backlog_since_ms_));
   }
   runs_.AdvanceTouched();
@@ -399,31 +409,9 @@ void Engine::Commit() {
   }
   pipeline_.Commit(std::move(batch), batch_.TakeEffects(), more_work);
   for (const std::string& run_id : committed.finished) {
-    OnRunLeftMemory(run_id);
+    tool_calls_.OnRunLeftMemory(run_id);
     runs_.active().Erase(run_id);
   }
-}
-
-void Engine::OnRunLeftMemory(const std::string& run_id) {
-  // A finished run's request keeps its ledger in the store; memory holds
-  // only what active runs select from (a resume reloads it).
-  ledgers_.Forget(run_id);
-}
-
-void Engine::OnRootRunDeleted(const RunDeletion& deletion) {
-  // Entries scoped to the deleted runs; session and global entries stay.
-  cache_.RemoveScope(
-      cache::ScopePrefix(deletion.tenant(), v1::CACHE_SCOPE_REQUEST, deletion.root_run_id()),
-      &batch_.writes());
-  for (const std::string& run_id : deletion.run_ids()) {
-    cache_.RemoveScope(cache::ScopePrefix(deletion.tenant(), v1::CACHE_SCOPE_RUN, run_id),
-                       &batch_.writes());
-  }
-  ledgers_.Forget(deletion.root_run_id());
-}
-
-void Engine::OnWorkerGone(const std::string& worker_id) {
-  SendAnswers(cache_.WorkerLost(worker_id));
 }
 
 absl::Status Engine::Recover() {
@@ -450,10 +438,7 @@ absl::Status Engine::Recover() {
   if (absl::Status linked = runs_.nested().RecoverLinks(); !linked.ok()) return linked;
   approvals_.Recover();
   // Cache entries come back too; expired ones are deleted by the first batch.
-  if (absl::Status loaded = cache_.Load(*options_.store, batch_.now_ms(), &batch_.writes());
-      !loaded.ok()) {
-    return loaded;
-  }
+  if (absl::Status loaded = tool_calls_.LoadCache(); !loaded.ok()) return loaded;
   const absl::Time done = absl::Now();
   log::Info("recovered the active runs")
       .With("runs", runs_.active().size())
@@ -481,8 +466,8 @@ void Engine::UpdateGauges() {
       depths, absl::Milliseconds(oldest ? std::max<int64_t>(0, batch_.now_ms() - *oldest) : 0));
   metrics->UpdateWorkers(static_cast<int64_t>(workers_.streams().registry().size()),
                          workers_.streams().registry().FreeSlots());
-  metrics->UpdateCache(cache_.counters());
-  const ObservationCache& ledger_cache = ledgers_.cache();
+  metrics->UpdateCache(tool_calls_.cache().counters());
+  const ObservationCache& ledger_cache = tool_calls_.ledgers().cache();
   metrics->UpdateLedgerCache(ledger_cache.hits(), ledger_cache.misses(), ledger_cache.bytes());
 }
 

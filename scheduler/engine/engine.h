@@ -49,13 +49,12 @@
 #include "scheduler/engine/core/clock.h"
 #include "scheduler/engine/core/commit_pipeline.h"
 #include "scheduler/engine/core/engine_metrics.h"
+#include "scheduler/engine/core/event_poster.h"
 #include "scheduler/engine/core/loop_batch.h"
 #include "scheduler/engine/core/timer_queue.h"
 #include "scheduler/engine/drivers/driver.h"
-#include "scheduler/engine/ledger_book.h"
 #include "scheduler/engine/llm/llm_grants.h"
 #include "scheduler/engine/llm/llm_metrics.h"
-#include "scheduler/engine/policy_service_caller.h"
 #include "scheduler/engine/runs/active_runs.h"
 #include "scheduler/engine/runs/lease_revoker.h"
 #include "scheduler/engine/runs/run_commit.h"
@@ -65,11 +64,13 @@
 #include "scheduler/engine/runs/run_manager.h"
 #include "scheduler/engine/runs/run_requests.h"
 #include "scheduler/engine/runs/watch_hub.h"
-#include "scheduler/engine/state/approval_task.h"
 #include "scheduler/engine/state/run_limits.h"
 #include "scheduler/engine/state/run_state.h"
 #include "scheduler/engine/state/run_task_graph.h"
 #include "scheduler/engine/state/task_lifecycle.h"
+#include "scheduler/engine/tool_calls/ledger_book.h"
+#include "scheduler/engine/tool_calls/policy_service_caller.h"
+#include "scheduler/engine/tool_calls/tool_calls.h"
 #include "scheduler/engine/workers/prior_work_source.h"
 #include "scheduler/engine/workers/retry_backoff.h"
 #include "scheduler/engine/workers/worker_listener.h"
@@ -145,9 +146,7 @@ struct EngineStats {
   int64_t workers = 0;
 };
 
-class Engine : private RunListener,
-               private WorkerListener,
-               private PriorWorkSource {
+class Engine : private EventPoster {
  public:
   // Loads every run that is not finished from the store and re-arms its
   // tasks: ready tasks are queued, retrying ones wait out their backoff, and
@@ -207,7 +206,7 @@ class Engine : private RunListener,
                       std::function<void(absl::StatusOr<v1::Task>)> done);
 
   // The shared tool cache per tenant, scope kind and tool
-  // (engine_cache_stats.cc, cache/cache_stats.h): the rows of `tenant`
+  // (tool_calls/tool_calls.h, cache/cache_stats.h): the rows of `tenant`
   // (nullopt: every tenant) by tenant, scope and tool, their total entries
   // and the per-tenant entry limit. Never fails.
   void GetCacheStats(std::optional<std::string> tenant,
@@ -248,22 +247,12 @@ class Engine : private RunListener,
 
  private:
   explicit Engine(EngineOptions options);
-  void Post(std::function<void()> event);
+  // EventPoster: how events reach the loop (the PolicyService's answers).
+  void Post(std::function<void()> event) override;
   void Loop();
   void ProcessBatch(std::vector<std::function<void()>>& batch);
   absl::Status Recover();
 
-  // The runs' and the leases' listeners, until the component that owns
-  // what they drop lands: what the tool calls keep per run and per lease.
-  void OnRunLeftMemory(const std::string& run_id) override;
-  void OnRootRunDeleted(const RunDeletion& deletion) override;
-  // A lease ended: an assignment that waited for a PolicyService gives its
-  // credit back, a summarizer's job is finished without it, and its tool
-  // calls pass to a waiter (the LLM grants listen for themselves).
-  void OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) override;
-  // A worker's last stream closed: its tool-call waits are dropped (it runs
-  // those calls itself) and the calls it ran for others pass to a waiter.
-  void OnWorkerGone(const std::string& worker_id) override;
   // Queues the ready tasks (and approval deadlines) of each touched run.
   void QueueTouched();
 
@@ -271,61 +260,6 @@ class Engine : private RunListener,
   // order, as if sent one by one.
   void RouteWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
 
-  // Tool calls and prior work (engine_tools.cc).
-  cache::CallContext CallContextFor(const ActiveRun& active,
-                                    const dispatch::ConnectedWorker& worker,
-                                    absl::string_view task_id, absl::string_view tool_name) const;
-  // A lookup under a superseded lease, or of a tool the task may not call
-  // (tool_permission.h), is answered NOT_CACHEABLE.
-  void OnToolLookup(uint64_t stream_id, const dispatch::ConnectedWorker& worker,
-                    const v1::ToolLookup& lookup);
-  // A call of a tool the task may not call is recorded as an error.
-  void OnToolObservation(const dispatch::ConnectedWorker& worker,
-                         const v1::ToolObservation& observation);
-  void SendAnswers(std::vector<cache::Answer> answers);
-  // Selects the task's prior work with the run's policy and records it for
-  // GetTask. The store's error when reading the selected observations fails
-  // (the caller fails the task).
-  // An unloadable ledger yields UnreadablePriorWork instead.
-  absl::StatusOr<v1::PriorWork> PriorWorkFor(ActiveRun& active, const std::string& task_id);
-  // No observations, policy "none", fallback_reason naming `status`.
-  static v1::PriorWork UnreadablePriorWork(const absl::Status& status);
-  // PriorWorkSource: summaries park the task, an external policy chooses
-  // after the commit, the others select now (PriorWorkFor).
-  Choice ChooseFor(ActiveRun& active, const std::string& task_id) override;
-  // Sends an assignment whose prior work an external PolicyService chooses:
-  // asks it after this batch commits, then sends from OnExternalPriorWork.
-  void SendAfterCommit(ActiveRun& active, v1::ConnectResponse message) override;
-  void OnExternalPriorWork(const std::string& lease_id,
-                           absl::StatusOr<v1::SelectPriorWorkResponse> response);
-  void RecordPriorWork(const std::string& run_id, const std::string& task_id,
-                       const v1::PriorWork& prior_work);
-
-  // The compact policy's summaries (engine_summaries.cc).
-  struct SummaryJob {
-    std::string request_id;
-    std::string run_id;  // whose context the summarizer runs in
-    int64_t watermark = 0;
-    std::string agent;
-    std::string prompt;
-    std::vector<policy::TaskKey> parked;  // tasks waiting for the narrative
-  };
-  // True when `task_id` must wait for a summary (it is then parked on a
-  // job; the caller leaves it out of the ready queue).
-  bool ParkForSummary(ActiveRun& active, const std::string& task_id);
-  void DispatchSummaries() override;
-  // Whether `lease_id` runs a summarizer; if so forgets it and names its job.
-  bool TakeSummaryLease(absl::string_view lease_id, std::string* job_key);
-  // PriorWorkSource: a summarizer's result finishes its job; a summary
-  // handed back is queued for another worker.
-  void OnSummaryResult(const v1::TaskResult& result) override;
-  void OnSummaryReturned(absl::string_view lease_id) override;
-  // Stores the narrative (nullopt: the summarizer failed with `failure`)
-  // and re-queues the parked tasks.
-  void FinishSummary(const std::string& job_key, std::optional<std::string> narrative,
-                     const std::string& failure);
-  v1::PriorWork CompactPriorWork(ActiveRun& active, const policy::RequestLedger& ledger,
-                                 const std::string& task_id);
   // Hands each due timer to its owner: the workers' (retry, task timeout,
   // scheduling) or the approvals'.
   void FireTimers();
@@ -363,16 +297,7 @@ class Engine : private RunListener,
   // listener are not used before the first batch.
   RunManager runs_;
   WorkerManager workers_;  // started in the constructor
-  LedgerBook ledgers_;
-  cache::ToolCacheService cache_;
-  absl::flat_hash_map<std::string, SummaryJob> summary_jobs_;     // "request@watermark"
-  std::vector<std::string> queued_summaries_;                     // jobs without a worker yet
-  absl::flat_hash_map<std::string, std::string> summary_leases_;  // lease -> job
-  absl::flat_hash_map<std::string, policy::NarrativeCache> narratives_;  // by request
-  // "run/task" of tasks that waited for a summary once -> why it failed ("").
-  absl::flat_hash_map<std::string, std::string> parked_once_;
-  // Assignments waiting for a PolicyService answer, by lease id.
-  absl::flat_hash_map<std::string, v1::ConnectResponse> awaiting_policy_;
+  ToolCalls tool_calls_;
   // When the oldest event still queued after this batch was posted (none:
   // INT64_MAX). A lease expires only once every event posted before its
   // expiry was processed: after a stall (a slow store write) a backlog may

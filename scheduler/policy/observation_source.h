@@ -6,7 +6,7 @@
 // memory (seq, task, tool, error flag, token estimate: tens of bytes per
 // call) and read the bodies they select through this interface, which the
 // engine implements over the store with a bounded cache
-// (engine/ledger_book.h). Policies never see the store: they select seqs
+// (engine/tool_calls/ledger_book.h). Policies never see the store: they select seqs
 // from the indexes and read exactly those.
 
 #include <cstdint>

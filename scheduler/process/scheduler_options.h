@@ -13,7 +13,7 @@
 
 #include "common/log/log_flags.h"
 #include "common/tls/tls_credentials.h"
-#include "scheduler/engine/ledger_book.h"
+#include "scheduler/engine/tool_calls/ledger_book.h"
 #include "scheduler/notify/webhook_flags.h"
 #include "scheduler/server/scheduler_server.h"
 #include "scheduler/web/http_flags.h"

@@ -13,7 +13,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "scheduler/engine/policy_service_caller.h"
+#include "scheduler/engine/tool_calls/policy_service_caller.h"
 #include "taskboard/v1/policy.grpc.pb.h"
 
 namespace taskboard::server {

@@ -4,7 +4,7 @@
 // docs/semantics.md#flow-policies: selection cost must not grow with the ledger beyond what
 // it selects. The scheduler keeps only each ledger's indexes in memory and
 // reads the observation bodies a selection picks through a bounded cache
-// from RocksDB (engine/ledger_book.h). Each size builds one request ledger of
+// from RocksDB (engine/tool_calls/ledger_book.h). Each size builds one request ledger of
 // N observations in a real RocksDB store in a temp dir (outside the timed
 // loop, once per size), loads its indexes as a recovering scheduler would,
 // and times SelectPriorWork for a task whose two declared deps made 8 of the
@@ -47,7 +47,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
-#include "scheduler/engine/ledger_book.h"
+#include "scheduler/engine/tool_calls/ledger_book.h"
 #include "scheduler/policy/in_memory_task_graph.h"
 #include "scheduler/policy/prior_work_policy.h"
 #include "scheduler/policy/request_ledger.h"

@@ -34,8 +34,6 @@ struct ActiveRun {
   std::unique_ptr<RunTaskGraph> graph;
   // The flow policy with the kind's default filled in.
   v1::FlowPolicy policy;
-  // Tool-cache warnings already emitted for this run (each once).
-  std::set<std::string> warned;
   // Accepted by SubmitRun, its driver not started yet (StartingRuns): it has
   // no tasks, so it is not advanced (it would look finished).
   bool awaiting_start = false;

@@ -7,7 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/engine/policy_service_caller.h"
+#include "scheduler/engine/tool_calls/policy_service_caller.h"
 #include "tests/unit/engine/engine_harness.h"
 #include "tests/unit/engine/read_file_calls.h"
 

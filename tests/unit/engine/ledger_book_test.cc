@@ -3,7 +3,7 @@
 // ledger holding its bodies returns, read only what they select, and report
 // store failures as errors.
 
-#include "scheduler/engine/ledger_book.h"
+#include "scheduler/engine/tool_calls/ledger_book.h"
 
 #include <memory>
 #include <string>

@@ -1,4 +1,4 @@
-#include "scheduler/engine/observation_cache.h"
+#include "scheduler/engine/tool_calls/observation_cache.h"
 
 #include <string>
 

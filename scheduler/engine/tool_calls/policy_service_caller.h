@@ -1,5 +1,5 @@
-#ifndef TASKBOARD_SCHEDULER_ENGINE_POLICY_SERVICE_CALLER_H_
-#define TASKBOARD_SCHEDULER_ENGINE_POLICY_SERVICE_CALLER_H_
+#ifndef TASKBOARD_SCHEDULER_ENGINE_TOOL_CALLS_POLICY_SERVICE_CALLER_H_
+#define TASKBOARD_SCHEDULER_ENGINE_TOOL_CALLS_POLICY_SERVICE_CALLER_H_
 
 // How the engine reaches a client-run PolicyService (`custom{external:
 // ADDR}`, docs/semantics.md#external-policies) without knowing gRPC: the server layer implements
@@ -27,4 +27,4 @@ class PolicyServiceCaller {
 
 }  // namespace taskboard::engine
 
-#endif  // TASKBOARD_SCHEDULER_ENGINE_POLICY_SERVICE_CALLER_H_
+#endif  // TASKBOARD_SCHEDULER_ENGINE_TOOL_CALLS_POLICY_SERVICE_CALLER_H_

@@ -1,5 +1,5 @@
-#ifndef TASKBOARD_SCHEDULER_ENGINE_LEDGER_BOOK_H_
-#define TASKBOARD_SCHEDULER_ENGINE_LEDGER_BOOK_H_
+#ifndef TASKBOARD_SCHEDULER_ENGINE_TOOL_CALLS_LEDGER_BOOK_H_
+#define TASKBOARD_SCHEDULER_ENGINE_TOOL_CALLS_LEDGER_BOOK_H_
 
 // The observation ledgers (docs/semantics.md#observation-ledger) of the requests the engine is
 // running. Durably, every observation is in the store's ledger column
@@ -25,7 +25,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "scheduler/engine/observation_cache.h"
+#include "scheduler/engine/tool_calls/observation_cache.h"
 #include "scheduler/policy/observation_source.h"
 #include "scheduler/policy/request_ledger.h"
 #include "scheduler/store/store.h"
@@ -71,4 +71,4 @@ class LedgerBook : public policy::ObservationSource {
 
 }  // namespace taskboard::engine
 
-#endif  // TASKBOARD_SCHEDULER_ENGINE_LEDGER_BOOK_H_
+#endif  // TASKBOARD_SCHEDULER_ENGINE_TOOL_CALLS_LEDGER_BOOK_H_

@@ -1,4 +1,4 @@
-#include "scheduler/engine/ledger_book.h"
+#include "scheduler/engine/tool_calls/ledger_book.h"
 
 #include <optional>
 #include <utility>

@@ -1,5 +1,5 @@
-#ifndef TASKBOARD_SCHEDULER_ENGINE_TOOL_PERMISSION_H_
-#define TASKBOARD_SCHEDULER_ENGINE_TOOL_PERMISSION_H_
+#ifndef TASKBOARD_SCHEDULER_ENGINE_TOOL_CALLS_TOOL_PERMISSION_H_
+#define TASKBOARD_SCHEDULER_ENGINE_TOOL_CALLS_TOOL_PERMISSION_H_
 
 // The scheduler's own check of a worker's tool calls against the task's
 // allow-list (common/tool_allow_list.h). The scheduler knows the phase's
@@ -30,4 +30,4 @@ v1::ToolObservation RefusedObservation(const v1::ToolObservation& reported,
 
 }  // namespace taskboard::engine
 
-#endif  // TASKBOARD_SCHEDULER_ENGINE_TOOL_PERMISSION_H_
+#endif  // TASKBOARD_SCHEDULER_ENGINE_TOOL_CALLS_TOOL_PERMISSION_H_

@@ -1,5 +1,5 @@
-#ifndef TASKBOARD_SCHEDULER_ENGINE_OBSERVATION_CACHE_H_
-#define TASKBOARD_SCHEDULER_ENGINE_OBSERVATION_CACHE_H_
+#ifndef TASKBOARD_SCHEDULER_ENGINE_TOOL_CALLS_OBSERVATION_CACHE_H_
+#define TASKBOARD_SCHEDULER_ENGINE_TOOL_CALLS_OBSERVATION_CACHE_H_
 
 // The bounded cache of ledger observation bodies shared by every request the
 // engine runs (the scheduler's --ledger-cache-mb): the request ledgers keep
@@ -69,4 +69,4 @@ class ObservationCache {
 
 }  // namespace taskboard::engine
 
-#endif  // TASKBOARD_SCHEDULER_ENGINE_OBSERVATION_CACHE_H_
+#endif  // TASKBOARD_SCHEDULER_ENGINE_TOOL_CALLS_OBSERVATION_CACHE_H_

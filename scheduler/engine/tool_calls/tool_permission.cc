@@ -1,4 +1,4 @@
-#include "scheduler/engine/tool_permission.h"
+#include "scheduler/engine/tool_calls/tool_permission.h"
 
 #include <string>
 #include <vector>
