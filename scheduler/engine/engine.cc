@@ -7,9 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/log/log.h"
+#include "scheduler/engine/runs/run_commit.h"
 #include "scheduler/engine/runs/run_recovery.h"
 #include "scheduler/engine/state/approval_task.h"
-#include "scheduler/engine/state/task_states.h"
 
 namespace taskboard::engine {
 
@@ -192,6 +192,15 @@ void Engine::DecideApproval(std::string run_id, std::string step_id, ApprovalAns
   });
 }
 
+void Engine::GetCacheStats(std::optional<std::string> tenant,
+                           std::function<void(v1::GetCacheStatsResponse)> done) {
+  Post([this, tenant = std::move(tenant), done = std::move(done)]() mutable {
+    batch_.AfterCommit([done = std::move(done), stats = tool_calls_.CacheStats(tenant)]() mutable {
+      done(std::move(stats));
+    });
+  });
+}
+
 uint64_t Engine::NewStreamId() { return next_stream_id_++; }
 
 void Engine::WorkerHello(uint64_t stream_id, v1::Hello hello,
@@ -295,15 +304,6 @@ void Engine::Loop() {
     ProcessBatch(batch);
     batch.clear();
   }
-}
-
-void Engine::GetCacheStats(std::optional<std::string> tenant,
-                           std::function<void(v1::GetCacheStatsResponse)> done) {
-  Post([this, tenant = std::move(tenant), done = std::move(done)]() mutable {
-    batch_.AfterCommit([done = std::move(done), stats = tool_calls_.CacheStats(tenant)]() mutable {
-      done(std::move(stats));
-    });
-  });
 }
 
 void Engine::RunOnce() {

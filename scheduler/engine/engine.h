@@ -22,29 +22,24 @@
 // Runs that finish leave memory; reads (GetRun, ListRuns, GetTask, replays)
 // go to the store (run_reader.h), which is consistent per committed batch.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "common/json.h"
-#include "scheduler/cache/cache_service.h"
-#include "scheduler/dispatch/lease_table.h"
+#include "scheduler/cache/tool_cache.h"
 #include "scheduler/dispatch/worker_channel.h"
-#include "scheduler/dispatch/worker_registry.h"
 #include "scheduler/engine/approvals/approval_event.h"
 #include "scheduler/engine/approvals/approval_limits.h"
 #include "scheduler/engine/approvals/approval_metrics.h"
-#include "scheduler/engine/approvals/approval_watch.h"
 #include "scheduler/engine/approvals/approvals.h"
 #include "scheduler/engine/core/clock.h"
 #include "scheduler/engine/core/commit_pipeline.h"
@@ -52,33 +47,23 @@
 #include "scheduler/engine/core/event_poster.h"
 #include "scheduler/engine/core/loop_batch.h"
 #include "scheduler/engine/core/timer_queue.h"
-#include "scheduler/engine/drivers/driver.h"
 #include "scheduler/engine/llm/llm_grants.h"
 #include "scheduler/engine/llm/llm_metrics.h"
-#include "scheduler/engine/runs/active_runs.h"
-#include "scheduler/engine/runs/lease_revoker.h"
-#include "scheduler/engine/runs/run_commit.h"
-#include "scheduler/engine/runs/run_deletion.h"
-#include "scheduler/engine/runs/run_listener.h"
-#include "scheduler/engine/runs/run_loader.h"
 #include "scheduler/engine/runs/run_manager.h"
 #include "scheduler/engine/runs/run_requests.h"
 #include "scheduler/engine/runs/watch_hub.h"
+#include "scheduler/engine/state/approval_task.h"
 #include "scheduler/engine/state/run_limits.h"
 #include "scheduler/engine/state/run_state.h"
-#include "scheduler/engine/state/run_task_graph.h"
-#include "scheduler/engine/state/task_lifecycle.h"
 #include "scheduler/engine/tool_calls/ledger_book.h"
 #include "scheduler/engine/tool_calls/policy_service_caller.h"
 #include "scheduler/engine/tool_calls/tool_calls.h"
-#include "scheduler/engine/workers/prior_work_source.h"
 #include "scheduler/engine/workers/retry_backoff.h"
-#include "scheduler/engine/workers/worker_listener.h"
 #include "scheduler/engine/workers/worker_manager.h"
-#include "scheduler/governance/llm_governor.h"
-#include "scheduler/governance/usage_book.h"
-#include "scheduler/policy/narrative_cache.h"
+#include "scheduler/governance/llm_limits.h"
 #include "scheduler/store/store.h"
+#include "taskboard/v1/scheduler.pb.h"
+#include "taskboard/v1/worker.pb.h"
 
 namespace taskboard::engine {
 
@@ -246,30 +231,31 @@ class Engine : private EventPoster {
   void RunOnce();
 
  private:
+  // The loop: one thread takes the posted events in batches and runs them
+  // with the components below; ProcessBatch says in which order a batch
+  // does what, and ends with the group commit.
   explicit Engine(EngineOptions options);
-  // EventPoster: how events reach the loop (the PolicyService's answers).
+  // EventPoster: what the RPC threads and the PolicyService's answers post.
   void Post(std::function<void()> event) override;
   void Loop();
   void ProcessBatch(std::vector<std::function<void()>>& batch);
-  absl::Status Recover();
-
-  // Queues the ready tasks (and approval deadlines) of each touched run.
-  void QueueTouched();
-
   // A worker's message to its owner (the msg_case switch); a batch in
   // order, as if sent one by one.
   void RouteWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
-
   // Hands each due timer to its owner: the workers' (retry, task timeout,
   // scheduling) or the approvals'.
   void FireTimers();
   // Queues the READY tasks among `task_ids` (all of the run's when null)
-  // and arms the deadlines of those waiting for a person.
+  // and arms the deadlines of those waiting for a person; QueueTouched does
+  // it for each touched run's changed tasks, in one pass.
   void QueueReadyTasks(RunState& run, const RunState::TaskIds* task_ids);
-
-  // Commit (engine.cc).
+  void QueueTouched();
+  // The touched runs' records and events (runs/run_commit.h), then the
+  // batch goes to the commit pipeline.
   void Commit();
-  // Refreshes the metrics' gauges (queues, workers, cache) after a batch.
+  // The runs, then what the other components keep across a restart.
+  absl::Status Recover();
+  // Refreshes the metrics' gauges from the components after a batch.
   void UpdateGauges();
 
   // The store given in the options; options_.store is loop_store_, which
@@ -293,18 +279,19 @@ class Engine : private EventPoster {
   // Loop-thread state.
   LoopBatch batch_;
   TimerQueue timers_;
-  // Before the workers, which read the active runs; its revoker and
-  // listener are not used before the first batch.
-  RunManager runs_;
-  WorkerManager workers_;  // started in the constructor
-  ToolCalls tool_calls_;
   // When the oldest event still queued after this batch was posted (none:
   // INT64_MAX). A lease expires only once every event posted before its
   // expiry was processed: after a stall (a slow store write) a backlog may
   // hold the heartbeat that keeps it.
   int64_t backlog_since_ms_ = INT64_MAX;
-  LlmGrants llm_;
   EngineStats loop_stats_;
+  // The components, each a single owner on the loop thread. The runs come
+  // before the workers, which read the active runs; the runs' revoker and
+  // listener are not used before the first batch.
+  RunManager runs_;
+  WorkerManager workers_;  // started in the constructor
+  ToolCalls tool_calls_;
+  LlmGrants llm_;
   Approvals approvals_;
 };
 
