@@ -21,6 +21,7 @@
 #include "taskboard/v1/common.pb.h"
 #include "taskboard/v1/worker.pb.h"
 #include "worker/agents/llm_call_gate.h"
+#include "worker/agents/task_trace.h"
 #include "worker/base/cancel_token.h"
 #include "worker/tools/tool_call_result.h"
 
@@ -76,6 +77,12 @@ class AgentContext {
   // lives as long as the context. Default (test contexts): none, calls go
   // ahead ungoverned.
   virtual LlmCallGate* llm_gate() { return nullptr; }
+
+  // The attempt's trace (worker/agents/task_trace.h): set when the
+  // assignment carried a valid traceparent, and it lives as long as the
+  // context. Default (test contexts, untraced assignments): none, and the
+  // agent makes no spans and sets no TRACEPARENT.
+  virtual const TaskTrace* trace() const { return nullptr; }
 };
 
 // How one run ended. `error` is set exactly when !success and reads as a

@@ -81,6 +81,15 @@ std::vector<std::string> CommandAgent::Environment(const v1::Assignment& assignm
   const std::filesystem::path tool_dir =
       cwd.empty() ? std::filesystem::current_path(ec) : std::filesystem::absolute(cwd, ec);
   for (auto& [name, value] : context.ToolEnvironment(tool_dir)) vars[name] = std::move(value);
+  // A traced attempt's context, so that the program's own OpenTelemetry SDK
+  // joins the trace under the attempt's span (docs/observability.md#worker-spans).
+  // Taskboard's alone: one passed on or set by the agent file would join
+  // every task to some other trace.
+  vars.erase("TRACEPARENT");
+  vars.erase("TRACESTATE");
+  if (const TaskTrace* trace = context.trace(); trace != nullptr) {
+    for (auto& [name, value] : trace->Environment()) vars[name] = std::move(value);
+  }
   if (!options_.bin_dir.empty()) {
     auto path = vars.find("PATH");
     vars["PATH"] = path == vars.end() || path->second.empty()

@@ -19,6 +19,9 @@
 // TASKBOARD_TASK_TOKEN (AgentContext::ToolEnvironment) for `taskboard tool`,
 // whose relative paths then resolve against the agent's working directory,
 // and PATH starts with the worker's own directory so `taskboard` is found.
+//
+// Traces: a traced attempt (AgentContext::trace) adds TRACEPARENT (and
+// TRACESTATE when there is one), the attempt span's context.
 
 #include <cstddef>
 #include <filesystem>

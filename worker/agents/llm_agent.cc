@@ -9,6 +9,7 @@
 #include "common/json.h"
 #include "common/saturating_add.h"
 #include "worker/agents/chat_client.h"
+#include "worker/agents/llm_call_spans.h"
 #include "worker/agents/llm_prompt.h"
 #include "worker/agents/thinking_level.h"
 #include "worker/base/secret_environment.h"
@@ -76,7 +77,8 @@ class Conversation {
   const std::string& who() const { return who_; }
   AgentOutcome& outcome() { return outcome_; }
 
-  void AddUsage(const ChatResponse& response, absl::string_view requested_model) {
+  // Returns the call's cost.
+  double AddUsage(const ChatResponse& response, absl::string_view requested_model) {
     v1::Usage& usage = outcome_.usage;
     const std::string model =
         response.model.empty() ? std::string(requested_model) : response.model;
@@ -96,6 +98,7 @@ class Conversation {
     }
     usage.set_cost_usd(usage.cost_usd() + cost);
     outcome_.execution.set_turns(usage.turns());
+    return cost;
   }
 
   AgentOutcome Succeed(std::vector<v1::ChatMessage> messages, std::string output) {
@@ -186,6 +189,13 @@ AgentOutcome LlmAgent::Run(const v1::Assignment& assignment, AgentContext& conte
   std::optional<PricedGate> gate;
   if (context.llm_gate() != nullptr) gate.emplace(context.llm_gate(), settings);
   client_options.gate = gate.has_value() ? &*gate : nullptr;
+  // A traced attempt: a span per model call, which watches the gate for the
+  // grant's wait and answer (worker/agents/llm_call_spans.h).
+  std::optional<LlmCallSpans> spans;
+  if (context.trace() != nullptr) {
+    spans.emplace(*context.trace(), client_options.gate);
+    client_options.gate = &*spans;
+  }
   const ChatClient client(std::move(client_options));
 
   absl::Duration timeout = definition_.timeout;
@@ -202,7 +212,9 @@ AgentOutcome LlmAgent::Run(const v1::Assignment& assignment, AgentContext& conte
   auto emit = [&context](absl::string_view delta) { context.EmitOutput(delta); };
 
   for (int turn = 1; turn <= settings.max_turns; ++turn) {
+    if (spans) spans->Begin(request.model);
     absl::StatusOr<ChatResponse> response = client.Complete(request, &cancel, emit, deadline);
+    if (spans && !response.ok()) spans->Finish(response, 0);
     if (!response.ok()) {
       if (cancel.cancelled()) {
         return conversation.Cancelled(std::move(request.messages), assignment, cancel);
@@ -217,7 +229,8 @@ AgentOutcome LlmAgent::Run(const v1::Assignment& assignment, AgentContext& conte
                        out_of_time ? absl::FormatDuration(timeout) : "", ": ",
                        response.status().message()));
     }
-    conversation.AddUsage(*response, request.model);
+    const double cost = conversation.AddUsage(*response, request.model);
+    if (spans) spans->Finish(response, cost);
     // A streamed answer reached the live output delta by delta already.
     if (!request.stream && !response->message.content().empty()) {
       context.EmitOutput(response->message.content());

@@ -94,6 +94,11 @@ void AddWorkerFlags(CLI::App& app, WorkerOptions& options) {
       ->envname("TASKBOARD_TLS_CERT");
   app.add_option("--tls-key", options.tls.key, "The private key of --tls-cert (PEM)")
       ->envname("TASKBOARD_TLS_KEY");
+  app.add_option("--otlp-endpoint", options.otlp_endpoint,
+                 "Export trace spans over OTLP/HTTP (protobuf) to this collector base URL "
+                 "(spans go to <URL>/v1/traces); wins over OTEL_EXPORTER_OTLP_ENDPOINT and "
+                 "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT. Only assignments the scheduler traced "
+                 "get spans (docs/observability.md)");
   log::AddLogFlags(app, &options.log);
   AddJsonDepthFlag(app);
 }

@@ -41,6 +41,9 @@ struct WorkerOptions {
   std::string token;                        // --token
   tls::ClientTlsFlags tls;                  // --tls-ca, --tls-cert, --tls-key
   log::LogFlags log;                        // --log-level, --log-format
+  // --otlp-endpoint: the OTLP/HTTP collector's base URL; empty: the
+  // OTEL_EXPORTER_OTLP_* variables decide (docs/observability.md#flags).
+  std::string otlp_endpoint;
 };
 
 }  // namespace taskboard::worker

@@ -8,12 +8,32 @@
 
 namespace taskboard::worker {
 
-WorkerServer::WorkerServer(WorkerSetup setup) : setup_(std::move(setup)), metrics_(registry_) {
+namespace {
+
+// How long a stopping worker keeps exporting the spans still queued: a
+// collector that is down must not hold up a drained worker's exit.
+constexpr absl::Duration kTracingShutdown = absl::Seconds(5);
+
+}  // namespace
+
+WorkerServer::WorkerServer(WorkerSetup setup)
+    : setup_(std::move(setup)), metrics_(registry_), otel_metrics_(registry_) {
   setup_.session.metrics = &metrics_;
 }
 
 absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::BuildAndStart(WorkerSetup setup) {
   std::unique_ptr<WorkerServer> server(new WorkerServer(std::move(setup)));
+  const std::string traces_url = server->setup_.tracing.traces_url;
+  absl::StatusOr<std::unique_ptr<otel::Tracing>> tracing =
+      otel::Tracing::Create(server->setup_.tracing, &server->otel_metrics_);
+  if (!tracing.ok()) {
+    log::Fatal("cannot set up tracing")
+        .With("worker_id", server->setup_.session.worker_id)
+        .With("error", tracing.status().message());
+    return tracing.status();
+  }
+  server->tracing_ = *std::move(tracing);
+  server->setup_.session.tracer = &server->tracing_->tracer();
   const WorkerSetup& built = server->setup_;
   const SessionOptions& options = built.session;
   for (const auto& [name, status] : built.agents->unavailable()) {
@@ -30,6 +50,7 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::BuildAndStart(Worker
       .With("slots", options.slots)
       .With("prefetch", built.prefetch_label)
       .With("agents", names)
+      .With("traces", traces_url.empty() ? "off" : traces_url)
       .With(options.workspaces.per_task() ? "task_directories" : "workspace_root",
             options.workspaces.root().string())
       .With("task_cgroups", built.task_cgroups.ok()
@@ -63,6 +84,7 @@ absl::Status WorkerServer::Run(SignalDrain& drain) {
   drain.Start(session_.get(), setup_.session.drain_grace);
   const absl::Status status = session_->Run();
   drain.Stop();
+  tracing_->Shutdown(kTracingShutdown);
   if (http_ != nullptr) http_->Shutdown();
   if (!status.ok()) {
     log::Fatal("worker stopped on an error")

@@ -12,6 +12,7 @@
 #include "common/log/grpc_log.h"
 #include "common/log/log.h"
 #include "common/log/log_flags.h"
+#include "common/otel/tracing_environment.h"
 #include "worker/agents/command_agent.h"
 #include "worker/base/inherited_children.h"
 #include "worker/base/secret_environment.h"
@@ -58,6 +59,24 @@ absl::Status ConfineAgentProcesses(WorkerSetup& setup) {
   return absl::OkStatus();
 }
 
+// The OTEL_* environment, then --otlp-endpoint. Sampling is always
+// parent-based: the worker records spans only under an assignment's
+// traceparent, whose sampled flag is the scheduler's decision for the
+// whole run (docs/decisions.md, decision 165).
+absl::StatusOr<otel::TracingOptions> TracingFromFlags(const WorkerOptions& options) {
+  otel::TracingEnvironment environment =
+      otel::TracingOptionsFromEnvironment(otel::ProcessEnvironment(), "taskboard-worker");
+  for (const std::string& warning : environment.warnings) {
+    log::Warn("ignored an OpenTelemetry variable").With("warning", warning);
+  }
+  if (absl::Status flag = otel::ApplyOtlpEndpointFlag(options.otlp_endpoint, environment.options);
+      !flag.ok()) {
+    return flag;
+  }
+  environment.options.sampler.parent_based = true;
+  return environment.options;
+}
+
 }  // namespace
 
 absl::StatusOr<std::filesystem::path> WorkspaceRoot(const WorkerOptions& options) {
@@ -102,6 +121,9 @@ absl::StatusOr<WorkerSetup> PrepareWorker(const WorkerOptions& options) {
   }
   setup.metrics_listen = options.metrics_listen;
   setup.metrics_port_file = options.metrics_port_file;
+  absl::StatusOr<otel::TracingOptions> tracing = TracingFromFlags(options);
+  if (!tracing.ok()) return tracing.status();
+  setup.tracing = *std::move(tracing);
 
   absl::StatusOr<std::filesystem::path> workspace_root = WorkspaceRoot(options);
   if (!workspace_root.ok()) return workspace_root.status();

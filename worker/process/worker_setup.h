@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/metrics/metrics_http.h"
+#include "common/otel/tracing_options.h"
 #include "worker/agents/agent_registry.h"
 #include "worker/process/worker_options.h"
 #include "worker/session/session.h"
@@ -35,12 +36,15 @@ struct WorkerSetup {
   // cgroup under which tasks get theirs, or why there is none.
   std::string prefetch_label;
   absl::StatusOr<std::filesystem::path> task_cgroups;
+  // The OTEL_* variables and --otlp-endpoint (docs/observability.md#flags);
+  // WorkerServer builds the tracing from them.
+  otel::TracingOptions tracing;
 };
 
 // In this order: logging (the process-wide logger and gRPC's lines); the
 // worker token and the default LLM key out of the environment, and the
 // process made non-dumpable (worker/base/secret_environment.h); the TLS
-// credentials; the metrics flags; the workspace root; the tools and the
+// credentials; the metrics flags; the tracing options; the workspace root; the tools and the
 // agents; taskboard-reaper found, the worker made the child subreaper, the
 // delegated cgroup (if any) made the parent of task cgroups; the per-task
 // directories. An error says what is wrong and what to do, for the operator.

@@ -13,6 +13,7 @@
 #include "grpcpp/support/channel_arguments.h"
 #include "taskboard/v1/worker.grpc.pb.h"
 #include "worker/base/cancel_token.h"
+#include "worker/session/attempt_trace.h"
 #include "worker/session/outbox.h"
 #include "worker/session/output_coalescer.h"
 #include "worker/session/requests.h"
@@ -133,9 +134,10 @@ class ABSL_SCOPED_LOCKABLE Session::Locked {
 
 class Session::TaskContext : public AgentContext {
  public:
-  TaskContext(Session* session, Task* task, const Agent* agent)
+  TaskContext(Session* session, Task* task, const Agent* agent, const TaskTrace* trace)
       : session_(session),
         task_(task),
+        trace_(trace),
         allowed_tools_(task->assignment.tools(), agent->allowed_tools()),
         llm_gate_(*session->llm_grants_, LlmTask{.task_id = task->assignment.task_id(),
                                                  .lease_id = task->assignment.lease_id(),
@@ -150,6 +152,7 @@ class Session::TaskContext : public AgentContext {
   std::filesystem::path directory() const override { return task_->directory; }
   const CancelToken& cancellation() const override { return task_->cancel; }
   LlmCallGate* llm_gate() override { return &llm_gate_; }
+  const TaskTrace* trace() const override { return trace_; }
 
   absl::StatusOr<ToolCallResult> CallTool(absl::string_view name,
                                           absl::string_view args_json) override {
@@ -179,11 +182,14 @@ class Session::TaskContext : public AgentContext {
                                      assignment.tool_cache_overrides().end());
     tool_task.cancel = &task_->cancel;
     tool_task.allowed = allowed_tools_;
+    tool_task.trace = trace_;
     return tool_task;
   }
 
   Session* const session_;
   Task* const task_;
+  // Null: the attempt is not traced.
+  const TaskTrace* const trace_;
   // The phase's `tools` narrowed by the agent file's (common/tool_allow_list.h).
   const ToolAllowList allowed_tools_;
   // Socket grants (used from the thread running the agent only).
@@ -717,10 +723,13 @@ void Session::Drain(absl::Duration grace, std::string reason) {
 void Session::RunTasks(Task* task) {
   while (task != nullptr) {
     AgentOutcome outcome;
+    AttemptTrace attempt(options_.tracer != nullptr ? *options_.tracer : no_tracer_,
+                         task->assignment);
     {
-      TaskContext context(this, task, task->agent);
+      TaskContext context(this, task, task->agent, attempt.trace());
       outcome = task->agent->Run(task->assignment, context);
     }  // the context ends the task's tool calls before its result is reported
+    attempt.End(outcome, task->cancel.cancelled());
     if (task->opened_directory) options_.workspaces.Close(task->assignment);
     task = OnTaskFinished(task, std::move(outcome));
   }

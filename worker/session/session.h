@@ -71,6 +71,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/json.h"
+#include "common/otel/tracer.h"
 #include "grpcpp/security/credentials.h"
 #include "taskboard/v1/worker.pb.h"
 #include "worker/agents/agent.h"
@@ -135,6 +136,10 @@ struct SessionOptions {
   // llm_grants names its own) tool calls and grant waits; must outlive the
   // Session. Null: no metrics.
   WorkerMetrics* metrics = nullptr;
+  // Spans for traced assignments (worker/session/attempt_trace.h); must
+  // outlive the Session. Null: none recorded, and a traced assignment's
+  // context still reaches its command agent (TRACEPARENT).
+  const otel::Tracer* tracer = nullptr;
 };
 
 class Session {
@@ -265,6 +270,8 @@ class Session {
   const std::string incarnation_;
   // Stands in for options_.tools when that is null.
   ToolRegistry no_tools_;
+  // Stands in for options_.tracer when that is null: records nothing.
+  const otel::Tracer no_tracer_{otel::Sampler(), nullptr};
   const std::unique_ptr<Link> link_;
   const std::unique_ptr<ToolCaller> tool_caller_;
   const std::unique_ptr<LlmGrants> llm_grants_;

@@ -10,6 +10,7 @@
 #include "common/canonical_json.h"
 #include "common/json.h"
 #include "common/log/log.h"
+#include "common/otel/span.h"
 
 namespace taskboard::worker {
 namespace {
@@ -46,6 +47,56 @@ std::string ToolCaller::NextRequestId() {
   absl::MutexLock lock(&mu_);
   return absl::StrCat(request_prefix_, "-", ++next_request_);
 }
+
+namespace {
+
+// taskboard.tool.cache: the scheduler's answer to the lookup.
+const char* ToolCacheOutcome(v1::ToolDecision::Outcome outcome) {
+  switch (outcome) {
+    case v1::ToolDecision::OUTCOME_HIT:
+      return "hit";
+    case v1::ToolDecision::OUTCOME_MISS:
+      return "miss";
+    case v1::ToolDecision::OUTCOME_COALESCED:
+      return "coalesced";
+    default:
+      return "not_cacheable";
+  }
+}
+
+// The call's `execute_tool <name>` span (docs/observability.md#worker-spans),
+// from `start` to now: the tool, the cache's answer and, for a cached
+// result, the task that paid for it. Arguments and results are not
+// exported: they may hold what the prompt held.
+void RecordToolSpan(const TaskTrace& trace, absl::Time start, absl::string_view tool_name,
+                    const absl::StatusOr<v1::ToolDecision>& decision,
+                    const absl::StatusOr<ToolCallResult>& result) {
+  otel::Span span =
+      trace.StartChild(absl::StrCat("execute_tool ", tool_name), otel::SpanKind::kInternal, start);
+  if (!span.recording()) return;
+  span.SetAttribute("gen_ai.operation.name", "execute_tool")
+      .SetAttribute("gen_ai.tool.name", tool_name);
+  if (decision.ok()) {
+    span.SetAttribute("taskboard.tool.cache", ToolCacheOutcome(decision->outcome()));
+    if (decision->outcome() == v1::ToolDecision::OUTCOME_HIT ||
+        decision->outcome() == v1::ToolDecision::OUTCOME_COALESCED) {
+      span.SetAttribute("taskboard.tool.cache_age_ms", decision->cache_age_ms());
+      if (!decision->source_task().task_id().empty()) {
+        span.SetAttribute("taskboard.tool.source_run_id", decision->source_task().run_id())
+            .SetAttribute("taskboard.tool.source_task_id", decision->source_task().task_id());
+      }
+    }
+  }
+  if (result.ok()) {
+    span.SetStatus(otel::SpanStatusCode::kOk);
+  } else {
+    span.SetAttribute("error.type", absl::StatusCodeToString(result.status().code()));
+    span.SetStatus(otel::SpanStatusCode::kError, result.status().message());
+  }
+  span.End();
+}
+
+}  // namespace
 
 absl::StatusOr<ToolCallResult> ToolCaller::Call(const ToolTask& task, absl::string_view tool_name,
                                                 absl::string_view args_json) {
@@ -131,6 +182,9 @@ absl::StatusOr<ToolCallResult> ToolCaller::Call(const ToolTask& task, absl::stri
   if (options_.metrics != nullptr) {
     options_.metrics->ToolCallFinished(tool_name, observation.cached(), result.ok(), execution);
   }
+  if (task.trace != nullptr) {
+    RecordToolSpan(*task.trace, start, tool_name, decision, result);
+  }
   link_.SendObservation(std::move(message));
   return result;
 }
@@ -208,9 +262,10 @@ absl::StatusOr<std::optional<v1::ToolDecision>> ToolCaller::AskOnce(const ToolTa
                           std::min(deadline, now + options_.cancel_poll));
   }
   if (pending->lost) {
-    *why_not = absl::StrCat("the stream to the scheduler ended before its decision and none came "
-                            "back within ",
-                            absl::FormatDuration(options_.reconnect_wait));
+    *why_not = absl::StrCat(
+        "the stream to the scheduler ended before its decision and none came "
+        "back within ",
+        absl::FormatDuration(options_.reconnect_wait));
     return std::nullopt;
   }
   return std::optional<v1::ToolDecision>(pending->decision);
@@ -220,8 +275,7 @@ void ToolCaller::OnDecision(const v1::ToolDecision& decision) {
   absl::MutexLock lock(&mu_);
   if (auto again = reannounced_.find(decision.request_id()); again != reannounced_.end()) {
     auto executing = executing_.find(again->second);
-    if (executing != executing_.end() &&
-        decision.outcome() == v1::ToolDecision::OUTCOME_MISS) {
+    if (executing != executing_.end() && decision.outcome() == v1::ToolDecision::OUTCOME_MISS) {
       executing->second.call_id = decision.call_id();
     }
     reannounced_.erase(again);

@@ -50,6 +50,7 @@
 #include "absl/time/time.h"
 #include "common/tool_allow_list.h"
 #include "taskboard/v1/worker.pb.h"
+#include "worker/agents/task_trace.h"
 #include "worker/base/cancel_token.h"
 #include "worker/session/worker_metrics.h"
 #include "worker/tools/tool_call_result.h"
@@ -81,6 +82,9 @@ struct ToolTask {
   const CancelToken* cancel = nullptr;
   // The tools the task may call (default: all).
   ToolAllowList allowed;
+  // The attempt's trace: each call is an `execute_tool <name>` span under
+  // it (docs/observability.md#worker-spans). Null: no span.
+  const TaskTrace* trace = nullptr;
 };
 
 struct ToolCallerOptions {

@@ -59,7 +59,8 @@ TEST(WorkerFlags, EveryFlag_SetsItsField) {
                    "--tls-cert=c",
                    "--tls-key=key",
                    "--log-level=debug",
-                   "--log-format=text"},
+                   "--log-format=text",
+                   "--otlp-endpoint=http://collector:4318"},
                   options),
             std::nullopt);
   EXPECT_EQ(options.scheduler, "s:1");
@@ -82,6 +83,7 @@ TEST(WorkerFlags, EveryFlag_SetsItsField) {
   EXPECT_EQ(options.tls.key, "key");
   EXPECT_EQ(options.log.level, "debug");
   EXPECT_EQ(options.log.format, "text");
+  EXPECT_EQ(options.otlp_endpoint, "http://collector:4318");
 }
 
 TEST(WorkerFlags, Workdir_IsTheOldNameOfWorkspaceRoot) {
