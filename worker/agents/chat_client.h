@@ -22,7 +22,7 @@
 #include "absl/time/time.h"
 #include "worker/agents/chat_types.h"
 #include "worker/agents/llm_call_gate.h"
-#include "worker/base/backoff.h"
+#include "common/backoff.h"
 #include "worker/base/cancel_token.h"
 
 namespace taskboard::worker {

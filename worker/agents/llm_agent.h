@@ -26,7 +26,7 @@
 
 #include "worker/agents/agent.h"
 #include "worker/agents/agent_file.h"
-#include "worker/base/backoff.h"
+#include "common/backoff.h"
 
 namespace taskboard::worker {
 

@@ -76,7 +76,7 @@
 #include "worker/agents/agent.h"
 #include "worker/agents/agent_registry.h"
 #include "worker/agents/task_workspace.h"
-#include "worker/base/backoff.h"
+#include "common/backoff.h"
 #include "worker/session/llm_grants.h"
 #include "worker/session/prefetch_sizer.h"
 #include "worker/session/task_book.h"
