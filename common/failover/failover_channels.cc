@@ -30,15 +30,13 @@ std::string LeaderHint(const grpc::ClientContext& context) {
 
 absl::Status WaitForConnection(grpc::Channel& channel, absl::Time deadline) {
   grpc_connectivity_state state = channel.GetState(/*try_to_connect=*/true);
-  // A channel still in TRANSIENT_FAILURE from an earlier attempt reports
-  // that attempt; only a failure seen after a fresh try counts.
-  bool tried = state != GRPC_CHANNEL_TRANSIENT_FAILURE;
   while (state != GRPC_CHANNEL_READY) {
+    // TRANSIENT_FAILURE is sticky: the channel stays in it, retrying in the
+    // background on gRPC's reconnect backoff, until a connection succeeds.
+    // Waiting on it would wait for the deadline; the next address is tried
+    // instead, and this one is ready by the time the round comes back.
+    if (state == GRPC_CHANNEL_TRANSIENT_FAILURE) return absl::UnavailableError("cannot connect");
     if (state == GRPC_CHANNEL_SHUTDOWN) return absl::UnavailableError("channel shut down");
-    if (state == GRPC_CHANNEL_TRANSIENT_FAILURE && tried) {
-      return absl::UnavailableError("cannot connect");
-    }
-    if (state == GRPC_CHANNEL_CONNECTING || state == GRPC_CHANNEL_IDLE) tried = true;
     if (!channel.WaitForStateChange(state, absl::ToChronoTime(deadline))) {
       return absl::DeadlineExceededError("no connection within the connect timeout");
     }
@@ -112,7 +110,8 @@ absl::Duration FailoverChannels::Unreachable(const std::string& address, const a
 
 grpc::Status FailoverChannels::Call(
     absl::FunctionRef<std::unique_ptr<grpc::ClientContext>()> make_context,
-    absl::FunctionRef<grpc::Status(grpc::Channel&, grpc::ClientContext&)> attempt) {
+    absl::FunctionRef<grpc::Status(const std::shared_ptr<grpc::Channel>&, grpc::ClientContext&)>
+        attempt) {
   const absl::Time give_up_at = absl::Now() + options_.give_up;
   size_t attempts = 0;
   while (true) {
@@ -126,7 +125,7 @@ grpc::Status FailoverChannels::Call(
       delay = Unreachable(address, connected);
     } else {
       std::unique_ptr<grpc::ClientContext> context = make_context();
-      grpc::Status status = attempt(*channel, *context);
+      grpc::Status status = attempt(channel, *context);
       if (status.error_code() != grpc::StatusCode::UNAVAILABLE) {
         Connected();
         return status;

@@ -88,11 +88,13 @@ class FailoverChannels {
   // every address tried and what each answered. Callers whose call must
   // not take effect twice give it an idempotency key first: an attempt cut
   // off mid-call may have been applied.
-  grpc::Status Call(absl::FunctionRef<std::unique_ptr<grpc::ClientContext>()> make_context,
-                    absl::FunctionRef<grpc::Status(grpc::Channel&, grpc::ClientContext&)> attempt);
+  grpc::Status Call(
+      absl::FunctionRef<std::unique_ptr<grpc::ClientContext>()> make_context,
+      absl::FunctionRef<grpc::Status(const std::shared_ptr<grpc::Channel>&, grpc::ClientContext&)>
+          attempt);
 
-  // Attempts that failed over since the last answer, and the waits they
-  // cost (for tests and logs).
+  // Attempts that failed over, and the waits they cost, over the channels'
+  // life (for tests and logs).
   int failed_attempts() const;
   absl::Duration waited() const;
 

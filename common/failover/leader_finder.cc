@@ -14,8 +14,6 @@ LeaderFinder::LeaderFinder(std::vector<std::string> addresses, BackoffOptions ba
 void LeaderFinder::Connected() {
   backoff_.Reset();
   redirects_ = 0;
-  failed_attempts_ = 0;
-  waited_ = absl::ZeroDuration();
   answers_.clear();
 }
 

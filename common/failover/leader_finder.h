@@ -54,12 +54,12 @@ class LeaderFinder {
   // address and returns the backoff to wait first.
   absl::Duration Unreachable(absl::string_view answer, absl::BitGenRef random);
 
-  // Attempts that ended in NotLeader or Unreachable since the last
-  // Connected, and the waits handed out for them.
+  // Attempts that ended in NotLeader or Unreachable, and the waits handed
+  // out for them, over the finder's life (for tests and logs).
   int failed_attempts() const { return failed_attempts_; }
   absl::Duration waited() const { return waited_; }
 
-  // Every address tried since the last Connected with its last answer:
+  // Every address that failed since the last Connected, with its last answer:
   // "a:7233 (cannot connect), b:7233 (not the leader; ...)".
   std::string Tried() const;
 
