@@ -28,7 +28,7 @@ import tempfile
 LAYERS = {
     # reaper/ is a program of its own (and the process tree the worker shares
     # with it); base/ holds what tools and agents both run on: processes, the
-    # cancel token, secrets and child environments, backoff; process/ turns the
+    # cancel token, secrets and child environments; process/ turns the
     # flags into a running worker for main.cc.
     "worker": ["reaper", "base", "tools", "agents", "session", "process"],
     # core/ (the loop's batch, timers, commit pipeline, ids, metrics) and state/ (a run's

@@ -602,7 +602,8 @@ TEST(CancelCommand, AlreadyFinished_Exits1) {
 
 TEST(CancelCommand, NothingListening_Exits2) {
   const std::string address = absl::StrCat("127.0.0.1:", ClosedPort());
-  testing::CliResult result = Cli({"cancel", "r-7", "--scheduler", address});
+  testing::CliResult result =
+      Cli({"cancel", "r-7", "--scheduler", address, "--failover-timeout", "0"});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_THAT(result.err, StartsWith("taskboard cancel: cannot reach the scheduler at " + address));
 }

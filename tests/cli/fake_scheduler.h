@@ -119,6 +119,13 @@ class FakeScheduler final : public v1::Scheduler::Service {
     break_after_ = seq;
     break_status_ = std::move(status);
   }
+  // The first stream's break (BreakFirstStreamAfter) names this replica as
+  // the leader, in the `taskboard-leader` trailer, as a scheduler that lost
+  // the lead does.
+  void NameLeaderOnBreak(std::string leader) {
+    std::lock_guard lock(mu_);
+    break_leader_ = std::move(leader);
+  }
   // WatchRun streams stay open after the script, until the client cancels.
   void HoldWatchOpen() {
     std::lock_guard lock(mu_);
@@ -279,6 +286,7 @@ class FakeScheduler final : public v1::Scheduler::Service {
       if (step.event.seq() <= request->after_seq()) continue;
       if (break_after_ > 0 && step.event.seq() > break_after_) {
         break_after_ = 0;
+        if (!break_leader_.empty()) context->AddTrailingMetadata("taskboard-leader", break_leader_);
         return break_status_;
       }
       run_ = step.run_after;
@@ -448,6 +456,7 @@ class FakeScheduler final : public v1::Scheduler::Service {
   int64_t break_after_ = 0;
   bool hold_watch_open_ = false;
   grpc::Status break_status_;
+  std::string break_leader_;
   grpc::Status next_error_;
   std::vector<std::string> reused_;
   v1::ListRunsResponse runs_;

@@ -153,7 +153,8 @@ TEST(RunCommand, NoFlowGiven_IsAUsageError) {
 
 TEST(RunCommand, NothingListening_Exits2WithUnavailableHint) {
   const std::string address = NowhereAddress();
-  testing::CliResult result = Cli({"run", ExampleFlow("repo-digest.yaml"), "--scheduler", address});
+  testing::CliResult result = Cli(
+      {"run", ExampleFlow("repo-digest.yaml"), "--scheduler", address, "--failover-timeout", "0"});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_THAT(
       result.err,
@@ -164,8 +165,10 @@ TEST(RunCommand, NothingListening_Exits2WithUnavailableHint) {
 TEST(RunCommand, SchedulerAddress_FromEnvironment) {
   const std::string address = NowhereAddress();
   setenv("TASKBOARD_SCHEDULER", address.c_str(), 1);
+  setenv("TASKBOARD_FAILOVER_TIMEOUT", "0", 1);
   testing::CliResult result = Cli({"run", ExampleFlow("repo-digest.yaml")});
   unsetenv("TASKBOARD_SCHEDULER");
+  unsetenv("TASKBOARD_FAILOVER_TIMEOUT");
   EXPECT_THAT(result.err, HasSubstr("cannot reach the scheduler at " + address));
 }
 
@@ -368,6 +371,30 @@ TEST(RunCommand, StreamBreaks_ReconnectsAfterLastSeenSeq) {
   EXPECT_THAT(scheduler.get_run_ids(), ElementsAre("r-1", "r-1", "r-1"))
       << "at the start, on reconnecting, once finished";
   // It had delivered events: resumed at once, without a word.
+  EXPECT_THAT(result.err, Not(HasSubstr("lost the watch")));
+  EXPECT_EQ(result.out, "done\n");
+}
+
+// A replica that lost the lead ends the stream naming the new leader
+// (docs/operations.md#clients-and-replicated-schedulers): the follower
+// resumes there after the last event seen, with a fresh snapshot from it.
+TEST(RunCommand, StreamEndsNotLeader_ResumesOnTheNamedLeaderAfterLastSeenSeq) {
+  FakeScheduler old_leader;
+  FakeScheduler new_leader;
+  ScriptDigestRun(old_leader, "COMPLETED", "done");
+  ScriptDigestRun(new_leader, "COMPLETED", "done");
+  old_leader.BreakFirstStreamAfter(
+      2, grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                      absl::StrCat("not the leader; the leader is at ", new_leader.address(),
+                                   " (epoch 2)")));
+  old_leader.NameLeaderOnBreak(new_leader.address());
+  testing::CliResult result =
+      Cli({"run", ExampleFlow("repo-digest.yaml"), "--scheduler", old_leader.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(old_leader.watch_after_seqs(), ElementsAre(0));
+  EXPECT_THAT(new_leader.watch_after_seqs(), ElementsAre(2));
+  EXPECT_THAT(new_leader.get_run_ids(), ElementsAre("r-1", "r-1"))
+      << "on reconnecting, once finished";
   EXPECT_THAT(result.err, Not(HasSubstr("lost the watch")));
   EXPECT_EQ(result.out, "done\n");
 }

@@ -17,7 +17,7 @@ grpc::Status FetchChildRuns(SchedulerClient& client, const v1::Run& run,
       v1::GetRunRequest request;
       request.set_run_id(id);
       v1::GetRunResponse response;
-      grpc::Status status = client.stub().GetRun(client.CallContext().get(), request, &response);
+      grpc::Status status = client.Call(&v1::Scheduler::Stub::GetRun, request, &response);
       if (!status.ok()) return status;
       known = children->insert_or_assign(id, std::move(*response.mutable_run())).first;
     }

@@ -46,7 +46,10 @@ absl::Status WaitForWorker(const std::string& address, const std::string& worker
     if (!worker.Running()) return absl::UnavailableError("the worker exited");
     v1::ListWorkersResponse workers;
     std::unique_ptr<grpc::ClientContext> context = client.CallContext();
-    if (client.stub().ListWorkers(context.get(), v1::ListWorkersRequest(), &workers).ok()) {
+    // One attempt per poll, on the one local scheduler: this loop has its
+    // own deadline.
+    v1::Scheduler::Stub stub(client.channel());
+    if (stub.ListWorkers(context.get(), v1::ListWorkersRequest(), &workers).ok()) {
       for (const v1::WorkerInfo& info : workers.workers()) {
         if (info.worker_id() == worker_id) return absl::OkStatus();
       }

@@ -2,8 +2,9 @@
 #define TASKBOARD_TOOLS_CLI_RPC_CALL_H_
 
 // The shape of every unary call a command makes: one call with the client's
-// deadline and token; on failure the error is printed for a person
-// (rpc_errors.h) and its exit code returned.
+// deadline and token, on the scheduler leader (SchedulerClient::Call); on
+// failure the error is printed for a person (rpc_errors.h) and its exit code
+// returned.
 
 #include <ostream>
 
@@ -14,17 +15,12 @@
 
 namespace taskboard::cli {
 
-template <typename Request, typename Response>
-using SchedulerMethod = grpc::Status (v1::Scheduler::Stub::*)(grpc::ClientContext*, const Request&,
-                                                              Response*);
-
 // 0 when the call succeeded (`response` filled), else ReportRpcError's code.
 template <typename Request, typename Response>
 int CallScheduler(SchedulerClient& client, absl::string_view command,
                   SchedulerMethod<Request, Response> method, const Request& request,
                   Response* response, std::ostream& err) {
-  const grpc::Status status =
-      (client.stub().*method)(client.CallContext().get(), request, response);
+  const grpc::Status status = client.Call(method, request, response);
   return status.ok() ? 0 : ReportRpcError(command, client.address(), status, err);
 }
 

@@ -1,9 +1,12 @@
 #include "tools/cli/run_command.h"
 
+#include <cstdint>
 #include <memory>
 #include <utility>
 
+#include "absl/random/random.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/proto_value.h"
 #include "scheduler/flow/run_args.h"
@@ -77,6 +80,12 @@ int ResolveFlow(const RunFlowOptions& options, SchedulerClient& client,
 
 }  // namespace
 
+std::string AutomaticIdempotencyKey() {
+  absl::BitGen random;
+  return absl::StrCat("cli-", absl::Hex(absl::Uniform<uint64_t>(random), absl::kZeroPad16),
+                      absl::Hex(absl::Uniform<uint64_t>(random), absl::kZeroPad16));
+}
+
 int RunFlow(const RunFlowOptions& options, std::ostream& out, std::ostream& err) {
   SchedulerClient client(options.scheduler);
   v1::SubmitRunRequest request;
@@ -85,6 +94,10 @@ int RunFlow(const RunFlowOptions& options, std::ostream& out, std::ostream& err)
   request.set_session_id(options.session_id);
   if (int code = BuildArgs(options, spec, &request, err); code != 0) return code;
   if (int code = BuildLabels(options, &request, err); code != 0) return code;
+  // Always set, not only on a retry: the first attempt may be the one that
+  // made the run, and only a key it carried lets a retry find it.
+  request.set_idempotency_key(options.idempotency_key.empty() ? AutomaticIdempotencyKey()
+                                                              : options.idempotency_key);
 
   v1::SubmitRunResponse response;
   if (int code = CallScheduler(client, kRunCommand, &v1::Scheduler::Stub::SubmitRun, request,
@@ -123,6 +136,9 @@ void AddRunCommand(CLI::App& app, CommandSet& commands) {
   command->add_option("--label", options->labels, "Label the run: key=value (repeatable)")
       ->allow_extra_args(false);
   command->add_flag("--no-watch", options->no_watch, "Print the run id and return at once");
+  command->add_option("--idempotency-key", options->idempotency_key,
+                      "Submit at most once per key: a second submit with the same key answers "
+                      "the first run (default: a fresh key, kept across retries)");
   AddSchedulerOption(command, &options->scheduler);
   commands.Add(command, [options](std::ostream& out, std::ostream& err) {
     return RunFlow(*options, out, err);

@@ -17,6 +17,12 @@
 
 namespace taskboard::cli {
 
+// "cli-" and 32 random hex digits: the key a submit without one gets, so that
+// retrying it on another replica (or after a connection error) finds the run
+// the first attempt may have made instead of starting a second one
+// (docs/operations.md#clients-and-replicated-schedulers).
+std::string AutomaticIdempotencyKey();
+
 struct RunFlowOptions {
   // A file ("-" reads standard input) or a saved flow's name (NamesFlowFile).
   std::string flow;
@@ -26,6 +32,9 @@ struct RunFlowOptions {
   std::string session_id;
   std::vector<std::string> labels;  // key=value
   bool no_watch = false;            // print the run id and return
+  // SubmitRun's idempotency key; empty: an automatic one
+  // (AutomaticIdempotencyKey).
+  std::string idempotency_key;
   std::string scheduler;
   FollowOptions follow;
 };

@@ -35,13 +35,15 @@ void YieldToTheRun() {
 
 RunEventStream::RunEventStream(SchedulerClient& client, const std::string& run_id,
                                int64_t after_seq)
-    : context_(client.StreamContext()) {
+    : client_(client),
+      stub_(std::make_unique<v1::Scheduler::Stub>(client.channels().Current(&address_))),
+      context_(client.StreamContext()) {
   v1::WatchRunRequest request;
   request.set_run_id(run_id);
   request.set_after_seq(after_seq);
   // A busy run's events arrive a burst per message, not one each.
   request.set_max_events_per_message(1000);
-  reader_ = client.stub().WatchRun(context_.get(), request);
+  reader_ = stub_->WatchRun(context_.get(), request);
   thread_ = std::thread([this] { ReadAll(); });
 }
 
@@ -60,8 +62,12 @@ void RunEventStream::ReadAll() {
     finished_ = finished_ || (!events_.empty() && events_.back().has_run_finished());
   }
   grpc::Status status = reader_->Finish();
+  const bool redirected = status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+                          !failover::LeaderHint(*context_).empty();
+  client_.channels().Observe(address_, status, *context_);
   absl::MutexLock lock(&mu_);
   status_ = std::move(status);
+  redirected_ = redirected;
   closed_ = true;
 }
 
@@ -83,6 +89,11 @@ bool RunEventStream::Urgent() const { return finished_ || closed_; }
 bool RunEventStream::ended() const {
   absl::MutexLock lock(&mu_);
   return closed_ && events_.empty();
+}
+
+bool RunEventStream::redirected() const {
+  absl::MutexLock lock(&mu_);
+  return redirected_;
 }
 
 grpc::Status RunEventStream::status() const {

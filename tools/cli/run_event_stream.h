@@ -7,6 +7,8 @@
 // (a replay, a wide map) then costs one snapshot refresh, not one per event.
 // The reader thread runs at a lower priority (kReaderNice, SCHED_BATCH), so
 // that following a run on the machine that runs it does not slow the run.
+// The call goes to the leader as far as the client knows; how it ended tells
+// the client's channels where the leader is now (FailoverChannels::Observe).
 
 #include <cstdint>
 #include <memory>
@@ -50,12 +52,18 @@ class RunEventStream {
   // then says why (OK: the scheduler closed it after the run finished).
   bool ended() const;
   grpc::Status status() const;
+  // Once ended: the replica asked does not lead and named the one that does,
+  // which the client's next call goes to; reconnecting needs no wait.
+  bool redirected() const;
 
  private:
   void ReadAll();
   bool HasNews() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Urgent() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  SchedulerClient& client_;
+  std::string address_;  // the replica asked
+  std::unique_ptr<v1::Scheduler::Stub> stub_;
   std::unique_ptr<grpc::ClientContext> context_;
   std::unique_ptr<grpc::ClientReader<v1::WatchRunResponse>> reader_;
   mutable absl::Mutex mu_;
@@ -64,6 +72,7 @@ class RunEventStream {
   // events_ holds run_finished.
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   grpc::Status status_ ABSL_GUARDED_BY(mu_);
+  bool redirected_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;  // last: starts once everything above exists
 };
 

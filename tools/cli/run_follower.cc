@@ -103,6 +103,9 @@ class Follower {
   absl::Time next_view_ = absl::InfinitePast();
   // A stream broke: the next one starts from a fresh snapshot.
   bool reconnecting_ = false;
+  // The last stream was answered by a replica that does not lead, naming the
+  // one that does (RunEventStream::redirected).
+  bool redirected_ = false;
   bool finished_ = false;
   absl::flat_hash_map<std::string, v1::Run> children_;
   absl::Time children_fetched_ = absl::InfinitePast();
@@ -125,7 +128,7 @@ grpc::Status Follower::Fetch(bool without_tasks, v1::Run* run) {
   request.set_run_id(run_id_);
   request.set_without_tasks(without_tasks);
   v1::GetRunResponse response;
-  grpc::Status status = client_.stub().GetRun(client_.CallContext().get(), request, &response);
+  grpc::Status status = client_.Call(&v1::Scheduler::Stub::GetRun, request, &response);
   if (status.ok()) *run = std::move(*response.mutable_run());
   // A snapshot costs both sides in proportion to the run's tasks: a large,
   // busy run is refreshed less often, so following it never takes more than
@@ -233,6 +236,7 @@ grpc::Status Follower::Tail(int64_t* after_seq) {
     if (stream.ended()) break;
   }
   grpc::Status status = stream.status();
+  redirected_ = stream.redirected();
   if (!status.ok()) return status;
   // Closed without run_finished: the run may have ended between our replay
   // and the live tail; the run itself says whether to keep watching.
@@ -279,9 +283,12 @@ int Follower::Follow() {
     grpc::Status status = Tail(&after_seq);
     if (finished_) break;
     if (!Transient(status)) return ReportRpcError(command_, client_.address(), status, err_);
-    if (after_seq > seen) {
-      // The stream delivered before it broke: resume from there at once,
-      // silently (nothing was missed, and the scheduler is answering).
+    if (after_seq > seen || redirected_) {
+      // The stream delivered before it broke, or the replica asked named the
+      // leader: resume from there at once, silently (nothing was missed,
+      // and a scheduler is answering). After a failover the new leader
+      // replays what this one did not see
+      // (docs/operations.md#clients-and-replicated-schedulers).
       down_since.reset();
       backoff = kFirstBackoff;
       continue;

@@ -7,6 +7,9 @@
 //                 ^            |  stream broke (UNAVAILABLE)
 //                 +-- backoff -+  GetRun, reconnect with after_seq = last seen seq
 //
+// With replicated schedulers the calls go to the leader (SchedulerClient):
+// a replica that answers "not the leader" costs no backoff, and the stream
+// resumes on the leader it named after the last event seen.
 // The snapshot is fetched (GetRun) at the start, after a reconnect, once
 // the run finished (for its output and billing), and when an event cannot
 // be applied to it (run_snapshot.h); otherwise the events keep it current,

@@ -41,7 +41,7 @@ int FetchSavedFlow(SchedulerClient& client, absl::string_view command, const std
   v1::GetFlowRequest request;
   request.set_name(name);
   v1::GetFlowResponse response;
-  const grpc::Status status = client.stub().GetFlow(client.CallContext().get(), request, &response);
+  const grpc::Status status = client.Call(&v1::Scheduler::Stub::GetFlow, request, &response);
   if (status.ok()) {
     *flow = response.flow();
     return 0;

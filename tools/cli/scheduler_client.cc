@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "common/duration_text.h"
+#include "common/failover/scheduler_targets.h"
 #include "common/tls/tls_credentials.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/support/channel_arguments.h"
@@ -17,6 +19,8 @@ constexpr int kMaxReplyBytes = 256 << 20;
 
 struct ConnectionFlags {
   std::string token;
+  // How long a unary call keeps looking for the leader.
+  absl::Duration failover_timeout = failover::FailoverOptions().give_up;
   tls::ClientTlsFlags tls;
 };
 
@@ -43,9 +47,29 @@ std::shared_ptr<grpc::ChannelCredentials> Credentials() {
 void AddSchedulerOption(CLI::App* command, std::string* address) {
   *address = kDefaultSchedulerAddress;
   Flags() = ConnectionFlags();
-  command->add_option("--scheduler", *address, "Scheduler gRPC address, host:port")
+  command
+      ->add_option("--scheduler", *address,
+                   "Scheduler gRPC address, host:port; for replicated schedulers several, "
+                   "host:port,host:port, or dns:///name:port")
       ->envname("TASKBOARD_SCHEDULER")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check([](const std::string& value) {
+        absl::StatusOr<std::vector<std::string>> targets = failover::ParseSchedulerTargets(value);
+        return targets.ok() ? std::string() : std::string(targets.status().message());
+      });
+  command
+      ->add_option_function<std::string>(
+          "--failover-timeout",
+          [](const std::string& text) {
+            absl::StatusOr<absl::Duration> timeout = ParseDurationText(text);
+            if (!timeout.ok())
+              throw CLI::ValidationError("--failover-timeout",
+                                         std::string(timeout.status().message()));
+            Flags().failover_timeout = *timeout;
+          },
+          "How long a call keeps looking for the scheduler leader (every address is tried at "
+          "least once), e.g. 11s (default), 0")
+      ->envname("TASKBOARD_FAILOVER_TIMEOUT");
   command->add_option("--token", Flags().token, "Bearer token for a scheduler with --auth-tokens")
       ->envname("TASKBOARD_TOKEN");
   CLI::Option* ca = command
@@ -64,8 +88,7 @@ void AddSchedulerOption(CLI::App* command, std::string* address) {
       ->needs(key);
 }
 
-SchedulerClient::SchedulerClient(std::string address)
-    : address_(std::move(address)), token_(Flags().token) {
+SchedulerClient::SchedulerClient(std::string address) : token_(Flags().token) {
   if (const char* token = std::getenv("TASKBOARD_TOKEN"); token != nullptr && token_.empty()) {
     token_ = token;
   }
@@ -73,8 +96,14 @@ SchedulerClient::SchedulerClient(std::string address)
   // each, so a 100,000-task board is some 20 MB, over gRPC's 4 MiB default.
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxReplyBytes);
-  channel_ = grpc::CreateCustomChannel(address_, Credentials(), args);
-  stub_ = v1::Scheduler::NewStub(channel_);
+  // --scheduler was checked; a value from elsewhere that does not parse is
+  // one target, which gRPC reports on the first call.
+  absl::StatusOr<std::vector<std::string>> targets = failover::ParseSchedulerTargets(address);
+  failover::FailoverOptions options;
+  options.give_up = Flags().failover_timeout;
+  channels_ = std::make_unique<failover::FailoverChannels>(
+      targets.ok() ? *std::move(targets) : std::vector<std::string>{std::move(address)},
+      Credentials(), args, options);
 }
 
 std::string SchedulerClient::authorization() const {

@@ -1,17 +1,21 @@
 #ifndef TASKBOARD_TOOLS_CLI_SCHEDULER_CLIENT_H_
 #define TASKBOARD_TOOLS_CLI_SCHEDULER_CLIENT_H_
 
-// The CLI's connection to a scheduler: a channel to --scheduler (env
-// TASKBOARD_SCHEDULER), plaintext or TLS (--tls-ca, mTLS with --tls-cert /
-// --tls-key), the generated stub, and the per-call settings every client
-// command shares (a deadline on unary calls, the bearer token of --token or
-// TASKBOARD_TOKEN). docs/security.md.
+// The CLI's connection to the scheduler: channels to --scheduler (env
+// TASKBOARD_SCHEDULER; one address, several replicas `a:7233,b:7233`, or
+// `dns:///name:7233`), plaintext or TLS (--tls-ca, mTLS with --tls-cert /
+// --tls-key), and the per-call settings every client command shares (a
+// deadline on unary calls, the bearer token of --token or TASKBOARD_TOKEN).
+// Unary calls go to the leader and follow it when it moves
+// (common/failover/failover_channels.h, --failover-timeout).
+// docs/security.md, docs/operations.md#clients-and-replicated-schedulers.
 
 #include <memory>
 #include <string>
 
 #include "CLI/CLI.hpp"
 #include "absl/time/time.h"
+#include "common/failover/failover_channels.h"
 #include "grpcpp/grpcpp.h"
 #include "taskboard/v1/scheduler.grpc.pb.h"
 
@@ -19,10 +23,14 @@ namespace taskboard::cli {
 
 inline constexpr char kDefaultSchedulerAddress[] = "127.0.0.1:7233";
 
-// Adds `--scheduler ADDR` to a client command: the command line, else
-// TASKBOARD_SCHEDULER, else kDefaultSchedulerAddress. Also adds --token,
-// --tls-ca, --tls-cert and --tls-key, kept for the process's
-// SchedulerClients (one command runs per process).
+template <typename Request, typename Response>
+using SchedulerMethod = grpc::Status (v1::Scheduler::Stub::*)(grpc::ClientContext*, const Request&,
+                                                              Response*);
+
+// Adds `--scheduler ADDR[,ADDR...]` to a client command: the command line,
+// else TASKBOARD_SCHEDULER, else kDefaultSchedulerAddress. Also adds
+// --failover-timeout, --token, --tls-ca, --tls-cert and --tls-key, kept for
+// the process's SchedulerClients (one command runs per process).
 void AddSchedulerOption(CLI::App* command, std::string* address);
 
 class SchedulerClient {
@@ -32,15 +40,32 @@ class SchedulerClient {
   static constexpr absl::Duration kCallTimeout = absl::Seconds(30);
 
   // Connects lazily: nothing happens on the network until the first call.
+  // `address` is --scheduler's value.
   explicit SchedulerClient(std::string address);
 
-  const std::string& address() const { return address_; }
-  v1::Scheduler::Stub& stub() { return *stub_; }
-  // The channel the stub uses, for calls by method name (`taskboard mcp`).
-  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
+  // The scheduler addresses known, ", "-separated, for messages.
+  std::string address() const { return channels_->addresses(); }
+  failover::FailoverChannels& channels() { return *channels_; }
+  // The channel to the leader as far as known, for calls by method name
+  // (`taskboard mcp`, `admin backup`); they do not fail over.
+  std::shared_ptr<grpc::Channel> channel() { return channels_->Current(); }
   // The `authorization` metadata every call carries ("Bearer <token>"), empty
   // without a token.
   std::string authorization() const;
+
+  // One unary call with the deadline kCallTimeout, on the leader: retried on
+  // another replica when the one asked does not lead or cannot be reached,
+  // until --failover-timeout (FailoverChannels::Call).
+  template <typename Request, typename Response>
+  grpc::Status Call(SchedulerMethod<Request, Response> method, const Request& request,
+                    Response* response) {
+    return channels_->Call(
+        [this] { return CallContext(); },
+        [&](const std::shared_ptr<grpc::Channel>& channel, grpc::ClientContext& context) {
+          v1::Scheduler::Stub stub(channel);
+          return (stub.*method)(&context, request, response);
+        });
+  }
 
   // A context for one unary call (deadline kCallTimeout).
   std::unique_ptr<grpc::ClientContext> CallContext() const;
@@ -48,10 +73,8 @@ class SchedulerClient {
   std::unique_ptr<grpc::ClientContext> StreamContext() const;
 
  private:
-  std::string address_;
   std::string token_;  // --token / TASKBOARD_TOKEN, sent as `authorization: Bearer <token>`
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Scheduler::Stub> stub_;
+  std::unique_ptr<failover::FailoverChannels> channels_;
 };
 
 }  // namespace taskboard::cli

@@ -20,9 +20,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/backoff.h"
 #include "worker/agents/chat_types.h"
 #include "worker/agents/llm_call_gate.h"
-#include "worker/base/backoff.h"
 #include "worker/base/cancel_token.h"
 
 namespace taskboard::worker {

@@ -24,9 +24,9 @@
 
 #include <string>
 
+#include "common/backoff.h"
 #include "worker/agents/agent.h"
 #include "worker/agents/agent_file.h"
-#include "worker/base/backoff.h"
 
 namespace taskboard::worker {
 

@@ -1,11 +1,13 @@
 #include "worker/process/worker_flags.h"
 
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/command_line.h"
+#include "common/failover/scheduler_targets.h"
 #include "common/json_depth_flag.h"
 #include "common/log/log_flags.h"
 
@@ -13,9 +15,15 @@ namespace taskboard::worker {
 
 void AddWorkerFlags(CLI::App& app, WorkerOptions& options) {
   app.set_version_flag("--version", absl::StrCat("taskboard-worker ", kWorkerVersion));
-  app.add_option("--scheduler", options.scheduler, "Scheduler gRPC address (host:port)")
+  app.add_option("--scheduler", options.scheduler,
+                 "Scheduler gRPC address (host:port); for replicated schedulers several, "
+                 "host:port,host:port, or dns:///name:port (the worker follows the leader)")
       ->envname("TASKBOARD_SCHEDULER")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check([](const std::string& value) {
+        absl::StatusOr<std::vector<std::string>> targets = failover::ParseSchedulerTargets(value);
+        return targets.ok() ? std::string() : std::string(targets.status().message());
+      });
   app.add_option("--agents", options.agents_dir,
                  "Directory of agent files (*.json, *.yaml, *.yml, *.md); the built-in noop "
                  "agent is always offered")

@@ -6,6 +6,7 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/failover/scheduler_targets.h"
 #include "common/log/log.h"
 #include "common/tool_allow_list.h"
 #include "grpcpp/create_channel.h"
@@ -228,6 +229,29 @@ Session::Session(SessionOptions options, const AgentRegistry& agents)
                       std::max(options_.prefetch, options_.max_prefetch)),
       heartbeat_interval_(options_.heartbeat_interval),
       task_threads_(static_cast<size_t>(std::max(options_.slots, 1))) {
+  absl::StatusOr<std::vector<std::string>> targets =
+      failover::ParseSchedulerTargets(options_.scheduler_address);
+  targets_status_ = targets.status();
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS,
+              static_cast<int>(absl::ToInt64Milliseconds(options_.keepalive_time)));
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+              static_cast<int>(absl::ToInt64Milliseconds(options_.keepalive_timeout)));
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  args.SetMaxSendMessageSize(kMaxMessageBytes);
+  // gRPC's own reconnect backoff (up to 2 minutes by default) would otherwise
+  // hold back the attempts our backoff makes: FailoverChannels sets it to
+  // options_.backoff. Not GRPC_ARG_MIN_RECONNECT_BACKOFF_MS: gRPC takes it
+  // as the minimum connect timeout, and at 100 ms a handshake with a busy,
+  // just restarted scheduler was cut off attempt after attempt (a worker
+  // took 8 s to come back and lost its leases).
+  failover::FailoverOptions failover_options;
+  failover_options.backoff = options_.backoff;
+  channels_ = std::make_unique<failover::FailoverChannels>(
+      targets.ok() ? *std::move(targets) : std::vector<std::string>{options_.scheduler_address},
+      options_.credentials, std::move(args), failover_options);
   Locked lock(this);
   UpdateSlotMetricsLocked();
   if (options_.metrics != nullptr) options_.metrics->SetConnected(false);
@@ -236,7 +260,7 @@ Session::Session(SessionOptions options, const AgentRegistry& agents)
 Session::~Session() = default;  // here, where Task is complete
 
 Json Session::LogFields() const {
-  return {{"worker_id", options_.worker_id}, {"scheduler", options_.scheduler_address}};
+  return {{"worker_id", options_.worker_id}, {"scheduler", channels_->address()}};
 }
 
 absl::Status Session::Readiness() const {
@@ -250,8 +274,8 @@ absl::Status Session::Readiness() const {
   } else if (state_ == State::kHandshaking) {
     state = "waiting for the scheduler's Welcome";
   }
-  return absl::UnavailableError(absl::StrCat("not connected to the scheduler at ",
-                                             options_.scheduler_address, " (", state, ")"));
+  return absl::UnavailableError(
+      absl::StrCat("not connected to the scheduler at ", channels_->address(), " (", state, ")"));
 }
 
 void Session::UpdateSlotMetricsLocked() {
@@ -268,6 +292,7 @@ std::string Session::tool_socket_path() const {
 }
 
 absl::Status Session::Run() {
+  if (!targets_status_.ok()) return targets_status_;
   if (options_.tools != nullptr) {
     absl::StatusOr<std::unique_ptr<ToolSocketServer>> socket =
         ToolSocketServer::Start(*tool_caller_, options_.tool_socket);
@@ -282,66 +307,58 @@ absl::Status Session::Run() {
     Locked lock(this);
     tool_socket_ = *std::move(socket);
   }
-  grpc::ChannelArguments args;
-  // gRPC's own reconnect backoff (up to 2 minutes by default) would otherwise
-  // hold back the attempts our backoff makes. Not GRPC_ARG_MIN_RECONNECT_
-  // BACKOFF_MS: gRPC takes it as the minimum connect timeout, and at 100 ms
-  // a handshake with a busy, just restarted scheduler was cut off attempt
-  // after attempt (a worker took 8 s to come back and lost its leases).
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
-              static_cast<int>(absl::ToInt64Milliseconds(options_.backoff.base)));
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
-              static_cast<int>(absl::ToInt64Milliseconds(options_.backoff.cap)));
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS,
-              static_cast<int>(absl::ToInt64Milliseconds(options_.keepalive_time)));
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
-              static_cast<int>(absl::ToInt64Milliseconds(options_.keepalive_timeout)));
-  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
-  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
-  args.SetMaxSendMessageSize(kMaxMessageBytes);
-  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
-      options_.scheduler_address,
-      options_.credentials != nullptr ? options_.credentials : grpc::InsecureChannelCredentials(),
-      args);
-  std::unique_ptr<v1::WorkerGateway::Stub> stub = v1::WorkerGateway::NewStub(channel);
-
   std::thread ticker([this] { TickerLoop(); });
-  Backoff backoff(options_.backoff);
-  absl::BitGen random;
   while (true) {
+    std::string address;
+    std::shared_ptr<grpc::Channel> channel = channels_->Current(&address);
+    // One address: wait for the channel to connect rather than fail at once
+    // while the scheduler restarts: gRPC's own reconnect attempts (100 ms,
+    // growing) then find it within moments of its return, where failing
+    // fast would stack our backoff on top (workers took up to 8 s, past
+    // their leases). Several: an address that does not connect must not
+    // hold the worker while another replica leads, so the connection is
+    // awaited for a bounded time first (FailoverOptions::connect_timeout).
+    const bool one_address = channels_->size() == 1;
+    if (!one_address) {
+      if (absl::Status connected = failover::WaitForConnection(
+              *channel, absl::Now() + failover::FailoverOptions().connect_timeout);
+          !connected.ok()) {
+        if (!WaitToReconnect(channels_->Unreachable(address, connected), address, connected)) {
+          break;
+        }
+        continue;
+      }
+    }
+    std::unique_ptr<v1::WorkerGateway::Stub> stub = v1::WorkerGateway::NewStub(channel);
     auto connection = std::make_unique<Connection>();
     if (!Register(connection.get())) break;
     if (!options_.token.empty()) {
       connection->context.AddMetadata("authorization", absl::StrCat("Bearer ", options_.token));
     }
-    // Wait for the channel to connect rather than fail at once while the
-    // scheduler restarts: gRPC's own reconnect attempts (100 ms, growing)
-    // then find it within moments of its return, where failing fast would
-    // stack our backoff on top (workers took up to 8 s, past their leases).
-    connection->context.set_wait_for_ready(true);
+    connection->context.set_wait_for_ready(one_address);
     connection->stream = stub->Connect(&connection->context);
     StartHandshake(connection.get());
     v1::ConnectResponse response;
-    while (connection->stream->Read(&response)) Handle(response, backoff);
+    while (connection->stream->Read(&response)) Handle(response, *channels_);
     const grpc::Status status = connection->stream->Finish();
     const bool closed = Unregister();
+    // A replica that does not lead names the leader (read before the
+    // context goes).
+    const bool redirected = !failover::LeaderHint(connection->context).empty();
+    absl::Duration delay;
+    if (redirected) delay = channels_->Observe(address, status, connection->context);
     // Unblocks a Write stuck on a dead peer so the Outbox can join.
     connection->context.TryCancel();
     connection.reset();
     if (closed) break;
-
-    const absl::Duration delay = backoff.Next(random);
     // gRPC and Abseil share their status code numbers.
-    log::Info("disconnected from scheduler; reconnecting")
-        .Fields(LogFields())
-        .With("error", absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                                    status.error_message()))
-        .With("retry_in_ms", absl::ToInt64Milliseconds(delay))
-        .With("attempt", backoff.failures());
-    Locked lock(this);
-    mu_.AwaitWithTimeout(absl::Condition(&closed_), delay);
-    if (closed_) break;
+    const absl::Status why(static_cast<absl::StatusCode>(status.error_code()),
+                           status.error_message());
+    // A redirect is no failure and costs no wait. Any other end of the
+    // stream is a disconnect, retried after the backoff (on the next
+    // address, when there are several).
+    if (!redirected) delay = channels_->Unreachable(address, why);
+    if (!WaitToReconnect(delay, address, why)) break;
   }
 
   {
@@ -358,6 +375,19 @@ absl::Status Session::Run() {
   socket.reset();  // joins its threads: not under mu_
   log::Info("drained; exiting").Fields(LogFields());
   return absl::OkStatus();
+}
+
+bool Session::WaitToReconnect(absl::Duration delay, const std::string& address,
+                              const absl::Status& why) {
+  log::Info("disconnected from scheduler; reconnecting")
+      .Fields(LogFields())
+      .With("from", address)
+      .With("error", why)
+      .With("retry_in_ms", absl::ToInt64Milliseconds(delay))
+      .With("attempt", channels_->failed_attempts());
+  Locked lock(this);
+  mu_.AwaitWithTimeout(absl::Condition(&closed_), delay);
+  return !closed_;
 }
 
 bool Session::Register(Connection* connection) {
@@ -423,11 +453,11 @@ v1::ConnectRequest Session::HelloLocked() const {
   return message;
 }
 
-void Session::Handle(v1::ConnectResponse& response, Backoff& backoff) {
+void Session::Handle(v1::ConnectResponse& response, failover::FailoverChannels& channels) {
   switch (response.msg_case()) {
     case v1::ConnectResponse::kWelcome:
       OnWelcome(response.welcome());
-      backoff.Reset();
+      channels.Connected();
       break;
     case v1::ConnectResponse::kAssignment:
     case v1::ConnectResponse::kResultAck: {
@@ -454,7 +484,7 @@ void Session::Handle(v1::ConnectResponse& response, Backoff& backoff) {
       llm_grants_->OnGrant(response.llm_grant());  // not under mu_: it may send
       break;
     case v1::ConnectResponse::kBatch:
-      HandleBatch(*response.mutable_batch()->mutable_messages(), backoff);
+      HandleBatch(*response.mutable_batch()->mutable_messages(), channels);
       break;
     case v1::ConnectResponse::MSG_NOT_SET:
       break;
@@ -462,7 +492,7 @@ void Session::Handle(v1::ConnectResponse& response, Backoff& backoff) {
 }
 
 void Session::HandleBatch(google::protobuf::RepeatedPtrField<v1::ConnectResponse>& messages,
-                          Backoff& backoff) {
+                          failover::FailoverChannels& channels) {
   // In order, as if written one by one; a nested batch is a scheduler bug
   // and is skipped rather than recursed into. Assignments and acks, most of
   // a busy stream, are handled a run at a time under one hold of mu_: one
@@ -471,7 +501,7 @@ void Session::HandleBatch(google::protobuf::RepeatedPtrField<v1::ConnectResponse
   while (next < messages.size()) {
     v1::ConnectResponse& message = *messages.Mutable(next);
     if (!message.has_assignment() && !message.has_result_ack()) {
-      if (!message.has_batch()) Handle(message, backoff);
+      if (!message.has_batch()) Handle(message, channels);
       ++next;
       continue;
     }

@@ -6,6 +6,13 @@
 // and Welcome, credits, running assignments in slots, live output, results
 // kept until acknowledged, heartbeats, cancellation, drain, and reconnecting
 // with backoff. Running tasks survive reconnects; only a drain ends Run.
+// With several scheduler addresses (replicas), each reconnect goes to the
+// leader as far as known: a replica that answers "not the leader" naming
+// the leader sends the worker there at once, without backoff, and the
+// leases re-attach through Hello.held_tasks as after a restart; an address
+// that cannot be reached gives way to the next one after the backoff
+// (common/failover/failover_channels.h,
+// docs/operations.md#clients-and-replicated-schedulers).
 //
 //          +------------------- stream ends or fails ------------------+
 //          v                                                           |
@@ -70,6 +77,8 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/backoff.h"
+#include "common/failover/failover_channels.h"
 #include "common/json.h"
 #include "common/otel/tracer.h"
 #include "grpcpp/security/credentials.h"
@@ -77,7 +86,6 @@
 #include "worker/agents/agent.h"
 #include "worker/agents/agent_registry.h"
 #include "worker/agents/task_workspace.h"
-#include "worker/base/backoff.h"
 #include "worker/session/llm_grants.h"
 #include "worker/session/prefetch_sizer.h"
 #include "worker/session/task_book.h"
@@ -90,6 +98,8 @@
 namespace taskboard::worker {
 
 struct SessionOptions {
+  // --scheduler: one address, several (replicas) comma-separated, or one
+  // gRPC target such as dns:///name:port (ParseSchedulerTargets).
   std::string scheduler_address = "127.0.0.1:7233";
   std::string worker_id;
   int slots = 4;
@@ -111,6 +121,7 @@ struct SessionOptions {
   // Once drained tasks are done (or the grace period is over): how long the
   // last results may wait for their ResultAck before the stream is closed.
   absl::Duration drain_ack_wait = absl::Seconds(2);
+  // Between reconnects and between addresses that cannot be reached.
   BackoffOptions backoff;
   // HTTP/2 keepalive on the stream (--keepalive-time-ms, at least 1 s, and
   // --keepalive-timeout-ms): a scheduler that vanished without closing the
@@ -153,7 +164,8 @@ class Session {
 
   // Serves until drained, reconnecting (with backoff) whenever the stream
   // fails, for as long as that takes. Returns OK once drained; INTERNAL
-  // (naming the path) at once when the tool socket cannot be served.
+  // (naming the path) at once when the tool socket cannot be served;
+  // INVALID_ARGUMENT at once when scheduler_address is not an address list.
   absl::Status Run();
 
   // Starts draining (from any thread, e.g. on SIGTERM). A second call can
@@ -181,12 +193,16 @@ class Session {
 
   // Run's steps.
   bool Register(Connection* connection);
+  // Logs the disconnect and waits `delay` before the next attempt; false
+  // once drained (Run ends).
+  bool WaitToReconnect(absl::Duration delay, const std::string& address, const absl::Status& why);
   void StartHandshake(Connection* connection);
   // Handles one message the scheduler sent (mutable: an assignment is moved
   // into its task, not copied).
-  void Handle(v1::ConnectResponse& response, Backoff& backoff);
+  // A Welcome tells `channels` the scheduler answered (the backoff restarts).
+  void Handle(v1::ConnectResponse& response, failover::FailoverChannels& channels);
   void HandleBatch(google::protobuf::RepeatedPtrField<v1::ConnectResponse>& messages,
-                   Backoff& backoff);
+                   failover::FailoverChannels& channels);
   // An assignment or a ResultAck: handles it and returns true; false for
   // any other message (left alone).
   bool HandleRoutineLocked(v1::ConnectResponse& message, std::vector<Task*>& started)
@@ -275,6 +291,11 @@ class Session {
   const std::unique_ptr<Link> link_;
   const std::unique_ptr<ToolCaller> tool_caller_;
   const std::unique_ptr<LlmGrants> llm_grants_;
+  // options_.scheduler_address parsed; Run fails with it when not OK.
+  absl::Status targets_status_;
+  // One channel per scheduler address; made in the constructor so that
+  // Readiness and logs can name the current address from any thread.
+  std::unique_ptr<failover::FailoverChannels> channels_;
   // Set by Run before the first task and reset after the last one, so task
   // threads read it without mu_.
   std::unique_ptr<ToolSocketServer> tool_socket_;

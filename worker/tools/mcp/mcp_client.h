@@ -7,7 +7,7 @@
 // death or a lost session), runs the MCP handshake (initialize with protocol version
 // 2025-06-18, notifications/initialized), lists its tools following
 // pagination, and calls them. A server that died is restarted by the next
-// call after a backoff delay (worker/base/backoff.h), so a crashing server
+// call after a backoff delay (common/backoff.h), so a crashing server
 // costs its calls a fast failure instead of a restart loop.
 //
 //   no connection --(a call)--> starting --(initialize ok)--> ready
@@ -31,8 +31,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/backoff.h"
 #include "common/json.h"
-#include "worker/base/backoff.h"
 #include "worker/base/cancel_token.h"
 #include "worker/tools/mcp/mcp_connection.h"
 #include "worker/tools/mcp/mcp_server_file.h"

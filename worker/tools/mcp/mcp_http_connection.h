@@ -36,7 +36,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "worker/base/backoff.h"
+#include "common/backoff.h"
 #include "worker/base/http_post.h"
 #include "worker/tools/mcp/mcp_connection.h"
 

@@ -48,11 +48,17 @@ class SessionHarness : public ::testing::Test {
   // worker "w1", no heartbeats unless a Welcome asks, short drain and
   // reconnect waits), then runs the session on `run_`.
   void StartSession(SessionOptions options) {
-    options.scheduler_address = gateway_.address();
+    options.backoff = {.base = absl::Milliseconds(10), .cap = absl::Milliseconds(50)};
+    StartSessionAt(std::move(options), gateway_.address());
+  }
+
+  // As StartSession, but at `scheduler` (--scheduler's value: one address
+  // or several) and with the options' own backoff.
+  void StartSessionAt(SessionOptions options, std::string scheduler) {
+    options.scheduler_address = std::move(scheduler);
     options.worker_id = "w1";
     options.heartbeat_interval = absl::Hours(1);  // tests that want heartbeats ask
     options.drain_ack_wait = absl::Milliseconds(100);
-    options.backoff = {.base = absl::Milliseconds(10), .cap = absl::Milliseconds(50)};
     session_ = std::make_unique<Session>(options, *agents_);
     run_ = std::thread([this] {
       status_ = session_->Run();

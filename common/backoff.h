@@ -1,5 +1,5 @@
-#ifndef TASKBOARD_WORKER_BASE_BACKOFF_H_
-#define TASKBOARD_WORKER_BASE_BACKOFF_H_
+#ifndef TASKBOARD_COMMON_BACKOFF_H_
+#define TASKBOARD_COMMON_BACKOFF_H_
 
 // Reconnect delays: exponential with "full jitter" (a uniform draw between 0
 // and min(cap, base * 2^failures)), so a fleet of workers that lost the same
@@ -8,7 +8,7 @@
 #include "absl/random/bit_gen_ref.h"
 #include "absl/time/time.h"
 
-namespace taskboard::worker {
+namespace taskboard {
 
 struct BackoffOptions {
   absl::Duration base = absl::Milliseconds(100);
@@ -35,6 +35,6 @@ class Backoff {
   int failures_ = 0;
 };
 
-}  // namespace taskboard::worker
+}  // namespace taskboard
 
-#endif  // TASKBOARD_WORKER_BASE_BACKOFF_H_
+#endif  // TASKBOARD_COMMON_BACKOFF_H_

@@ -1,11 +1,11 @@
-#include "worker/base/backoff.h"
+#include "common/backoff.h"
 
 #include <algorithm>
 #include <cstdint>
 
 #include "absl/random/distributions.h"
 
-namespace taskboard::worker {
+namespace taskboard {
 
 absl::Duration Backoff::Ceiling(int failures) const {
   absl::Duration ceiling = options_.base;
@@ -19,4 +19,4 @@ absl::Duration Backoff::Next(absl::BitGenRef random) {
   return absl::Microseconds(absl::Uniform<int64_t>(absl::IntervalClosed, random, 0, ceiling_us));
 }
 
-}  // namespace taskboard::worker
+}  // namespace taskboard

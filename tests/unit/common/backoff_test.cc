@@ -1,10 +1,10 @@
-#include "worker/base/backoff.h"
+#include "common/backoff.h"
 
 #include <random>
 
 #include "gtest/gtest.h"
 
-namespace taskboard::worker {
+namespace taskboard {
 namespace {
 
 TEST(Backoff, Ceiling_DoublesFromBaseUpToTheCap) {
@@ -41,4 +41,4 @@ TEST(Backoff, Reset_StartsFromBaseAgain) {
 }
 
 }  // namespace
-}  // namespace taskboard::worker
+}  // namespace taskboard
