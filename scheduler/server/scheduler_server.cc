@@ -18,6 +18,10 @@ namespace taskboard::server {
 
 absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
     SchedulerServerOptions options) {
+  if (options.ha.has_value()) {
+    return absl::UnimplementedError(
+        "--ha-etcd-endpoints: replicated schedulers are not wired into this build yet");
+  }
   std::unique_ptr<SchedulerServer> server(new SchedulerServer());
   if (options.data_dir.empty()) {
     server->store_ = std::make_unique<store::MemoryStore>();

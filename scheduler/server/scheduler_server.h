@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -23,6 +24,7 @@
 #include "scheduler/server/blocking_pool.h"
 #include "scheduler/server/call_gate.h"
 #include "scheduler/server/flow_intake.h"
+#include "scheduler/server/ha_options.h"
 #include "scheduler/server/policy_service_client.h"
 #include "scheduler/server/scheduler_metrics.h"
 #include "scheduler/server/scheduler_service.h"
@@ -68,6 +70,9 @@ struct SchedulerServerOptions {
   // its sender starts when `url` is set or flows may name their own
   // (limits.approval_webhook_allow); `metrics` is filled in by Create.
   notify::WebhookNotifierOptions approval_webhook;
+  // A replica of a replicated scheduler (--ha-etcd-endpoints,
+  // docs/high-availability.md); none: the single scheduler.
+  std::optional<HaOptions> ha;
 };
 
 class SchedulerServer {
