@@ -216,8 +216,8 @@ TEST(HaFromFlags, MemoryOrNoDurability_AreRefusedNamingTheFlags) {
   SchedulerOptions none;
   none.ha.etcd_endpoints = "127.0.0.1:2379";
   none.durability = "none";
-  EXPECT_THAT(HaFromFlags(none).status(), StatusIs(absl::StatusCode::kInvalidArgument,
-                                                   HasSubstr("--durability=none")));
+  EXPECT_THAT(HaFromFlags(none).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--durability=none")));
   // Through the whole resolution too (main() exits 2 with it).
   EXPECT_THAT(ResolveSchedulerSetup(none).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--ha-etcd-endpoints")));
@@ -246,16 +246,16 @@ TEST(HaFromFlags, Endpoints_AreSplitAndTheRestResolved) {
 TEST(HaFromFlags, BadEndpointPrefixOrCluster_NameTheFlag) {
   SchedulerOptions options;
   options.ha.etcd_endpoints = "http://e:2379";
-  EXPECT_THAT(HaFromFlags(options).status(), StatusIs(absl::StatusCode::kInvalidArgument,
-                                                      HasSubstr("is not host:port")));
+  EXPECT_THAT(HaFromFlags(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is not host:port")));
   options.ha.etcd_endpoints = "e:2379";
   options.ha.etcd_prefix = "p";
-  EXPECT_THAT(HaFromFlags(options).status(), StatusIs(absl::StatusCode::kInvalidArgument,
-                                                      HasSubstr("--ha-etcd-prefix")));
+  EXPECT_THAT(HaFromFlags(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--ha-etcd-prefix")));
   options.ha.etcd_prefix = "/p";
   options.ha.cluster = "a/b";
-  EXPECT_THAT(HaFromFlags(options).status(), StatusIs(absl::StatusCode::kInvalidArgument,
-                                                      HasSubstr("--ha-cluster")));
+  EXPECT_THAT(HaFromFlags(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--ha-cluster")));
 }
 
 }  // namespace
