@@ -399,5 +399,32 @@ TEST_F(ReplicatedSchedulerTest, FollowerRefuses_LeaderServes_FailoverKeepsTheRun
   }
 }
 
+TEST_F(ReplicatedSchedulerTest, StoppedLeader_IsReplacedAndStepsDownWithExitCode3) {
+  std::optional<int> leader = WaitForOneLeader(std::chrono::seconds(30));
+  ASSERT_TRUE(leader.has_value()) << "no single leader\n" << Logs();
+  ChildProcess& stopped = *replicas_.at(*leader).process;
+
+  // Frozen past its lease: etcd expires the key and another replica leads.
+  stopped.Signal(SIGSTOP);
+  std::optional<int> next = WaitForOneLeader(
+      std::chrono::duration_cast<std::chrono::seconds>(kFailoverDeadline), *leader);
+  ASSERT_TRUE(next.has_value()) << "no new leader while the old one was stopped" << Logs();
+  EXPECT_EQ(Sample(*next, R"(taskboard_scheduler_ha_role{role="leader"})"), 1);
+
+  // Continued, the old leader finds its deadline passed and steps down by
+  // exiting (its supervisor would start it again as a follower).
+  stopped.Signal(SIGCONT);
+  std::optional<int> exit_code = stopped.WaitFor(10'000);
+  ASSERT_TRUE(exit_code.has_value()) << "the old leader did not exit" << Logs();
+  EXPECT_EQ(*exit_code, 3) << Logs();
+  EXPECT_TRUE(absl::StrContains(ReadFileOrEmpty(File(*leader, "log").string()), "stepped down: "))
+      << Logs();
+  // The new leader still serves.
+  grpc::ClientContext context;
+  v1::SubmitRunResponse response;
+  const grpc::Status status = Submit(*next, context, response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
 }  // namespace
 }  // namespace taskboard
