@@ -151,11 +151,10 @@ absl::Status SchedulerServer::OpenEngine(std::shared_ptr<store::RocksDbWriteHook
     store_ = *std::move(opened);
     log::Info("store opened").With("data_dir", options_.data_dir);
   }
-  engine::EngineOptions engine_options;
-  {
-    absl::MutexLock lock(&limits_mu_);
-    engine_options = options_.engine;
-  }
+  // Under the lock until published: a SIGHUP's limits reach either the
+  // options copied here or the published engine (SetLlmLimits).
+  absl::MutexLock lock(&limits_mu_);
+  engine::EngineOptions engine_options = options_.engine;
   engine_options.store = store_.get();
   absl::StatusOr<std::unique_ptr<engine::Engine>> engine =
       engine::Engine::Create(std::move(engine_options));
@@ -194,12 +193,11 @@ absl::Status SchedulerServer::StartReplica(const std::string& http_address) {
 }
 
 void SchedulerServer::SetLlmLimits(governance::LlmLimits limits) {
+  absl::MutexLock lock(&limits_mu_);
+  options_.engine.llm_limits = limits;
   if (engine::Engine* engine = handle_->engine(); engine != nullptr) {
     engine->SetLlmLimits(std::move(limits));
-    return;
   }
-  absl::MutexLock lock(&limits_mu_);
-  options_.engine.llm_limits = std::move(limits);
 }
 
 SchedulerServer::~SchedulerServer() { Shutdown(); }
@@ -217,10 +215,11 @@ absl::Status SchedulerServer::Readiness() const {
         "shutting down: the engine loop is stopping and the store "
         "closing");
   }
-  if (options_.ha.has_value() && (role_ == nullptr || !role_->IsLeader())) {
-    // Readiness means "leader": a Service sends traffic to the leader only.
-    return absl::UnavailableError(
-        absl::StrCat("a follower replica: ", handle_->CheckLeader().message()));
+  // A replica's engine is published once it leads, and the handle checks
+  // the lease on every call: readiness means "leader" (a Service sends
+  // traffic to the leader only).
+  if (absl::Status leading = handle_->CheckLeader(); !leading.ok()) {
+    return absl::UnavailableError(absl::StrCat("a follower replica: ", leading.message()));
   }
   return absl::OkStatus();
 }

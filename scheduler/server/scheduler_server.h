@@ -130,7 +130,8 @@ class SchedulerServer {
 
   SchedulerServerOptions options_;  // as the engine is made from it
   std::unique_ptr<HaMetrics> ha_metrics_;
-  absl::Mutex limits_mu_;  // options_.engine.llm_limits between SIGHUP and a promotion
+  // options_.engine.llm_limits, from a SIGHUP until the engine is published.
+  absl::Mutex limits_mu_;
 
   // Before the engine and the gRPC server, which call them until they stop.
   std::unique_ptr<engine::LlmMetrics> llm_metrics_;
