@@ -13,6 +13,11 @@
 // Usage errors (bad flags, files the flags name that cannot be read or have
 // a mistake) are plain "taskboard-scheduler: ..." lines and exit code 2.
 //
+// With --ha-etcd-endpoints it is one replica of a replicated scheduler
+// (docs/high-availability.md): a leader that loses its term logs "stepped
+// down: ..." and exits with code 3 (server::kSteppedDownExitCode), for its
+// supervisor to start it again as a follower.
+//
 // Security (docs/security.md): --auth-tokens requires bearer tokens (the file
 // is re-read on SIGHUP), --tls-* serve TLS or mTLS, --max-request-bytes caps
 // client requests. A --listen address other machines can reach needs

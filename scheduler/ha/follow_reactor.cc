@@ -143,6 +143,7 @@ void FollowReactor::Pump() {
         sent->set_batch(*entry.batch);
         sent->set_leader_unix_ms(entry.leader_unix_ms);
       }
+      out->set_leader_last_index(log_->last().index);
       next_index_ = entries->back().position.index + 1;
     }
     writing_ = true;

@@ -66,6 +66,13 @@ void ReplicaFollower::Stop() {
     if (context_ != nullptr) context_->TryCancel();
   }
   if (thread_.joinable()) thread_.join();
+  // What was applied is durable before a promotion opens the directory as
+  // the leader's store (with `wal` each group was written, not synced).
+  if (db_ != nullptr) {
+    if (absl::Status synced = db_->Sync(); !synced.ok()) {
+      log::Error("cannot sync the replica's store").With("error", synced.message());
+    }
+  }
   applier_.reset();
   db_.reset();
 }
@@ -177,6 +184,7 @@ absl::Status ReplicaFollower::FollowOnce(const std::string& address, bool* boots
           *bootstrap = true;
           break;
         }
+        leader_last_index_.store(response.entries().leader_last_index());
         std::vector<LogEntry> entries;
         entries.reserve(response.entries().entries_size());
         for (v1::LogEntry& entry : *response.mutable_entries()->mutable_entries()) {

@@ -56,12 +56,15 @@ class ReplicaFollower {
   // Follows the leader at `address` (host:port) of `epoch` from now on: a
   // stream to another leader ends, and entries of older epochs are refused.
   void Follow(const std::string& address, uint64_t epoch);
-  // Ends the stream and the thread and closes the database (a promotion then
-  // opens the directory as the scheduler's store).
+  // Ends the stream and the thread, syncs and closes the database (a
+  // promotion then opens the directory as the scheduler's store).
   void Stop();
 
   // The last entry applied and durable.
   LogPosition position() const;
+  // The leader's newest index as its last message said (0: none yet);
+  // minus position().index, how many batches this replica lags.
+  uint64_t leader_last_index() const { return leader_last_index_.load(); }
   // Checkpoints installed so far.
   int checkpoint_installs() const { return checkpoint_installs_.load(); }
   // The error that ended the last stream (OK while streaming).
@@ -86,6 +89,7 @@ class ReplicaFollower {
   std::unique_ptr<FollowerApplier> applier_;  // the thread's
   std::atomic<uint64_t> epoch_floor_{0};
   std::atomic<int> checkpoint_installs_{0};
+  std::atomic<uint64_t> leader_last_index_{0};
 
   mutable absl::Mutex mu_;
   std::string leader_ ABSL_GUARDED_BY(mu_);

@@ -28,6 +28,46 @@ std::function<std::string(const std::string&)> DurationCheck(bool positive) {
   };
 }
 
+// Replicated schedulers (docs/high-availability.md#running-replicas): none
+// of them does anything without --ha-etcd-endpoints.
+void AddHaFlags(CLI::App& app, HaFlags& ha) {
+  app.add_option("--ha-etcd-endpoints", ha.etcd_endpoints,
+                 "Run as one replica of a replicated scheduler, elected through this etcd "
+                 "(comma-separated host:port of its members); empty: a single scheduler")
+      ->envname("TASKBOARD_HA_ETCD_ENDPOINTS");
+  app.add_option("--ha-cluster", ha.cluster,
+                 "The replicated scheduler this replica belongs to (its etcd keys' name)")
+      ->envname("TASKBOARD_HA_CLUSTER")
+      ->capture_default_str();
+  app.add_option("--ha-replica-id", ha.replica_id,
+                 "This replica's name among the replicas; empty: the host name")
+      ->envname("TASKBOARD_HA_REPLICA_ID");
+  app.add_option("--ha-advertise", ha.advertise,
+                 "host:port where the other replicas, workers and clients reach this replica's "
+                 "gRPC port; empty: the --listen host (the host name for a wildcard) and port")
+      ->envname("TASKBOARD_HA_ADVERTISE");
+  app.add_option("--ha-advertise-http", ha.advertise_http,
+                 "host:port of this replica's HTTP API, named to HTTP clients of a follower; "
+                 "empty: from --http-listen like --ha-advertise")
+      ->envname("TASKBOARD_HA_ADVERTISE_HTTP");
+  app.add_option("--ha-lease-ttl", ha.lease_ttl,
+                 "The leader's etcd lease: a dead leader is replaced about this long after it "
+                 "died, and a cut-off one stops acting before that (2s, 3s; etcd's minimum "
+                 "applies)")
+      ->envname("TASKBOARD_HA_LEASE_TTL")
+      ->check(DurationCheck(/*positive=*/true))
+      ->capture_default_str();
+  app.add_option("--ha-sync-replicas", ha.sync_replicas,
+                 "Followers in the in-sync set: only these (and the last leader) may take over")
+      ->envname("TASKBOARD_HA_SYNC_REPLICAS")
+      ->check(CLI::Range(1, 8))
+      ->capture_default_str();
+  app.add_option("--ha-etcd-prefix", ha.etcd_prefix,
+                 "The etcd key prefix of every cluster's keys (starts with /)")
+      ->envname("TASKBOARD_HA_ETCD_PREFIX")
+      ->capture_default_str();
+}
+
 }  // namespace
 
 void AddSchedulerFlags(CLI::App& app, SchedulerOptions& options) {
@@ -153,6 +193,7 @@ void AddSchedulerFlags(CLI::App& app, SchedulerOptions& options) {
                  "Require client certificates signed by this CA (mTLS; PEM)")
       ->envname("TASKBOARD_TLS_CLIENT_CA");
   AddApprovalWebhookFlags(app, options.webhook);
+  AddHaFlags(app, options.ha);
   log::AddLogFlags(app, &options.log);
   AddJsonDepthFlag(app);
 }

@@ -23,6 +23,19 @@ namespace taskboard::process {
 // Printed by --version.
 inline constexpr char kSchedulerVersion[] = "0.1.0";
 
+// The --ha-* flags as given (docs/high-availability.md#running-replicas);
+// HaFromFlags (scheduler_setup.h) checks them.
+struct HaFlags {
+  std::string etcd_endpoints;  // comma-separated host:port; empty: no HA
+  std::string etcd_prefix = "/taskboard";
+  std::string cluster = "taskboard";
+  std::string replica_id;  // empty: the host name
+  std::string advertise;
+  std::string advertise_http;
+  std::string lease_ttl = "3s";
+  int sync_replicas = 1;
+};
+
 struct SchedulerOptions {
   // --listen, --data-dir, --lease-timeout-ms, the keepalive, retry, size and
   // fan-out limits, --default-agent, --max-request-bytes, the approval and
@@ -41,6 +54,7 @@ struct SchedulerOptions {
   web::HttpFlags http;           // --http-*, --metrics-listen, --metrics-port-file
   notify::WebhookFlags webhook;  // --approval-webhook*
   log::LogFlags log;             // --log-level, --log-format
+  HaFlags ha;                    // --ha-*
 };
 
 }  // namespace taskboard::process

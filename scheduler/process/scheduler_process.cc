@@ -60,6 +60,12 @@ absl::StatusOr<std::unique_ptr<SchedulerProcess>> SchedulerProcess::BuildAndStar
   if (built.http_api.has_value()) {
     if (absl::Status started = process->StartHttpApi(); !started.ok()) return started;
   }
+  // A replica campaigns once every port it advertises is served.
+  if (absl::Status replica = process->server_->StartReplica(process->HttpAddress());
+      !replica.ok()) {
+    log::Fatal("cannot start the replica").With("error", replica.message());
+    return replica;
+  }
   if (!built.port_file.empty() &&
       !WriteFileAtomically(built.port_file, std::to_string(port) + "\n")) {
     log::Fatal("cannot write the port file; check that its directory exists and is writable")
@@ -109,6 +115,17 @@ absl::Status SchedulerProcess::StartHttpApi() {
   return absl::OkStatus();
 }
 
+std::string SchedulerProcess::HttpAddress() const {
+  if (http_api_ == nullptr) return "";
+  const std::string& listen = setup_.http_listen;
+  std::string host = listen.substr(0, listen.rfind(':'));
+  if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::") {
+    // The gRPC address's host stands for this host's name as well.
+    return "";
+  }
+  return absl::StrCat(host, ":", http_api_->port());
+}
+
 int SchedulerProcess::WaitForShutdownSignal() {
   int received = 0;
   while ((received = signals_.Wait()) == SIGHUP) RereadFiles();
@@ -119,7 +136,7 @@ void SchedulerProcess::RereadFiles() {
   if (!setup_.llm_limits.empty()) {
     absl::StatusOr<governance::LlmLimits> loaded = governance::LoadLlmLimitsFile(setup_.llm_limits);
     if (loaded.ok()) {
-      server_->engine().SetLlmLimits(*std::move(loaded));
+      server_->SetLlmLimits(*std::move(loaded));
     } else {
       log::Error("llm limits not re-read; the previous limits stay in force")
           .With("error", loaded.status().message());

@@ -12,6 +12,7 @@
 // start in-process; this one is what the binary adds around it.
 
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "common/blocked_signals.h"
@@ -54,6 +55,9 @@ class SchedulerProcess {
   explicit SchedulerProcess(SchedulerSetup setup);
 
   absl::Status StartHttpApi();
+  // host:port of the HTTP API for a replica's leader key (empty: no API, or
+  // a wildcard --http-listen: give --ha-advertise-http).
+  std::string HttpAddress() const;
   void RereadFiles();
 
   // Declared in the order they are made; destroyed the other way round.

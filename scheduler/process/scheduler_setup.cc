@@ -1,8 +1,16 @@
 #include "scheduler/process/scheduler_setup.h"
 
-#include <utility>
+#include <unistd.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "common/duration_text.h"
 #include "common/log/grpc_log.h"
@@ -67,6 +75,79 @@ absl::StatusOr<std::optional<web::ApiServerOptions>> HttpApiFromFlags(
   return *std::move(parsed);
 }
 
+namespace {
+
+// This host's name ("localhost" when it has none).
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<server::HaOptions>> HaFromFlags(const SchedulerOptions& options) {
+  const HaFlags& flags = options.ha;
+  if (flags.etcd_endpoints.empty()) {
+    const HaFlags defaults;
+    std::vector<std::string> given;
+    if (flags.etcd_prefix != defaults.etcd_prefix) given.push_back("--ha-etcd-prefix");
+    if (flags.cluster != defaults.cluster) given.push_back("--ha-cluster");
+    if (!flags.replica_id.empty()) given.push_back("--ha-replica-id");
+    if (!flags.advertise.empty()) given.push_back("--ha-advertise");
+    if (!flags.advertise_http.empty()) given.push_back("--ha-advertise-http");
+    if (flags.lease_ttl != defaults.lease_ttl) given.push_back("--ha-lease-ttl");
+    if (flags.sync_replicas != defaults.sync_replicas) given.push_back("--ha-sync-replicas");
+    if (given.empty()) return std::nullopt;
+    return absl::InvalidArgumentError(
+        absl::StrCat(absl::StrJoin(given, ", "),
+                     " need --ha-etcd-endpoints: without it the scheduler is a single replica "
+                     "(docs/high-availability.md#running-replicas)"));
+  }
+  if (options.memory || options.durability == "none") {
+    return absl::InvalidArgumentError(
+        "--ha-etcd-endpoints cannot be used with --memory or --durability=none: a replica "
+        "ships its store's write-ahead log to the others; give a --data-dir and --durability "
+        "sync or wal");
+  }
+  server::HaOptions ha;
+  for (absl::string_view endpoint : absl::StrSplit(flags.etcd_endpoints, ',', absl::SkipEmpty())) {
+    endpoint = absl::StripAsciiWhitespace(endpoint);
+    if (endpoint.empty()) continue;
+    if (!absl::StrContains(endpoint, ':') || absl::StrContains(endpoint, "/")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--ha-etcd-endpoints: '", endpoint,
+                       "' is not host:port (give each etcd member's client address, e.g. "
+                       "10.0.0.5:2379, separated by commas)"));
+    }
+    ha.etcd_endpoints.emplace_back(endpoint);
+  }
+  if (ha.etcd_endpoints.empty()) {
+    return absl::InvalidArgumentError("--ha-etcd-endpoints names no endpoint");
+  }
+  if (!absl::StartsWith(flags.etcd_prefix, "/")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--ha-etcd-prefix '", flags.etcd_prefix, "' must start with '/'"));
+  }
+  if (flags.cluster.empty() || absl::StrContains(flags.cluster, '/')) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--ha-cluster '", flags.cluster, "' must be a non-empty name without '/'"));
+  }
+  absl::StatusOr<absl::Duration> ttl = ParseDurationText(flags.lease_ttl);
+  if (!ttl.ok() || *ttl <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--ha-lease-ttl '", flags.lease_ttl, "' is not a positive duration (2s, 3s)"));
+  }
+  ha.etcd_prefix = flags.etcd_prefix;
+  ha.cluster = flags.cluster;
+  ha.replica_id = flags.replica_id.empty() ? HostName() : flags.replica_id;
+  ha.advertise = flags.advertise;
+  ha.advertise_http = flags.advertise_http;
+  ha.lease_ttl = *ttl;
+  ha.sync_replicas = flags.sync_replicas;
+  return ha;
+}
+
 absl::StatusOr<SchedulerSetup> ResolveSchedulerSetup(const SchedulerOptions& options) {
   SchedulerSetup setup;
   server::SchedulerServerOptions& server = setup.server;
@@ -125,6 +206,9 @@ absl::StatusOr<SchedulerSetup> ResolveSchedulerSetup(const SchedulerOptions& opt
   setup.http_listen = http.http_listen;
   setup.http_port_file = http.http_port_file;
   setup.port_file = options.port_file;
+  absl::StatusOr<std::optional<server::HaOptions>> ha = HaFromFlags(options);
+  if (!ha.ok()) return ha.status();
+  server.ha = *std::move(ha);
   return setup;
 }
 

@@ -53,7 +53,7 @@ absl::StatusOr<SchedulerSetup> PrepareScheduler(const SchedulerOptions& options)
 // with neither; a warning is logged for --insecure); the store's flags
 // (ApplyStoreFlags); the TLS credentials; the tokens file; the --llm-limits
 // file; the approval webhook; the metrics flags; the HTTP API's flags
-// (HttpApiFromFlags).
+// (HttpApiFromFlags); the --ha-* flags (HaFromFlags).
 absl::StatusOr<SchedulerSetup> ResolveSchedulerSetup(const SchedulerOptions& options);
 
 // --memory (no data directory), else --data-dir or ./taskboard-data;
@@ -61,6 +61,14 @@ absl::StatusOr<SchedulerSetup> ResolveSchedulerSetup(const SchedulerOptions& opt
 // engine's options. INVALID_ARGUMENT for a durability or duration the flags'
 // checks would have refused.
 absl::Status ApplyStoreFlags(const SchedulerOptions& options, server::SchedulerServerOptions& out);
+
+// The replica's options with --ha-etcd-endpoints; none without it.
+// INVALID_ARGUMENT naming the flags: another --ha-* flag without
+// --ha-etcd-endpoints; --ha-etcd-endpoints with --memory or
+// --durability=none (a replica needs the store's write-ahead log); an
+// endpoint that is not host:port, a prefix not starting with '/', a cluster
+// name with '/'.
+absl::StatusOr<std::optional<server::HaOptions>> HaFromFlags(const SchedulerOptions& options);
 
 // The HTTP API's options with --http-listen; none without it.
 // INVALID_ARGUMENT when --http-port-file, --http-tls or

@@ -21,9 +21,16 @@ class RefusedBackup final : public grpc::ServerWriteReactor<ha::v1::CheckpointCh
 
 }  // namespace
 
-BackupService::BackupService(store::Store* store, std::string checkpoint_dir,
+absl::StatusOr<ha::CheckpointInfo> BackupService::HandleSource::CreateCheckpoint(
+    const std::string& dir) {
+  store::Store* store = handle_->store();
+  if (store == nullptr) return handle_->CheckLeader();
+  return ha::StoreCheckpointSource(store).CreateCheckpoint(dir);
+}
+
+BackupService::BackupService(const EngineHandle* handle, std::string checkpoint_dir,
                              const CallGate* gate)
-    : source_(store), checkpoint_dir_(std::move(checkpoint_dir)), gate_(gate) {
+    : source_(handle), checkpoint_dir_(std::move(checkpoint_dir)), gate_(gate) {
   if (checkpoint_dir_.empty()) return;
   // Checkpoints of transfers a crash cut short: hard links that would keep
   // old SST files on disk.
@@ -40,8 +47,7 @@ BackupService::BackupService(store::Store* store, std::string checkpoint_dir,
 
 grpc::ServerWriteReactor<ha::v1::CheckpointChunk>* BackupService::Backup(
     grpc::CallbackServerContext* context, const ha::v1::BackupRequest* request) {
-  absl::StatusOr<auth::Caller> caller =
-      gate_->Admit(*context, auth::kBackupMethod, request);
+  absl::StatusOr<auth::Caller> caller = gate_->Admit(*context, auth::kBackupMethod, request);
   if (!caller.ok()) return new RefusedBackup(caller.status());
   if (checkpoint_dir_.empty()) {
     // The store's own refusal says why (--memory).
@@ -52,9 +58,8 @@ grpc::ServerWriteReactor<ha::v1::CheckpointChunk>* BackupService::Backup(
         "a backup of this scheduler is already running; wait for it to finish and try again"));
   }
   return new ha::CheckpointReactor(
-      ha::CheckpointStreamOptions{.dir = checkpoint_dir_,
-                                  .recipient = "a backup",
-                                  .done = [this] { busy_.store(false); }},
+      ha::CheckpointStreamOptions{
+          .dir = checkpoint_dir_, .recipient = "a backup", .done = [this] { busy_.store(false); }},
       /*log=*/nullptr, &source_);
 }
 

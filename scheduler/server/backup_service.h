@@ -17,6 +17,7 @@
 #include "scheduler/ha/checkpoint.h"
 #include "scheduler/ha/replication.grpc.pb.h"
 #include "scheduler/server/call_gate.h"
+#include "scheduler/server/engine_handle.h"
 
 namespace taskboard::server {
 
@@ -24,8 +25,10 @@ class BackupService final : public ha::v1::Backup::CallbackService {
  public:
   // `checkpoint_dir`: where checkpoints are made, on the store's filesystem
   // (empty for a store in memory, which refuses to back up anyway); what a
-  // crash left in it is removed here. `store` and `gate` outlive the service.
-  BackupService(store::Store* store, std::string checkpoint_dir, const CallGate* gate);
+  // crash left in it is removed here. Backs up `handle`'s store (a replica
+  // that does not lead is refused by the gate, which consults the same
+  // handle). `handle` and `gate` outlive the service.
+  BackupService(const EngineHandle* handle, std::string checkpoint_dir, const CallGate* gate);
 
   grpc::ServerWriteReactor<ha::v1::CheckpointChunk>* Backup(
       grpc::CallbackServerContext* context, const ha::v1::BackupRequest* request) override;
@@ -34,7 +37,16 @@ class BackupService final : public ha::v1::Backup::CallbackService {
   bool busy() const { return busy_.load(); }
 
  private:
-  ha::StoreCheckpointSource source_;
+  // The published store's checkpoints.
+  class HandleSource final : public ha::CheckpointSource {
+   public:
+    explicit HandleSource(const EngineHandle* handle) : handle_(handle) {}
+    absl::StatusOr<ha::CheckpointInfo> CreateCheckpoint(const std::string& dir) override;
+
+   private:
+    const EngineHandle* const handle_;
+  };
+  HandleSource source_;
   const std::string checkpoint_dir_;
   const CallGate* const gate_;
   std::atomic<bool> busy_{false};

@@ -37,7 +37,7 @@ int CallGate::CloseRevoked() const {
   return streams_.CloseRevoked(*options_.authenticator);
 }
 
-absl::StatusOr<auth::Caller> CallGate::Admit(const grpc::CallbackServerContext& context,
+absl::StatusOr<auth::Caller> CallGate::Admit(grpc::CallbackServerContext& context,
                                              absl::string_view method,
                                              const google::protobuf::MessageLite* request) const {
   auth::Caller caller;
@@ -46,6 +46,16 @@ absl::StatusOr<auth::Caller> CallGate::Admit(const grpc::CallbackServerContext& 
         options_.authenticator->Admit(Authorization(context), method);
     if (!principal.ok()) return principal.status();
     caller.principal = *std::move(principal);
+  }
+  // After the token: only an admitted caller learns where the leader is.
+  if (options_.leader != nullptr) {
+    if (absl::Status leading = options_.leader->CheckLeader(); !leading.ok()) {
+      if (std::optional<v1::NotLeader> hint = NotLeaderOf(leading);
+          hint.has_value() && !hint->leader_grpc().empty()) {
+        context.AddTrailingMetadata(kLeaderTrailer, hint->leader_grpc());
+      }
+      return leading;
+    }
   }
   if (request != nullptr && options_.max_request_bytes > 0) {
     const size_t bytes = request->ByteSizeLong();

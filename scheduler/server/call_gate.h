@@ -2,9 +2,10 @@
 #define TASKBOARD_SCHEDULER_SERVER_CALL_GATE_H_
 
 // Admits a call before its handler does anything else: the bearer token and
-// the caller's role (when --auth-tokens is set, scheduler/auth/) and the
-// request's size (--max-request-bytes). Every handler of the Scheduler and
-// WorkerGateway services starts with Admit.
+// the caller's role (when --auth-tokens is set, scheduler/auth/), whether
+// this replica leads (engine_handle.h; a follower answers NotLeader), and the
+// request's size (--max-request-bytes). Every handler of the Scheduler,
+// WorkerGateway and Backup services starts with Admit.
 //
 // Why in the handlers and not in a server interceptor: gRPC C++ server
 // interceptors cannot end a call with a status (grpc/grpc#24017), and an
@@ -21,6 +22,7 @@
 #include "grpcpp/server_context.h"
 #include "scheduler/auth/authenticator.h"
 #include "scheduler/auth/principal.h"
+#include "scheduler/server/engine_handle.h"
 #include "scheduler/server/open_streams.h"
 
 namespace taskboard::server {
@@ -31,6 +33,9 @@ struct CallGateOptions {
   const auth::Authenticator* authenticator = nullptr;
   // Client API requests larger than this are refused; 0: no limit of ours.
   int64_t max_request_bytes = 0;
+  // Null: every call is served (tests of a service alone). Otherwise calls
+  // are served only once it is published. Outlives the gate.
+  const EngineHandle* leader = nullptr;
 };
 
 class CallGate {
@@ -38,11 +43,12 @@ class CallGate {
   explicit CallGate(CallGateOptions options) : options_(options) {}
 
   // The caller of `method` (the gRPC name, "/taskboard.v1.Scheduler/GetRun"):
-  // UNAUTHENTICATED or PERMISSION_DENIED (auth::Authenticator::Admit), or
-  // RESOURCE_EXHAUSTED naming --max-request-bytes for a `request` over the
-  // limit (null `request`: not checked, e.g. streams).
-  absl::StatusOr<auth::Caller> Admit(const grpc::CallbackServerContext& context,
-                                     absl::string_view method,
+  // UNAUTHENTICATED or PERMISSION_DENIED (auth::Authenticator::Admit);
+  // UNAVAILABLE with a NotLeader detail on a replica that does not lead,
+  // adding the trailer `taskboard-leader` to `context` when the leader is
+  // known; or RESOURCE_EXHAUSTED naming --max-request-bytes for a `request`
+  // over the limit (null `request`: not checked, e.g. streams).
+  absl::StatusOr<auth::Caller> Admit(grpc::CallbackServerContext& context, absl::string_view method,
                                      const google::protobuf::MessageLite* request) const;
 
   bool authenticating() const { return options_.authenticator != nullptr; }

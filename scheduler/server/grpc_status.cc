@@ -5,6 +5,7 @@
 #include "absl/strings/cord.h"
 #include "google/rpc/status.pb.h"
 #include "scheduler/flow/flow_errors.h"
+#include "scheduler/server/not_leader.h"
 
 namespace taskboard::server {
 
@@ -13,13 +14,14 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   // absl and gRPC share the canonical code numbering.
   auto code = static_cast<grpc::StatusCode>(static_cast<int>(status.code()));
   std::string message(status.message());
-  if (!status.GetPayload(flow::kFlowErrorsPayloadUrl).has_value()) {
-    return grpc::Status(code, message);
-  }
+  const bool flow_errors = status.GetPayload(flow::kFlowErrorsPayloadUrl).has_value();
+  const std::optional<v1::NotLeader> not_leader = NotLeaderOf(status);
+  if (!flow_errors && !not_leader.has_value()) return grpc::Status(code, message);
   google::rpc::Status details;
   details.set_code(static_cast<int>(status.code()));
   details.set_message(message);
-  details.add_details()->PackFrom(flow::FlowErrorsFromStatus(status));
+  if (flow_errors) details.add_details()->PackFrom(flow::FlowErrorsFromStatus(status));
+  if (not_leader.has_value()) details.add_details()->PackFrom(*not_leader);
   return grpc::Status(code, message, details.SerializeAsString());
 }
 
@@ -33,8 +35,11 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
   }
   for (const google::protobuf::Any& detail : details.details()) {
     v1::FlowErrors errors;
+    v1::NotLeader not_leader;
     if (detail.UnpackTo(&errors)) {
       out.SetPayload(flow::kFlowErrorsPayloadUrl, absl::Cord(errors.SerializeAsString()));
+    } else if (detail.UnpackTo(&not_leader)) {
+      out.SetPayload(kNotLeaderPayloadUrl, absl::Cord(not_leader.SerializeAsString()));
     }
   }
   return out;

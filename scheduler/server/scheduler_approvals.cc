@@ -37,13 +37,13 @@ grpc::ServerUnaryReactor* SchedulerService::ListApprovals(grpc::CallbackServerCo
     reactor->Finish(ToGrpcStatus(caller.status()));
     return reactor;
   }
-  engine_->ListApprovals(caller->visible_tenant(),
-                         [reactor, response](std::vector<v1::PendingApproval> pending) {
-                           for (v1::PendingApproval& row : pending) {
-                             *response->add_approvals() = std::move(row);
-                           }
-                           reactor->Finish(grpc::Status::OK);
-                         });
+  engine()->ListApprovals(caller->visible_tenant(),
+                          [reactor, response](std::vector<v1::PendingApproval> pending) {
+                            for (v1::PendingApproval& row : pending) {
+                              *response->add_approvals() = std::move(row);
+                            }
+                            reactor->Finish(grpc::Status::OK);
+                          });
   return reactor;
 }
 
@@ -66,12 +66,12 @@ grpc::ServerUnaryReactor* SchedulerService::DecideApproval(grpc::CallbackServerC
   WhenVisible(reactor, request->run_id(), caller->visible_tenant(),
               [this, reactor, request, response, answer = std::move(answer),
                who = ApproverOf(*caller)]() mutable {
-                engine_->DecideApproval(request->run_id(), request->step_id(), std::move(answer),
-                                        std::move(who),
-                                        [reactor, response](absl::StatusOr<v1::Task> task) {
-                                          if (task.ok()) *response->mutable_task() = *task;
-                                          reactor->Finish(ToGrpcStatus(task.status()));
-                                        });
+                engine()->DecideApproval(request->run_id(), request->step_id(), std::move(answer),
+                                         std::move(who),
+                                         [reactor, response](absl::StatusOr<v1::Task> task) {
+                                           if (task.ok()) *response->mutable_task() = *task;
+                                           reactor->Finish(ToGrpcStatus(task.status()));
+                                         });
               });
   return reactor;
 }

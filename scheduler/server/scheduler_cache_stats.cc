@@ -26,7 +26,7 @@ grpc::ServerUnaryReactor* SchedulerService::GetCacheStats(grpc::CallbackServerCo
     reactor->Finish(ToGrpcStatus(tenant.status()));
     return reactor;
   }
-  engine_->GetCacheStats(*std::move(tenant), [reactor, response](v1::GetCacheStatsResponse stats) {
+  engine()->GetCacheStats(*std::move(tenant), [reactor, response](v1::GetCacheStatsResponse stats) {
     *response = std::move(stats);
     reactor->Finish(grpc::Status::OK);
   });

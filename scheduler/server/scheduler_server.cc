@@ -1,5 +1,7 @@
 #include "scheduler/server/scheduler_server.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <utility>
 #include <vector>
@@ -16,21 +18,24 @@
 
 namespace taskboard::server {
 
+namespace {
+
+// host:port others reach `listen` (host:port) at once bound to `port`: its
+// host, or this host's name for a wildcard.
+std::string AdvertisedAddress(const std::string& listen, int port) {
+  std::string host = listen.substr(0, listen.rfind(':'));
+  if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::") {
+    char name[256] = {};
+    host = gethostname(name, sizeof(name) - 1) == 0 && name[0] != '\0' ? name : "localhost";
+  }
+  return absl::StrCat(host, ":", port);
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
     SchedulerServerOptions options) {
   std::unique_ptr<SchedulerServer> server(new SchedulerServer());
-  if (options.data_dir.empty()) {
-    server->store_ = std::make_unique<store::MemoryStore>();
-  } else {
-    store::RocksDbStoreOptions store_options;
-    store_options.path = options.data_dir;
-    store_options.durability = options.durability;
-    absl::StatusOr<std::unique_ptr<store::Store>> opened = store::OpenRocksDbStore(store_options);
-    if (!opened.ok()) return opened.status();
-    server->store_ = *std::move(opened);
-    log::Info("store opened").With("data_dir", options.data_dir);
-  }
-  options.engine.store = server->store_.get();
   if (options.metrics_registry != nullptr) {
     server->engine_metrics_ = std::make_unique<engine::EngineMetrics>(*options.metrics_registry);
     server->llm_metrics_ = std::make_unique<engine::LlmMetrics>(*options.metrics_registry);
@@ -40,6 +45,9 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
     server->approval_metrics_ =
         std::make_unique<engine::ApprovalMetrics>(*options.metrics_registry);
     options.engine.approval_metrics = server->approval_metrics_.get();
+    if (options.ha.has_value()) {
+      server->ha_metrics_ = std::make_unique<HaMetrics>(*options.metrics_registry);
+    }
   }
   if (!options.approval_webhook.url.empty() || !options.limits.approval_webhook_allow.empty()) {
     options.approval_webhook.metrics = server->approval_metrics_.get();
@@ -49,29 +57,28 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
   }
   server->policy_client_ = std::make_unique<PolicyServiceClient>();
   options.engine.policy_service = server->policy_client_.get();
-  absl::StatusOr<std::unique_ptr<engine::Engine>> engine = engine::Engine::Create(options.engine);
-  if (!engine.ok()) return engine.status();
-  server->engine_ = *std::move(engine);
-  absl::StatusOr<std::unique_ptr<engine::SavedFlows>> saved =
-      engine::SavedFlows::Create(server->store_.get(), options.saved_flows);
-  if (!saved.ok()) return saved.status();
-  server->saved_ = *std::move(saved);
-  server->pool_ = std::make_unique<BlockingPool>(options.reader_threads);
-  server->gate_ = std::make_unique<CallGate>(CallGateOptions{
-      .authenticator = options.authenticator, .max_request_bytes = options.max_request_bytes});
   // Intake checks the fan-out limits a flow shows up front with the
   // engine's own values.
   options.limits.run = options.engine.limits;
   options.limits.approval = options.engine.approval_limits;
-  server->scheduler_service_ =
-      std::make_unique<SchedulerService>(server->engine_.get(), server->saved_.get(),
-                                         server->pool_.get(), options.limits, server->gate_.get());
+  server->options_ = options;
+  server->handle_ = std::make_unique<EngineHandle>();
+  if (!options.ha.has_value()) {
+    if (absl::Status opened = server->OpenEngine(nullptr, nullptr); !opened.ok()) return opened;
+  }
+  server->pool_ = std::make_unique<BlockingPool>(options.reader_threads);
+  server->gate_ =
+      std::make_unique<CallGate>(CallGateOptions{.authenticator = options.authenticator,
+                                                 .max_request_bytes = options.max_request_bytes,
+                                                 .leader = server->handle_.get()});
+  server->scheduler_service_ = std::make_unique<SchedulerService>(
+      server->handle_.get(), server->pool_.get(), options.limits, server->gate_.get());
   server->gateway_service_ =
-      std::make_unique<WorkerGatewayService>(server->engine_.get(), server->gate_.get());
+      std::make_unique<WorkerGatewayService>(server->handle_.get(), server->gate_.get());
   // Checkpoints beside the data directory: on its filesystem (SST files are
   // hard links), outside the directory RocksDB owns.
   server->backup_service_ = std::make_unique<BackupService>(
-      server->store_.get(),
+      server->handle_.get(),
       options.data_dir.empty() ? "" : absl::StrCat(options.data_dir, ".checkpoints"),
       server->gate_.get());
 
@@ -109,15 +116,18 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
   builder.RegisterService(server->scheduler_service_.get());
   builder.RegisterService(server->gateway_service_.get());
   builder.RegisterService(server->backup_service_.get());
+  if (options.ha.has_value()) {
+    server->replica_switch_ = std::make_unique<ReplicaServiceSwitch>(server->handle_.get());
+    builder.RegisterService(server->replica_switch_.get());
+  }
   if (server->grpc_metrics_ != nullptr) {
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
     creators.push_back(server->grpc_metrics_->InterceptorFactory());
     builder.experimental().SetInterceptorCreators(std::move(creators));
   }
-  server->engine_->Start();
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
-    server->engine_->Stop();
+    if (server->engine_ != nullptr) server->engine_->Stop();
     return absl::UnavailableError(
         absl::StrCat("cannot listen on ", options.listen_address,
                      ": the address is invalid or its port is in use (choose another with "
@@ -125,6 +135,69 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
   }
   server->serving_ = true;
   return server;
+}
+
+absl::Status SchedulerServer::OpenEngine(std::shared_ptr<store::RocksDbWriteHook> hook,
+                                         std::function<bool()> still_leading) {
+  if (options_.data_dir.empty()) {
+    store_ = std::make_unique<store::MemoryStore>();
+  } else {
+    store::RocksDbStoreOptions store_options;
+    store_options.path = options_.data_dir;
+    store_options.durability = options_.durability;
+    store_options.write_hook = std::move(hook);
+    absl::StatusOr<std::unique_ptr<store::Store>> opened = store::OpenRocksDbStore(store_options);
+    if (!opened.ok()) return opened.status();
+    store_ = *std::move(opened);
+    log::Info("store opened").With("data_dir", options_.data_dir);
+  }
+  // Under the lock until published: a SIGHUP's limits reach either the
+  // options copied here or the published engine (SetLlmLimits).
+  absl::MutexLock lock(&limits_mu_);
+  engine::EngineOptions engine_options = options_.engine;
+  engine_options.store = store_.get();
+  absl::StatusOr<std::unique_ptr<engine::Engine>> engine =
+      engine::Engine::Create(std::move(engine_options));
+  if (!engine.ok()) return engine.status();
+  engine_ = *std::move(engine);
+  absl::StatusOr<std::unique_ptr<engine::SavedFlows>> saved =
+      engine::SavedFlows::Create(store_.get(), options_.saved_flows);
+  if (!saved.ok()) return saved.status();
+  saved_ = *std::move(saved);
+  engine_->Start();
+  handle_->Publish(engine_.get(), saved_.get(), store_.get(), std::move(still_leading));
+  return absl::OkStatus();
+}
+
+absl::Status SchedulerServer::StartReplica(const std::string& http_address) {
+  if (!options_.ha.has_value() || role_ != nullptr) return absl::OkStatus();
+  ReplicaRoleOptions role;
+  role.ha = *options_.ha;
+  if (role.ha.advertise.empty()) {
+    role.ha.advertise = AdvertisedAddress(options_.listen_address, port_);
+  }
+  if (role.ha.advertise_http.empty()) role.ha.advertise_http = http_address;
+  role.data_dir = options_.data_dir;
+  role.durability = options_.durability;
+  role.handle = handle_.get();
+  role.replica_service = replica_switch_.get();
+  role.metrics = ha_metrics_.get();
+  role.promote = [this](std::shared_ptr<store::RocksDbWriteHook> hook,
+                        std::function<bool()> still_leading) {
+    return OpenEngine(std::move(hook), std::move(still_leading));
+  };
+  absl::StatusOr<std::unique_ptr<ReplicaRole>> started = ReplicaRole::Start(std::move(role));
+  if (!started.ok()) return started.status();
+  role_ = *std::move(started);
+  return absl::OkStatus();
+}
+
+void SchedulerServer::SetLlmLimits(governance::LlmLimits limits) {
+  absl::MutexLock lock(&limits_mu_);
+  options_.engine.llm_limits = limits;
+  if (engine::Engine* engine = handle_->engine(); engine != nullptr) {
+    engine->SetLlmLimits(std::move(limits));
+  }
 }
 
 SchedulerServer::~SchedulerServer() { Shutdown(); }
@@ -142,6 +215,12 @@ absl::Status SchedulerServer::Readiness() const {
         "shutting down: the engine loop is stopping and the store "
         "closing");
   }
+  // A replica's engine is published once it leads, and the handle checks
+  // the lease on every call: readiness means "leader" (a Service sends
+  // traffic to the leader only).
+  if (absl::Status leading = handle_->CheckLeader(); !leading.ok()) {
+    return absl::UnavailableError(absl::StrCat("a follower replica: ", leading.message()));
+  }
   return absl::OkStatus();
 }
 
@@ -149,14 +228,21 @@ void SchedulerServer::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   serving_ = false;
+  // A promotion under way finishes first; the followers' streams end.
+  if (role_ != nullptr) role_->BeginShutdown();
   if (server_ != nullptr) {
     // Worker streams and watches never end on their own: end them first, so
     // their clients reconnect to the next scheduler now and the shutdown
     // does not wait out its deadline for them.
-    engine_->CloseStreams("the scheduler is shutting down; reconnect to its successor");
+    if (engine_ != nullptr) {
+      engine_->CloseStreams("the scheduler is shutting down; reconnect to its successor");
+    }
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   }
-  engine_->Stop();
+  if (engine_ != nullptr) engine_->Stop();
+  // After the engine's last write: a leader resigns, so a follower takes
+  // over at once.
+  if (role_ != nullptr) role_->Stop();
   // After the engine's last batch: what it still queued is abandoned
   // (waiting approvals are announced again at the next start).
   if (approval_notifier_ != nullptr) approval_notifier_->Stop();

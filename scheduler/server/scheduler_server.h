@@ -2,15 +2,21 @@
 #define TASKBOARD_SCHEDULER_SERVER_SCHEDULER_SERVER_H_
 
 // The assembled scheduler process: store, engine, saved flows, both gRPC
-// services (plus gRPC health checking and reflection) on one port.
+// services (plus gRPC health checking and reflection) on one port. As a
+// replica of a replicated scheduler (options.ha, docs/high-availability.md)
+// it serves the port from the start but opens the store and the engine only
+// once it leads (replica_role.h); until then every call answers NotLeader.
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "common/metrics/registry.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
@@ -22,8 +28,13 @@
 #include "scheduler/server/backup_service.h"
 #include "scheduler/server/blocking_pool.h"
 #include "scheduler/server/call_gate.h"
+#include "scheduler/server/engine_handle.h"
 #include "scheduler/server/flow_intake.h"
+#include "scheduler/server/ha_metrics.h"
+#include "scheduler/server/ha_options.h"
 #include "scheduler/server/policy_service_client.h"
+#include "scheduler/server/replica_role.h"
+#include "scheduler/server/replica_service_switch.h"
 #include "scheduler/server/scheduler_metrics.h"
 #include "scheduler/server/scheduler_service.h"
 #include "scheduler/server/worker_gateway_service.h"
@@ -68,24 +79,38 @@ struct SchedulerServerOptions {
   // its sender starts when `url` is set or flows may name their own
   // (limits.approval_webhook_allow); `metrics` is filled in by Create.
   notify::WebhookNotifierOptions approval_webhook;
+  // A replica of a replicated scheduler (--ha-etcd-endpoints,
+  // docs/high-availability.md); none: the single scheduler.
+  std::optional<HaOptions> ha;
 };
 
 class SchedulerServer {
  public:
   // Opens the store, recovers the engine, binds the port and starts serving.
   // FAILED_PRECONDITION when the data directory is locked by another
-  // scheduler; UNAVAILABLE when the address cannot be bound.
+  // scheduler; UNAVAILABLE when the address cannot be bound. A replica
+  // (options.ha) binds the port and serves NotLeader answers until
+  // StartReplica.
   static absl::StatusOr<std::unique_ptr<SchedulerServer>> Create(SchedulerServerOptions options);
   ~SchedulerServer();
 
+  // A replica: starts following and campaigning (replica_role.h), advertising
+  // `http_address` (host:port; empty: none) unless --ha-advertise-http said
+  // otherwise. FAILED_PRECONDITION when the data directory is locked; etcd
+  // option errors. OK without options.ha.
+  absl::Status StartReplica(const std::string& http_address);
+
   int port() const { return port_; }
-  engine::Engine& engine() { return *engine_; }
+  // New LLM limits (SIGHUP): in force now when the engine runs, else from
+  // the moment this replica leads.
+  void SetLlmLimits(governance::LlmLimits limits);
   // A channel to this server that skips the network, for the scheduler's
   // own HTTP API (scheduler/web/): its calls pass the same checks as any
   // client's. No message size limit of its own (the server's apply).
   std::shared_ptr<grpc::Channel> InProcessChannel();
-  // For /readyz: OK while the store is open and the engine loop runs;
-  // UNAVAILABLE with the reason otherwise (shutting down). Thread-safe.
+  // For /readyz: OK while the store is open and the engine loop runs (a
+  // replica: while it leads, within its lease); UNAVAILABLE with the reason
+  // otherwise (shutting down, following). Thread-safe.
   absl::Status Readiness() const;
   // After the tokens file was re-read: ends the worker streams and watches
   // whose token is no longer admitted (they reconnect and are refused); how
@@ -97,6 +122,16 @@ class SchedulerServer {
 
  private:
   SchedulerServer() = default;
+  // Opens the store (with `hook`, a replica's LeaderWriteHook; null for a
+  // single scheduler), recovers and starts the engine, makes the saved flows
+  // and publishes them to handle_.
+  absl::Status OpenEngine(std::shared_ptr<store::RocksDbWriteHook> hook,
+                          std::function<bool()> still_leading);
+
+  SchedulerServerOptions options_;  // as the engine is made from it
+  std::unique_ptr<HaMetrics> ha_metrics_;
+  // options_.engine.llm_limits, from a SIGHUP until the engine is published.
+  absl::Mutex limits_mu_;
 
   // Before the engine and the gRPC server, which call them until they stop.
   std::unique_ptr<engine::LlmMetrics> llm_metrics_;
@@ -112,11 +147,17 @@ class SchedulerServer {
   std::unique_ptr<PolicyServiceClient> policy_client_;
   std::unique_ptr<engine::SavedFlows> saved_;
   std::unique_ptr<BlockingPool> pool_;
+  // What the services serve from; filled before serving, or when a replica
+  // is promoted.
+  std::unique_ptr<EngineHandle> handle_;
   std::unique_ptr<CallGate> gate_;
+  std::unique_ptr<ReplicaServiceSwitch> replica_switch_;
   std::unique_ptr<SchedulerService> scheduler_service_;
   std::unique_ptr<WorkerGatewayService> gateway_service_;
   std::unique_ptr<BackupService> backup_service_;
   std::unique_ptr<grpc::Server> server_;
+  // A replica's role, after the server (it promotes into the members above).
+  std::unique_ptr<ReplicaRole> role_;
   int port_ = 0;
   bool shut_down_ = false;
   // True from a successful start until Shutdown begins.

@@ -63,7 +63,7 @@ void SchedulerService::WhenVisible(grpc::ServerUnaryReactor* reactor, const std:
                                    std::optional<std::string> tenant, std::function<void()> then) {
   if (!tenant.has_value()) return then();
   pool_->Run([this, reactor, run_id, tenant = std::move(tenant), then = std::move(then)] {
-    absl::Status visible = CheckRunVisible(engine_->store(), run_id, tenant);
+    absl::Status visible = CheckRunVisible(engine()->store(), run_id, tenant);
     if (!visible.ok()) return reactor->Finish(ToGrpcStatus(visible));
     then();
   });
@@ -80,18 +80,18 @@ grpc::ServerUnaryReactor* SchedulerService::SubmitRun(grpc::CallbackServerContex
   // flow needs a store read, so it all runs on the pool.
   pool_->Run([this, reactor, request, response, tenant = caller->tenant()] {
     absl::StatusOr<engine::SubmitRequest> submit =
-        PrepareSubmit(*request, tenant, *saved_, limits_);
+        PrepareSubmit(*request, tenant, *saved(), limits_);
     if (!submit.ok()) return reactor->Finish(ToGrpcStatus(submit.status()));
     submit->tenant = tenant;
     submit->idempotency_key = ScopedIdempotencyKey(tenant, submit->idempotency_key);
-    engine_->Submit(*std::move(submit),
-                    [reactor, response](absl::StatusOr<engine::SubmitResult> result) {
-                      if (result.ok()) {
-                        response->set_run_id(result->run_id);
-                        response->set_existing(result->existing);
-                      }
-                      reactor->Finish(ToGrpcStatus(result.status()));
-                    });
+    engine()->Submit(*std::move(submit),
+                     [reactor, response](absl::StatusOr<engine::SubmitResult> result) {
+                       if (result.ok()) {
+                         response->set_run_id(result->run_id);
+                         response->set_existing(result->existing);
+                       }
+                       reactor->Finish(ToGrpcStatus(result.status()));
+                     });
   });
   return reactor;
 }
@@ -102,14 +102,14 @@ grpc::ServerUnaryReactor* SchedulerService::GetRun(grpc::CallbackServerContext* 
   absl::StatusOr<auth::Caller> caller = gate_->Admit(*context, SchedulerMethod("GetRun"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
   return FinishFromPoolOnceCreated(
-      context, pool_, *engine_, request->run_id(),
+      context, pool_, *engine(), request->run_id(),
       [this, request, response, tenant = caller->visible_tenant()]() -> absl::Status {
-        if (absl::Status visible = CheckRunVisible(engine_->store(), request->run_id(), tenant);
+        if (absl::Status visible = CheckRunVisible(engine()->store(), request->run_id(), tenant);
             !visible.ok()) {
           return visible;
         }
         absl::StatusOr<v1::Run> run =
-            engine::ReadRun(engine_->store(), request->run_id(), !request->without_tasks());
+            engine::ReadRun(engine()->store(), request->run_id(), !request->without_tasks());
         if (!run.ok()) return run.status();
         *response->mutable_run() = *std::move(run);
         return absl::OkStatus();
@@ -127,7 +127,7 @@ grpc::ServerUnaryReactor* SchedulerService::ListRuns(grpc::CallbackServerContext
   return FinishFromPool(context, pool_,
                         [this, request, response, tenant = *std::move(tenant)]() -> absl::Status {
                           absl::StatusOr<v1::ListRunsResponse> runs =
-                              engine::ListRuns(engine_->store(), *request, tenant);
+                              engine::ListRuns(engine()->store(), *request, tenant);
                           if (!runs.ok()) return runs.status();
                           *response = *std::move(runs);
                           return absl::OkStatus();
@@ -139,7 +139,7 @@ grpc::ServerWriteReactor<v1::WatchRunResponse>* SchedulerService::WatchRun(
   absl::StatusOr<auth::Caller> caller =
       gate_->Admit(*context, SchedulerMethod("WatchRun"), request);
   if (!caller.ok()) return new RefusedWatch(caller.status());
-  return WatchReactor::Start(engine_, pool_, *request, caller->visible_tenant(), gate_, context);
+  return WatchReactor::Start(engine(), pool_, *request, caller->visible_tenant(), gate_, context);
 }
 
 grpc::ServerUnaryReactor* SchedulerService::CancelRun(grpc::CallbackServerContext* context,
@@ -151,11 +151,11 @@ grpc::ServerUnaryReactor* SchedulerService::CancelRun(grpc::CallbackServerContex
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   WhenVisible(reactor, request->run_id(), caller->visible_tenant(),
               [this, reactor, request, response] {
-                engine_->Cancel(request->run_id(), request->reason(),
-                                [reactor, response](absl::StatusOr<v1::RunStatus> status) {
-                                  if (status.ok()) response->set_status(*status);
-                                  reactor->Finish(ToGrpcStatus(status.status()));
-                                });
+                engine()->Cancel(request->run_id(), request->reason(),
+                                 [reactor, response](absl::StatusOr<v1::RunStatus> status) {
+                                   if (status.ok()) response->set_status(*status);
+                                   reactor->Finish(ToGrpcStatus(status.status()));
+                                 });
               });
   return reactor;
 }
@@ -172,16 +172,16 @@ grpc::ServerUnaryReactor* SchedulerService::ResumeRun(grpc::CallbackServerContex
                 engine::ResumeBudget budget;
                 if (request->has_budget_usd()) budget.usd = request->budget_usd();
                 if (request->has_budget_tokens()) budget.tokens = request->budget_tokens();
-                engine_->Resume(request->run_id(), budget,
-                                [reactor, response](absl::StatusOr<engine::ResumeResult> result) {
-                                  if (result.ok()) {
-                                    response->set_run_id(result->run_id);
-                                    for (const std::string& phase : result->reused_phases) {
-                                      response->add_reused_phases(phase);
-                                    }
-                                  }
-                                  reactor->Finish(ToGrpcStatus(result.status()));
-                                });
+                engine()->Resume(request->run_id(), budget,
+                                 [reactor, response](absl::StatusOr<engine::ResumeResult> result) {
+                                   if (result.ok()) {
+                                     response->set_run_id(result->run_id);
+                                     for (const std::string& phase : result->reused_phases) {
+                                       response->add_reused_phases(phase);
+                                     }
+                                   }
+                                   reactor->Finish(ToGrpcStatus(result.status()));
+                                 });
               });
   return reactor;
 }
@@ -228,11 +228,11 @@ grpc::ServerUnaryReactor* SchedulerService::SaveFlow(grpc::CallbackServerContext
         absl::StatusOr<v1::FlowSpec> spec =
             LoadRequestFlow(request->has_spec(), request->spec(), request->source(), limits_);
         if (!spec.ok()) return spec.status();
-        absl::StatusOr<v1::SavedFlow> saved =
-            saved_->Save(tenant, *spec, request->has_source() ? request->source().text() : "",
-                         engine_->options().clock->NowMs());
-        if (!saved.ok()) return saved.status();
-        *response->mutable_flow() = *std::move(saved);
+        absl::StatusOr<v1::SavedFlow> stored =
+            saved()->Save(tenant, *spec, request->has_source() ? request->source().text() : "",
+                          engine()->options().clock->NowMs());
+        if (!stored.ok()) return stored.status();
+        *response->mutable_flow() = *std::move(stored);
         return absl::OkStatus();
       });
 }
@@ -245,7 +245,7 @@ grpc::ServerUnaryReactor* SchedulerService::GetFlow(grpc::CallbackServerContext*
   return FinishFromPool(context, pool_,
                         [this, request, response, tenant = caller->tenant()]() -> absl::Status {
                           absl::StatusOr<v1::SavedFlow> flow =
-                              saved_->Get(tenant, request->name(), request->version());
+                              saved()->Get(tenant, request->name(), request->version());
                           if (!flow.ok()) return flow.status();
                           *response->mutable_flow() = *std::move(flow);
                           return absl::OkStatus();
@@ -260,7 +260,7 @@ grpc::ServerUnaryReactor* SchedulerService::ListFlows(grpc::CallbackServerContex
   if (!caller.ok()) return Refuse(context, caller.status());
   return FinishFromPool(
       context, pool_, [this, request, response, tenant = caller->tenant()]() -> absl::Status {
-        absl::StatusOr<v1::ListFlowsResponse> flows = saved_->List(tenant, *request);
+        absl::StatusOr<v1::ListFlowsResponse> flows = saved()->List(tenant, *request);
         if (!flows.ok()) return flows.status();
         *response = *std::move(flows);
         return absl::OkStatus();
@@ -273,13 +273,13 @@ grpc::ServerUnaryReactor* SchedulerService::DeleteFlow(grpc::CallbackServerConte
   absl::StatusOr<auth::Caller> caller =
       gate_->Admit(*context, SchedulerMethod("DeleteFlow"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
-  return FinishFromPool(context, pool_,
-                        [this, request, response, tenant = caller->tenant()]() -> absl::Status {
-                          absl::StatusOr<int64_t> deleted = saved_->Delete(tenant, request->name());
-                          if (!deleted.ok()) return deleted.status();
-                          response->set_deleted_versions(*deleted);
-                          return absl::OkStatus();
-                        });
+  return FinishFromPool(
+      context, pool_, [this, request, response, tenant = caller->tenant()]() -> absl::Status {
+        absl::StatusOr<int64_t> deleted = saved()->Delete(tenant, request->name());
+        if (!deleted.ok()) return deleted.status();
+        response->set_deleted_versions(*deleted);
+        return absl::OkStatus();
+      });
 }
 
 grpc::ServerUnaryReactor* SchedulerService::GetTask(grpc::CallbackServerContext* context,
@@ -288,14 +288,14 @@ grpc::ServerUnaryReactor* SchedulerService::GetTask(grpc::CallbackServerContext*
   absl::StatusOr<auth::Caller> caller = gate_->Admit(*context, SchedulerMethod("GetTask"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
   return FinishFromPoolOnceCreated(
-      context, pool_, *engine_, request->run_id(),
+      context, pool_, *engine(), request->run_id(),
       [this, request, response, tenant = caller->visible_tenant()]() -> absl::Status {
-        if (absl::Status visible = CheckRunVisible(engine_->store(), request->run_id(), tenant);
+        if (absl::Status visible = CheckRunVisible(engine()->store(), request->run_id(), tenant);
             !visible.ok()) {
           return visible;
         }
         absl::StatusOr<v1::GetTaskResponse> task =
-            engine::ReadTask(engine_->store(), request->run_id(), request->task_id());
+            engine::ReadTask(engine()->store(), request->run_id(), request->task_id());
         if (!task.ok()) return task.status();
         *response = *std::move(task);
         return absl::OkStatus();
@@ -309,7 +309,7 @@ grpc::ServerUnaryReactor* SchedulerService::ListWorkers(grpc::CallbackServerCont
       gate_->Admit(*context, SchedulerMethod("ListWorkers"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  engine_->ListWorkers([reactor, response](std::vector<v1::WorkerInfo> workers) {
+  engine()->ListWorkers([reactor, response](std::vector<v1::WorkerInfo> workers) {
     for (v1::WorkerInfo& worker : workers) *response->add_workers() = std::move(worker);
     reactor->Finish(grpc::Status::OK);
   });
@@ -328,11 +328,11 @@ grpc::ServerUnaryReactor* SchedulerService::DrainWorker(grpc::CallbackServerCont
         "grace_ms must not be negative (0 means the default of 30000)")));
     return reactor;
   }
-  engine_->DrainWorker(request->worker_id(), request->grace_ms(), request->reason(),
-                       [reactor, response](absl::StatusOr<v1::WorkerInfo> worker) {
-                         if (worker.ok()) *response->mutable_worker() = std::move(*worker);
-                         reactor->Finish(ToGrpcStatus(worker.status()));
-                       });
+  engine()->DrainWorker(request->worker_id(), request->grace_ms(), request->reason(),
+                        [reactor, response](absl::StatusOr<v1::WorkerInfo> worker) {
+                          if (worker.ok()) *response->mutable_worker() = std::move(*worker);
+                          reactor->Finish(ToGrpcStatus(worker.status()));
+                        });
   return reactor;
 }
 
@@ -350,7 +350,7 @@ grpc::ServerUnaryReactor* SchedulerService::GetUsage(grpc::CallbackServerContext
                                                 : absl::Now() - absl::Hours(24 * 30);
   return FinishFromPool(context, pool_, [this, tenant, since, response]() -> absl::Status {
     absl::StatusOr<std::vector<v1::UsageRow>> rows =
-        engine_->ReadUsage(tenant, governance::UtcDay(since));
+        engine()->ReadUsage(tenant, governance::UtcDay(since));
     if (!rows.ok()) return rows.status();
     for (v1::UsageRow& row : *rows) *response->add_rows() = std::move(row);
     return absl::OkStatus();

@@ -17,6 +17,7 @@
 #include "scheduler/engine/runs/saved_flows.h"
 #include "scheduler/server/blocking_pool.h"
 #include "scheduler/server/call_gate.h"
+#include "scheduler/server/engine_handle.h"
 #include "scheduler/server/flow_intake.h"
 #include "taskboard/v1/scheduler.grpc.pb.h"
 
@@ -24,10 +25,12 @@ namespace taskboard::server {
 
 class SchedulerService final : public v1::Scheduler::CallbackService {
  public:
-  // `gate` outlives the service.
-  SchedulerService(engine::Engine* engine, engine::SavedFlows* saved, BlockingPool* pool,
-                   IntakeLimits limits, const CallGate* gate)
-      : engine_(engine), saved_(saved), pool_(pool), limits_(limits), gate_(gate) {}
+  // Serves from `handle`'s engine and saved flows; every handler's Admit
+  // (`gate`, which consults the same handle) makes sure they are published.
+  // Everything outlives the service.
+  SchedulerService(const EngineHandle* handle, BlockingPool* pool, IntakeLimits limits,
+                   const CallGate* gate)
+      : handle_(handle), pool_(pool), limits_(limits), gate_(gate) {}
 
   grpc::ServerUnaryReactor* SubmitRun(grpc::CallbackServerContext* context,
                                       const v1::SubmitRunRequest* request,
@@ -91,8 +94,11 @@ class SchedulerService final : public v1::Scheduler::CallbackService {
   void WhenVisible(grpc::ServerUnaryReactor* reactor, const std::string& run_id,
                    std::optional<std::string> tenant, std::function<void()> then);
 
-  engine::Engine* engine_;
-  engine::SavedFlows* saved_;
+  // After a successful Admit: never null.
+  engine::Engine* engine() const { return handle_->engine(); }
+  engine::SavedFlows* saved() const { return handle_->saved(); }
+
+  const EngineHandle* handle_;
   BlockingPool* pool_;
   IntakeLimits limits_;
   const CallGate* gate_;

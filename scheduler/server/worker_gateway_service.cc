@@ -44,10 +44,9 @@ class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1
         stream_id_(engine->NewStreamId()) {
     channel_ = std::make_shared<StreamChannel>(this);
     // A revoked token ends the stream (call_gate.h, CloseRevoked).
-    tracked_ = gate_->Track(context, kConnectMethod,
-                            [channel = channel_](const std::string& reason) {
-                              channel->Close(reason);
-                            });
+    tracked_ =
+        gate_->Track(context, kConnectMethod,
+                     [channel = channel_](const std::string& reason) { channel->Close(reason); });
     StartRead(&request_);
   }
 
@@ -68,8 +67,7 @@ class WorkerStream final : public grpc::ServerBidiReactor<v1::ConnectRequest, v1
         absl::MutexLock lock(&mu_);
         batches_ = request_.hello().accepts_batches();
       }
-      engine_->WorkerHello(stream_id_, std::move(*request_.mutable_hello()), channel_,
-                           identity_);
+      engine_->WorkerHello(stream_id_, std::move(*request_.mutable_hello()), channel_, identity_);
     } else {
       if (request_.has_batch()) {
         if (absl::Status checked = CheckBatch(request_.batch()); !checked.ok()) {
@@ -183,7 +181,7 @@ grpc::ServerBidiReactor<v1::ConnectRequest, v1::ConnectResponse>* WorkerGatewayS
     grpc::CallbackServerContext* context) {
   absl::StatusOr<auth::Caller> caller = gate_->Admit(*context, kConnectMethod, nullptr);
   if (!caller.ok()) return new RefusedStream(caller.status());
-  return new WorkerStream(engine_, gate_, *context,
+  return new WorkerStream(handle_->engine(), gate_, *context,
                           caller->principal ? caller->principal->name : "");
 }
 

@@ -9,21 +9,23 @@
 
 #include "scheduler/engine/engine.h"
 #include "scheduler/server/call_gate.h"
+#include "scheduler/server/engine_handle.h"
 #include "taskboard/v1/worker.grpc.pb.h"
 
 namespace taskboard::server {
 
 class WorkerGatewayService final : public v1::WorkerGateway::CallbackService {
  public:
-  // `gate` outlives the service.
-  WorkerGatewayService(engine::Engine* engine, const CallGate* gate)
-      : engine_(engine), gate_(gate) {}
+  // Serves `handle`'s engine once Admit (`gate`, which consults the same
+  // handle) let the stream in. Both outlive the service.
+  WorkerGatewayService(const EngineHandle* handle, const CallGate* gate)
+      : handle_(handle), gate_(gate) {}
 
   grpc::ServerBidiReactor<v1::ConnectRequest, v1::ConnectResponse>* Connect(
       grpc::CallbackServerContext* context) override;
 
  private:
-  engine::Engine* engine_;
+  const EngineHandle* handle_;
   const CallGate* gate_;
 };
 

@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "scheduler/server/not_leader.h"
 #include "scheduler/web/http_status.h"
 #include "scheduler/web/sse.h"
 #include "scheduler/web/watch_bridge.h"
@@ -34,6 +35,10 @@ http::HttpResponse JsonError(const absl::Status& status, int http_status) {
   response.content_type = "application/json";
   response.body = ErrorBody(status);
   response.headers.emplace_back("Cache-Control", "no-store");
+  if (std::optional<v1::NotLeader> leader = server::NotLeaderOf(status);
+      leader.has_value() && !leader->leader_grpc().empty()) {
+    response.headers.emplace_back(server::kLeaderTrailer, leader->leader_grpc());
+  }
   return response;
 }
 

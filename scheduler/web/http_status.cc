@@ -4,6 +4,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/flow/flow_errors.h"
+#include "scheduler/server/not_leader.h"
 
 namespace taskboard::web {
 
@@ -54,6 +55,13 @@ std::string ErrorBody(const absl::Status& status) {
             .ok()) {
       body["flowErrors"] = nlohmann::json::parse(errors, nullptr, false);
     }
+  }
+  // A replica that does not lead: where the leader is
+  // (docs/high-availability.md#finding-the-leader).
+  if (std::optional<v1::NotLeader> leader = server::NotLeaderOf(status); leader.has_value()) {
+    body["leader"] = {{"grpc", leader->leader_grpc()},
+                      {"http", leader->leader_http()},
+                      {"epoch", leader->epoch()}};
   }
   // Replacement characters rather than an exception for a message that is
   // not UTF-8 (it may quote a client's bytes).

@@ -18,7 +18,9 @@ int HttpStatusOf(absl::StatusCode code);
 // "invalid_argument", "not_found", ...
 std::string CodeName(absl::StatusCode code);
 
-// {"code": ..., "message": ...}, with what it echoes escaped (EscapeForHtml).
+// {"code": ..., "message": ...}, with what it echoes escaped (EscapeForHtml);
+// plus "flowErrors" for a flow that does not validate, and "leader": {"grpc",
+// "http", "epoch"} from a replica that is not the leader.
 std::string ErrorBody(const absl::Status& status);
 
 // JSON text with `<`, `>` and `&` written as \u escapes, so that an error

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
@@ -104,6 +105,8 @@ phases:
       Optional(1))
       << metrics;
   EXPECT_THAT(testing::SampleValue(metrics, "taskboard_scheduler_connected_workers"), Optional(1));
+  // A single scheduler (no --ha-etcd-endpoints) runs no HA code.
+  EXPECT_FALSE(absl::StrContains(metrics, "taskboard_scheduler_ha_")) << metrics;
   EXPECT_THAT(testing::SampleValue(metrics, "taskboard_scheduler_store_written_bytes_total"),
               Optional(Gt(0)));
 

@@ -62,7 +62,7 @@ absl::Status ConfineAgentProcesses(WorkerSetup& setup) {
 // The OTEL_* environment, then --otlp-endpoint. Sampling is always
 // parent-based: the worker records spans only under an assignment's
 // traceparent, whose sampled flag is the scheduler's decision for the
-// whole run (docs/decisions.md, decision 165).
+// whole run (docs/decisions.md, decision 169).
 absl::StatusOr<otel::TracingOptions> TracingFromFlags(const WorkerOptions& options) {
   otel::TracingEnvironment environment =
       otel::TracingOptionsFromEnvironment(otel::ProcessEnvironment(), "taskboard-worker");

@@ -6,7 +6,7 @@
 // the run, task, attempt and agent as attributes, and the TaskTrace the
 // attempt's LLM and tool calls and its command agent hang under.
 //
-// Parent-based (docs/decisions.md, decision 165): an assignment without a
+// Parent-based (docs/decisions.md, decision 169): an assignment without a
 // valid traceparent gets no span and no TaskTrace, so a worker never starts
 // a trace of its own and the scheduler's sampling decision holds for every
 // span of a run. An unsampled traceparent gives a TaskTrace whose spans

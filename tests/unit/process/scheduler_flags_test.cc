@@ -163,6 +163,55 @@ TEST(SchedulerFlags, ValueOutOfRangeOrUnknownFlag_ExitsTwo) {
   EXPECT_EQ(Parse({"--no-such-flag"}, options), 2);
 }
 
+TEST(SchedulerFlags, HaFlags_SetTheirFieldsAndDefaults) {
+  SchedulerOptions defaults;
+  EXPECT_EQ(Parse({}, defaults), std::nullopt);
+  EXPECT_EQ(defaults.ha.etcd_endpoints, "");
+  EXPECT_EQ(defaults.ha.cluster, "taskboard");
+  EXPECT_EQ(defaults.ha.lease_ttl, "3s");
+  EXPECT_EQ(defaults.ha.sync_replicas, 1);
+  EXPECT_EQ(defaults.ha.etcd_prefix, "/taskboard");
+
+  SchedulerOptions options;
+  EXPECT_EQ(Parse({"--ha-etcd-endpoints=a:2379,b:2379", "--ha-cluster=c", "--ha-replica-id=r1",
+                   "--ha-advertise=r1:7233", "--ha-advertise-http=r1:8080", "--ha-lease-ttl=2s",
+                   "--ha-sync-replicas=2", "--ha-etcd-prefix=/p"},
+                  options),
+            std::nullopt);
+  EXPECT_EQ(options.ha.etcd_endpoints, "a:2379,b:2379");
+  EXPECT_EQ(options.ha.cluster, "c");
+  EXPECT_EQ(options.ha.replica_id, "r1");
+  EXPECT_EQ(options.ha.advertise, "r1:7233");
+  EXPECT_EQ(options.ha.advertise_http, "r1:8080");
+  EXPECT_EQ(options.ha.lease_ttl, "2s");
+  EXPECT_EQ(options.ha.sync_replicas, 2);
+  EXPECT_EQ(options.ha.etcd_prefix, "/p");
+
+  EXPECT_EQ(Parse({"--ha-lease-ttl=0"}, options), 2);
+  EXPECT_EQ(Parse({"--ha-sync-replicas=0"}, options), 2);
+}
+
+TEST(SchedulerFlags, HaEnvironment_SetsTheEndpoints) {
+  ASSERT_EQ(setenv("TASKBOARD_HA_ETCD_ENDPOINTS", "e:2379", 1), 0);
+  SchedulerOptions options;
+  EXPECT_EQ(Parse({}, options), std::nullopt);
+  unsetenv("TASKBOARD_HA_ETCD_ENDPOINTS");
+  EXPECT_EQ(options.ha.etcd_endpoints, "e:2379");
+}
+
+TEST(SchedulerFlags, Help_ListsTheHaFlags) {
+  SchedulerOptions options;
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(Parse({"--help"}, options), 0);
+  const std::string help = ::testing::internal::GetCapturedStdout();
+  for (const char* flag :
+       {"--ha-etcd-endpoints", "--ha-cluster", "--ha-replica-id", "--ha-advertise",
+        "--ha-advertise-http", "--ha-lease-ttl", "--ha-sync-replicas", "--ha-etcd-prefix",
+        "TASKBOARD_HA_ETCD_ENDPOINTS"}) {
+    EXPECT_THAT(help, ::testing::HasSubstr(flag));
+  }
+}
+
 TEST(SchedulerFlags, VersionAndHelp_ExitZero) {
   SchedulerOptions options;
   EXPECT_EQ(Parse({"--version"}, options), 0);

@@ -183,3 +183,80 @@ TEST(ResolveSchedulerSetup, HttpFlagWithoutListen_FailsAfterTheMetricsFlags) {
 
 }  // namespace
 }  // namespace taskboard::process
+
+namespace taskboard::process {
+namespace {
+
+using ::taskboard::testing::StatusIs;
+using ::testing::HasSubstr;
+
+TEST(HaFromFlags, NoEndpoints_IsNone) {
+  absl::StatusOr<std::optional<server::HaOptions>> ha = HaFromFlags(SchedulerOptions{});
+  ASSERT_TRUE(ha.ok()) << ha.status();
+  EXPECT_FALSE(ha->has_value());
+}
+
+TEST(HaFromFlags, OtherHaFlagWithoutEndpoints_NamesThem) {
+  SchedulerOptions options;
+  options.ha.cluster = "c";
+  options.ha.lease_ttl = "2s";
+  EXPECT_THAT(HaFromFlags(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--ha-cluster, --ha-lease-ttl need --ha-etcd-endpoints")));
+}
+
+TEST(HaFromFlags, MemoryOrNoDurability_AreRefusedNamingTheFlags) {
+  SchedulerOptions memory;
+  memory.ha.etcd_endpoints = "127.0.0.1:2379";
+  memory.memory = true;
+  EXPECT_THAT(HaFromFlags(memory).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--ha-etcd-endpoints cannot be used with --memory or "
+                                 "--durability=none")));
+  SchedulerOptions none;
+  none.ha.etcd_endpoints = "127.0.0.1:2379";
+  none.durability = "none";
+  EXPECT_THAT(HaFromFlags(none).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--durability=none")));
+  // Through the whole resolution too (main() exits 2 with it).
+  EXPECT_THAT(ResolveSchedulerSetup(none).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--ha-etcd-endpoints")));
+}
+
+TEST(HaFromFlags, Endpoints_AreSplitAndTheRestResolved) {
+  SchedulerOptions options;
+  options.durability = "wal";
+  options.ha.etcd_endpoints = "127.0.0.1:2379, 127.0.0.1:2380,";
+  options.ha.replica_id = "r1";
+  options.ha.lease_ttl = "2s";
+  absl::StatusOr<std::optional<server::HaOptions>> ha = HaFromFlags(options);
+  ASSERT_TRUE(ha.ok()) << ha.status();
+  ASSERT_TRUE(ha->has_value());
+  EXPECT_THAT((*ha)->etcd_endpoints, ::testing::ElementsAre("127.0.0.1:2379", "127.0.0.1:2380"));
+  EXPECT_EQ((*ha)->replica_id, "r1");
+  EXPECT_EQ((*ha)->lease_ttl, absl::Seconds(2));
+  EXPECT_EQ((*ha)->cluster, "taskboard");
+
+  options.ha.replica_id.clear();
+  ha = HaFromFlags(options);
+  ASSERT_TRUE(ha.ok());
+  EXPECT_FALSE((*ha)->replica_id.empty());  // the host name
+}
+
+TEST(HaFromFlags, BadEndpointPrefixOrCluster_NameTheFlag) {
+  SchedulerOptions options;
+  options.ha.etcd_endpoints = "http://e:2379";
+  EXPECT_THAT(HaFromFlags(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is not host:port")));
+  options.ha.etcd_endpoints = "e:2379";
+  options.ha.etcd_prefix = "p";
+  EXPECT_THAT(HaFromFlags(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--ha-etcd-prefix")));
+  options.ha.etcd_prefix = "/p";
+  options.ha.cluster = "a/b";
+  EXPECT_THAT(HaFromFlags(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--ha-cluster")));
+}
+
+}  // namespace
+}  // namespace taskboard::process

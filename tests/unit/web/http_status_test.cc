@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/flow/flow_errors.h"
+#include "scheduler/server/not_leader.h"
 
 namespace taskboard::web {
 namespace {
@@ -56,6 +57,15 @@ TEST(ErrorBody, EscapesMarkupItEchoes) {
   EXPECT_EQ(body.find('&'), std::string::npos) << body;
   // Still the same message to a JSON reader.
   EXPECT_EQ(nlohmann::json::parse(body)["message"], "no method '<script>alert(1)</script>' & more");
+}
+
+TEST(ErrorBody, NotLeader_NamesTheLeader) {
+  const nlohmann::json body = nlohmann::json::parse(
+      ErrorBody(server::NotLeaderError(server::LeaderHint{"l:7233", "l:8080", 5})));
+  EXPECT_EQ(body["code"], "unavailable");
+  EXPECT_EQ(body["leader"]["grpc"], "l:7233");
+  EXPECT_EQ(body["leader"]["http"], "l:8080");
+  EXPECT_EQ(body["leader"]["epoch"], 5);
 }
 
 }  // namespace

@@ -1,0 +1,50 @@
+#ifndef TASKBOARD_SCHEDULER_SERVER_HA_METRICS_H_
+#define TASKBOARD_SCHEDULER_SERVER_HA_METRICS_H_
+
+// A replica's metrics (docs/metrics.md#replicated-schedulers), registered
+// only with --ha-etcd-endpoints:
+//   taskboard_scheduler_ha_role{role="leader|follower"}   1 for the role held
+//   taskboard_scheduler_ha_epoch                         the leader's epoch known
+//   taskboard_scheduler_ha_elections_won_total           terms this replica won
+//   taskboard_scheduler_ha_failovers_total               ... taking over from another leader
+//   taskboard_scheduler_ha_replication_lag_batches       a follower: batches behind the leader
+//   taskboard_scheduler_ha_applied_index                 the last log index in this replica's store
+//
+// Thread-safe (atomic gauges and counters).
+
+#include <cstdint>
+
+#include "common/metrics/counter.h"
+#include "common/metrics/family.h"
+#include "common/metrics/gauge.h"
+#include "common/metrics/registry.h"
+
+namespace taskboard::server {
+
+class HaMetrics {
+ public:
+  // Registers the families in `registry`, which outlives this object; the
+  // replica starts as a follower.
+  explicit HaMetrics(metrics::Registry& registry);
+
+  void SetLeader(bool leader);
+  void SetEpoch(int64_t epoch);
+  // A won election; `failover` when another leader was known before.
+  void ElectionWon(bool failover);
+  void SetLagBatches(int64_t batches);
+  void SetAppliedIndex(uint64_t index);
+
+ private:
+  metrics::Family<metrics::Gauge>& role_;
+  metrics::Gauge& leader_;
+  metrics::Gauge& follower_;
+  metrics::Gauge& epoch_;
+  metrics::Counter& elections_won_;
+  metrics::Counter& failovers_;
+  metrics::Gauge& lag_batches_;
+  metrics::Gauge& applied_index_;
+};
+
+}  // namespace taskboard::server
+
+#endif  // TASKBOARD_SCHEDULER_SERVER_HA_METRICS_H_

@@ -1,0 +1,140 @@
+#ifndef TASKBOARD_SCHEDULER_SERVER_REPLICA_ROLE_H_
+#define TASKBOARD_SCHEDULER_SERVER_REPLICA_ROLE_H_
+
+// The role of one replica of a replicated scheduler
+// (docs/high-availability.md#running-replicas): it campaigns through the
+// etcd leader election, replicates from the leader while it follows, and
+// becomes the leader when it wins.
+//
+//   Start ------> FOLLOWING: ReplicaFollower applies the leader's batches
+//                  |          (the leader's address from its etcd key);
+//                  |          every client call answers NotLeader
+//                  | elected (epoch E)
+//                  v
+//                PROMOTING: stop following (the applied state synced), open
+//                  |        the store with a LeaderWriteHook of epoch E,
+//                  |        Recover and start the engine, publish it
+//                  v
+//                LEADING:   calls served while the lease holds; the leader's
+//                  |        ReplicaService streams the log to the followers;
+//                  |        the in-sync set kept in etcd
+//                  | deposed (lease deadline passed, key lost)
+//                  v
+//                exit(kSteppedDownExitCode) after "stepped down: <reason>"
+//
+// Stepping down is an exit, not a return to FOLLOWING: that is the one way
+// to be sure no thread of the old leader sends anything after the decision
+// (Patroni demotes by restarting Postgres the same way). The supervisor
+// (Kubernetes, or whatever started it) starts it again, as a follower; a
+// leader whose log ran ahead of the new leader's bootstraps from a
+// checkpoint then.
+//
+// Threading: the election runs on its own thread and hands its events to the
+// role's thread, which follows, promotes and steps down; the public methods
+// may be called from any thread.
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "scheduler/ha/etcd_client.h"
+#include "scheduler/ha/etcd_election_kv.h"
+#include "scheduler/ha/leader_election.h"
+#include "scheduler/ha/leader_write_hook.h"
+#include "scheduler/ha/replica_follower.h"
+#include "scheduler/ha/replica_log.h"
+#include "scheduler/ha/replica_progress.h"
+#include "scheduler/ha/replica_service.h"
+#include "scheduler/server/engine_handle.h"
+#include "scheduler/server/ha_metrics.h"
+#include "scheduler/server/ha_options.h"
+#include "scheduler/server/replica_service_switch.h"
+#include "scheduler/store/store.h"
+
+namespace taskboard::server {
+
+// The exit code of a leader that lost its term (main() never returns it
+// otherwise).
+inline constexpr int kSteppedDownExitCode = 3;
+
+struct ReplicaRoleOptions {
+  // With advertise (and advertise_http when there is an HTTP API) resolved.
+  HaOptions ha;
+  std::string data_dir;
+  store::Durability durability = store::Durability::kSync;
+  // Outlive the role.
+  EngineHandle* handle = nullptr;
+  ReplicaServiceSwitch* replica_service = nullptr;
+  HaMetrics* metrics = nullptr;  // null: none
+  // Opens the store in data_dir with `hook`, recovers and starts the engine
+  // and publishes it to `handle` with `still_leading`. Called at most once,
+  // on the role's thread; an error makes the replica step down.
+  std::function<absl::Status(std::shared_ptr<store::RocksDbWriteHook> hook,
+                             std::function<bool()> still_leading)>
+      promote;
+};
+
+class ReplicaRole {
+ public:
+  // Opens the replica's store for following, connects to etcd and starts
+  // campaigning. FAILED_PRECONDITION when the data directory is locked;
+  // INVALID_ARGUMENT for bad etcd endpoints or names.
+  static absl::StatusOr<std::unique_ptr<ReplicaRole>> Start(ReplicaRoleOptions options);
+  ~ReplicaRole();
+
+  // Promoted, and within its lease: what /readyz reports.
+  bool IsLeader() const;
+
+  // Before the server shuts down: finishes a promotion under way, stops
+  // handling election events (a deposition no longer exits) and ends the
+  // followers' streams.
+  void BeginShutdown();
+  // After the engine stopped writing: resigns the term (a follower takes
+  // over in a round trip to etcd instead of a TTL) and stops following.
+  void Stop();
+
+ private:
+  explicit ReplicaRole(ReplicaRoleOptions options);
+  void Enqueue(const ha::ElectionEvent& event);
+  void Run();
+  void Handle(const ha::ElectionEvent& event);
+  void Promote(int64_t epoch);
+  [[noreturn]] void StepDown(const std::string& reason);
+  // Each tick: the follower's lag; the leader's in-sync set.
+  void Tick();
+  void MaintainInSync();
+  bool Eligible(const std::optional<ha::InSyncSet>& set) const;
+
+  const ReplicaRoleOptions options_;
+  std::unique_ptr<ha::EtcdClient> etcd_;
+  std::unique_ptr<ha::EtcdElectionKv> kv_;
+  std::unique_ptr<ha::LeaderElection> election_;
+  // The role thread's (and Stop's, after it ended).
+  std::unique_ptr<ha::ReplicaFollower> follower_;
+  ha::ReplicaLog log_;
+  ha::ReplicaProgress progress_;
+  std::shared_ptr<ha::LeaderWriteHook> hook_;
+  std::unique_ptr<ha::LeaderReplicaService> service_;
+  std::vector<std::string> in_sync_;  // as last written to etcd
+  bool in_sync_written_ = false;
+  int64_t last_observed_epoch_ = 0;
+  std::atomic<bool> promoted_{false};
+
+  absl::Mutex mu_;
+  std::deque<ha::ElectionEvent> events_ ABSL_GUARDED_BY(mu_);
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace taskboard::server
+
+#endif  // TASKBOARD_SCHEDULER_SERVER_REPLICA_ROLE_H_

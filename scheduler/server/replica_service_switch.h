@@ -1,0 +1,41 @@
+#ifndef TASKBOARD_SCHEDULER_SERVER_REPLICA_SERVICE_SWITCH_H_
+#define TASKBOARD_SCHEDULER_SERVER_REPLICA_SERVICE_SWITCH_H_
+
+// The ReplicaService a replica registers on its gRPC port before it knows
+// whether it will lead (a gRPC server's services are fixed when it starts):
+// it answers every Follow and FetchCheckpoint with UNAVAILABLE (NotLeader)
+// until the replica is promoted and sets the leader's service
+// (ha::LeaderReplicaService), then passes every call to it.
+//
+// Thread safety: safe for concurrent use; the service set outlives the
+// server's shutdown.
+
+#include <atomic>
+
+#include "scheduler/ha/replica_service.h"
+#include "scheduler/ha/replication.grpc.pb.h"
+#include "scheduler/server/engine_handle.h"
+
+namespace taskboard::server {
+
+class ReplicaServiceSwitch final : public ha::v1::ReplicaService::CallbackService {
+ public:
+  // `handle` (for the NotLeader answer) outlives the switch.
+  explicit ReplicaServiceSwitch(const EngineHandle* handle) : handle_(handle) {}
+
+  // Once, on promotion.
+  void Set(ha::LeaderReplicaService* service) { service_.store(service); }
+
+  grpc::ServerBidiReactor<ha::v1::FollowRequest, ha::v1::FollowResponse>* Follow(
+      grpc::CallbackServerContext* context) override;
+  grpc::ServerWriteReactor<ha::v1::CheckpointChunk>* FetchCheckpoint(
+      grpc::CallbackServerContext* context, const ha::v1::FetchCheckpointRequest* request) override;
+
+ private:
+  const EngineHandle* const handle_;
+  std::atomic<ha::LeaderReplicaService*> service_{nullptr};
+};
+
+}  // namespace taskboard::server
+
+#endif  // TASKBOARD_SCHEDULER_SERVER_REPLICA_SERVICE_SWITCH_H_
