@@ -25,13 +25,10 @@
 #include "absl/time/time.h"
 #include "common/backoff.h"
 #include "common/failover/leader_finder.h"
+#include "common/failover/leader_trailer.h"
 #include "grpcpp/grpcpp.h"
 
 namespace taskboard::failover {
-
-// The trailer a replica that is not the leader answers with (plain ASCII
-// host:port of the leader's gRPC address).
-inline constexpr char kLeaderMetadataKey[] = "taskboard-leader";
 
 struct FailoverOptions {
   // Waits between addresses that cannot be reached (full jitter, capped).

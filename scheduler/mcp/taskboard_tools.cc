@@ -9,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/mcp/argument_check.h"
+#include "google/protobuf/descriptor.h"
+#include "scheduler/flow/kinds/flow_kind.h"
 
 namespace taskboard::mcp {
 namespace {
@@ -140,10 +142,13 @@ Json FlowArgs(const Json& spec) {
   return args;
 }
 
-// The kind's DSL name: the oneof field the spec sets.
+// The kind as the spec's JSON spells it: the name of the `kind` oneof field
+// it sets ("planAndExecute"), found through the one table of flow kinds.
 std::string FlowKind(const Json& spec) {
-  for (const char* kind : {"taskflow", "planAndExecute", "supervisor", "board"}) {
-    if (spec.contains(kind)) return kind;
+  const google::protobuf::Descriptor* descriptor = v1::FlowSpec::descriptor();
+  for (const flow::FlowKindInfo* kind : flow::AllFlowKinds()) {
+    const google::protobuf::FieldDescriptor* field = descriptor->FindFieldByNumber(kind->spec_case);
+    if (field != nullptr && spec.contains(field->json_name())) return field->json_name();
   }
   return "";
 }

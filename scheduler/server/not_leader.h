@@ -13,13 +13,15 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "common/failover/leader_trailer.h"
 #include "taskboard/v1/common.pb.h"
 
 namespace taskboard::server {
 
 inline constexpr char kNotLeaderPayloadUrl[] = "type.googleapis.com/taskboard.v1.NotLeader";
-// The trailer (gRPC) and header (HTTP) naming the leader's gRPC address.
-inline constexpr char kLeaderTrailer[] = "taskboard-leader";
+// The trailer (gRPC) and header (HTTP) naming the leader's gRPC address:
+// the name the clients' failover reads.
+inline constexpr const char* kLeaderTrailer = failover::kLeaderMetadataKey;
 
 struct LeaderHint {
   std::string grpc;  // host:port

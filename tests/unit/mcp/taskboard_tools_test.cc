@@ -72,6 +72,24 @@ TEST_F(TaskboardToolsTest, ListFlows_SummarisesNameVersionAndArgs) {
   EXPECT_THAT(result.text, HasSubstr("\"review\""));
 }
 
+// The kind comes from the flow kinds' table: every kind a saved flow can have
+// is named by its spec's JSON field, and a spec with none has no kind.
+TEST_F(TaskboardToolsTest, ListFlows_NamesEveryKindByItsSpecField) {
+  const std::vector<std::string> fields = {"taskflow", "planAndExecute", "supervisor", "board"};
+  Json flows = Json::array();
+  for (const std::string& field : fields) {
+    flows.push_back({{"name", field}, {"version", "1"}, {"spec", {{field, Json::object()}}}});
+  }
+  flows.push_back({{"name", "none"}, {"version", "1"}, {"spec", Json::object()}});
+  scheduler_.answers.push_back(Json{{"flows", flows}});
+  ToolResult result = tools_.Call("list_flows", Json::object());
+  ASSERT_FALSE(result.is_error) << result.text;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    EXPECT_EQ(result.structured["flows"][i]["kind"], fields[i]);
+  }
+  EXPECT_EQ(result.structured["flows"][fields.size()]["kind"], "");
+}
+
 TEST_F(TaskboardToolsTest, DescribeFlow_IncludesTheSource) {
   scheduler_.answers.push_back(
       Json{{"flow", {{"name", "review"}, {"version", "1"}, {"source", "name: review\n"}}}});
