@@ -9,7 +9,7 @@
 namespace taskboard::failover {
 
 LeaderFinder::LeaderFinder(std::vector<std::string> addresses, BackoffOptions backoff)
-    : addresses_(std::move(addresses)), backoff_(backoff) {}
+    : addresses_(std::move(addresses)), configured_(addresses_.size()), backoff_(backoff) {}
 
 void LeaderFinder::Connected() {
   backoff_.Reset();
@@ -30,8 +30,20 @@ void LeaderFinder::Record(absl::string_view answer) {
 
 absl::Duration LeaderFinder::NotLeader(absl::string_view leader, absl::string_view answer,
                                        absl::BitGenRef random) {
-  Record(answer);
   auto found = std::find(addresses_.begin(), addresses_.end(), leader);
+  if (found == addresses_.end()) {
+    if (leader.size() > kMaxLeaderHintBytes) {
+      return Unreachable(absl::StrCat(answer, "; its leader hint of ", leader.size(),
+                                      " bytes is over ", kMaxLeaderHintBytes, " and not followed"),
+                         random);
+    }
+    if (addresses_.size() - configured_ >= kMaxLearnedAddresses) {
+      return Unreachable(absl::StrCat(answer, "; not followed: ", kMaxLearnedAddresses,
+                                      " leaders were learned from hints already"),
+                         random);
+    }
+  }
+  Record(answer);
   if (found == addresses_.end()) {
     addresses_.emplace_back(leader);
     found = addresses_.end() - 1;

@@ -14,7 +14,12 @@
 // following that hint costs no wait, since the leader is known to be up.
 // Hints that keep bouncing (replicas disagreeing during an election) count
 // as failures once every address was redirected through without one
-// answering, so two stale replicas cannot make a client spin.
+// answering, so two stale replicas cannot make a client spin. A hint is a
+// server's word, so it is bounded too: at most kMaxLearnedAddresses
+// addresses join the configured ones, and a hint longer than
+// kMaxLeaderHintBytes or past that count is not followed (it counts as an
+// address that could not be reached), so replicas naming ever new leaders
+// cannot grow the list, or keep a call from giving up.
 //
 // Not thread-safe; the channels hold it under their lock.
 
@@ -31,6 +36,10 @@ namespace taskboard::failover {
 
 class LeaderFinder {
  public:
+  static constexpr size_t kMaxLearnedAddresses = 8;
+  // A DNS name (253) plus ":port", with room for IPv6 brackets.
+  static constexpr size_t kMaxLeaderHintBytes = 270;
+
   // `addresses` is not empty (scheduler_targets.h); the first is tried first.
   LeaderFinder(std::vector<std::string> addresses, BackoffOptions backoff);
 
@@ -46,6 +55,8 @@ class LeaderFinder {
   // `answer` is what it said, for Tried(). Makes `leader` current, adding it
   // to the list when it is new, and returns the wait before trying it:
   // zero, unless redirects went round every address without one answering.
+  // A hint that is too long, or new when kMaxLearnedAddresses were already
+  // learned, is handled as Unreachable.
   absl::Duration NotLeader(absl::string_view leader, absl::string_view answer,
                            absl::BitGenRef random);
 
@@ -71,6 +82,7 @@ class LeaderFinder {
   void Record(absl::string_view answer);
 
   std::vector<std::string> addresses_;
+  const size_t configured_;  // addresses_ given to the constructor; later ones are learned
   size_t current_ = 0;
   Backoff backoff_;
   // Redirects since the last answer or failure to connect.

@@ -1,7 +1,9 @@
 #include "common/failover/leader_finder.h"
 
 #include <random>
+#include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -9,6 +11,7 @@ namespace taskboard::failover {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 const BackoffOptions kBackoff{.base = absl::Milliseconds(100), .cap = absl::Seconds(2)};
 
@@ -32,6 +35,35 @@ TEST(LeaderFinder, NotLeader_UnknownLeader_IsAddedToTheList) {
   EXPECT_EQ(finder.NotLeader("d:4", "not the leader", random), absl::ZeroDuration());
   EXPECT_THAT(finder.addresses(), ElementsAre("a:1", "d:4"));
   EXPECT_EQ(finder.current_address(), "d:4");
+}
+
+// Replicas naming a new leader on every answer (100x the bound) cannot grow
+// the list past kMaxLearnedAddresses: later hints are not followed and cost
+// a backoff, so a call still gives up in time.
+TEST(LeaderFinder, NotLeader_EverNewHints_LearnAtMostTheBoundThenBackOff) {
+  LeaderFinder finder({"a:1", "b:2"}, kBackoff);
+  std::mt19937_64 random(1);
+  const size_t hints = LeaderFinder::kMaxLearnedAddresses * 100;
+  for (size_t i = 0; i < hints; ++i) {
+    finder.NotLeader(absl::StrCat("new-", i, ":7233"), "not the leader", random);
+  }
+  EXPECT_EQ(finder.addresses().size(), 2 + LeaderFinder::kMaxLearnedAddresses);
+  EXPECT_GT(finder.waited(), absl::ZeroDuration());
+  EXPECT_THAT(finder.Tried(), HasSubstr("leaders were learned from hints already"));
+  // A known address is still followed at once.
+  finder.Connected();
+  EXPECT_EQ(finder.NotLeader("b:2", "not the leader", random), absl::ZeroDuration());
+  EXPECT_EQ(finder.current_address(), "b:2");
+}
+
+TEST(LeaderFinder, NotLeader_OverlongHint_IsNotFollowed) {
+  LeaderFinder finder({"a:1", "b:2"}, kBackoff);
+  std::mt19937_64 random(1);
+  const std::string hint(LeaderFinder::kMaxLeaderHintBytes + 1, 'x');
+  EXPECT_GT(finder.NotLeader(hint, "not the leader", random), absl::ZeroDuration());
+  EXPECT_THAT(finder.addresses(), ElementsAre("a:1", "b:2"));
+  EXPECT_EQ(finder.current_address(), "b:2");
+  EXPECT_THAT(finder.Tried(), HasSubstr("is over 270 and not followed"));
 }
 
 TEST(LeaderFinder, Unreachable_MovesToTheNextAddressWithABoundedBackoff) {
