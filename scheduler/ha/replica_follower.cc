@@ -1,10 +1,13 @@
 #include "scheduler/ha/replica_follower.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/log/log.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/support/channel_arguments.h"
@@ -117,6 +120,14 @@ std::shared_ptr<grpc::ClientContext> ReplicaFollower::NewContext() {
 }
 
 void ReplicaFollower::Run() {
+  // A follower retries every retry_interval while its leader is away (a
+  // failover, a restart); one line per attempt would bury the log, so a
+  // failure is logged when it is new and then once per kRepeatLogInterval
+  // with the count of attempts since.
+  constexpr absl::Duration kRepeatLogInterval = absl::Seconds(30);
+  std::string logged_error;
+  absl::Time logged_at = absl::InfinitePast();
+  int attempts_since_logged = 0;
   while (true) {
     std::string address;
     {
@@ -137,10 +148,19 @@ void ReplicaFollower::Run() {
       if (stopping_) return;
     }
     if (bootstrap && status.ok()) continue;  // follow from the checkpoint at once
-    log::Warn("replication stream ended; reconnecting")
-        .With("replica", options_.replica_id)
-        .With("leader", address)
-        .With("error", status);
+    ++attempts_since_logged;
+    const std::string error = absl::StrCat(address, " ", status.ToString());
+    const absl::Time now = absl::Now();
+    if (error != logged_error || now - logged_at >= kRepeatLogInterval) {
+      log::Warn("replication stream ended; reconnecting")
+          .With("replica", options_.replica_id)
+          .With("leader", address)
+          .With("error", status)
+          .With("attempts", attempts_since_logged);
+      logged_error = error;
+      logged_at = now;
+      attempts_since_logged = 0;
+    }
     absl::MutexLock lock(&mu_);
     mu_.AwaitWithTimeout(absl::Condition(&stopping_), options_.retry_interval);
   }

@@ -8,7 +8,8 @@
 // it must bootstrap, it closes its database, fetches a checkpoint
 // (CheckpointReceiver: checked file by file, swapped in whole), reopens and
 // follows from the checkpoint's position. After any error it reconnects,
-// every retry_interval, to the leader it was last told about.
+// every retry_interval, to the leader it was last told about (logging a
+// repeated failure at most every 30 s).
 //
 // Threading: one thread of its own; the methods may be called from any
 // thread.
