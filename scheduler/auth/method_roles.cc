@@ -34,7 +34,11 @@ std::vector<Role> RolesFor(absl::string_view method) {
   if (absl::ConsumePrefix(&method, kWorkerGateway)) {
     if (method == "Connect") return {Role::kWorker, Role::kAdmin};
   }
-  if (method == kBackupMethod) return {Role::kAdmin};
+  // A backup and a follower's stream both carry every tenant's state:
+  // operators only (docs/decisions.md, decision 183).
+  if (method == kBackupMethod || method == kFollowMethod || method == kFetchCheckpointMethod) {
+    return {Role::kAdmin};
+  }
   return {};
 }
 

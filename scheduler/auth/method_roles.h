@@ -8,6 +8,7 @@
 //   Scheduler.ListWorkers, Scheduler.DrainWorker  admin
 //   taskboard.v1.WorkerGateway.Connect            worker, admin
 //   taskboard.ha.v1.Backup.Backup                 admin
+//   taskboard.ha.v1.ReplicaService (replication)  admin
 //
 // Health checking and reflection are not listed: they are never
 // authenticated (load balancers and grpcurl need them).
@@ -22,6 +23,10 @@ namespace taskboard::auth {
 
 // `taskboard admin backup` (scheduler/ha/replication.proto).
 inline constexpr absl::string_view kBackupMethod = "/taskboard.ha.v1.Backup/Backup";
+// A follower replica's calls to its leader (docs/high-availability.md#securing-replicas).
+inline constexpr absl::string_view kFollowMethod = "/taskboard.ha.v1.ReplicaService/Follow";
+inline constexpr absl::string_view kFetchCheckpointMethod =
+    "/taskboard.ha.v1.ReplicaService/FetchCheckpoint";
 
 // The roles that may call `method`; empty for a method without a rule,
 // which nobody may call (a new method must be added to the table).

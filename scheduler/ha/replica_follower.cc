@@ -116,6 +116,9 @@ std::shared_ptr<grpc::ClientContext> ReplicaFollower::NewContext() {
   absl::MutexLock lock(&mu_);
   if (stopping_) return nullptr;
   context_ = std::make_shared<grpc::ClientContext>();
+  if (!options_.token.empty()) {
+    context_->AddMetadata("authorization", absl::StrCat("Bearer ", options_.token));
+  }
   return context_;
 }
 

@@ -45,6 +45,9 @@ struct ReplicaFollowerOptions {
   int max_message_bytes = 64 << 20;
   // Null: plaintext.
   std::shared_ptr<grpc::ChannelCredentials> credentials;
+  // Sent as `authorization: Bearer <token>` on every call to the leader (an
+  // admin token when the replicas run with --auth-tokens); empty: none.
+  std::string token;
 };
 
 class ReplicaFollower {

@@ -66,6 +66,16 @@ void AddHaFlags(CLI::App& app, HaFlags& ha) {
                  "The etcd key prefix of every cluster's keys (starts with /)")
       ->envname("TASKBOARD_HA_ETCD_PREFIX")
       ->capture_default_str();
+  app.add_option("--ha-token", ha.token,
+                 "With --auth-tokens: an admin token of the tokens file, which this replica "
+                 "sends to the leader to replicate its store (prefer the variable: a flag shows "
+                 "in ps)")
+      ->envname("TASKBOARD_HA_TOKEN");
+  app.add_option("--ha-tls-ca", ha.tls_ca,
+                 "With --tls-cert: the CA (PEM) that signed the replicas' certificates, which "
+                 "this replica verifies the leader's against when following (with "
+                 "--tls-client-ca it also presents --tls-cert as its client certificate)")
+      ->envname("TASKBOARD_HA_TLS_CA");
 }
 
 }  // namespace

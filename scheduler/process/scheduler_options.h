@@ -34,6 +34,8 @@ struct HaFlags {
   std::string advertise_http;
   std::string lease_ttl = "3s";
   int sync_replicas = 1;
+  std::string token;   // --ha-token: sent to the leader when following (with --auth-tokens)
+  std::string tls_ca;  // --ha-tls-ca: verifies the leader's certificate (with --tls-cert)
 };
 
 struct SchedulerOptions {

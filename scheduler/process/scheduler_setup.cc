@@ -86,6 +86,50 @@ std::string HostName() {
 
 }  // namespace
 
+// How a follower reaches its leader's ReplicaService: the replicas share one
+// configuration, so a follower speaks TLS when the replicas serve it and
+// sends a token when they require one (docs/high-availability.md#securing-replicas).
+absl::Status ReplicaTransportFromFlags(const SchedulerOptions& options, server::HaOptions& ha) {
+  const HaFlags& flags = options.ha;
+  if (!options.auth_tokens.empty() && flags.token.empty()) {
+    return absl::InvalidArgumentError(
+        "--auth-tokens with --ha-etcd-endpoints needs --ha-token (TASKBOARD_HA_TOKEN): an admin "
+        "token of the tokens file, which a follower sends to the leader to replicate its store");
+  }
+  if (options.auth_tokens.empty() && !flags.token.empty()) {
+    return absl::InvalidArgumentError(
+        "--ha-token without --auth-tokens: the replicas do not check tokens; give both or "
+        "neither");
+  }
+  const bool serves_tls = !options.tls.cert.empty();
+  if (serves_tls && flags.tls_ca.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls-cert with --ha-etcd-endpoints needs --ha-tls-ca (TASKBOARD_HA_TLS_CA): the CA "
+        "that signed the replicas' certificates, which a follower checks the leader's against");
+  }
+  if (!serves_tls && !flags.tls_ca.empty()) {
+    return absl::InvalidArgumentError(
+        "--ha-tls-ca without --tls-cert: the replicas serve plaintext, so a follower would "
+        "speak TLS to a plaintext leader; give both or neither");
+  }
+  ha.token = flags.token;
+  if (!serves_tls) return absl::OkStatus();
+  // With mTLS the leader asks every caller for a client certificate; a
+  // follower shows its own serving certificate (which must allow client
+  // authentication, docs/high-availability.md#securing-replicas).
+  const bool mutual = !options.tls.client_ca.empty();
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      tls::ChannelCredentials({.ca = flags.tls_ca,
+                               .cert = mutual ? options.tls.cert : std::string(),
+                               .key = mutual ? options.tls.key : std::string()});
+  if (!credentials.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--ha-tls-ca: ", credentials.status().message()));
+  }
+  ha.credentials = *std::move(credentials);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::optional<server::HaOptions>> HaFromFlags(const SchedulerOptions& options) {
   const HaFlags& flags = options.ha;
   if (flags.etcd_endpoints.empty()) {
@@ -98,6 +142,8 @@ absl::StatusOr<std::optional<server::HaOptions>> HaFromFlags(const SchedulerOpti
     if (!flags.advertise_http.empty()) given.push_back("--ha-advertise-http");
     if (flags.lease_ttl != defaults.lease_ttl) given.push_back("--ha-lease-ttl");
     if (flags.sync_replicas != defaults.sync_replicas) given.push_back("--ha-sync-replicas");
+    if (!flags.token.empty()) given.push_back("--ha-token");
+    if (!flags.tls_ca.empty()) given.push_back("--ha-tls-ca");
     if (given.empty()) return std::nullopt;
     return absl::InvalidArgumentError(
         absl::StrCat(absl::StrJoin(given, ", "),
@@ -145,6 +191,8 @@ absl::StatusOr<std::optional<server::HaOptions>> HaFromFlags(const SchedulerOpti
   ha.advertise_http = flags.advertise_http;
   ha.lease_ttl = *ttl;
   ha.sync_replicas = flags.sync_replicas;
+  absl::Status secured = ReplicaTransportFromFlags(options, ha);
+  if (!secured.ok()) return secured;
   return ha;
 }
 

@@ -6,10 +6,12 @@
 // SchedulerServerOptions only with --ha-etcd-endpoints: without it no HA code
 // runs and the scheduler is the single replica it always was.
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/time/time.h"
+#include "grpcpp/security/credentials.h"
 
 namespace taskboard::server {
 
@@ -30,6 +32,11 @@ struct HaOptions {
   // Followers that must hold a write before it is acknowledged (once the
   // commit path waits for them; docs/high-availability.md#current-limits).
   int sync_replicas = 1;
+  // How a follower calls the leader's ReplicaService: the `authorization:
+  // Bearer` token (empty: none, the replicas run without --auth-tokens) and
+  // the channel's credentials (null: plaintext).
+  std::string token;
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
 };
 
 }  // namespace taskboard::server

@@ -27,7 +27,9 @@ absl::StatusOr<std::unique_ptr<ReplicaRole>> ReplicaRole::Start(ReplicaRoleOptio
   absl::StatusOr<std::unique_ptr<ha::ReplicaFollower>> follower = ha::ReplicaFollower::Start(
       ha::ReplicaFollowerOptions{.replica_id = ha.replica_id,
                                  .data_dir = role->options_.data_dir,
-                                 .fsync = role->options_.durability == store::Durability::kSync});
+                                 .fsync = role->options_.durability == store::Durability::kSync,
+                                 .credentials = ha.credentials,
+                                 .token = ha.token});
   if (!follower.ok()) return follower.status();
   role->follower_ = *std::move(follower);
   absl::StatusOr<std::unique_ptr<ha::EtcdClient>> etcd =

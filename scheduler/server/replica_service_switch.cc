@@ -1,5 +1,6 @@
 #include "scheduler/server/replica_service_switch.h"
 
+#include "scheduler/auth/method_roles.h"
 #include "scheduler/server/grpc_status.h"
 
 namespace taskboard::server {
@@ -22,6 +23,10 @@ class RefusedCheckpoint final : public grpc::ServerWriteReactor<ha::v1::Checkpoi
 
 grpc::ServerBidiReactor<ha::v1::FollowRequest, ha::v1::FollowResponse>*
 ReplicaServiceSwitch::Follow(grpc::CallbackServerContext* context) {
+  if (absl::StatusOr<auth::Caller> caller = gate_->Admit(*context, auth::kFollowMethod, nullptr);
+      !caller.ok()) {
+    return new RefusedFollow(caller.status());
+  }
   if (ha::LeaderReplicaService* service = service_.load(); service != nullptr) {
     return service->Follow(context);
   }
@@ -30,6 +35,11 @@ ReplicaServiceSwitch::Follow(grpc::CallbackServerContext* context) {
 
 grpc::ServerWriteReactor<ha::v1::CheckpointChunk>* ReplicaServiceSwitch::FetchCheckpoint(
     grpc::CallbackServerContext* context, const ha::v1::FetchCheckpointRequest* request) {
+  if (absl::StatusOr<auth::Caller> caller =
+          gate_->Admit(*context, auth::kFetchCheckpointMethod, nullptr);
+      !caller.ok()) {
+    return new RefusedCheckpoint(caller.status());
+  }
   if (ha::LeaderReplicaService* service = service_.load(); service != nullptr) {
     return service->FetchCheckpoint(context, request);
   }

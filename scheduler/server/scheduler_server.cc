@@ -117,7 +117,8 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
   builder.RegisterService(server->gateway_service_.get());
   builder.RegisterService(server->backup_service_.get());
   if (options.ha.has_value()) {
-    server->replica_switch_ = std::make_unique<ReplicaServiceSwitch>(server->handle_.get());
+    server->replica_switch_ =
+        std::make_unique<ReplicaServiceSwitch>(server->handle_.get(), server->gate_.get());
     builder.RegisterService(server->replica_switch_.get());
   }
   if (server->grpc_metrics_ != nullptr) {

@@ -1,9 +1,7 @@
-// TLS and mTLS across real processes (docs/security.md#tls-and-mtls): certificates
-// are made at test time with the openssl CLI (scripts/install-deps.sh --test) in a
-// temp dir: a CA, a server certificate for 127.0.0.1 and a client one.
+// TLS and mTLS across real processes (docs/security.md#tls-and-mtls), with the
+// certificates of tests/testing/test_certificates.h.
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -18,6 +16,7 @@
 #include "tests/testing/cluster.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/test_certificates.h"
 #include "tests/testing/test_channel.h"
 
 namespace taskboard {
@@ -28,38 +27,11 @@ using ::taskboard::testing::IsOk;
 using ::taskboard::testing::TestChannel;
 using ::testing::HasSubstr;
 
-constexpr char kMakeCerts[] = R"(set -e
-key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
-key ca.key
-openssl req -x509 -new -key ca.key -out ca.pem -days 2 -subj /CN=taskboard-test-ca
-key server.key
-openssl req -new -key server.key -out server.csr -subj /CN=localhost
-printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' > server.ext
-openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem \
-  -days 2 -extfile server.ext 2>/dev/null
-key client.key
-openssl req -new -key client.key -out client.csr -subj /CN=taskboard-test-client
-printf 'extendedKeyUsage=clientAuth\n' > client.ext
-openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem \
-  -days 2 -extfile client.ext 2>/dev/null
-)";
+const std::filesystem::path& CertsDir() { return testing::TestCertificatesDir(); }
 
-// The certificates, made once for the test binary; "" when openssl failed.
-const std::filesystem::path& CertsDir() {
-  static testing::TempDir dir;
-  static const bool made = [] {
-    std::ofstream(dir.path() / "make.sh") << kMakeCerts;
-    const std::string command =
-        absl::StrCat("cd '", dir.path().string(), "' && sh make.sh > make.log 2>&1");
-    return std::system(command.c_str()) == 0;
-  }();
-  static const std::filesystem::path none;
-  return made ? dir.path() : none;
-}
+std::string Cert(const char* name) { return testing::TestCertificate(name); }
 
-std::string Cert(const char* name) { return (CertsDir() / name).string(); }
-
-std::string ReadPem(const char* name) { return ReadFileOrEmpty(Cert(name)); }
+std::string ReadPem(const char* name) { return testing::TestCertificatePem(name); }
 
 std::shared_ptr<grpc::ChannelCredentials> ClientTls(bool with_cert) {
   grpc::SslCredentialsOptions options;

@@ -44,7 +44,11 @@ TEST(MethodRolesTest, Table) {
   EXPECT_THAT(RolesFor("/taskboard.v1.Scheduler/Unknown"), IsEmpty());
   // A backup holds every tenant's state: operators only.
   EXPECT_THAT(RolesFor("/taskboard.ha.v1.Backup/Backup"), ElementsAre(Role::kAdmin));
-  EXPECT_THAT(RolesFor("/taskboard.ha.v1.ReplicaService/Follow"), IsEmpty());
+  // So does a follower's replication stream and checkpoint.
+  EXPECT_THAT(RolesFor("/taskboard.ha.v1.ReplicaService/Follow"), ElementsAre(Role::kAdmin));
+  EXPECT_THAT(RolesFor("/taskboard.ha.v1.ReplicaService/FetchCheckpoint"),
+              ElementsAre(Role::kAdmin));
+  EXPECT_THAT(RolesFor("/taskboard.ha.v1.ReplicaService/Unknown"), IsEmpty());
 }
 
 TEST(MethodRolesTest, UnlistedMethod_PermissionDeniedForEveryone) {

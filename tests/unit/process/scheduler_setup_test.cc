@@ -258,5 +258,49 @@ TEST(HaFromFlags, BadEndpointPrefixOrCluster_NameTheFlag) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--ha-cluster")));
 }
 
+// With tokens or TLS on the replicas' port, a follower must bring a token and
+// a CA to replicate; each half without the other is refused, naming both.
+TEST(HaFromFlags, TokensOrTls_NeedTheReplicaTokenAndCa) {
+  SchedulerOptions options;
+  options.ha.etcd_endpoints = "127.0.0.1:2379";
+  options.auth_tokens = "/etc/taskboard/tokens.yaml";
+  EXPECT_THAT(HaFromFlags(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--auth-tokens with --ha-etcd-endpoints needs --ha-token")));
+  options.ha.token = "replica-secret";
+  absl::StatusOr<std::optional<server::HaOptions>> ha = HaFromFlags(options);
+  ASSERT_TRUE(ha.ok()) << ha.status();
+  EXPECT_EQ((*ha)->token, "replica-secret");
+  EXPECT_EQ((*ha)->credentials, nullptr);  // plaintext: no --tls-cert
+
+  options.auth_tokens.clear();
+  EXPECT_THAT(
+      HaFromFlags(options).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--ha-token without --auth-tokens")));
+
+  options.ha.token.clear();
+  options.tls.cert = "/etc/taskboard/tls/tls.crt";
+  options.tls.key = "/etc/taskboard/tls/tls.key";
+  EXPECT_THAT(HaFromFlags(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--tls-cert with --ha-etcd-endpoints needs --ha-tls-ca")));
+  options.ha.tls_ca = "/nonexistent/ca.pem";
+  EXPECT_THAT(HaFromFlags(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--ha-tls-ca")));
+
+  options.tls = {};
+  EXPECT_THAT(HaFromFlags(options).status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                      HasSubstr("--ha-tls-ca without --tls-cert")));
+}
+
+TEST(HaFromFlags, ReplicaTokenOrCaWithoutEndpoints_NamesThem) {
+  SchedulerOptions options;
+  options.ha.token = "t";
+  options.ha.tls_ca = "ca.pem";
+  EXPECT_THAT(HaFromFlags(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--ha-token, --ha-tls-ca need --ha-etcd-endpoints")));
+}
+
 }  // namespace
 }  // namespace taskboard::process
