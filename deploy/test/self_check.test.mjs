@@ -41,6 +41,15 @@ const MANIFESTS = [
 // The patches of prod-base (the production defaults) and of overlays/dev.
 const PROD_PATCHES = ["prod-base/scheduler-patch.yaml", "prod-base/worker-patch.yaml"];
 const DEV_PATCHES = ["overlays/dev/scheduler-patch.yaml", "overlays/dev/worker-patch.yaml"];
+// overlays/ha on top of the prod objects: etcd, the budgets and policies, three replicas.
+const HA_MANIFESTS = [
+  "overlays/ha/etcd-statefulset.yaml",
+  "overlays/ha/etcd-service-headless.yaml",
+  "overlays/ha/etcd-pdb.yaml",
+  "overlays/ha/scheduler-pdb.yaml",
+  "overlays/ha/networkpolicy-ha.yaml",
+];
+const HA_PATCHES = ["overlays/ha/scheduler-ha-patch.yaml"];
 
 // A strategic merge patch as far as deploy/'s patches need it: maps merge,
 // lists of named items (containers, env, volumes, volumeMounts) merge by
@@ -86,8 +95,9 @@ function labelLikeBase(object) {
 
 // A fresh, valid set of objects, as the prod overlay renders them (labels,
 // namespace, prod-base's patches and NetworkPolicies included), or with
-// `dev` as overlays/dev patches the base (no NetworkPolicies).
-function goodObjects({ dev = false } = {}) {
+// `dev` as overlays/dev patches the base (no NetworkPolicies), or with `ha`
+// as overlays/ha adds replicated schedulers and etcd to prod.
+function goodObjects({ dev = false, ha = false } = {}) {
   const objects = MANIFESTS.flatMap((file) => {
     const parsed = parseObjects(readFileSync(join(deployDir, file), "utf8"));
     if (file.startsWith("base/")) parsed.forEach(labelLikeBase);
@@ -98,6 +108,12 @@ function goodObjects({ dev = false } = {}) {
     objects.push(
       ...parseObjects(readFileSync(join(deployDir, "prod-base", "networkpolicy.yaml"), "utf8")),
     );
+  }
+  if (ha) {
+    for (const file of HA_MANIFESTS) {
+      objects.push(...parseObjects(readFileSync(join(deployDir, file), "utf8")));
+    }
+    applyPatches(objects, HA_PATCHES);
   }
   objects.push({
     apiVersion: "v1",
@@ -131,9 +147,10 @@ const firstAlert = (objects) => find(objects, "PrometheusRule").spec.groups[0].r
 const scaledObjectQuery = (objects) => find(objects, "ScaledObject").spec.triggers[0].metadata;
 
 // Validates `objects` after `breakIt` and expects an error matching `pattern`.
-// `dev`: starting from overlays/dev's objects, validated as development.
-function expectError(breakIt, pattern, { dev = false } = {}) {
-  const objects = goodObjects({ dev });
+// `dev`: starting from overlays/dev's objects, validated as development;
+// `ha`: from overlays/ha's.
+function expectError(breakIt, pattern, { dev = false, ha = false } = {}) {
+  const objects = goodObjects({ dev, ha });
   breakIt(objects);
   const errors = validateObjects(objects, context, {
     profile: dev ? "development" : "production",
@@ -509,4 +526,107 @@ test("ValidateCli_ExitCodeFollowsTheManifests", () => {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+});
+
+// overlays/ha: replicated schedulers elected through the etcd next to them
+// (docs/high-availability.md#kubernetes).
+const haScheduler = (objects) => scheduler(objects).spec;
+const haEnv = (objects) => haScheduler(objects).template.spec.containers[0].env;
+const haOnly = { ha: true };
+
+test("GoodHaManifests_Pass", () => {
+  const errors = validateObjects(goodObjects(haOnly), context);
+  assert.deepEqual(errors, []);
+});
+
+test("HaWithOneReplica_Fails", () => {
+  expectError((objects) => {
+    haScheduler(objects).replicas = 1;
+  }, /replicated schedulers need at least 2 replicas/, haOnly);
+});
+
+test("ThreeReplicasWithoutEtcd_Fails", () => {
+  expectError((objects) => {
+    const env = haEnv(objects);
+    env.splice(env.findIndex((e) => e.name === "TASKBOARD_HA_ETCD_ENDPOINTS"), 1);
+  }, /replicas must be 1: .*several replicas need --ha-etcd-endpoints/, haOnly);
+});
+
+test("HaOrderedReady_Fails", () => {
+  expectError((objects) => {
+    haScheduler(objects).podManagementPolicy = "OrderedReady";
+  }, /podManagementPolicy must be Parallel/, haOnly);
+});
+
+test("HaRollingUpdate_Fails", () => {
+  expectError((objects) => {
+    haScheduler(objects).updateStrategy = { type: "RollingUpdate" };
+  }, /updateStrategy must be OnDelete/, haOnly);
+});
+
+test("HaWithoutAntiAffinity_Fails", () => {
+  expectError((objects) => {
+    delete haScheduler(objects).template.spec.affinity;
+  }, /need a podAntiAffinity term selecting their own pods/, haOnly);
+});
+
+test("HaWithoutBudget_Fails", () => {
+  expectError((objects) => {
+    objects.splice(objects.indexOf(find(objects, "PodDisruptionBudget", "taskboard-scheduler")), 1);
+  }, /need a PodDisruptionBudget selecting their pods/, haOnly);
+});
+
+test("HaAdvertisingTheHostName_Fails", () => {
+  expectError((objects) => {
+    haEnv(objects).find((e) => e.name === "TASKBOARD_HA_ADVERTISE").value = "$(POD_NAME):7233";
+  }, /--ha-advertise \(TASKBOARD_HA_ADVERTISE\) must name each pod under the headless Service/, haOnly);
+});
+
+test("HaEtcdEndpointOnAPortTheServiceLacks_Fails", () => {
+  expectError((objects) => {
+    haEnv(objects).find((e) => e.name === "TASKBOARD_HA_ETCD_ENDPOINTS").value =
+      "taskboard-etcd-0.taskboard-etcd-headless:4001";
+  }, /Service 'taskboard-etcd-headless' has no port 4001/, haOnly);
+});
+
+test("HaTokenLiteral_Fails", () => {
+  expectError((objects) => {
+    const entry = haEnv(objects).find((e) => e.name === "TASKBOARD_HA_TOKEN");
+    delete entry.valueFrom;
+    entry.value = "admin-token";
+  }, /production needs TASKBOARD_HA_TOKEN from a Secret/, haOnly);
+});
+
+test("HaCaOffTheSecretVolume_Fails", () => {
+  expectError((objects) => {
+    haEnv(objects).find((e) => e.name === "TASKBOARD_HA_TLS_CA").value = "/tmp/ca.crt";
+  }, /--ha-tls-ca=\/tmp\/ca.crt is not on a volume from a Secret/, haOnly);
+});
+
+test("HaPolicyWithoutReplicas_Fails", () => {
+  expectError((objects) => {
+    const policy = find(objects, "NetworkPolicy", "taskboard-scheduler-replicas");
+    objects.splice(objects.indexOf(policy), 1);
+  }, /port 'grpc' does not admit the other replicas/, haOnly);
+});
+
+test("EtcdWithoutPolicy_Fails", () => {
+  expectError((objects) => {
+    objects.splice(objects.indexOf(find(objects, "NetworkPolicy", "taskboard-etcd")), 1);
+  }, /StatefulSet\/taskboard-etcd: production needs a NetworkPolicy selecting its pods/, haOnly);
+});
+
+test("EtcdOpenToEveryone_Fails", () => {
+  expectError((objects) => {
+    find(objects, "NetworkPolicy", "taskboard-etcd").spec.ingress.push({
+      ports: [{ port: "etcd-client" }],
+    });
+  }, /NetworkPolicy\/taskboard-etcd: admits any source to port 'etcd-client'/, haOnly);
+});
+
+test("EtcdAsRoot_Fails", () => {
+  expectError((objects) => {
+    find(objects, "StatefulSet", "taskboard-etcd").spec.template.spec.securityContext.runAsNonRoot =
+      false;
+  }, /StatefulSet\/taskboard-etcd container 'etcd': runAsNonRoot must be true/, haOnly);
 });

@@ -7,10 +7,14 @@
 //     scheduler serves TLS and requires tokens, from files on Secret volumes;
 //     the workers trust a CA from a Secret and take their token from a
 //     Secret; NetworkPolicies admit to the scheduler's gRPC port only the
-//     workers and pods labelled taskboard.dev/client=true, to its metrics
-//     port only Prometheus, and nothing else.
+//     workers and pods labelled taskboard.dev/client=true (and, replicated,
+//     the other replicas), to its metrics port only Prometheus, and nothing
+//     else; a replicated scheduler's follower takes its token from a Secret
+//     and its CA from a Secret volume; every other workload (overlays/ha's
+//     etcd) is selected by a NetworkPolicy that admits no open source.
 
 import { binaryOf, flagValue, parseArgs, splitHostPort } from "./flags.mjs";
+import { haEndpoints } from "./workload_checks.mjs";
 import {
   containersOf,
   findContainerPort,
@@ -107,6 +111,25 @@ function checkScheduler(workload, container, profile, errors) {
   requireSecretFile(workload, container, where, "--auth-tokens", "TASKBOARD_AUTH_TOKENS", errors);
   requireSecretFile(workload, container, where, "--tls-cert", "TASKBOARD_TLS_CERT", errors);
   requireSecretFile(workload, container, where, "--tls-key", "TASKBOARD_TLS_KEY", errors);
+  if (haEndpoints(container) === "") return;
+  // A follower's credentials for the leader's replication stream.
+  requireSecretFile(workload, container, where, "--ha-tls-ca", "TASKBOARD_HA_TLS_CA", errors);
+  requireSecretToken(container, where, "--ha-token", "TASKBOARD_HA_TOKEN", errors);
+}
+
+// `envName` comes from a Secret (secretKeyRef, not optional) and `flag` is
+// not on the command line, where ps shows it.
+function requireSecretToken(container, where, flag, envName, errors) {
+  const entry = (container.env ?? []).find((e) => e.name === envName);
+  const secretRef = entry?.valueFrom?.secretKeyRef;
+  if (parseArgs(container.args).has(flag)) {
+    errors.push(`${where}: ${flag} on the command line shows in ps: use ${envName}`);
+  }
+  if (!secretRef?.name || !secretRef?.key) {
+    errors.push(`${where}: production needs ${envName} from a Secret (secretKeyRef)`);
+  } else if (secretRef.optional) {
+    errors.push(`${where}: ${envName}'s secretKeyRef must not be optional`);
+  }
 }
 
 function checkWorker(workload, container, profile, mutualTls, errors) {
@@ -120,16 +143,7 @@ function checkWorker(workload, container, profile, mutualTls, errors) {
     requireSecretFile(workload, container, where, "--tls-cert", "TASKBOARD_TLS_CERT", errors);
     requireSecretFile(workload, container, where, "--tls-key", "TASKBOARD_TLS_KEY", errors);
   }
-  const token = (container.env ?? []).find((entry) => entry.name === "TASKBOARD_TOKEN");
-  const secretRef = token?.valueFrom?.secretKeyRef;
-  if (parseArgs(container.args).has("--token")) {
-    errors.push(`${where}: --token on the command line shows in ps: use TASKBOARD_TOKEN`);
-  }
-  if (!secretRef?.name || !secretRef?.key) {
-    errors.push(`${where}: production needs TASKBOARD_TOKEN from a Secret (secretKeyRef)`);
-  } else if (secretRef.optional) {
-    errors.push(`${where}: TASKBOARD_TOKEN's secretKeyRef must not be optional`);
-  }
+  requireSecretToken(container, where, "--token", "TASKBOARD_TOKEN", errors);
 }
 
 // Whether `port` (a NetworkPolicy port: number or name) is `containerPort`.
@@ -179,12 +193,34 @@ function openPeer(peer) {
   return undefined;
 }
 
-function checkNetworkPolicies(objects, scheduler, workers, errors) {
-  const policies = ofKind(objects, "NetworkPolicy").filter(
+// The Ingress NetworkPolicies selecting `workload`'s pods.
+function policiesSelecting(objects, workload) {
+  return ofKind(objects, "NetworkPolicy").filter(
     (policy) =>
-      selects(policy.spec?.podSelector, podLabels(scheduler)) &&
+      selects(policy.spec?.podSelector, podLabels(workload)) &&
       (policy.spec?.policyTypes ?? ["Ingress"]).includes("Ingress"),
   );
+}
+
+// A workload that is neither scheduler nor worker (overlays/ha's etcd): some
+// policy selects it, and none admits an open source to any of its ports.
+function checkDependencyPolicies(objects, workload, errors) {
+  const policies = policiesSelecting(objects, workload);
+  if (policies.length === 0) {
+    errors.push(`${idOf(workload)}: production needs a NetworkPolicy selecting its pods`);
+    return;
+  }
+  for (const port of containersOf(workload).flatMap((container) => container.ports ?? [])) {
+    for (const peer of peersAdmittedTo(policies, port)) {
+      const open = openPeer(peer);
+      if (open) errors.push(`${idOf(peer.policy)}: admits ${open} to port '${port.name}'`);
+    }
+  }
+}
+
+function checkNetworkPolicies(objects, scheduler, workers, errors) {
+  const policies = policiesSelecting(objects, scheduler);
+  const replicated = containersOf(scheduler).some((container) => haEndpoints(container) !== "");
   if (policies.length === 0) {
     errors.push(
       `${idOf(scheduler)}: production needs a NetworkPolicy selecting the scheduler's pods ` +
@@ -215,14 +251,29 @@ function checkNetworkPolicies(objects, scheduler, workers, errors) {
     if (!peers.some((peer) => selects(peer.podSelector, client))) {
       errors.push(`${where}: port 'grpc' does not admit clients labelled ${CLIENT_LABEL}: "true"`);
     }
+    // Followers stream the leader's writes over its gRPC port.
+    const admitsReplicas = (peer) => replicated && selects(peer.podSelector, podLabels(scheduler));
+    if (replicated && !peers.some(admitsReplicas)) {
+      errors.push(
+        `${where}: port 'grpc' does not admit the other replicas: followers stream the ` +
+          "leader's writes from it",
+      );
+    }
     for (const peer of peersAdmittedTo(policies, grpc)) {
       const labels = peer.podSelector?.matchLabels ?? {};
       const admitsWorkers = workers.some((w) => selects(peer.podSelector, podLabels(w)));
-      if (!peer.everyone && !admitsWorkers && labels[CLIENT_LABEL] !== "true" && !openPeer(peer)) {
+      if (
+        !peer.everyone &&
+        !admitsWorkers &&
+        !admitsReplicas(peer) &&
+        labels[CLIENT_LABEL] !== "true" &&
+        !openPeer(peer)
+      ) {
         const { policy, ...selectors } = peer;
         errors.push(
           `${idOf(policy)}: port 'grpc' admits ${JSON.stringify(selectors)}, ` +
-            `neither the workers nor clients labelled ${CLIENT_LABEL}`,
+            `neither the workers nor clients labelled ${CLIENT_LABEL}` +
+            (replicated ? " nor the other replicas" : ""),
         );
       }
     }
@@ -277,6 +328,10 @@ export function securityErrors(objects, profile = "production") {
   }
   if (profile === "production") {
     for (const scheduler of schedulers) checkNetworkPolicies(objects, scheduler, workers, errors);
+    for (const workload of workloads(objects)) {
+      if (schedulers.includes(workload) || workers.includes(workload)) continue;
+      checkDependencyPolicies(objects, workload, errors);
+    }
   }
   return errors;
 }

@@ -1,7 +1,8 @@
 // Cross-references among the workloads, Services, PDBs and config: labels
 // and selectors match, named ports exist, the flags are real and agree with
-// the ports, the worker reaches the scheduler, and the worker's grace period
-// covers its drain.
+// the ports, the worker reaches the scheduler, the worker's grace period
+// covers its drain, and replicated schedulers (--ha-etcd-endpoints) are laid
+// out so that only the leader being Ready never stalls them.
 
 import { binaryOf, flagValue, parseArgs, splitHostPort } from "./flags.mjs";
 import {
@@ -19,6 +20,14 @@ import {
 // exit before the kubelet's SIGKILL.
 export const HAND_BACK_MARGIN_SECONDS = 10;
 const DEFAULT_DRAIN_GRACE_SECONDS = 30;
+// Images of the services Taskboard depends on, run next to it by an overlay
+// (overlays/ha's etcd): their flags are theirs, not checked against a --help.
+const DEPENDENCY_IMAGES = new Set(["etcd"]);
+
+// The scheduler container's --ha-etcd-endpoints ("" when not replicated).
+export function haEndpoints(container) {
+  return String(flagValue(container, "--ha-etcd-endpoints", "TASKBOARD_HA_ETCD_ENDPOINTS", ""));
+}
 
 function checkPodTemplate(workload, objects, helps, errors) {
   const id = idOf(workload);
@@ -62,6 +71,7 @@ function checkPodTemplate(workload, objects, helps, errors) {
 function checkFlags(where, container, helps, errors) {
   const binary = binaryOf(container);
   const help = helps.get(binary);
+  if (help === undefined && DEPENDENCY_IMAGES.has(binary)) return;
   if (help === undefined) {
     errors.push(
       `${where}: image '${container.image}' is not taskboard-scheduler or taskboard-worker`,
@@ -116,8 +126,16 @@ function checkScheduler(statefulSet, objects, errors) {
     errors.push(`${id}: the scheduler must be a StatefulSet (one pod, its own volume)`);
     return;
   }
-  if (statefulSet.spec.replicas !== 1) {
-    errors.push(`${id}: replicas must be 1: one scheduler owns one RocksDB directory`);
+  const replicated = containersOf(statefulSet).some(
+    (container) => binaryOf(container) === "taskboard-scheduler" && haEndpoints(container) !== "",
+  );
+  if (replicated) {
+    checkReplicated(statefulSet, objects, errors);
+  } else if (statefulSet.spec.replicas !== 1) {
+    errors.push(
+      `${id}: replicas must be 1: one scheduler owns one RocksDB directory ` +
+        "(several replicas need --ha-etcd-endpoints, as overlays/ha)",
+    );
   }
   const headless = named(objects, "Service", statefulSet.spec.serviceName);
   if (!headless || headless.spec?.clusterIP !== "None") {
@@ -148,6 +166,80 @@ function checkScheduler(statefulSet, objects, errors) {
     );
     if (!onClaim) {
       errors.push(`${where}: --data-dir=${dataDir} is not on a volumeClaimTemplate's mount`);
+    }
+  }
+}
+
+// Replicated schedulers (docs/high-availability.md#kubernetes): /readyz is
+// 200 on the leader alone, which the StatefulSet's rollout and the budget
+// must allow for; each replica must be reachable by a name of its own; the
+// etcd endpoints that name a Service here must reach its client port.
+function checkReplicated(statefulSet, objects, errors) {
+  const id = idOf(statefulSet);
+  const spec = statefulSet.spec;
+  if (!(spec.replicas >= 2)) {
+    errors.push(
+      `${id}: replicated schedulers need at least 2 replicas (3 recommended): a leader and a ` +
+        "follower that holds every acknowledged write",
+    );
+  }
+  if (spec.podManagementPolicy !== "Parallel") {
+    errors.push(
+      `${id}: podManagementPolicy must be Parallel: only the leader is Ready, so OrderedReady ` +
+        "would wait forever for a follower before starting the next replica",
+    );
+  }
+  if (spec.updateStrategy?.type !== "OnDelete") {
+    errors.push(
+      `${id}: updateStrategy must be OnDelete: only the leader is Ready, so a RollingUpdate ` +
+        "would stop at the first follower it replaced",
+    );
+  }
+  const antiAffinity = spec.template?.spec?.affinity?.podAntiAffinity ?? {};
+  const terms = [
+    ...(antiAffinity.requiredDuringSchedulingIgnoredDuringExecution ?? []),
+    ...(antiAffinity.preferredDuringSchedulingIgnoredDuringExecution ?? []).map(
+      (weighted) => weighted.podAffinityTerm,
+    ),
+  ];
+  if (!terms.some((term) => term?.topologyKey && selects(term.labelSelector, podLabels(statefulSet)))) {
+    errors.push(
+      `${id}: replicated schedulers need a podAntiAffinity term selecting their own pods, so ` +
+        "that one node's loss never takes two replicas",
+    );
+  }
+  if (
+    !ofKind(objects, "PodDisruptionBudget").some((budget) =>
+      selects(budget.spec?.selector, podLabels(statefulSet)),
+    )
+  ) {
+    errors.push(`${id}: replicated schedulers need a PodDisruptionBudget selecting their pods`);
+  }
+  for (const container of containersOf(statefulSet)) {
+    if (binaryOf(container) !== "taskboard-scheduler") continue;
+    const where = `${id} container '${container.name}'`;
+    const advertise = String(flagValue(container, "--ha-advertise", "TASKBOARD_HA_ADVERTISE", ""));
+    if (!advertise.includes(`.${spec.serviceName}`)) {
+      errors.push(
+        `${where}: --ha-advertise (TASKBOARD_HA_ADVERTISE) must name each pod under the ` +
+          `headless Service, $(POD_NAME).${spec.serviceName}...:PORT: a pod's host name alone ` +
+          "does not resolve from the other pods",
+      );
+    }
+    for (const endpoint of haEndpoints(container).split(",").filter(Boolean)) {
+      const { host, port } = splitHostPort(endpoint.trim());
+      const labels = host.split(".");
+      // pod.service (a StatefulSet member) or service; anything else is an etcd of your own.
+      const service =
+        named(objects, "Service", labels[1] ?? "") ?? named(objects, "Service", labels[0]);
+      if (!service) continue;
+      const servicePort = (service.spec?.ports ?? []).find((p) => p.port === port);
+      if (!servicePort) {
+        errors.push(
+          `${where}: --ha-etcd-endpoints names ${endpoint}, but Service ` +
+            `'${service.metadata.name}' has no port ${port}`,
+        );
+      }
     }
   }
 }
