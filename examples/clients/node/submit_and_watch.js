@@ -4,12 +4,16 @@
 // The Node.js twin of examples/clients/python/submit_and_watch.py: SubmitRun with inline DSL
 // text, WatchRun until the run finishes, GetRun for the result. No generated code:
 // @grpc/proto-loader reads proto/taskboard/v1 at start-up (protobufjs ships the well-known
-// types). Exit status: 0 when the run completed, 1 when it ended any other way, 2 when a
-// call failed.
+// types). --address takes one scheduler or several replicas (a,b,c): the calls follow the
+// leader (leader_channel.js). Exit status: 0 when the run completed, 1 when it ended any
+// other way, 2 when a call failed.
 'use strict';
 
+const crypto = require('crypto');
 const path = require('path');
 const { parseArgs } = require('util');
+
+const { LeaderChannel } = require('./leader_channel');
 
 let grpc;
 let protoLoader;
@@ -95,24 +99,28 @@ async function main() {
     oneofs: true,
   });
   const v1 = grpc.loadPackageDefinition(definition).taskboard.v1;
-  const client = new v1.Scheduler(flags.address, grpc.credentials.createInsecure());
+  const leader = new LeaderChannel(flags.address,
+    (address) => new v1.Scheduler(address, grpc.credentials.createInsecure()));
   try {
-    const submitted = await call(client, 'SubmitRun', {
+    // The key makes a retried submit (a leader died mid-call) start one run, not two.
+    const submitted = await leader.call((client) => call(client, 'SubmitRun', {
       source: { text: twoStepFlow(flags.agent, flags.greeting), format: 'DSL_FORMAT_JSON' },
-    });
+      idempotency_key: crypto.randomUUID(),
+    }));
     console.log(`submitted run ${submitted.run_id}`);
-    await watch(client, submitted.run_id);
-    const { run } = await call(client, 'GetRun', { run_id: submitted.run_id });
+    await leader.call((client) => watch(client, submitted.run_id));
+    const { run } = await leader.call((client) => call(client, 'GetRun', { run_id: submitted.run_id }));
     console.log(`result: ${run.status}`);
     console.log(`output: ${run.output}`);
     if (run.error) console.log(`error: ${run.error}`);
     return run.status === 'RUN_STATUS_COMPLETED' ? 0 : 1;
   } catch (error) {
     const code = Object.keys(grpc.status).find((name) => grpc.status[name] === error.code);
-    console.error(`error: ${code}: ${error.details} (scheduler ${flags.address})`);
+    console.error(`error: ${code ?? error.name}: ${error.details ?? error.message} ` +
+                  `(scheduler ${flags.address})`);
     return 2;
   } finally {
-    client.close();
+    leader.close();
   }
 }
 

@@ -22,6 +22,10 @@ import time
 import grpc
 
 LEADER_KEY = "taskboard-leader"
+# Bounds on what a hint can teach, like the CLI's (common/failover): replicas naming ever new
+# leaders cannot grow the list of addresses.
+MAX_LEARNED = 8
+MAX_HINT_BYTES = 270
 
 
 class LeaderNotFound(Exception):
@@ -37,6 +41,8 @@ def leader_hint(error):
     """The leader a NotLeader answer names (its trailer), or None."""
     for key, value in error.trailing_metadata() or ():
         if key == LEADER_KEY:
+            if not value or len(value.encode()) > MAX_HINT_BYTES or any(c.isspace() for c in value):
+                return None
             return value
     return None
 
@@ -49,6 +55,7 @@ class LeaderChannel:
         if not addresses or not all(addresses):
             raise ValueError(f"scheduler addresses {addresses!r}: give host:port[,host:port...]")
         self.addresses = list(dict.fromkeys(addresses))
+        self.given = len(self.addresses)
         self.current = 0
         self.give_up = give_up
         self.backoff_base = backoff_base
@@ -93,10 +100,13 @@ class LeaderChannel:
                 self.failed_attempts += 1
                 tried[address] = error.details()
                 leader = leader_hint(error)
+                if leader and leader not in self.addresses:
+                    if len(self.addresses) < self.given + MAX_LEARNED:
+                        self.addresses.append(leader)
+                    else:
+                        leader = None
                 delay = 0.0
                 if leader:
-                    if leader not in self.addresses:
-                        self.addresses.append(leader)
                     self.current = self.addresses.index(leader)
                     redirects += 1
                     # Replicas pointing at each other (an election) wait like failures.

@@ -27,11 +27,12 @@ class Replica:
             self.calls += 1
             if leads:
                 return b"ok"
-            if leader is None:
+            named = leader() if callable(leader) else leader
+            if named is None:
                 context.abort(grpc.StatusCode.UNAVAILABLE, "no leader elected yet; retry")
-            context.set_trailing_metadata((("taskboard-leader", leader),))
+            context.set_trailing_metadata((("taskboard-leader", named),))
             context.abort(grpc.StatusCode.UNAVAILABLE,
-                          f"not the leader; the leader is at {leader} (epoch 2)")
+                          f"not the leader; the leader is at {named} (epoch 2)")
 
         handler = grpc.method_handlers_generic_handler(
             "taskboard.v1.Scheduler", {"ListRuns": grpc.unary_unary_rpc_method_handler(handle)})
@@ -119,6 +120,20 @@ class LeaderChannelTest(unittest.TestCase):
         finally:
             channel.close()
             leader.stop()
+
+    def test_ever_new_hints_are_bounded(self):
+        count = iter(range(1, 60000))
+        # Each answer names a leader nobody has heard of (a hostile or confused replica).
+        liar = Replica(leader=lambda: f"127.0.0.1:{next(count)}")
+        channel = LeaderChannel(liar.address, give_up=1.5, backoff_base=0.001, backoff_cap=0.02)
+        try:
+            with self.assertRaises(LeaderNotFound) as raised:
+                channel.call(list_runs)
+            self.assertIn(liar.address, raised.exception.tried)
+            self.assertLessEqual(len(channel.addresses), 1 + 8)
+        finally:
+            channel.close()
+            liar.stop()
 
 
 if __name__ == "__main__":
