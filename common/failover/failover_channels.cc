@@ -68,6 +68,12 @@ std::shared_ptr<grpc::Channel> FailoverChannels::Current(std::string* address) {
   return ChannelFor(finder_.current());
 }
 
+std::shared_ptr<grpc::Channel> FailoverChannels::At(size_t index, std::string* address) {
+  absl::MutexLock lock(&mu_);
+  if (address != nullptr) *address = finder_.addresses().at(index);
+  return ChannelFor(index);
+}
+
 std::string FailoverChannels::address() const {
   absl::MutexLock lock(&mu_);
   return finder_.current_address();

@@ -65,6 +65,10 @@ class FailoverChannels {
   // Every address known so far, ", "-separated (for error messages).
   std::string addresses() const;
   size_t size() const;
+  // The channel to the `index`th address (< size()) and that address, for a
+  // call meant for one replica whether it leads or not (`taskboard admin ha
+  // status` asks each).
+  std::shared_ptr<grpc::Channel> At(size_t index, std::string* address = nullptr);
 
   // Something was answered on the current channel.
   void Connected();

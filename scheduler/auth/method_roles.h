@@ -9,6 +9,7 @@
 //   taskboard.v1.WorkerGateway.Connect            worker, admin
 //   taskboard.ha.v1.Backup.Backup                 admin
 //   taskboard.ha.v1.ReplicaService (replication)  admin
+//   taskboard.ha.v1.ReplicaAdmin                   admin
 //
 // Health checking and reflection are not listed: they are never
 // authenticated (load balancers and grpcurl need them).
@@ -27,6 +28,9 @@ inline constexpr absl::string_view kBackupMethod = "/taskboard.ha.v1.Backup/Back
 inline constexpr absl::string_view kFollowMethod = "/taskboard.ha.v1.ReplicaService/Follow";
 inline constexpr absl::string_view kFetchCheckpointMethod =
     "/taskboard.ha.v1.ReplicaService/FetchCheckpoint";
+// `taskboard admin ha status`, answered by every replica.
+inline constexpr absl::string_view kReplicaStatusMethod =
+    "/taskboard.ha.v1.ReplicaAdmin/GetReplicaStatus";
 
 // The roles that may call `method`; empty for a method without a rule,
 // which nobody may call (a new method must be added to the table).

@@ -37,9 +37,8 @@ int CallGate::CloseRevoked() const {
   return streams_.CloseRevoked(*options_.authenticator);
 }
 
-absl::StatusOr<auth::Caller> CallGate::Admit(grpc::CallbackServerContext& context,
-                                             absl::string_view method,
-                                             const google::protobuf::MessageLite* request) const {
+absl::StatusOr<auth::Caller> CallGate::Authenticate(const grpc::CallbackServerContext& context,
+                                                    absl::string_view method) const {
   auth::Caller caller;
   if (options_.authenticator != nullptr) {
     absl::StatusOr<auth::Principal> principal =
@@ -47,6 +46,15 @@ absl::StatusOr<auth::Caller> CallGate::Admit(grpc::CallbackServerContext& contex
     if (!principal.ok()) return principal.status();
     caller.principal = *std::move(principal);
   }
+  return caller;
+}
+
+absl::StatusOr<auth::Caller> CallGate::Admit(grpc::CallbackServerContext& context,
+                                             absl::string_view method,
+                                             const google::protobuf::MessageLite* request) const {
+  absl::StatusOr<auth::Caller> authenticated = Authenticate(context, method);
+  if (!authenticated.ok()) return authenticated.status();
+  auth::Caller caller = *std::move(authenticated);
   // After the token: only an admitted caller learns where the leader is.
   if (options_.leader != nullptr) {
     if (absl::Status leading = options_.leader->CheckLeader(); !leading.ok()) {

@@ -51,6 +51,11 @@ class CallGate {
   absl::StatusOr<auth::Caller> Admit(grpc::CallbackServerContext& context, absl::string_view method,
                                      const google::protobuf::MessageLite* request) const;
 
+  // The token and the role only, for a call any replica answers about
+  // itself whether it leads or not (`taskboard admin ha status`).
+  absl::StatusOr<auth::Caller> Authenticate(const grpc::CallbackServerContext& context,
+                                            absl::string_view method) const;
+
   bool authenticating() const { return options_.authenticator != nullptr; }
 
   // A long-lived stream admitted for `method`: kept with its token so that

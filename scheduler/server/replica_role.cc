@@ -109,7 +109,37 @@ void ReplicaRole::Run() {
     } else {
       Tick();
     }
+    PublishStatus();
   }
+}
+
+void ReplicaRole::PublishStatus() {
+  ReplicaStatus status;
+  status.replica_id = options_.ha.replica_id;
+  status.advertise = options_.ha.advertise;
+  if (std::optional<LeaderHint> leader = options_.handle->leader(); leader.has_value()) {
+    status.leader = leader->grpc;
+  }
+  status.epoch = last_observed_epoch_;
+  if (follower_ != nullptr) {
+    status.applied = follower_->position();
+    status.leader_last_index = follower_->leader_last_index();
+  } else if (promoted_.load()) {
+    status.leading = election_->IsLeader();
+    status.epoch = election_->epoch();
+    status.leader = options_.ha.advertise;
+    status.applied = hook_->last();
+    status.leader_last_index = status.applied.index;
+    status.in_sync = in_sync_;
+    status.followers = progress_.Snapshot();
+  }
+  absl::MutexLock lock(&status_mu_);
+  status_ = std::move(status);
+}
+
+ReplicaStatus ReplicaRole::Status() const {
+  absl::MutexLock lock(&status_mu_);
+  return status_;
 }
 
 void ReplicaRole::Handle(const ha::ElectionEvent& event) {

@@ -66,6 +66,22 @@ namespace taskboard::server {
 // otherwise).
 inline constexpr int kSteppedDownExitCode = 3;
 
+// What `taskboard admin ha status` shows of one replica (replica_admin_service.h),
+// as of the role's last tick (every 200 ms) or event.
+struct ReplicaStatus {
+  std::string replica_id;
+  std::string advertise;
+  bool leading = false;
+  int64_t epoch = 0;   // the term it leads, or the last one it saw
+  std::string leader;  // the leader's gRPC address as last known; "" none
+  ha::LogPosition applied;
+  uint64_t leader_last_index = 0;  // a follower: the leader's newest index as last heard
+  // The in-sync set as this leader last wrote it (a follower: empty).
+  std::vector<std::string> in_sync;
+  // A leader's followers and how far each is durable (a follower: empty).
+  std::vector<ha::ReplicaProgress::Replica> followers;
+};
+
 struct ReplicaRoleOptions {
   // With advertise (and advertise_http when there is an HTTP API) resolved.
   HaOptions ha;
@@ -93,6 +109,8 @@ class ReplicaRole {
 
   // Promoted, and within its lease: what /readyz reports.
   bool IsLeader() const;
+  // As of the last tick or event.
+  ReplicaStatus Status() const;
 
   // Before the server shuts down: finishes a promotion under way, stops
   // handling election events (a deposition no longer exits) and ends the
@@ -112,6 +130,8 @@ class ReplicaRole {
   // Each tick: the follower's lag; the leader's in-sync set.
   void Tick();
   void MaintainInSync();
+  // Copies what Status() reports, on the role's thread (which owns it).
+  void PublishStatus();
   bool Eligible(const std::optional<ha::InSyncSet>& set) const;
 
   const ReplicaRoleOptions options_;
@@ -132,6 +152,8 @@ class ReplicaRole {
   absl::Mutex mu_;
   std::deque<ha::ElectionEvent> events_ ABSL_GUARDED_BY(mu_);
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  mutable absl::Mutex status_mu_;
+  ReplicaStatus status_ ABSL_GUARDED_BY(status_mu_);
   std::thread thread_;
 };
 

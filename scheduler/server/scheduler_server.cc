@@ -120,6 +120,8 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
     server->replica_switch_ =
         std::make_unique<ReplicaServiceSwitch>(server->handle_.get(), server->gate_.get());
     builder.RegisterService(server->replica_switch_.get());
+    server->replica_admin_ = std::make_unique<ReplicaAdminService>(server->gate_.get());
+    builder.RegisterService(server->replica_admin_.get());
   }
   if (server->grpc_metrics_ != nullptr) {
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
@@ -190,6 +192,7 @@ absl::Status SchedulerServer::StartReplica(const std::string& http_address) {
   absl::StatusOr<std::unique_ptr<ReplicaRole>> started = ReplicaRole::Start(std::move(role));
   if (!started.ok()) return started.status();
   role_ = *std::move(started);
+  replica_admin_->Set(role_.get());
   return absl::OkStatus();
 }
 

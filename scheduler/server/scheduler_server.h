@@ -33,6 +33,7 @@
 #include "scheduler/server/ha_metrics.h"
 #include "scheduler/server/ha_options.h"
 #include "scheduler/server/policy_service_client.h"
+#include "scheduler/server/replica_admin_service.h"
 #include "scheduler/server/replica_role.h"
 #include "scheduler/server/replica_service_switch.h"
 #include "scheduler/server/scheduler_metrics.h"
@@ -152,6 +153,7 @@ class SchedulerServer {
   std::unique_ptr<EngineHandle> handle_;
   std::unique_ptr<CallGate> gate_;
   std::unique_ptr<ReplicaServiceSwitch> replica_switch_;
+  std::unique_ptr<ReplicaAdminService> replica_admin_;
   std::unique_ptr<SchedulerService> scheduler_service_;
   std::unique_ptr<WorkerGatewayService> gateway_service_;
   std::unique_ptr<BackupService> backup_service_;

@@ -3,7 +3,9 @@
 // processes elected through a real etcd. The follower replicates over TLS with
 // its --ha-token; a caller without a token, or with a client's, cannot read the
 // leader's replication stream or checkpoint (they carry every tenant's state);
-// after the leader is killed the follower leads with the run it replicated.
+// `taskboard admin ha status` shows the leader and its in-sync follower to an
+// admin only; after the leader is killed the follower leads with the run it
+// replicated.
 
 #include <signal.h>
 
@@ -14,12 +16,14 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/child_process.h"
 #include "common/files.h"
+#include "common/json.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
@@ -166,6 +170,21 @@ class SecuredReplicasTest : public ::testing::Test {
     return reader->Finish();
   }
 
+  // `taskboard admin ha status --json` over both replicas with `token`: its
+  // exit code and output.
+  absl::StatusOr<std::pair<int, std::string>> HaStatus(const std::string& token) {
+    const std::string output = (dir_.path() / "ha-status.out").string();
+    absl::StatusOr<std::unique_ptr<ChildProcess>> cli = ChildProcess::Spawn(
+        {testing::BinaryPath("taskboard"), "admin", "ha", "status", "--json", "--scheduler",
+         absl::StrCat(replicas_.at(0).address, ",", replicas_.at(1).address), "--tls-ca",
+         testing::TestCertificate("ca.pem"), "--token", token},
+        output);
+    if (!cli.ok()) return cli.status();
+    std::optional<int> code = (*cli)->WaitFor(30'000);
+    if (!code.has_value()) return absl::DeadlineExceededError("taskboard admin ha status hung");
+    return std::make_pair(*code, ReadFileOrEmpty(output));
+  }
+
   std::string Logs() const {
     std::string logs;
     for (int i = 0; i < kReplicas; ++i) {
@@ -214,6 +233,27 @@ TEST_F(SecuredReplicasTest, FollowerReplicatesWithItsToken_OthersCannotReadTheSt
   ASSERT_TRUE(written.value_or(0) > 0 && applied.value_or(0) >= *written)
       << "the follower applied " << applied.value_or(-1) << " of " << written.value_or(-1)
       << Logs();
+
+  // `taskboard admin ha status` asks both replicas: one leads, the other is in sync.
+  Json replicas;
+  const auto in_sync_deadline = Clock::now() + std::chrono::seconds(20);
+  do {
+    absl::StatusOr<std::pair<int, std::string>> status = HaStatus(kAdminToken);
+    ASSERT_TRUE(status.ok()) << status.status();
+    ASSERT_EQ(status->first, 0) << status->second << Logs();
+    replicas = Json::parse(status->second, nullptr, false)["replicas"];
+    ASSERT_TRUE(replicas.is_array() && replicas.size() == 2) << status->second;
+  } while (replicas[*leader].value("inSync", Json::array()).empty() &&
+           Clock::now() < in_sync_deadline);
+  EXPECT_EQ(replicas[*leader].value("role", ""), "leader");
+  EXPECT_EQ(replicas[follower].value("role", ""), "follower");
+  EXPECT_EQ(replicas[follower].value("leader", ""), replicas_.at(*leader).address);
+  EXPECT_EQ(replicas[*leader]["inSync"], Json::array({absl::StrCat("s", follower)}));
+  // A client's token sees nothing of the replicas.
+  absl::StatusOr<std::pair<int, std::string>> refused = HaStatus(kClientToken);
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_EQ(refused->first, 2) << refused->second;
+  EXPECT_TRUE(absl::StrContains(refused->second, "needs role admin")) << refused->second;
 
   // Killed, the leader is replaced by the follower, which holds the run.
   replicas_.at(*leader).process->Signal(SIGKILL);

@@ -13,6 +13,7 @@
 #include "common/json.h"
 #include "scheduler/ha/checkpoint_receiver.h"
 #include "scheduler/ha/replication.grpc.pb.h"
+#include "tools/cli/ha_status_command.h"
 #include "tools/cli/rpc_errors.h"
 #include "tools/cli/scheduler_client.h"
 
@@ -106,8 +107,8 @@ int RunBackup(const BackupOptions& options, std::ostream& out, std::ostream& err
     return code;
   };
   if (!failed.ok()) {
-    err << kBackupCommand << ": " << failed.message() << "; nothing was written to "
-        << options.dest << " (try again)\n";
+    err << kBackupCommand << ": " << failed.message() << "; nothing was written to " << options.dest
+        << " (try again)\n";
     return give_up(1);
   }
   if (!status.ok()) return give_up(ReportRpcError(kBackupCommand, client.address(), status, err));
@@ -140,6 +141,7 @@ void AddAdminCommand(CLI::App& app, CommandSet& commands) {
   commands.Add(backup, [options](std::ostream& out, std::ostream& err) {
     return RunBackup(*options, out, err);
   });
+  AddHaCommand(*admin, commands);
 }
 
 }  // namespace taskboard::cli
