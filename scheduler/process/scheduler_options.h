@@ -34,6 +34,7 @@ struct HaFlags {
   std::string advertise_http;
   std::string lease_ttl = "3s";
   int sync_replicas = 1;
+  std::string sync_timeout = "1s";
 };
 
 struct SchedulerOptions {
