@@ -102,6 +102,20 @@ void Engine::Stop() {
 
 size_t Engine::AbandonUnreleased() { return pipeline_.Abandon(); }
 
+absl::Status Engine::AwaitReplicated(absl::Time deadline) {
+  ReplicationGate* gate = options_.replication_gate;
+  if (gate == nullptr) return absl::OkStatus();
+  const uint64_t index = gate->WrittenIndex();
+  while (!gate->AwaitReleasable(index, std::min(deadline, absl::Now() + absl::Seconds(1)))) {
+    if (absl::Now() >= deadline) {
+      return absl::UnavailableError(
+          "written on the leader, but its in-sync followers did not acknowledge it before the "
+          "call's deadline: it may be missing after a failover; read it back or save it again");
+    }
+  }
+  return absl::OkStatus();
+}
+
 void Engine::Post(std::function<void()> event) {
   absl::MutexLock lock(&mu_);
   queue_.push_back(std::move(event));

@@ -155,6 +155,12 @@ class Engine : private EventPoster {
   void Start();
   void Stop();
   static constexpr absl::Duration kStopReleaseWait = absl::Seconds(5);
+  // After a write to the store outside the loop (a saved flow, from an RPC
+  // thread): returns once the replication gate released it, OK at once
+  // without a gate. UNAVAILABLE at `deadline`: the followers did not
+  // acknowledge it in time (or this replica no longer leads), so it may be
+  // lost in a failover.
+  absl::Status AwaitReplicated(absl::Time deadline);
   // A leader that stops leading: drops every effect the replication gate
   // has not released, and those of every later batch, so nothing more is
   // acknowledged to anyone. Returns how many it dropped now. Any thread.

@@ -15,7 +15,9 @@ uint64_t InSyncGate::WrittenIndex() const { return options_.written_index(); }
 bool InSyncGate::AwaitReleasable(uint64_t index, absl::Time deadline) {
   {
     absl::MutexLock lock(&mu_);
-    if (index > released_ && (!waiting_.has_value() || waiting_->index != index)) {
+    // The oldest index asked for and not released, from when it was first
+    // asked (a saved flow's thread may ask for a later one meanwhile).
+    if (index > released_ && (!waiting_.has_value() || index < waiting_->index)) {
       waiting_ = Waiting{index, absl::Now()};
     }
   }

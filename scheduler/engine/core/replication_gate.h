@@ -9,9 +9,11 @@
 // A single scheduler has no gate, and its pipeline runs effects as soon as
 // the batch is on its own disk (docs/semantics.md#delivery-and-durability).
 //
-// Threading: WrittenIndex is called by the store's one writer right after
-// each write (the pipeline's thread, or the loop's for an inline write);
-// AwaitReleasable by the pipeline's release thread, one call at a time.
+// Threading: WrittenIndex is called right after a write by its writer (the
+// pipeline's thread, the loop's for an inline write, or an RPC thread that
+// saved a flow); AwaitReleasable by the pipeline's release thread and by
+// threads waiting for such a write of their own
+// (Engine::AwaitReplicated), concurrently.
 
 #include <cstdint>
 
