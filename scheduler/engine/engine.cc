@@ -38,7 +38,8 @@ CommitPipeline::OnWritten CountCommits(EngineMetrics* metrics) {
 
 Engine::Engine(EngineOptions options)
     : store_(options.store),
-      pipeline_(options.store, CountCommits(options.metrics)),
+      pipeline_(options.store, CountCommits(options.metrics), /*max_in_flight=*/2,
+                options.replication_gate, options.max_unacked_batches),
       loop_store_(options.store, &pipeline_),
       options_(WithStore(std::move(options), &loop_store_)),
       runs_({options_.store,
@@ -83,11 +84,36 @@ void Engine::Stop() {
     wake_.SignalAll();
   }
   if (thread_.joinable()) thread_.join();
-  // What the last batches promised (replies, acks) is written and sent.
-  pipeline_.Drain();
+  // What the last batches promised (replies, acks) is written and sent;
+  // with a gate, once the followers hold it, and never if they do not.
+  if (options_.replication_gate == nullptr) {
+    pipeline_.Drain();
+  } else if (!pipeline_.DrainUntil(absl::Now() + kStopReleaseWait)) {
+    const size_t dropped = pipeline_.Abandon();
+    log::Warn("stopping without the followers' acks: dropped what they did not acknowledge")
+        .With("effects_dropped", static_cast<int64_t>(dropped));
+  }
+  // The gate belongs to the replica's role, which may go before the engine.
+  pipeline_.StopReleasing();
   // The loop starts every accepted run before it ends, so no read should
   // be waiting; one that is must still be answered.
   runs_.starting().TasksCreated(nullptr);
+}
+
+size_t Engine::AbandonUnreleased() { return pipeline_.Abandon(); }
+
+absl::Status Engine::AwaitReplicated(absl::Time deadline) {
+  ReplicationGate* gate = options_.replication_gate;
+  if (gate == nullptr) return absl::OkStatus();
+  const uint64_t index = gate->WrittenIndex();
+  while (!gate->AwaitReleasable(index, std::min(deadline, absl::Now() + absl::Seconds(1)))) {
+    if (absl::Now() >= deadline) {
+      return absl::UnavailableError(
+          "written on the leader, but its in-sync followers did not acknowledge it before the "
+          "call's deadline: it may be missing after a failover; read it back or save it again");
+    }
+  }
+  return absl::OkStatus();
 }
 
 void Engine::Post(std::function<void()> event) {

@@ -118,6 +118,15 @@ struct EngineOptions {
   // (run_loader.h), next to the one that takes them over: reading and
   // parsing is most of a restart's work.
   int recovery_threads = 2;
+  // A replicated scheduler's leader: a batch's effects (replies,
+  // assignments, watch events) wait until the gate releases the batch
+  // (docs/high-availability.md#acknowledged-writes). Null: a single
+  // scheduler, effects run once the batch is on the local disk. Outlives
+  // the engine.
+  ReplicationGate* replication_gate = nullptr;
+  // Written batches whose effects may wait for the gate before the loop
+  // blocks (commit_pipeline.h).
+  size_t max_unacked_batches = CommitPipeline::kDefaultMaxUnacked;
 };
 
 // Counters for benchmarks and metrics; read with Engine::stats().
@@ -140,9 +149,22 @@ class Engine : private EventPoster {
   static absl::StatusOr<std::unique_ptr<Engine>> Create(EngineOptions options);
   ~Engine();
 
-  // Starts / stops the loop thread. Stop drains what was posted before it.
+  // Starts / stops the loop thread. Stop drains what was posted before it;
+  // with a replication gate it waits up to kStopReleaseWait for the
+  // followers' acks and drops what they did not acknowledge.
   void Start();
   void Stop();
+  static constexpr absl::Duration kStopReleaseWait = absl::Seconds(5);
+  // After a write to the store outside the loop (a saved flow, from an RPC
+  // thread): returns once the replication gate released it, OK at once
+  // without a gate. UNAVAILABLE at `deadline`: the followers did not
+  // acknowledge it in time (or this replica no longer leads), so it may be
+  // lost in a failover.
+  absl::Status AwaitReplicated(absl::Time deadline);
+  // A leader that stops leading: drops every effect the replication gate
+  // has not released, and those of every later batch, so nothing more is
+  // acknowledged to anyone. Returns how many it dropped now. Any thread.
+  size_t AbandonUnreleased();
 
   // Creates a run. Calls `done` with its id once it is durable.
   // UNIMPLEMENTED for flow kinds this version cannot run; FAILED_PRECONDITION

@@ -51,6 +51,31 @@ bool ReplicaProgress::WaitDurable(uint64_t index, size_t count, absl::Time deadl
   return mu_.AwaitWithDeadline(absl::Condition(&reached), deadline);
 }
 
+uint64_t ReplicaProgress::DurableOnAllLocked(const std::vector<std::string>& replicas) const {
+  if (replicas.empty()) return 0;
+  uint64_t durable = UINT64_MAX;
+  for (const std::string& id : replicas) {
+    auto found = replicas_.find(id);
+    if (found == replicas_.end()) return 0;
+    durable = std::min(durable, found->second.durable_index);
+  }
+  return durable;
+}
+
+uint64_t ReplicaProgress::DurableOnAll(const std::vector<std::string>& replicas) const {
+  absl::MutexLock lock(&mu_);
+  return DurableOnAllLocked(replicas);
+}
+
+bool ReplicaProgress::WaitDurableOnAll(const std::vector<std::string>& replicas, uint64_t index,
+                                       absl::Time deadline) const {
+  absl::MutexLock lock(&mu_);
+  auto reached = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return DurableOnAllLocked(replicas) >= index;
+  };
+  return mu_.AwaitWithDeadline(absl::Condition(&reached), deadline);
+}
+
 std::vector<ReplicaProgress::Replica> ReplicaProgress::Snapshot() const {
   absl::MutexLock lock(&mu_);
   std::vector<Replica> all;

@@ -39,11 +39,20 @@ class ReplicaProgress {
   uint64_t DurableOn(size_t count) const;
   // Waits until DurableOn(count) >= index; false at `deadline`.
   bool WaitDurable(uint64_t index, size_t count, absl::Time deadline) const;
+  // The highest index every one of `replicas` holds durably, connected or
+  // not (what it acknowledged stays on its disk); 0 for an empty list or
+  // when one of them never connected.
+  uint64_t DurableOnAll(const std::vector<std::string>& replicas) const;
+  // Waits until DurableOnAll(replicas) >= index; false at `deadline`.
+  bool WaitDurableOnAll(const std::vector<std::string>& replicas, uint64_t index,
+                        absl::Time deadline) const;
 
   std::vector<Replica> Snapshot() const;
 
  private:
   uint64_t DurableOnLocked(size_t count) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  uint64_t DurableOnAllLocked(const std::vector<std::string>& replicas) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   std::map<std::string, Replica> replicas_ ABSL_GUARDED_BY(mu_);

@@ -62,6 +62,13 @@ void AddHaFlags(CLI::App& app, HaFlags& ha) {
       ->envname("TASKBOARD_HA_SYNC_REPLICAS")
       ->check(CLI::Range(1, 8))
       ->capture_default_str();
+  app.add_option("--ha-sync-timeout", ha.sync_timeout,
+                 "An in-sync follower that keeps the leader's writes waiting this long is "
+                 "replaced by a follower that holds them; with none to replace it, writes "
+                 "wait for it (500ms, 1s)")
+      ->envname("TASKBOARD_HA_SYNC_TIMEOUT")
+      ->check(DurationCheck(/*positive=*/true))
+      ->capture_default_str();
   app.add_option("--ha-etcd-prefix", ha.etcd_prefix,
                  "The etcd key prefix of every cluster's keys (starts with /)")
       ->envname("TASKBOARD_HA_ETCD_PREFIX")

@@ -36,6 +36,7 @@ struct HaFlags {
   int sync_replicas = 1;
   std::string token;   // --ha-token: sent to the leader when following (with --auth-tokens)
   std::string tls_ca;  // --ha-tls-ca: verifies the leader's certificate (with --tls-cert)
+  std::string sync_timeout = "1s";
 };
 
 struct SchedulerOptions {

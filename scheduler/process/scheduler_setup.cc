@@ -144,6 +144,7 @@ absl::StatusOr<std::optional<server::HaOptions>> HaFromFlags(const SchedulerOpti
     if (flags.sync_replicas != defaults.sync_replicas) given.push_back("--ha-sync-replicas");
     if (!flags.token.empty()) given.push_back("--ha-token");
     if (!flags.tls_ca.empty()) given.push_back("--ha-tls-ca");
+    if (flags.sync_timeout != defaults.sync_timeout) given.push_back("--ha-sync-timeout");
     if (given.empty()) return std::nullopt;
     return absl::InvalidArgumentError(
         absl::StrCat(absl::StrJoin(given, ", "),
@@ -184,6 +185,11 @@ absl::StatusOr<std::optional<server::HaOptions>> HaFromFlags(const SchedulerOpti
     return absl::InvalidArgumentError(
         absl::StrCat("--ha-lease-ttl '", flags.lease_ttl, "' is not a positive duration (2s, 3s)"));
   }
+  absl::StatusOr<absl::Duration> sync_timeout = ParseDurationText(flags.sync_timeout);
+  if (!sync_timeout.ok() || *sync_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat("--ha-sync-timeout '", flags.sync_timeout,
+                                                   "' is not a positive duration (500ms, 1s)"));
+  }
   ha.etcd_prefix = flags.etcd_prefix;
   ha.cluster = flags.cluster;
   ha.replica_id = flags.replica_id.empty() ? HostName() : flags.replica_id;
@@ -193,6 +199,7 @@ absl::StatusOr<std::optional<server::HaOptions>> HaFromFlags(const SchedulerOpti
   ha.sync_replicas = flags.sync_replicas;
   absl::Status secured = ReplicaTransportFromFlags(options, ha);
   if (!secured.ok()) return secured;
+  ha.sync_timeout = *sync_timeout;
   return ha;
 }
 

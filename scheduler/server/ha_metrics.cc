@@ -44,7 +44,14 @@ HaMetrics::HaMetrics(metrics::Registry& registry)
                                "written; a follower: applied and durable), within its epoch's "
                                "numbering.")
                          .Register(registry)
-                         .Add({})) {
+                         .Add({})),
+      effects_dropped_(
+          metrics::BuildCounter()
+              .Name("taskboard_scheduler_ha_effects_dropped_total")
+              .Help("Replies, assignments and watch events of writes the followers had not "
+                    "acknowledged, dropped when this leader stepped down or stopped.")
+              .Register(registry)
+              .Add({})) {
   SetLeader(false);
 }
 
@@ -67,5 +74,9 @@ void HaMetrics::SetLagBatches(int64_t batches) { lag_batches_.Set(static_cast<do
 namespace taskboard::server {
 
 void HaMetrics::SetAppliedIndex(uint64_t index) { applied_index_.Set(static_cast<double>(index)); }
+
+void HaMetrics::EffectsDropped(uint64_t effects) {
+  if (effects > 0) effects_dropped_.Increment(static_cast<double>(effects));
+}
 
 }  // namespace taskboard::server

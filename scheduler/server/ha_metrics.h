@@ -9,6 +9,8 @@
 //   taskboard_scheduler_ha_failovers_total               ... taking over from another leader
 //   taskboard_scheduler_ha_replication_lag_batches       a follower: batches behind the leader
 //   taskboard_scheduler_ha_applied_index                 the last log index in this replica's store
+//   taskboard_scheduler_ha_effects_dropped_total         a leader's replies, assignments and events
+//                                                        dropped unacknowledged at step-down
 //
 // Thread-safe (atomic gauges and counters).
 
@@ -33,6 +35,7 @@ class HaMetrics {
   void ElectionWon(bool failover);
   void SetLagBatches(int64_t batches);
   void SetAppliedIndex(uint64_t index);
+  void EffectsDropped(uint64_t effects);
 
  private:
   metrics::Family<metrics::Gauge>& role_;
@@ -43,6 +46,7 @@ class HaMetrics {
   metrics::Counter& failovers_;
   metrics::Gauge& lag_batches_;
   metrics::Gauge& applied_index_;
+  metrics::Counter& effects_dropped_;
 };
 
 }  // namespace taskboard::server

@@ -29,14 +29,17 @@ struct HaOptions {
   std::string advertise;
   std::string advertise_http;
   absl::Duration lease_ttl = absl::Seconds(3);
-  // Followers that must hold a write before it is acknowledged (once the
-  // commit path waits for them; docs/high-availability.md#current-limits).
+  // Followers that must hold a write before it is acknowledged
+  // (docs/high-availability.md#acknowledged-writes).
   int sync_replicas = 1;
   // How a follower calls the leader's ReplicaService: the `authorization:
   // Bearer` token (empty: none, the replicas run without --auth-tokens) and
   // the channel's credentials (null: plaintext).
   std::string token;
   std::shared_ptr<grpc::ChannelCredentials> credentials;
+  // An in-sync follower that keeps a write waiting this long is replaced by
+  // one that holds it, if there is one (docs/decisions.md, decision 170).
+  absl::Duration sync_timeout = absl::Seconds(1);
 };
 
 }  // namespace taskboard::server

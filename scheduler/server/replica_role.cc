@@ -181,7 +181,15 @@ void ReplicaRole::Promote(int64_t epoch) {
   options_.handle->SetLeader(LeaderHint{options_.ha.advertise, options_.ha.advertise_http, epoch});
   hook_ = std::make_shared<ha::LeaderWriteHook>(static_cast<uint64_t>(epoch), &log_);
   ha::LeaderElection* election = election_.get();
-  if (absl::Status promoted = options_.promote(hook_, [election] { return election->IsLeader(); });
+  ha::LeaderWriteHook* hook = hook_.get();
+  gate_ = std::make_unique<ha::InSyncGate>(
+      ha::InSyncGateOptions{
+          .sync_replicas = static_cast<size_t>(std::max(options_.ha.sync_replicas, 1)),
+          .written_index = [hook] { return hook->last().index; },
+          .lease_valid = [election] { return election->IsLeader(); }},
+      &progress_);
+  if (absl::Status promoted =
+          options_.promote(hook_, gate_.get(), [election] { return election->IsLeader(); });
       !promoted.ok()) {
     StepDown(absl::StrCat("cannot start as the leader of epoch ", epoch, ": ", promoted.message()));
   }
@@ -214,8 +222,14 @@ void ReplicaRole::Promote(int64_t epoch) {
 }
 
 void ReplicaRole::StepDown(const std::string& reason) {
+  // What the followers did not acknowledge is never acknowledged by this
+  // leader (docs/high-availability.md#acknowledged-writes).
+  const size_t dropped =
+      promoted_.load() && options_.abandon_unreleased ? options_.abandon_unreleased() : 0;
+  if (options_.metrics != nullptr) options_.metrics->EffectsDropped(dropped);
   log::Error(absl::StrCat("stepped down: ", reason))
       .With("replica", options_.ha.replica_id)
+      .With("effects_dropped", static_cast<int64_t>(dropped))
       .With("exit_code", kSteppedDownExitCode);
   std::fflush(stderr);
   // No destructor runs: no thread of this leader may send anything more.
@@ -241,36 +255,90 @@ void ReplicaRole::Tick() {
 
 void ReplicaRole::MaintainInSync() {
   if (!election_->IsLeader()) return;
-  const uint64_t last = hook_->last().index;
+  const size_t wanted = static_cast<size_t>(std::max(options_.ha.sync_replicas, 1));
+  const std::optional<ha::InSyncGate::Waiting> waiting = gate_->waiting();
+  // A write kept waiting past --ha-sync-timeout makes the members that lack
+  // it lag (docs/decisions.md, decision 170).
+  const bool stalled =
+      waiting.has_value() && absl::Now() - waiting->since >= options_.ha.sync_timeout;
+  // What a joining follower must hold: the oldest write still waiting (so
+  // that it can release it), or every batch written when none waits.
+  const uint64_t must_hold = waiting.has_value() ? waiting->index : hook_->last().index;
   std::vector<ha::ReplicaProgress::Replica> replicas = progress_.Snapshot();
-  auto connected = [&](const std::string& id) {
-    return std::any_of(replicas.begin(), replicas.end(),
-                       [&](const auto& replica) { return replica.id == id && replica.connected; });
+  auto find = [&](const std::string& id) -> const ha::ReplicaProgress::Replica* {
+    for (const auto& replica : replicas) {
+      if (replica.id == id) return &replica;
+    }
+    return nullptr;
   };
-  // Members stay while they stream; a follower joins once it holds every
-  // batch this leader wrote (docs/decisions.md, decision 168).
+  // Members stay while they stream and keep up (decision 168); a lagging
+  // one is replaced below, if a follower can take its place.
   std::vector<std::string> members;
+  std::vector<std::string> lagging;
   for (const std::string& id : in_sync_) {
-    if (connected(id)) members.push_back(id);
+    const ha::ReplicaProgress::Replica* replica = find(id);
+    const bool lags = replica == nullptr || !replica->connected ||
+                      (stalled && replica->durable_index < waiting->index);
+    (lags ? lagging : members).push_back(id);
   }
   std::sort(replicas.begin(), replicas.end(),
             [](const auto& a, const auto& b) { return a.durable_index > b.durable_index; });
   for (const ha::ReplicaProgress::Replica& replica : replicas) {
-    if (members.size() >= static_cast<size_t>(options_.ha.sync_replicas)) break;
-    if (!replica.connected || replica.durable_index < last) continue;
+    if (members.size() >= wanted) break;
+    if (!replica.connected || replica.durable_index < must_hold) continue;
     if (std::find(members.begin(), members.end(), replica.id) != members.end()) continue;
+    if (std::find(lagging.begin(), lagging.end(), replica.id) != lagging.end()) continue;
     members.push_back(replica.id);
+  }
+  if (!lagging.empty() && members.size() < wanted) {
+    // Strict (decision 170): removing a lagging member would leave fewer
+    // than --ha-sync-replicas, so it stays and writes wait for it; it holds
+    // every write acknowledged so far and may still take over.
+    if (stalled_on_ != lagging.front()) {
+      stalled_on_ = lagging.front();
+      log::Warn(
+          "an in-sync follower lags and no other follower holds the waiting writes; "
+          "writes wait for it")
+          .With("lagging", absl::StrJoin(lagging, ","))
+          .With("waiting_index", static_cast<int64_t>(waiting.has_value() ? waiting->index : 0))
+          .With("sync_replicas", static_cast<int64_t>(wanted));
+    }
+    members = in_sync_;
+  } else {
+    stalled_on_.clear();
   }
   // Until a first follower caught up, no set is written: any replica may
   // still campaign (as before this leader's first term).
   if (members == in_sync_ && (in_sync_written_ || members.empty())) return;
+  // Counted before etcd lists them (a release needs them from now on);
+  // each one added must already hold what was released (Patroni's order).
+  const uint64_t released = gate_->BeginChange(members);
+  for (const std::string& id : members) {
+    if (std::find(in_sync_.begin(), in_sync_.end(), id) != in_sync_.end()) continue;
+    const ha::ReplicaProgress::Replica* replica = find(id);
+    if (replica == nullptr || replica->durable_index < released) {
+      if (!in_sync_uncertain_) gate_->Changed(in_sync_);
+      return;
+    }
+  }
   ha::InSyncSet set;
   set.replicas = members;
   if (absl::Status written = election_->UpdateInSync(set); !written.ok()) {
+    // The write may have landed or not: the gate keeps needing both sets.
     log::Warn("cannot write the in-sync set; retrying")
         .With("in_sync", absl::StrJoin(members, ","))
         .With("error", written.message());
+    in_sync_uncertain_ = true;
     return;
+  }
+  in_sync_uncertain_ = false;
+  // Only now may writes that the members dropped lack be released.
+  gate_->Changed(members);
+  if (!lagging.empty()) {
+    log::Warn("replaced a lagging in-sync follower")
+        .With("removed", absl::StrJoin(lagging, ","))
+        .With("in_sync", absl::StrJoin(members, ","))
+        .With("sync_timeout_ms", absl::ToInt64Milliseconds(options_.ha.sync_timeout));
   }
   in_sync_ = std::move(members);
   in_sync_written_ = true;

@@ -17,7 +17,9 @@
 //                  v
 //                LEADING:   calls served while the lease holds; the leader's
 //                  |        ReplicaService streams the log to the followers;
-//                  |        the in-sync set kept in etcd
+//                  |        the in-sync set kept in etcd, and a batch's
+//                  |        effects released once that set holds it
+//                  |        (InSyncGate)
 //                  | deposed (lease deadline passed, key lost)
 //                  v
 //                exit(kSteppedDownExitCode) after "stepped down: <reason>"
@@ -48,6 +50,7 @@
 #include "absl/synchronization/mutex.h"
 #include "scheduler/ha/etcd_client.h"
 #include "scheduler/ha/etcd_election_kv.h"
+#include "scheduler/ha/in_sync_gate.h"
 #include "scheduler/ha/leader_election.h"
 #include "scheduler/ha/leader_write_hook.h"
 #include "scheduler/ha/replica_follower.h"
@@ -92,11 +95,15 @@ struct ReplicaRoleOptions {
   ReplicaServiceSwitch* replica_service = nullptr;
   HaMetrics* metrics = nullptr;  // null: none
   // Opens the store in data_dir with `hook`, recovers and starts the engine
-  // and publishes it to `handle` with `still_leading`. Called at most once,
-  // on the role's thread; an error makes the replica step down.
+  // with `gate` as its replication gate (it outlives the engine) and
+  // publishes it to `handle` with `still_leading`. Called at most once, on
+  // the role's thread; an error makes the replica step down.
   std::function<absl::Status(std::shared_ptr<store::RocksDbWriteHook> hook,
-                             std::function<bool()> still_leading)>
+                             engine::ReplicationGate* gate, std::function<bool()> still_leading)>
       promote;
+  // Drops every effect the gate did not release (Engine::AbandonUnreleased)
+  // and returns how many; called when the leader steps down. Null: none.
+  std::function<size_t()> abandon_unreleased;
 };
 
 class ReplicaRole {
@@ -143,9 +150,16 @@ class ReplicaRole {
   ha::ReplicaLog log_;
   ha::ReplicaProgress progress_;
   std::shared_ptr<ha::LeaderWriteHook> hook_;
+  std::unique_ptr<ha::InSyncGate> gate_;
+  // The last in-sync member found lagging with no follower to replace it
+  // (logged once per stall).
+  std::string stalled_on_;
   std::unique_ptr<ha::LeaderReplicaService> service_;
   std::vector<std::string> in_sync_;  // as last written to etcd
   bool in_sync_written_ = false;
+  // The last write of the set failed: etcd may hold it or the one before,
+  // and the gate keeps needing both until a write succeeds.
+  bool in_sync_uncertain_ = false;
   int64_t last_observed_epoch_ = 0;
   std::atomic<bool> promoted_{false};
 

@@ -64,7 +64,9 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
   server->options_ = options;
   server->handle_ = std::make_unique<EngineHandle>();
   if (!options.ha.has_value()) {
-    if (absl::Status opened = server->OpenEngine(nullptr, nullptr); !opened.ok()) return opened;
+    if (absl::Status opened = server->OpenEngine(nullptr, nullptr, nullptr); !opened.ok()) {
+      return opened;
+    }
   }
   server->pool_ = std::make_unique<BlockingPool>(options.reader_threads);
   server->gate_ =
@@ -141,6 +143,7 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
 }
 
 absl::Status SchedulerServer::OpenEngine(std::shared_ptr<store::RocksDbWriteHook> hook,
+                                         engine::ReplicationGate* gate,
                                          std::function<bool()> still_leading) {
   if (options_.data_dir.empty()) {
     store_ = std::make_unique<store::MemoryStore>();
@@ -159,6 +162,7 @@ absl::Status SchedulerServer::OpenEngine(std::shared_ptr<store::RocksDbWriteHook
   absl::MutexLock lock(&limits_mu_);
   engine::EngineOptions engine_options = options_.engine;
   engine_options.store = store_.get();
+  engine_options.replication_gate = gate;
   absl::StatusOr<std::unique_ptr<engine::Engine>> engine =
       engine::Engine::Create(std::move(engine_options));
   if (!engine.ok()) return engine.status();
@@ -186,8 +190,12 @@ absl::Status SchedulerServer::StartReplica(const std::string& http_address) {
   role.replica_service = replica_switch_.get();
   role.metrics = ha_metrics_.get();
   role.promote = [this](std::shared_ptr<store::RocksDbWriteHook> hook,
-                        std::function<bool()> still_leading) {
-    return OpenEngine(std::move(hook), std::move(still_leading));
+                        engine::ReplicationGate* gate, std::function<bool()> still_leading) {
+    return OpenEngine(std::move(hook), gate, std::move(still_leading));
+  };
+  role.abandon_unreleased = [this]() -> size_t {
+    engine::Engine* engine = handle_->engine();
+    return engine == nullptr ? 0 : engine->AbandonUnreleased();
   };
   absl::StatusOr<std::unique_ptr<ReplicaRole>> started = ReplicaRole::Start(std::move(role));
   if (!started.ok()) return started.status();
@@ -233,7 +241,16 @@ void SchedulerServer::Shutdown() {
   shut_down_ = true;
   serving_ = false;
   // A promotion under way finishes first; the followers' streams end.
-  if (role_ != nullptr) role_->BeginShutdown();
+  if (role_ != nullptr) {
+    role_->BeginShutdown();
+    // No follower acknowledges anything more, so nothing more is released:
+    // what waits is dropped now rather than after Engine::Stop's wait
+    // (docs/high-availability.md#acknowledged-writes).
+    if (engine_ != nullptr) {
+      const size_t dropped = engine_->AbandonUnreleased();
+      if (ha_metrics_ != nullptr) ha_metrics_->EffectsDropped(dropped);
+    }
+  }
   if (server_ != nullptr) {
     // Worker streams and watches never end on their own: end them first, so
     // their clients reconnect to the next scheduler now and the shutdown

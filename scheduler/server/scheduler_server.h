@@ -124,10 +124,11 @@ class SchedulerServer {
  private:
   SchedulerServer() = default;
   // Opens the store (with `hook`, a replica's LeaderWriteHook; null for a
-  // single scheduler), recovers and starts the engine, makes the saved flows
-  // and publishes them to handle_.
+  // single scheduler), recovers and starts the engine (with `gate`, the
+  // leader's replication gate; null for a single scheduler), makes the saved
+  // flows and publishes them to handle_.
   absl::Status OpenEngine(std::shared_ptr<store::RocksDbWriteHook> hook,
-                          std::function<bool()> still_leading);
+                          engine::ReplicationGate* gate, std::function<bool()> still_leading);
 
   SchedulerServerOptions options_;  // as the engine is made from it
   std::unique_ptr<HaMetrics> ha_metrics_;

@@ -1,8 +1,11 @@
 #include "scheduler/server/scheduler_service.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "scheduler/engine/runs/run_reader.h"
 #include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/kinds/flow_kind.h"
@@ -14,6 +17,12 @@
 
 namespace taskboard::server {
 namespace {
+
+// How long a saved flow's reply waits for the followers' acks: the call's
+// deadline, at most 30 s.
+absl::Time ReplicatedDeadline(const grpc::CallbackServerContext& context) {
+  return std::min(absl::FromChrono(context.deadline()), absl::Now() + absl::Seconds(30));
+}
 
 // Runs `read` on the blocking pool and finishes `reactor` with its status.
 template <typename Read>
@@ -223,18 +232,23 @@ grpc::ServerUnaryReactor* SchedulerService::SaveFlow(grpc::CallbackServerContext
   absl::StatusOr<auth::Caller> caller =
       gate_->Admit(*context, SchedulerMethod("SaveFlow"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
-  return FinishFromPool(
-      context, pool_, [this, request, response, tenant = caller->tenant()]() -> absl::Status {
-        absl::StatusOr<v1::FlowSpec> spec =
-            LoadRequestFlow(request->has_spec(), request->spec(), request->source(), limits_);
-        if (!spec.ok()) return spec.status();
-        absl::StatusOr<v1::SavedFlow> stored =
-            saved()->Save(tenant, *spec, request->has_source() ? request->source().text() : "",
-                          engine()->options().clock->NowMs());
-        if (!stored.ok()) return stored.status();
-        *response->mutable_flow() = *std::move(stored);
-        return absl::OkStatus();
-      });
+  return FinishFromPool(context, pool_,
+                        [this, request, response, tenant = caller->tenant(),
+                         deadline = ReplicatedDeadline(*context)]() -> absl::Status {
+                          absl::StatusOr<v1::FlowSpec> spec = LoadRequestFlow(
+                              request->has_spec(), request->spec(), request->source(), limits_);
+                          if (!spec.ok()) return spec.status();
+                          absl::StatusOr<v1::SavedFlow> stored = saved()->Save(
+                              tenant, *spec, request->has_source() ? request->source().text() : "",
+                              engine()->options().clock->NowMs());
+                          if (!stored.ok()) return stored.status();
+                          // Not acknowledged before the in-sync followers hold it
+                          // (docs/high-availability.md#acknowledged-writes).
+                          if (absl::Status acked = engine()->AwaitReplicated(deadline); !acked.ok())
+                            return acked;
+                          *response->mutable_flow() = *std::move(stored);
+                          return absl::OkStatus();
+                        });
 }
 
 grpc::ServerUnaryReactor* SchedulerService::GetFlow(grpc::CallbackServerContext* context,
@@ -273,13 +287,17 @@ grpc::ServerUnaryReactor* SchedulerService::DeleteFlow(grpc::CallbackServerConte
   absl::StatusOr<auth::Caller> caller =
       gate_->Admit(*context, SchedulerMethod("DeleteFlow"), request);
   if (!caller.ok()) return Refuse(context, caller.status());
-  return FinishFromPool(
-      context, pool_, [this, request, response, tenant = caller->tenant()]() -> absl::Status {
-        absl::StatusOr<int64_t> deleted = saved()->Delete(tenant, request->name());
-        if (!deleted.ok()) return deleted.status();
-        response->set_deleted_versions(*deleted);
-        return absl::OkStatus();
-      });
+  return FinishFromPool(context, pool_,
+                        [this, request, response, tenant = caller->tenant(),
+                         deadline = ReplicatedDeadline(*context)]() -> absl::Status {
+                          absl::StatusOr<int64_t> deleted =
+                              saved()->Delete(tenant, request->name());
+                          if (!deleted.ok()) return deleted.status();
+                          if (absl::Status acked = engine()->AwaitReplicated(deadline); !acked.ok())
+                            return acked;
+                          response->set_deleted_versions(*deleted);
+                          return absl::OkStatus();
+                        });
 }
 
 grpc::ServerUnaryReactor* SchedulerService::GetTask(grpc::CallbackServerContext* context,

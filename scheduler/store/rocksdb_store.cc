@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
@@ -96,6 +97,9 @@ class RocksDbStore : public Store {
     if (write_hook_ == nullptr) {
       return FromRocks(db_->Write(write_options_, &rocks_batch), "RocksDB write failed");
     }
+    // The hook numbers batches in write order and expects one writer; the
+    // engine's commit pipeline and the saved flows' RPC threads both write.
+    absl::MutexLock lock(&hooked_write_mu_);
     if (absl::Status added = write_hook_->BeforeWrite(rocks_batch); !added.ok()) return added;
     absl::Status written =
         FromRocks(db_->Write(write_options_, &rocks_batch), "RocksDB write failed");
@@ -192,6 +196,7 @@ class RocksDbStore : public Store {
   const Durability durability_;
   const bool may_have_lost_writes_;
   const std::shared_ptr<RocksDbWriteHook> write_hook_;
+  absl::Mutex hooked_write_mu_;
   rocksdb::WriteOptions write_options_;
 };
 

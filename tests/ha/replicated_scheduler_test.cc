@@ -4,20 +4,18 @@
 // refuses client calls naming the leader (gRPC trailer and detail, HTTP body
 // and header); a run submitted to the leader completes; after the leader is
 // SIGKILLed another replica leads within a deadline and serves the run and
-// its events, which reached it by replication.
-//
-// Current limit (docs/high-availability.md#current-limits): the leader does
-// not yet wait for a follower before it acknowledges a write (the commit
-// path's ReplicationGate is a later step), so a write acknowledged in the
-// last moments before a leader dies can be missing on the new leader. The
-// test therefore waits until both followers applied every batch the leader
-// had written before it kills the leader.
+// its events, which reached it by replication. And the commit path's
+// promise (docs/high-availability.md#acknowledged-writes): with its in-sync
+// follower stopped, the leader does not answer a SubmitRun until that
+// follower holds the run (or, after --ha-sync-timeout, another follower that
+// holds it replaced it in the in-sync set).
 
 #include <signal.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +31,8 @@
 #include "grpcpp/client_context.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
+#include "scheduler/ha/etcd_client.h"
+#include "scheduler/ha/in_sync_set.h"
 #include "taskboard/v1/common.pb.h"
 #include "taskboard/v1/scheduler.grpc.pb.h"
 #include "tests/testing/cluster.h"
@@ -244,6 +244,46 @@ class ReplicatedSchedulerTest : public ::testing::Test {
     return absl::OkStatus();
   }
 
+  // The in-sync set in etcd once this leader (replica `leader`) wrote one
+  // naming a follower.
+  absl::StatusOr<ha::InSyncSet> WaitForInSyncSet(int leader) {
+    absl::StatusOr<std::unique_ptr<ha::EtcdClient>> etcd =
+        ha::EtcdClient::Create(ha::EtcdClientOptions{.endpoints = etcd_->endpoints()});
+    if (!etcd.ok()) return etcd.status();
+    const auto deadline = Clock::now() + std::chrono::seconds(20);
+    std::string last;
+    while (Clock::now() < deadline) {
+      etcdserverpb::RangeRequest request;
+      request.set_key("/taskboard/test/in_sync");
+      absl::StatusOr<etcdserverpb::RangeResponse> range =
+          (*etcd)->Range(request, absl::Now() + absl::Seconds(2));
+      if (range.ok() && range->kvs_size() == 1) {
+        last = range->kvs(0).value();
+        absl::StatusOr<ha::InSyncSet> set = ha::DecodeInSyncSet(last);
+        if (set.ok() && set->leader == absl::StrCat("s", leader) && !set->replicas.empty()) {
+          return set;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return absl::DeadlineExceededError(absl::StrCat("no in-sync set of leader s", leader,
+                                                    " in etcd (last: '", last, "')", Logs()));
+  }
+
+  // SubmitRun to replica `i` on another thread (a 60 s deadline); the
+  // future holds its status and run id.
+  std::future<std::pair<grpc::Status, std::string>> SubmitAsync(int i) {
+    return std::async(std::launch::async, [this, i] {
+      v1::SubmitRunRequest request;
+      request.mutable_source()->set_text(kFlow);
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+      v1::SubmitRunResponse response;
+      grpc::Status status = Client(i)->SubmitRun(&context, request, &response);
+      return std::make_pair(status, response.run_id());
+    });
+  }
+
   std::string Logs() const {
     std::string logs;
     for (int i = 0; i < kReplicas; ++i) {
@@ -424,6 +464,94 @@ TEST_F(ReplicatedSchedulerTest, StoppedLeader_IsReplacedAndStepsDownWithExitCode
   v1::SubmitRunResponse response;
   const grpc::Status status = Submit(*next, context, response);
   EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
+// The leader acknowledges a write only once its in-sync follower holds it
+// (--ha-sync-replicas 1). Both followers stopped: no follower can hold the
+// run and none can replace the in-sync one, so the reply waits (strict,
+// docs/decisions.md decision 170) well past --ha-sync-timeout. Continued,
+// the in-sync follower acknowledges and the reply comes; the run is on that
+// follower's store, which the next leader (only it may be elected) serves.
+TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_SubmitWaitsUntilItHoldsTheRun) {
+  std::optional<int> leader = WaitForOneLeader(std::chrono::seconds(30));
+  ASSERT_TRUE(leader.has_value()) << "no single leader\n" << Logs();
+  absl::StatusOr<ha::InSyncSet> set = WaitForInSyncSet(*leader);
+  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_EQ(set->replicas.size(), 1u);
+  const int in_sync = set->replicas.front().back() - '0';
+  const int other = 3 - *leader - in_sync;
+  ASSERT_NE(in_sync, *leader);
+
+  replicas_.at(in_sync).process->Signal(SIGSTOP);
+  replicas_.at(other).process->Signal(SIGSTOP);
+  auto submitted = SubmitAsync(*leader);
+  // Several --ha-sync-timeouts (1 s) and role ticks: still no answer.
+  EXPECT_EQ(submitted.wait_for(std::chrono::seconds(4)), std::future_status::timeout)
+      << "the leader answered before any follower held the run" << Logs();
+
+  const auto continued = Clock::now();
+  replicas_.at(in_sync).process->Signal(SIGCONT);
+  ASSERT_EQ(submitted.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "no answer after the in-sync follower continued" << Logs();
+  const auto [status, run_id] = submitted.get();
+  ASSERT_TRUE(status.ok()) << status.error_message() << Logs();
+  std::cout
+      << "SubmitRun answered "
+      << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - continued).count()
+      << " ms after the in-sync follower continued\n";
+  replicas_.at(other).process->Signal(SIGCONT);
+
+  // The run is on the in-sync follower: kill the leader, and that follower
+  // (the only eligible one) serves it.
+  replicas_.at(*leader).process->Signal(SIGKILL);
+  replicas_.at(*leader).process->WaitFor(10'000);
+  std::optional<int> next = WaitForOneLeader(
+      std::chrono::duration_cast<std::chrono::seconds>(kFailoverDeadline), *leader);
+  ASSERT_TRUE(next.has_value()) << "no new leader" << Logs();
+  EXPECT_EQ(*next, in_sync);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  v1::GetRunRequest request;
+  request.set_run_id(run_id);
+  v1::GetRunResponse response;
+  const grpc::Status got = Client(*next)->GetRun(&context, request, &response);
+  EXPECT_TRUE(got.ok()) << run_id << ": " << got.error_message() << Logs();
+  EXPECT_EQ(response.run().run_id(), run_id);
+}
+
+// One follower stopped and one running: after --ha-sync-timeout the leader
+// replaces the stopped in-sync follower (in etcd first) with the running one,
+// which holds the run, and only then answers.
+TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_ReplacedAfterSyncTimeout) {
+  std::optional<int> leader = WaitForOneLeader(std::chrono::seconds(30));
+  ASSERT_TRUE(leader.has_value()) << "no single leader\n" << Logs();
+  absl::StatusOr<ha::InSyncSet> set = WaitForInSyncSet(*leader);
+  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_EQ(set->replicas.size(), 1u);
+  const int in_sync = set->replicas.front().back() - '0';
+  const int other = 3 - *leader - in_sync;
+
+  replicas_.at(in_sync).process->Signal(SIGSTOP);
+  const auto stopped = Clock::now();
+  auto submitted = SubmitAsync(*leader);
+  ASSERT_EQ(submitted.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "no answer although another follower holds the run" << Logs();
+  const auto answered_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - stopped).count();
+  const auto [status, run_id] = submitted.get();
+  EXPECT_TRUE(status.ok()) << status.error_message() << Logs();
+  // Not before the sync timeout (1 s) made the stopped member lag.
+  EXPECT_GE(answered_ms, 900) << Logs();
+  std::cout << "SubmitRun answered " << answered_ms
+            << " ms after the in-sync follower stopped (--ha-sync-timeout 1s)\n";
+
+  absl::StatusOr<ha::InSyncSet> replaced = WaitForInSyncSet(*leader);
+  ASSERT_TRUE(replaced.ok()) << replaced.status();
+  EXPECT_EQ(replaced->replicas, std::vector<std::string>{absl::StrCat("s", other)});
+  EXPECT_TRUE(absl::StrContains(ReadFileOrEmpty(File(*leader, "log").string()),
+                                "replaced a lagging in-sync follower"))
+      << Logs();
+  replicas_.at(in_sync).process->Signal(SIGCONT);
 }
 
 }  // namespace

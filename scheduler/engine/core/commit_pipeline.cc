@@ -7,11 +7,24 @@
 
 namespace taskboard::engine {
 
-CommitPipeline::CommitPipeline(store::Store* store, OnWritten on_written, size_t max_in_flight)
+namespace {
+
+// How long the release thread waits on the gate before it looks again
+// whether the pipeline was abandoned or is stopping.
+constexpr absl::Duration kReleasePoll = absl::Milliseconds(50);
+
+}  // namespace
+
+CommitPipeline::CommitPipeline(store::Store* store, OnWritten on_written, size_t max_in_flight,
+                               ReplicationGate* gate, size_t max_unacked)
     : store_(store),
       on_written_(std::move(on_written)),
       max_in_flight_(max_in_flight < 1 ? 1 : max_in_flight),
-      thread_([this] { Loop(); }) {}
+      gate_(gate),
+      max_unacked_(max_unacked < 1 ? 1 : max_unacked),
+      thread_([this] { Loop(); }) {
+  if (gate_ != nullptr) release_thread_ = std::thread([this] { ReleaseLoop(); });
+}
 
 CommitPipeline::~CommitPipeline() {
   {
@@ -19,9 +32,23 @@ CommitPipeline::~CommitPipeline() {
     stopping_ = true;
   }
   thread_.join();
+  // Whatever the gate did not release by now would be seen without the
+  // followers holding it: dropped (Engine::Stop waits for releases first).
+  StopReleasing();
+}
+
+void CommitPipeline::StopReleasing() {
+  if (!release_thread_.joinable()) return;
+  Abandon();
+  {
+    absl::MutexLock lock(&mu_);
+    release_stopping_ = true;
+  }
+  release_thread_.join();
 }
 
 void CommitPipeline::Commit(store::WriteBatch batch, Effects effects, bool more_work) {
+  if (gate_ != nullptr) return CommitGated(std::move(batch), std::move(effects), more_work);
   if (!more_work && Idle()) {
     // Only the caller hands over batches, so none can start meanwhile.
     Write(batch);
@@ -36,6 +63,42 @@ void CommitPipeline::Commit(store::WriteBatch batch, Effects effects, bool more_
       this));
   pending_.push_back(Batch{std::move(batch), std::move(effects)});
   ++submitted_;
+}
+
+void CommitPipeline::CommitGated(store::WriteBatch batch, Effects effects, bool more_work) {
+  mu_.Lock();
+  // Back-pressure: the disk's queue, and the written batches waiting for the
+  // followers' acks.
+  mu_.Await(absl::Condition(
+      +[](CommitPipeline* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
+        return self->submitted_ - self->written_ < self->max_in_flight_ &&
+               self->written_ - self->done_ < self->max_unacked_;
+      },
+      this));
+  ++submitted_;
+  if (more_work || written_ + 1 != submitted_) {
+    pending_.push_back(Batch{std::move(batch), std::move(effects)});
+    mu_.Unlock();
+    return;
+  }
+  mu_.Unlock();
+  // Nothing else is being written: write on this thread (as Commit does
+  // without a gate); only the effects wait for the release. Only the caller
+  // hands over batches, so none can start meanwhile.
+  Write(batch);
+  const uint64_t index = gate_->WrittenIndex();
+  absl::MutexLock lock(&mu_);
+  ++written_;
+  Hold(index, std::move(effects));
+}
+
+void CommitPipeline::Hold(uint64_t index, Effects effects) {
+  if (abandoned_) {
+    dropped_effects_ += effects.size();
+    ++done_;
+    return;
+  }
+  unacked_.push_back(Unacked{index, std::move(effects)});
 }
 
 bool CommitPipeline::Idle() {
@@ -57,6 +120,38 @@ void CommitPipeline::Drain() {
   mu_.Await(absl::Condition(&done));
 }
 
+bool CommitPipeline::DrainUntil(absl::Time deadline) {
+  absl::MutexLock lock(&mu_);
+  const uint64_t target = submitted_;
+  auto done = [this, target]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return done_ >= target; };
+  return mu_.AwaitWithDeadline(absl::Condition(&done), deadline);
+}
+
+size_t CommitPipeline::Abandon() {
+  if (gate_ == nullptr) return 0;
+  std::deque<Unacked> dropped;
+  {
+    absl::MutexLock lock(&mu_);
+    abandoned_ = true;
+    dropped.swap(unacked_);
+  }
+  size_t effects = 0;
+  for (const Unacked& batch : dropped) effects += batch.effects.size();
+  const size_t batches = dropped.size();
+  // What the effects captured is released outside the lock (a reply's
+  // callback may take locks of its own when destroyed).
+  dropped.clear();
+  absl::MutexLock lock(&mu_);
+  dropped_effects_ += effects;
+  done_ += batches;
+  return effects;
+}
+
+uint64_t CommitPipeline::dropped_effects() {
+  absl::MutexLock lock(&mu_);
+  return dropped_effects_;
+}
+
 void CommitPipeline::Loop() {
   while (true) {
     Batch batch;
@@ -73,12 +168,48 @@ void CommitPipeline::Loop() {
       pending_.pop_front();
     }
     Write(batch.writes);
+    if (gate_ != nullptr) {
+      const uint64_t index = gate_->WrittenIndex();
+      absl::MutexLock lock(&mu_);
+      ++written_;
+      Hold(index, std::move(batch.effects));
+      continue;
+    }
     {
       absl::MutexLock lock(&mu_);
       ++written_;
     }
     for (auto& effect : batch.effects) effect();
     batch.effects.clear();  // what they captured goes before the next batch
+    absl::MutexLock lock(&mu_);
+    ++done_;
+  }
+}
+
+void CommitPipeline::ReleaseLoop() {
+  while (true) {
+    uint64_t index;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(
+          +[](CommitPipeline* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
+            return !self->unacked_.empty() || self->release_stopping_;
+          },
+          this));
+      if (unacked_.empty()) return;
+      index = unacked_.front().index;
+    }
+    if (!gate_->AwaitReleasable(index, absl::Now() + kReleasePoll)) continue;
+    Effects effects;
+    {
+      absl::MutexLock lock(&mu_);
+      // Abandoned while the gate answered: nothing of it may run.
+      if (unacked_.empty()) continue;
+      effects = std::move(unacked_.front().effects);
+      unacked_.pop_front();
+    }
+    for (auto& effect : effects) effect();
+    effects.clear();  // what they captured goes before the next batch
     absl::MutexLock lock(&mu_);
     ++done_;
   }

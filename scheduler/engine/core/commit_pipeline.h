@@ -14,6 +14,16 @@
 // that, so memory stays bounded when the disk is slower than the loop. A
 // failed write aborts the process: memory is ahead of the disk, and a restart
 // recovers the durable state.
+//
+// With a ReplicationGate (a replicated scheduler's leader,
+// docs/high-availability.md#acknowledged-writes) a written batch's effects
+// wait, on a release thread, until the gate releases the batch's log index:
+// nothing is acknowledged to anyone before enough followers hold it. They
+// still run in batch order. The loop does not wait for the followers: it goes
+// on building and writing batches until `max_unacked` written batches wait
+// for their release, and only then does Commit block it. Without a gate (a
+// single scheduler, `taskboard dev`) nothing of this runs and a batch's
+// effects run right after its write, as before.
 
 #include <cstdint>
 #include <deque>
@@ -24,6 +34,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "scheduler/engine/core/replication_gate.h"
 #include "scheduler/store/store.h"
 
 namespace taskboard::engine {
@@ -35,8 +46,17 @@ class CommitPipeline {
   // how long the store took (for metrics).
   using OnWritten = std::function<void(int64_t bytes, absl::Duration took)>;
 
-  CommitPipeline(store::Store* store, OnWritten on_written, size_t max_in_flight = 2);
-  // Writes what was handed over and runs its effects, then joins.
+  // Written batches whose effects may wait for a gate's release before
+  // Commit blocks the loop (about a second of batches at a busy leader's
+  // rate; each holds only its effects, the write is done).
+  static constexpr size_t kDefaultMaxUnacked = 1024;
+
+  // `gate` (null: none) outlives the pipeline.
+  CommitPipeline(store::Store* store, OnWritten on_written, size_t max_in_flight = 2,
+                 ReplicationGate* gate = nullptr, size_t max_unacked = kDefaultMaxUnacked);
+  // Writes what was handed over and runs its effects, then joins. With a
+  // gate, effects it has not released by then are dropped (Abandon): they
+  // must not be seen unless followers hold their batch.
   ~CommitPipeline();
   CommitPipeline(const CommitPipeline&) = delete;
   CommitPipeline& operator=(const CommitPipeline&) = delete;
@@ -54,15 +74,40 @@ class CommitPipeline {
   // the loop always reads what it wrote.
   void WaitWritten();
   // Returns once every batch handed over before the call is written and its
-  // effects have run.
+  // effects have run (with a gate: were released and ran, or were dropped).
   void Drain();
+  // Drain, giving up at `deadline`: false when something is still waiting.
+  bool DrainUntil(absl::Time deadline);
+  // For a leader that stops leading: drops the effects of every written
+  // batch the gate has not released, and of every batch written from now on,
+  // so none is ever seen (docs/high-availability.md#acknowledged-writes).
+  // Returns how many effects this call dropped. Without a gate: 0, nothing
+  // changes.
+  size_t Abandon();
+  // Abandon, then ends the release thread: the gate is not called again.
+  // Before the gate goes away. Without a gate: nothing.
+  void StopReleasing();
+  // Effects dropped so far (by Abandon and after it).
+  uint64_t dropped_effects();
 
  private:
   struct Batch {
     store::WriteBatch writes;
     Effects effects;
   };
+  // A written batch's effects waiting for the gate to release `index`.
+  struct Unacked {
+    uint64_t index = 0;
+    Effects effects;
+  };
   void Loop();
+  // The release thread (with a gate only): runs the oldest written batch's
+  // effects once the gate released its index.
+  void ReleaseLoop();
+  // With a gate: queues a written batch's effects for release (or drops
+  // them once abandoned).
+  void Hold(uint64_t index, Effects effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void CommitGated(store::WriteBatch batch, Effects effects, bool more_work);
   // Nothing handed over is still being written or having its effects run.
   bool Idle();
   // Writes `batch`; a failed write aborts the process.
@@ -71,15 +116,23 @@ class CommitPipeline {
   store::Store* const store_;
   const OnWritten on_written_;
   const size_t max_in_flight_;
+  ReplicationGate* const gate_;
+  const size_t max_unacked_;
   absl::Mutex mu_;
   std::deque<Batch> pending_ ABSL_GUARDED_BY(mu_);
-  // Batches handed over, written, and done (written and effects run), counted
-  // from 0; the loop's thread moves the last two in order.
+  // In index order: written by one writer at a time, in hand-over order.
+  std::deque<Unacked> unacked_ ABSL_GUARDED_BY(mu_);
+  bool abandoned_ ABSL_GUARDED_BY(mu_) = false;
+  bool release_stopping_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t dropped_effects_ ABSL_GUARDED_BY(mu_) = 0;
+  // Batches handed over, written, and done (written and effects run, or
+  // dropped), counted from 0.
   uint64_t submitted_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t written_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t done_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
+  std::thread release_thread_;  // with a gate only
 };
 
 // The store as the engine's loop sees it: every read first waits for the

@@ -24,6 +24,16 @@ v1::RunEvent RunStartedEvent(const std::vector<std::string>& reused) {
   return event;
 }
 
+// An answer that does not wait for a write of its own still goes out as an
+// effect of the current batch: what it read (a run, a key, the workers) may
+// come from a batch the in-sync followers have not acknowledged yet, and on a
+// replicated leader nothing is seen before they do
+// (docs/high-availability.md#acknowledged-writes).
+template <typename Done, typename Answer>
+void ReplyAfterCommit(LoopBatch& batch, Done& done, Answer answer) {
+  batch.AfterCommit([done, answer = std::move(answer)]() mutable { done(std::move(answer)); });
+}
+
 }  // namespace
 
 RunManager::RunManager(Options options, LoopBatch* batch, LeaseRevoker* revoker,
@@ -106,7 +116,7 @@ void RunManager::Submit(SubmitRequest& request, const dispatch::WorkerRegistry& 
                         std::function<void(absl::StatusOr<SubmitResult>)>& done) {
   if (!request.idempotency_key.empty()) {
     absl::StatusOr<std::string> existing = idempotency_.Find(request.idempotency_key);
-    if (!existing.ok()) return done(existing.status());
+    if (!existing.ok()) return ReplyAfterCommit(*batch_, done, existing.status());
     if (!existing->empty()) {
       // Replied after this batch commits, like a new run, so a retried
       // SubmitRun never observes a run id before the run is durable.
@@ -117,13 +127,13 @@ void RunManager::Submit(SubmitRequest& request, const dispatch::WorkerRegistry& 
   // Here, on the loop, because only the loop knows the connected workers.
   if (absl::Status defaulted = ApplyDefaultAgent(options_.default_agent, workers, &request.spec);
       !defaulted.ok()) {
-    return done(defaulted);
+    return ReplyAfterCommit(*batch_, done, defaulted);
   }
   // The reply follows the batch that writes the run; its tasks are created
   // and written in the next one (decision 121: a board of 10,000 tasks
   // waited about 60 ms more for them).
   absl::StatusOr<std::string> run_id = CreateRun(request, nullptr, "", DriverStart::kNextBatch);
-  if (!run_id.ok()) return done(run_id.status());
+  if (!run_id.ok()) return ReplyAfterCommit(*batch_, done, run_id.status());
   batch_->AfterCommit([done, run_id = *run_id] { done(SubmitResult{run_id, false}); });
 }
 
@@ -132,7 +142,7 @@ void RunManager::Cancel(const std::string& run_id, const std::string& reason,
   ActiveRun* active = active_.Find(run_id);
   if (active == nullptr) {
     absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
-    if (!record.ok()) return done(record.status());
+    if (!record.ok()) return ReplyAfterCommit(*batch_, done, record.status());
     // After the effects of the batch that finished it (its run_finished).
     batch_->AfterCommit([done, status = record->run().status()] { done(status); });
     return;
@@ -158,25 +168,29 @@ void RunManager::Resume(const std::string& run_id, const ResumeBudget& budget,
     return;
   }
   if (retention_.deleting(run_id)) {
-    return done(absl::FailedPreconditionError(
-        absl::StrCat("run ", run_id, " is being deleted: it finished more than --retention ago")));
+    return ReplyAfterCommit(
+        *batch_, done,
+        absl::FailedPreconditionError(absl::StrCat(
+            "run ", run_id, " is being deleted: it finished more than --retention ago")));
   }
   absl::StatusOr<std::unique_ptr<RunState>> state = LoadRun(run_id);
-  if (!state.ok()) return done(state.status());
+  if (!state.ok()) return ReplyAfterCommit(*batch_, done, state.status());
   if (absl::Status resumable = CheckResumable((*state)->record()); !resumable.ok()) {
-    return done(resumable);
+    return ReplyAfterCommit(*batch_, done, resumable);
   }
   if (const std::string& parent = (*state)->record().run().parent_run_id(); !parent.empty()) {
-    return done(absl::FailedPreconditionError(
-        absl::StrCat("run ", run_id, " is a child run of ", parent,
-                     "; child runs end with their parent: resume or re-run ", parent, " instead")));
+    return ReplyAfterCommit(
+        *batch_, done,
+        absl::FailedPreconditionError(absl::StrCat(
+            "run ", run_id, " is a child run of ", parent,
+            "; child runs end with their parent: resume or re-run ", parent, " instead")));
   }
   if (absl::Status raised = RaiseBudget((*state)->MutableRecord(), budget.usd, budget.tokens);
       !raised.ok()) {
-    return done(raised);
+    return ReplyAfterCommit(*batch_, done, raised);
   }
   absl::StatusOr<ResumeResult> result = ResumeLoaded(*std::move(state));
-  if (!result.ok()) return done(result.status());
+  if (!result.ok()) return ReplyAfterCommit(*batch_, done, result.status());
   batch_->AfterCommit([done, result = *std::move(result)] { done(result); });
 }
 

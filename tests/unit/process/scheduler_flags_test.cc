@@ -170,12 +170,13 @@ TEST(SchedulerFlags, HaFlags_SetTheirFieldsAndDefaults) {
   EXPECT_EQ(defaults.ha.cluster, "taskboard");
   EXPECT_EQ(defaults.ha.lease_ttl, "3s");
   EXPECT_EQ(defaults.ha.sync_replicas, 1);
+  EXPECT_EQ(defaults.ha.sync_timeout, "1s");
   EXPECT_EQ(defaults.ha.etcd_prefix, "/taskboard");
 
   SchedulerOptions options;
   EXPECT_EQ(Parse({"--ha-etcd-endpoints=a:2379,b:2379", "--ha-cluster=c", "--ha-replica-id=r1",
                    "--ha-advertise=r1:7233", "--ha-advertise-http=r1:8080", "--ha-lease-ttl=2s",
-                   "--ha-sync-replicas=2", "--ha-etcd-prefix=/p"},
+                   "--ha-sync-replicas=2", "--ha-sync-timeout=500ms", "--ha-etcd-prefix=/p"},
                   options),
             std::nullopt);
   EXPECT_EQ(options.ha.etcd_endpoints, "a:2379,b:2379");
@@ -185,10 +186,12 @@ TEST(SchedulerFlags, HaFlags_SetTheirFieldsAndDefaults) {
   EXPECT_EQ(options.ha.advertise_http, "r1:8080");
   EXPECT_EQ(options.ha.lease_ttl, "2s");
   EXPECT_EQ(options.ha.sync_replicas, 2);
+  EXPECT_EQ(options.ha.sync_timeout, "500ms");
   EXPECT_EQ(options.ha.etcd_prefix, "/p");
 
   EXPECT_EQ(Parse({"--ha-lease-ttl=0"}, options), 2);
   EXPECT_EQ(Parse({"--ha-sync-replicas=0"}, options), 2);
+  EXPECT_EQ(Parse({"--ha-sync-timeout=0"}, options), 2);
 }
 
 TEST(SchedulerFlags, HaEnvironment_SetsTheEndpoints) {
@@ -206,8 +209,8 @@ TEST(SchedulerFlags, Help_ListsTheHaFlags) {
   const std::string help = ::testing::internal::GetCapturedStdout();
   for (const char* flag :
        {"--ha-etcd-endpoints", "--ha-cluster", "--ha-replica-id", "--ha-advertise",
-        "--ha-advertise-http", "--ha-lease-ttl", "--ha-sync-replicas", "--ha-etcd-prefix",
-        "TASKBOARD_HA_ETCD_ENDPOINTS"}) {
+        "--ha-advertise-http", "--ha-lease-ttl", "--ha-sync-replicas", "--ha-sync-timeout",
+        "--ha-etcd-prefix", "TASKBOARD_HA_ETCD_ENDPOINTS"}) {
     EXPECT_THAT(help, ::testing::HasSubstr(flag));
   }
 }

@@ -229,9 +229,11 @@ TEST(HaFromFlags, Endpoints_AreSplitAndTheRestResolved) {
   options.ha.etcd_endpoints = "127.0.0.1:2379, 127.0.0.1:2380,";
   options.ha.replica_id = "r1";
   options.ha.lease_ttl = "2s";
+  options.ha.sync_timeout = "300ms";
   absl::StatusOr<std::optional<server::HaOptions>> ha = HaFromFlags(options);
   ASSERT_TRUE(ha.ok()) << ha.status();
   ASSERT_TRUE(ha->has_value());
+  EXPECT_EQ((*ha)->sync_timeout, absl::Milliseconds(300));
   EXPECT_THAT((*ha)->etcd_endpoints, ::testing::ElementsAre("127.0.0.1:2379", "127.0.0.1:2380"));
   EXPECT_EQ((*ha)->replica_id, "r1");
   EXPECT_EQ((*ha)->lease_ttl, absl::Seconds(2));
@@ -256,6 +258,10 @@ TEST(HaFromFlags, BadEndpointPrefixOrCluster_NameTheFlag) {
   options.ha.cluster = "a/b";
   EXPECT_THAT(HaFromFlags(options).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--ha-cluster")));
+  options.ha.cluster = "c";
+  options.ha.sync_timeout = "soon";
+  EXPECT_THAT(HaFromFlags(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--ha-sync-timeout")));
 }
 
 // With tokens or TLS on the replicas' port, a follower must bring a token and

@@ -1,0 +1,246 @@
+// The commit pipeline with a ReplicationGate (a replicated scheduler's
+// leader, docs/high-availability.md#acknowledged-writes): a written batch's
+// effects wait until the gate releases its log index, run in batch order,
+// the loop's own reads never wait for the gate, the written-but-unreleased
+// batches are bounded, and Abandon drops what was not released.
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scheduler/engine/core/commit_pipeline.h"
+#include "scheduler/engine/core/replication_gate.h"
+#include "scheduler/store/memory_store.h"
+#include "tests/unit/engine/forwarding_store.h"
+
+namespace taskboard::engine {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::Optional;
+
+store::WriteBatch Put(const std::string& key) {
+  store::WriteBatch batch;
+  batch.Put(store::Column::kMeta, key, "v");
+  return batch;
+}
+
+// Numbers each non-empty write, as the leader's write hook does.
+class NumberingStore : public testing::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  absl::Status Write(const store::WriteBatch& batch) override {
+    absl::Status written = inner_.Write(batch);
+    if (!batch.empty()) ++last_index_;
+    return written;
+  }
+  std::atomic<uint64_t> last_index_{0};
+};
+
+// Releases up to what the test says; counts how often each index was asked.
+class FakeGate : public ReplicationGate {
+ public:
+  explicit FakeGate(const NumberingStore* store) : store_(store) {}
+
+  uint64_t WrittenIndex() const override { return store_->last_index_.load(); }
+  bool AwaitReleasable(uint64_t index, absl::Time deadline) override {
+    absl::MutexLock lock(&mu_);
+    ++asked_[index];
+    auto released = [this, index]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return released_ >= index; };
+    return mu_.AwaitWithDeadline(absl::Condition(&released), deadline);
+  }
+
+  void ReleaseUpTo(uint64_t index) {
+    absl::MutexLock lock(&mu_);
+    released_ = std::max(released_, index);
+  }
+  // Waits until the release thread asked for `index` `times` times (so it
+  // saw it and was refused at least once when times >= 2).
+  void WaitAsked(uint64_t index, int times) {
+    absl::MutexLock lock(&mu_);
+    auto asked = [this, index, times]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+      auto found = asked_.find(index);
+      return found != asked_.end() && found->second >= times;
+    };
+    mu_.Await(absl::Condition(&asked));
+  }
+
+ private:
+  const NumberingStore* const store_;
+  absl::Mutex mu_;
+  uint64_t released_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<uint64_t, int> asked_ ABSL_GUARDED_BY(mu_);
+};
+
+// Effects that record their number, from any thread.
+class Recorder {
+ public:
+  CommitPipeline::Effects Effect(int n) {
+    CommitPipeline::Effects effects;
+    effects.push_back([this, n] {
+      absl::MutexLock lock(&mu_);
+      seen_.push_back(n);
+    });
+    return effects;
+  }
+  std::vector<int> seen() {
+    absl::MutexLock lock(&mu_);
+    return seen_;
+  }
+  void WaitFor(size_t count) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [this, count]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return seen_.size() >= count; };
+    mu_.Await(absl::Condition(&enough));
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<int> seen_ ABSL_GUARDED_BY(mu_);
+};
+
+struct Fixture {
+  store::MemoryStore memory;
+  NumberingStore store{memory};
+  FakeGate gate{&store};
+  Recorder recorder;
+};
+
+TEST(CommitPipelineGate, WrittenBatch_EffectsHeldUntilTheGateReleasesItsIndex) {
+  Fixture f;
+  CommitPipeline pipeline(&f.store, nullptr, 2, &f.gate);
+
+  pipeline.Commit(Put("k1"), f.recorder.Effect(1), /*more_work=*/false);
+  pipeline.WaitWritten();
+  // Written (the loop reads its own writes without waiting for acks) ...
+  EXPECT_THAT(f.memory.Get(store::Column::kMeta, "k1").value(), Optional(std::string("v")));
+  // ... but refused by the gate twice, and not run.
+  f.gate.WaitAsked(1, 2);
+  EXPECT_THAT(f.recorder.seen(), IsEmpty());
+  EXPECT_FALSE(pipeline.DrainUntil(absl::Now() + absl::Milliseconds(20)));
+
+  f.gate.ReleaseUpTo(1);
+  pipeline.Drain();
+  EXPECT_THAT(f.recorder.seen(), ElementsAre(1));
+}
+
+TEST(CommitPipelineGate, PartialRelease_RunsOnlyReleasedBatches_InBatchOrder) {
+  Fixture f;
+  CommitPipeline pipeline(&f.store, nullptr, 2, &f.gate);
+  for (int n = 1; n <= 3; ++n) {
+    pipeline.Commit(Put("k" + std::to_string(n)), f.recorder.Effect(n), /*more_work=*/true);
+  }
+  pipeline.WaitWritten();
+
+  f.gate.ReleaseUpTo(2);
+  f.recorder.WaitFor(2);
+  f.gate.WaitAsked(3, 2);  // the third was looked at and refused
+  EXPECT_THAT(f.recorder.seen(), ElementsAre(1, 2));
+
+  f.gate.ReleaseUpTo(3);
+  pipeline.Drain();
+  EXPECT_THAT(f.recorder.seen(), ElementsAre(1, 2, 3));
+}
+
+TEST(CommitPipelineGate, EmptyBatch_WaitsForTheIndexBeforeIt) {
+  Fixture f;
+  CommitPipeline pipeline(&f.store, nullptr, 2, &f.gate);
+  pipeline.Commit(Put("k1"), f.recorder.Effect(1), /*more_work=*/true);
+  // A reply with nothing to write may still reveal batch 1's state.
+  pipeline.Commit(store::WriteBatch(), f.recorder.Effect(2), /*more_work=*/true);
+  pipeline.WaitWritten();
+  f.gate.WaitAsked(1, 2);
+  EXPECT_THAT(f.recorder.seen(), IsEmpty());
+
+  f.gate.ReleaseUpTo(1);
+  pipeline.Drain();
+  EXPECT_THAT(f.recorder.seen(), ElementsAre(1, 2));
+}
+
+TEST(CommitPipelineGate, MaxUnacked_CommitBlocksTheLoopUntilARelease) {
+  Fixture f;
+  CommitPipeline pipeline(&f.store, nullptr, 2, &f.gate, /*max_unacked=*/2);
+  pipeline.Commit(Put("k1"), f.recorder.Effect(1), /*more_work=*/false);
+  pipeline.Commit(Put("k2"), f.recorder.Effect(2), /*more_work=*/false);
+  pipeline.WaitWritten();
+
+  absl::Notification third_returned;
+  std::thread loop([&] {
+    pipeline.Commit(Put("k3"), f.recorder.Effect(3), /*more_work=*/false);
+    third_returned.Notify();
+  });
+  // Two written batches wait for acks: the third hand-over blocks.
+  EXPECT_FALSE(third_returned.WaitForNotificationWithTimeout(absl::Milliseconds(200)));
+  EXPECT_THAT(f.memory.Get(store::Column::kMeta, "k3").value(), std::nullopt);
+
+  f.gate.ReleaseUpTo(1);
+  third_returned.WaitForNotification();
+  loop.join();
+  f.gate.ReleaseUpTo(3);
+  pipeline.Drain();
+  EXPECT_THAT(f.recorder.seen(), ElementsAre(1, 2, 3));
+}
+
+TEST(CommitPipelineGate, Abandon_DropsUnreleasedAndLaterEffects_AndCountsThem) {
+  Fixture f;
+  CommitPipeline pipeline(&f.store, nullptr, 2, &f.gate);
+  pipeline.Commit(Put("k1"), f.recorder.Effect(1), /*more_work=*/true);
+  pipeline.Commit(Put("k2"), f.recorder.Effect(2), /*more_work=*/true);
+  pipeline.WaitWritten();
+  f.gate.ReleaseUpTo(1);
+  f.recorder.WaitFor(1);
+
+  EXPECT_EQ(pipeline.Abandon(), 1u);  // batch 2's one effect
+  // Drain no longer waits for what was dropped; a later batch is written
+  // but its effects are dropped too, even once the gate would release it.
+  pipeline.Commit(Put("k3"), f.recorder.Effect(3), /*more_work=*/false);
+  f.gate.ReleaseUpTo(3);
+  pipeline.Drain();
+
+  EXPECT_THAT(f.recorder.seen(), ElementsAre(1));
+  EXPECT_EQ(pipeline.dropped_effects(), 2u);
+  EXPECT_THAT(f.memory.Get(store::Column::kMeta, "k3").value(), Optional(std::string("v")));
+}
+
+TEST(CommitPipelineGate, Destroyed_WritesEverythingButDropsUnreleasedEffects) {
+  Fixture f;
+  {
+    CommitPipeline pipeline(&f.store, nullptr, 4, &f.gate);
+    for (int n = 1; n <= 3; ++n) {
+      pipeline.Commit(Put("k" + std::to_string(n)), f.recorder.Effect(n), /*more_work=*/true);
+    }
+    pipeline.WaitWritten();
+    f.gate.ReleaseUpTo(1);
+    f.recorder.WaitFor(1);
+  }
+  EXPECT_THAT(f.recorder.seen(), ElementsAre(1));
+  for (int n = 1; n <= 3; ++n) {
+    EXPECT_TRUE(f.memory.Get(store::Column::kMeta, "k" + std::to_string(n)).value().has_value());
+  }
+}
+
+TEST(CommitPipelineGate, NoGate_EffectsRunWithTheWriteAndAbandonDoesNothing) {
+  Fixture f;
+  CommitPipeline pipeline(&f.store, nullptr);
+  pipeline.Commit(Put("k1"), f.recorder.Effect(1), /*more_work=*/false);
+  // Ran before Commit returned, with no gate asked.
+  EXPECT_THAT(f.recorder.seen(), ElementsAre(1));
+  EXPECT_EQ(pipeline.Abandon(), 0u);
+  pipeline.Commit(Put("k2"), f.recorder.Effect(2), /*more_work=*/true);
+  pipeline.Drain();
+  EXPECT_THAT(f.recorder.seen(), ElementsAre(1, 2));
+  EXPECT_EQ(pipeline.dropped_effects(), 0u);
+}
+
+}  // namespace
+}  // namespace taskboard::engine
