@@ -10,6 +10,7 @@
 #include "scheduler/auth/method_roles.h"
 #include "scheduler/server/audited_calls.h"
 #include "scheduler/server/grpc_status.h"
+#include "scheduler/server/http_peer.h"
 
 namespace taskboard::server {
 namespace {
@@ -60,8 +61,10 @@ class AuditInterceptor final : public grpc::experimental::Interceptor {
     event.set_target(facts_.target);
     event.set_detail(facts_.detail);
     std::string peer = context.peer();
-    // Only the scheduler's own HTTP API calls over the in-process channel.
-    if (absl::StartsWith(peer, "inproc")) {
+    // Only the scheduler's own HTTP API calls over the in-process channel,
+    // whose peer gRPC does not know ("unknown"); a network peer always has
+    // an address.
+    if (peer.empty() || peer == "unknown" || absl::StartsWith(peer, "inproc")) {
       if (absl::string_view http = Metadata(context, kHttpPeerHeader); !http.empty()) {
         peer = absl::StrCat("http:", http);
       }

@@ -6,7 +6,7 @@
 // of any of our services that the token check refused, as refused. One
 // place for the gRPC port and the HTTP API, whose calls come through the
 // in-process channel (scheduler/web/json_gateway.h) and name the HTTP
-// client in the `taskboard-http-peer` header, believed only on that channel.
+// client in a header believed only on that channel (http_peer.h).
 //
 // Why an interceptor beside CallGate::Admit: the gate decides, but only the
 // interceptor sees a call's final status and its response (the run id
@@ -23,9 +23,6 @@
 #include "scheduler/auth/authenticator.h"
 
 namespace taskboard::server {
-
-// The header the HTTP API sets on its in-process calls.
-inline constexpr char kHttpPeerHeader[] = "taskboard-http-peer";
 
 // A factory for ServerBuilder::experimental().SetInterceptorCreators;
 // `recorder` and `authenticator` (null: authentication off) outlive the
