@@ -33,6 +33,16 @@ absl::StatusOr<Principal> Authenticator::Admit(absl::string_view authorization,
     return absl::UnauthenticatedError(
         absl::StrCat(method, " needs a bearer token and the call has none; ", kHowToPass));
   }
+  absl::StatusOr<Principal> principal = Identify(authorization);
+  if (!principal.ok()) return principal.status();
+  if (absl::Status role = CheckRole(*principal, method); !role.ok()) return role;
+  return principal;
+}
+
+absl::StatusOr<Principal> Authenticator::Identify(absl::string_view authorization) const {
+  if (authorization.empty()) {
+    return absl::UnauthenticatedError(absl::StrCat("the call has no bearer token; ", kHowToPass));
+  }
   absl::string_view token = absl::StripAsciiWhitespace(authorization);
   if (!absl::StartsWithIgnoreCase(token, "bearer ")) {
     return absl::UnauthenticatedError(
@@ -50,7 +60,6 @@ absl::StatusOr<Principal> Authenticator::Admit(absl::string_view authorization,
         "the bearer token is not in the scheduler's tokens file (a typo, or a revoked token); ",
         kHowToPass));
   }
-  if (absl::Status role = CheckRole(*principal, method); !role.ok()) return role;
   return *principal;
 }
 

@@ -34,6 +34,11 @@ class Authenticator {
   // role the method does not allow.
   absl::StatusOr<Principal> Admit(absl::string_view authorization, absl::string_view method) const;
 
+  // The principal of this `authorization` header value whatever the
+  // method: UNAUTHENTICATED as Admit. The audit trail names a caller that
+  // Admit refused for its role (docs/audit.md).
+  absl::StatusOr<Principal> Identify(absl::string_view authorization) const;
+
   // Re-reads the file given to FromFile. On error the current table stays
   // and the error is returned. Returns the number of tokens loaded.
   absl::StatusOr<size_t> Reload();

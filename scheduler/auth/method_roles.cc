@@ -12,11 +12,13 @@ namespace {
 constexpr absl::string_view kScheduler = "/taskboard.v1.Scheduler/";
 constexpr absl::string_view kWorkerGateway = "/taskboard.v1.WorkerGateway/";
 
-// The client API's methods; the operator ones (admin only) are apart.
+// The client API's methods; the operator ones (admin only) are apart. A
+// client token reads its own tenant's audit records only (docs/audit.md).
 constexpr absl::string_view kClientMethods[] = {
-    "SubmitRun",    "GetRun",        "ListRuns",       "WatchRun",     "CancelRun",  "ResumeRun",
-    "ValidateFlow", "SaveFlow",      "GetFlow",        "ListFlows",    "DeleteFlow", "GetTask",
-    "GetUsage",     "ListApprovals", "DecideApproval", "GetCacheStats"};
+    "SubmitRun",     "GetRun",         "ListRuns", "WatchRun",      "CancelRun",
+    "ResumeRun",     "ValidateFlow",   "SaveFlow", "GetFlow",       "ListFlows",
+    "DeleteFlow",    "GetTask",        "GetUsage", "ListApprovals", "DecideApproval",
+    "GetCacheStats", "ListAuditEvents"};
 constexpr absl::string_view kAdminMethods[] = {"ListWorkers", "DrainWorker"};
 
 bool Contains(const auto& names, absl::string_view name) {

@@ -4,7 +4,8 @@
 // Which roles may call which method (docs/security.md#roles). Methods are
 // named as gRPC names them: "/taskboard.v1.Scheduler/SubmitRun".
 //
-//   taskboard.v1.Scheduler (runs, flows, tasks)   client, admin
+//   taskboard.v1.Scheduler (runs, flows, tasks,    client, admin
+//     ListAuditEvents: a client its own tenant's)
 //   Scheduler.ListWorkers, Scheduler.DrainWorker  admin
 //   taskboard.v1.WorkerGateway.Connect            worker, admin
 //   taskboard.ha.v1.Backup.Backup                 admin

@@ -168,6 +168,19 @@ void Engine::WhenTasksCreated(const std::string& run_id, std::function<void()> t
   runs_.starting().WhenTasksCreated(run_id, std::move(then));
 }
 
+void Engine::CommitWrites(store::WriteBatch writes, std::function<void()> written) {
+  Post([this, writes = std::move(writes), written = std::move(written)]() mutable {
+    for (const store::WriteBatch::Op& op : writes.ops()) {
+      if (op.value.has_value()) {
+        batch_.writes().Put(op.column, op.key, *op.value);
+      } else {
+        batch_.writes().Delete(op.column, op.key);
+      }
+    }
+    if (written) batch_.AfterCommit(std::move(written));
+  });
+}
+
 void Engine::ListWorkers(std::function<void(std::vector<v1::WorkerInfo>)> done) {
   Post([this, done = std::move(done)]() mutable {
     batch_.AfterCommit([done = std::move(done),

@@ -228,6 +228,12 @@ class Engine : private EventPoster {
   void DrainWorker(std::string worker_id, int64_t grace_ms, std::string reason,
                    std::function<void(absl::StatusOr<v1::WorkerInfo>)> done);
 
+  // Commits `writes` with the loop's next batch, so records kept beside the
+  // runs (the audit trail, docs/audit.md) have the one writer every other
+  // write has and, under replication, its log position. `written` runs on
+  // the commit thread once they are; never, if the engine stops first.
+  void CommitWrites(store::WriteBatch writes, std::function<void()> written);
+
   // Before a shutdown: ends every worker stream and watch as unavailable,
   // saying `reason`, so workers and watchers reconnect to the next
   // scheduler at once instead of holding the server's shutdown up.

@@ -121,6 +121,31 @@ void AddSchedulerFlags(CLI::App& app, SchedulerOptions& options) {
       ->envname("TASKBOARD_RETENTION")
       ->check(DurationCheck(/*positive=*/false))
       ->capture_default_str();
+  app.add_option("--audit-retention", options.audit_retention,
+                 "Delete audit records this long after they were written (90d, 12h; 0: keep "
+                 "forever; docs/audit.md#retention)")
+      ->envname("TASKBOARD_AUDIT_RETENTION")
+      ->check(DurationCheck(/*positive=*/false))
+      ->capture_default_str();
+  app.add_option("--audit-log", options.server.audit_log,
+                 "Also write each audit record as one JSON line for a SIEM: off, stderr, or a "
+                 "file path to append to (docs/audit.md#siem-lines)")
+      ->envname("TASKBOARD_AUDIT_LOG")
+      ->capture_default_str();
+  app.add_option("--audit-refused-rate", options.server.audit_refused.per_source_per_second,
+                 "Refused calls recorded per second per source (a token's tenant, else the "
+                 "caller's address); more are dropped and counted in "
+                 "taskboard_audit_refused_dropped_total (docs/audit.md#refused-calls)")
+      ->envname("TASKBOARD_AUDIT_REFUSED_RATE")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  app.add_option("--audit-refused-burst", options.server.audit_refused.per_source_burst,
+                 "Refused calls one source may have recorded at once before "
+                 "--audit-refused-rate applies; all sources together get ten times the rate "
+                 "and burst")
+      ->envname("TASKBOARD_AUDIT_REFUSED_BURST")
+      ->check(CLI::Range(1.0, 1e6))
+      ->capture_default_str();
   app.add_option("--cache-max-ttl", options.cache_max_ttl,
                  "No tool-cache entry lives longer, whatever its tool or flow declares (7d, 12h)")
       ->envname("TASKBOARD_CACHE_MAX_TTL")

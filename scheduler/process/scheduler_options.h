@@ -44,11 +44,12 @@ struct SchedulerOptions {
   // fan-out limits, --default-agent, --max-request-bytes, the approval and
   // saved-flow limits.
   server::SchedulerServerOptions server;
-  bool memory = false;               // --memory: no data directory, state lost on exit
-  std::string durability = "sync";   // --durability: sync, wal or none
-  std::string port_file;             // --port-file
-  std::string retention = "30d";     // --retention (0: keep forever)
-  std::string cache_max_ttl = "7d";  // --cache-max-ttl
+  bool memory = false;                  // --memory: no data directory, state lost on exit
+  std::string durability = "sync";      // --durability: sync, wal or none
+  std::string port_file;                // --port-file
+  std::string retention = "30d";        // --retention (0: keep forever)
+  std::string cache_max_ttl = "7d";     // --cache-max-ttl
+  std::string audit_retention = "90d";  // --audit-retention (0: keep forever)
   int64_t ledger_cache_mb = engine::LedgerBook::kDefaultCacheBytes >> 20;  // --ledger-cache-mb
   std::string llm_limits;        // --llm-limits: a YAML file, re-read on SIGHUP; empty: none
   std::string auth_tokens;       // --auth-tokens: a tokens file, re-read on SIGHUP; empty: off

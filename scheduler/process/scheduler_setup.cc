@@ -50,6 +50,15 @@ absl::Status ApplyStoreFlags(const SchedulerOptions& options, server::SchedulerS
     return absl::InvalidArgumentError(
         absl::StrCat("--cache-max-ttl: ", cache_max_ttl.status().message()));
   }
+  absl::StatusOr<absl::Duration> audit_retention = ParseDurationText(options.audit_retention);
+  if (!audit_retention.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--audit-retention: ", audit_retention.status().message()));
+  }
+  out.audit_retention = *audit_retention;
+  // All sources together: ten of one (docs/audit.md#refused-calls).
+  out.audit_refused.total_per_second = out.audit_refused.per_source_per_second * 10;
+  out.audit_refused.total_burst = out.audit_refused.per_source_burst * 10;
   out.engine.retention_ms = absl::ToInt64Milliseconds(*retention);
   out.engine.cache_limits.max_ttl_ms = absl::ToInt64Milliseconds(*cache_max_ttl);
   out.engine.ledger_cache_bytes = options.ledger_cache_mb << 20;

@@ -13,6 +13,7 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
+#include "scheduler/server/audit_interceptor.h"
 #include "scheduler/store/memory_store.h"
 #include "scheduler/store/rocksdb_store.h"
 
@@ -69,6 +70,26 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
     }
   }
   server->pool_ = std::make_unique<BlockingPool>(options.reader_threads);
+  audit::AuditRecorderOptions audit_options;
+  audit_options.commit = [handle = server->handle_.get()](store::WriteBatch writes,
+                                                          std::function<void()> written) {
+    engine::Engine* engine = handle->engine();
+    if (engine == nullptr) return false;
+    engine->CommitWrites(std::move(writes), std::move(written));
+    return true;
+  };
+  audit_options.store = [handle = server->handle_.get()] { return handle->store(); };
+  audit_options.retention = options.audit_retention;
+  audit_options.log = options.audit_log;
+  audit_options.refused = options.audit_refused;
+  audit_options.registry = options.metrics_registry;
+  absl::StatusOr<std::unique_ptr<audit::AuditRecorder>> recorder =
+      audit::AuditRecorder::Create(std::move(audit_options));
+  if (!recorder.ok()) {
+    if (server->engine_ != nullptr) server->engine_->Stop();
+    return recorder.status();
+  }
+  server->audit_ = *std::move(recorder);
   server->gate_ =
       std::make_unique<CallGate>(CallGateOptions{.authenticator = options.authenticator,
                                                  .max_request_bytes = options.max_request_bytes,
@@ -125,9 +146,12 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
     server->replica_admin_ = std::make_unique<ReplicaAdminService>(server->gate_.get());
     builder.RegisterService(server->replica_admin_.get());
   }
-  if (server->grpc_metrics_ != nullptr) {
+  {
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
-    creators.push_back(server->grpc_metrics_->InterceptorFactory());
+    if (server->grpc_metrics_ != nullptr) {
+      creators.push_back(server->grpc_metrics_->InterceptorFactory());
+    }
+    creators.push_back(AuditInterceptorFactory(server->audit_.get(), options.authenticator));
     builder.experimental().SetInterceptorCreators(std::move(creators));
   }
   server->server_ = builder.BuildAndStart();
@@ -260,6 +284,8 @@ void SchedulerServer::Shutdown() {
     }
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   }
+  // Its sweep commits through the engine: done before the engine stops.
+  if (audit_ != nullptr) audit_->Stop();
   if (engine_ != nullptr) engine_->Stop();
   // After the engine's last write: a leader resigns, so a follower takes
   // over at once.

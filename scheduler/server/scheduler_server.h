@@ -20,6 +20,7 @@
 #include "common/metrics/registry.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
+#include "scheduler/audit/audit_recorder.h"
 #include "scheduler/auth/authenticator.h"
 #include "scheduler/engine/core/engine_metrics.h"
 #include "scheduler/engine/engine.h"
@@ -80,6 +81,11 @@ struct SchedulerServerOptions {
   // its sender starts when `url` is set or flows may name their own
   // (limits.approval_webhook_allow); `metrics` is filled in by Create.
   notify::WebhookNotifierOptions approval_webhook;
+  // The audit trail (docs/audit.md): --audit-retention (zero: forever),
+  // --audit-log (off, stderr or a path), --audit-refused-rate/-burst.
+  absl::Duration audit_retention = absl::Hours(24 * 90);
+  std::string audit_log = "off";
+  audit::RefusalLimits audit_refused;
   // A replica of a replicated scheduler (--ha-etcd-endpoints,
   // docs/high-availability.md); none: the single scheduler.
   std::optional<HaOptions> ha;
@@ -149,6 +155,10 @@ class SchedulerServer {
   std::unique_ptr<PolicyServiceClient> policy_client_;
   std::unique_ptr<engine::SavedFlows> saved_;
   std::unique_ptr<BlockingPool> pool_;
+  // After the engine (its sweeps commit through it), before the gRPC
+  // server (whose interceptor records into it); stopped in Shutdown before
+  // the engine stops.
+  std::unique_ptr<audit::AuditRecorder> audit_;
   // What the services serve from; filled before serving, or when a replica
   // is promoted.
   std::unique_ptr<EngineHandle> handle_;

@@ -87,6 +87,10 @@ class SchedulerService final : public v1::Scheduler::CallbackService {
   grpc::ServerUnaryReactor* DecideApproval(grpc::CallbackServerContext* context,
                                            const v1::DecideApprovalRequest* request,
                                            v1::DecideApprovalResponse* response) override;
+  // The audit trail (scheduler_audit.cc, docs/audit.md).
+  grpc::ServerUnaryReactor* ListAuditEvents(grpc::CallbackServerContext* context,
+                                            const v1::ListAuditEventsRequest* request,
+                                            v1::ListAuditEventsResponse* response) override;
 
  private:
   // Calls `then` once run `run_id` is visible to `tenant` (run_access.h),

@@ -229,6 +229,45 @@ std::optional<LlmUsageKey> ParseLlmUsage(absl::string_view key) {
   return out;
 }
 
+std::string AuditRecord(absl::string_view tenant, uint64_t micros) {
+  std::string out = AuditRecordsOfTenant(tenant);
+  AppendU64(out, micros);
+  return out;
+}
+
+std::string AuditRecordsOfTenant(absl::string_view tenant) {
+  std::string out = "audit/";
+  AppendStr(out, tenant);
+  return out;
+}
+
+std::string AuditByTime(uint64_t micros, absl::string_view tenant) {
+  std::string out = AuditTimeIndex();
+  AppendU64(out, micros);
+  AppendStr(out, tenant);
+  return out;
+}
+
+std::string AuditTimeIndex() { return "audit-time/"; }
+
+std::optional<AuditKey> ParseAuditRecord(absl::string_view key) {
+  AuditKey out;
+  if (!absl::ConsumePrefix(&key, "audit/") || !ReadStr(key, &out.tenant) ||
+      !ReadU64(key, &out.micros) || !key.empty()) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::optional<AuditKey> ParseAuditByTime(absl::string_view key) {
+  AuditKey out;
+  if (!absl::ConsumePrefix(&key, AuditTimeIndex()) || !ReadU64(key, &out.micros) ||
+      !ReadStr(key, &out.tenant) || !key.empty()) {
+    return std::nullopt;
+  }
+  return out;
+}
+
 std::optional<FinishedKey> ParseFinishedRun(absl::string_view key) {
   if (!absl::ConsumePrefix(&key, FinishedRuns())) return std::nullopt;
   uint64_t ms = 0;

@@ -24,7 +24,10 @@
 //           "finished/" U64(finished ms) Str(run_id) (finished root runs by
 //           age, for --retention), "tenant-runs/" Str(tenant) Str(run_id)
 //           (a tenant's runs, for ListRuns); "run-indexes" marks both
-//           complete
+//           complete; "audit/" Str(tenant) U64(micros) (an audit record,
+//           a tenant's in time order) and "audit-time/" U64(micros)
+//           Str(tenant) (every tenant's, for admins and retention;
+//           docs/audit.md)
 
 #include <cstdint>
 #include <optional>
@@ -107,6 +110,21 @@ struct FinishedKey {
   std::string run_id;
 };
 std::optional<FinishedKey> ParseFinishedRun(absl::string_view key);
+
+// The audit trail (meta column, docs/audit.md): a record (AuditEvent) under
+// its tenant in time order, and an empty index key over every tenant in
+// time order. `micros` is unique per tenant (the recorder's clock never
+// repeats a value).
+std::string AuditRecord(absl::string_view tenant, uint64_t micros);
+std::string AuditRecordsOfTenant(absl::string_view tenant);  // prefix
+std::string AuditByTime(uint64_t micros, absl::string_view tenant);
+std::string AuditTimeIndex();  // prefix
+struct AuditKey {
+  std::string tenant;
+  uint64_t micros = 0;
+};
+std::optional<AuditKey> ParseAuditRecord(absl::string_view key);
+std::optional<AuditKey> ParseAuditByTime(absl::string_view key);
 
 // Decoders: nullopt when `key` is not of that shape.
 std::optional<std::string> ParseRun(absl::string_view key);  // the run id

@@ -105,7 +105,7 @@ void HttpApi::Handle(http::HttpRequest request, std::shared_ptr<http::HttpRespon
       return;
     }
     absl::StatusOr<std::string> out =
-        gateway_.Call(method, request.body, request.header("authorization"));
+        gateway_.Call(method, request.body, request.header("authorization"), request.peer);
     pending_calls_.fetch_sub(1);
     if (!out.ok()) return responder->Respond(JsonError(out.status()));
     http::HttpResponse response;

@@ -15,6 +15,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "scheduler/server/grpc_status.h"
+#include "scheduler/server/http_peer.h"
 #include "taskboard/v1/scheduler.grpc.pb.h"
 
 namespace taskboard::web {
@@ -108,7 +109,8 @@ MethodKind JsonGateway::KindOf(absl::string_view method) {
 }
 
 absl::StatusOr<std::string> JsonGateway::Call(absl::string_view method, absl::string_view json,
-                                              absl::string_view authorization) {
+                                              absl::string_view authorization,
+                                              absl::string_view peer) {
   const pb::MethodDescriptor* found = FindMethod(method);
   if (found == nullptr || found->server_streaming()) return UnknownMethod(method);
   {
@@ -124,6 +126,7 @@ absl::StatusOr<std::string> JsonGateway::Call(absl::string_view method, absl::st
 
   grpc::ClientContext context;
   Prepare(context, authorization, options_.call_timeout);
+  if (!peer.empty()) context.AddMetadata(server::kHttpPeerHeader, std::string(peer));
   grpc::GenericStub stub(channel_);
   absl::Notification done;
   grpc::Status status;

@@ -63,8 +63,10 @@ class JsonGateway {
   // call's status (INVALID_ARGUMENT naming the field for JSON that does not
   // fit the request; NOT_FOUND for an unknown method). Blocks: call it off
   // the HTTP server's thread.
+  // `peer`: the HTTP client's address, for the audit trail
+  // (scheduler/server/http_peer.h); "" for none.
   absl::StatusOr<std::string> Call(absl::string_view method, absl::string_view json,
-                                   absl::string_view authorization);
+                                   absl::string_view authorization, absl::string_view peer = "");
 
   // WatchRun's request from its JSON, replaying after `resume_after` (an
   // SSE reader's Last-Event-ID) when that is later than the body's

@@ -6,6 +6,7 @@
 #include "common/json_depth_flag.h"
 #include "tools/cli/admin_command.h"
 #include "tools/cli/approvals_command.h"
+#include "tools/cli/audit_command.h"
 #include "tools/cli/cache_command.h"
 #include "tools/cli/cancel_command.h"
 #include "tools/cli/command_set.h"
@@ -46,6 +47,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   AddToolCommand(app, commands);
   AddWorkersCommand(app, commands);
   AddUsageCommand(app, commands);
+  AddAuditCommand(app, commands);
   AddCacheCommand(app, commands);
   AddApprovalsCommands(app, commands);
   AddMcpCommand(app, commands);

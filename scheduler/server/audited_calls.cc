@@ -1,0 +1,101 @@
+#include "scheduler/server/audited_calls.h"
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/ha/replication.pb.h"
+#include "taskboard/v1/scheduler.pb.h"
+
+namespace taskboard::server {
+namespace {
+
+template <typename T>
+const T& As(const void* message) {
+  return *static_cast<const T*>(message);
+}
+
+void SubmitRequest(const void* message, AuditFacts& facts) {
+  const auto& request = As<v1::SubmitRunRequest>(message);
+  if (request.has_saved()) {
+    facts.detail = absl::StrCat("flow=", request.saved().name());
+  } else if (request.has_spec() && !request.spec().name().empty()) {
+    facts.detail = absl::StrCat("flow=", request.spec().name());
+  }
+}
+void SubmitResponse(const void* message, AuditFacts& facts) {
+  facts.target = As<v1::SubmitRunResponse>(message).run_id();
+}
+void CancelRequest(const void* message, AuditFacts& facts) {
+  const auto& request = As<v1::CancelRunRequest>(message);
+  facts.target = request.run_id();
+  if (!request.reason().empty()) facts.detail = absl::StrCat("reason=", request.reason());
+}
+void ResumeRequest(const void* message, AuditFacts& facts) {
+  const auto& request = As<v1::ResumeRunRequest>(message);
+  facts.target = request.run_id();
+  // A new budget is the budget change the trail must show.
+  if (request.has_budget_usd()) absl::StrAppend(&facts.detail, "budget_usd=", request.budget_usd());
+  if (request.has_budget_tokens()) {
+    absl::StrAppend(&facts.detail, facts.detail.empty() ? "" : " ",
+                    "budget_tokens=", request.budget_tokens());
+  }
+}
+void SaveFlowRequest(const void* message, AuditFacts& facts) {
+  const auto& request = As<v1::SaveFlowRequest>(message);
+  if (request.has_spec()) facts.target = request.spec().name();
+}
+void SaveFlowResponse(const void* message, AuditFacts& facts) {
+  const auto& flow = As<v1::SaveFlowResponse>(message).flow();
+  if (!flow.name().empty()) facts.target = absl::StrCat(flow.name(), "@v", flow.version());
+}
+void DeleteFlowRequest(const void* message, AuditFacts& facts) {
+  facts.target = As<v1::DeleteFlowRequest>(message).name();
+}
+void DecideRequest(const void* message, AuditFacts& facts) {
+  const auto& request = As<v1::DecideApprovalRequest>(message);
+  facts.target = absl::StrCat(request.run_id(), "/", request.step_id());
+  facts.detail = absl::StrCat("decision=", request.decision());
+  if (!request.choice().empty()) absl::StrAppend(&facts.detail, " choice=", request.choice());
+}
+void DrainRequest(const void* message, AuditFacts& facts) {
+  const auto& request = As<v1::DrainWorkerRequest>(message);
+  facts.target = request.worker_id();
+  if (!request.reason().empty()) facts.detail = absl::StrCat("reason=", request.reason());
+}
+
+struct Entry {
+  absl::string_view method;
+  AuditedCall call;
+};
+
+constexpr Entry kAudited[] = {
+    {"/taskboard.v1.Scheduler/SubmitRun", {"Scheduler.SubmitRun", SubmitRequest, SubmitResponse}},
+    {"/taskboard.v1.Scheduler/CancelRun", {"Scheduler.CancelRun", CancelRequest, nullptr}},
+    {"/taskboard.v1.Scheduler/ResumeRun", {"Scheduler.ResumeRun", ResumeRequest, nullptr}},
+    {"/taskboard.v1.Scheduler/SaveFlow", {"Scheduler.SaveFlow", SaveFlowRequest, SaveFlowResponse}},
+    {"/taskboard.v1.Scheduler/DeleteFlow", {"Scheduler.DeleteFlow", DeleteFlowRequest, nullptr}},
+    {"/taskboard.v1.Scheduler/DecideApproval",
+     {"Scheduler.DecideApproval", DecideRequest, nullptr}},
+    {"/taskboard.v1.Scheduler/DrainWorker", {"Scheduler.DrainWorker", DrainRequest, nullptr}},
+    {"/taskboard.ha.v1.Backup/Backup", {"Backup.Backup", nullptr, nullptr}},
+};
+
+}  // namespace
+
+const AuditedCall* FindAuditedCall(absl::string_view method) {
+  for (const Entry& entry : kAudited) {
+    if (entry.method == method) return &entry.call;
+  }
+  return nullptr;
+}
+
+std::string AuditMethodName(absl::string_view method) {
+  // "/taskboard.v1.Scheduler/GetRun": the service's last name, then the method.
+  const size_t slash = method.rfind('/');
+  if (slash == absl::string_view::npos || slash == 0) return std::string(method);
+  absl::string_view service = method.substr(0, slash);
+  const size_t dot = service.rfind('.');
+  if (dot != absl::string_view::npos) service = service.substr(dot + 1);
+  if (!service.empty() && service.front() == '/') service.remove_prefix(1);
+  return absl::StrCat(service, ".", method.substr(slash + 1));
+}
+
+}  // namespace taskboard::server
