@@ -24,7 +24,8 @@
 //           "finished/" U64(finished ms) Str(run_id) (finished root runs by
 //           age, for --retention), "tenant-runs/" Str(tenant) Str(run_id)
 //           (a tenant's runs, for ListRuns); "run-indexes" marks both
-//           complete
+//           complete; "schedule/" Str(tenant) Str(name) (a schedule and its
+//           state, ScheduleRecord: a tenant's schedules are one prefix)
 
 #include <cstdint>
 #include <optional>
@@ -98,6 +99,10 @@ struct LlmUsageKey {
   std::string model;
 };
 std::optional<LlmUsageKey> ParseLlmUsage(absl::string_view key);
+// A tenant's schedule (meta column, ScheduleRecord; docs/schedules.md).
+std::string Schedule(absl::string_view tenant, absl::string_view name);
+std::string TenantSchedules(absl::string_view tenant);  // prefix
+std::string AllSchedules();                             // prefix
 // Marks that runs stored before these indexes existed were added to them.
 std::string RunIndexesBuilt();
 // Marks that the flows column has only tenant-prefixed keys (meta column).
