@@ -42,8 +42,8 @@ int64_t CeilMillis(absl::Time time) {
 }
 
 absl::Status NoSchedule(const std::string& name) {
-  return absl::NotFoundError(absl::StrCat("schedule '", name,
-                                          "' not found; `taskboard schedules list` lists them"));
+  return absl::NotFoundError(
+      absl::StrCat("schedule '", name, "' not found; `taskboard schedules list` lists them"));
 }
 
 absl::StatusOr<schedules::OverlapPolicy> PolicyOr(const std::string& name,
@@ -157,11 +157,12 @@ bool Schedules::ForgetEndedRuns(Entry& entry) {
 void Schedules::PlanDue(Entry& entry) {
   ForgetEndedRuns(entry);
   schedules::FirePlan plan =
-      schedules::PlanDueFires(entry.definition.spec, entry.record.name(),
-                              entry.definition.policies, StateOf(entry.record), batch_->now());
+      schedules::PlanDueFires(entry.definition.spec, entry.record.name(), entry.definition.policies,
+                              StateOf(entry.record), batch_->now());
   Apply(entry, plan, "");
   entry.record.set_processed_through_unix_us(absl::ToUnixMicros(plan.processed_through));
-  if (plan.processed_through == absl::InfinitePast()) entry.record.clear_processed_through_unix_us();
+  if (plan.processed_through == absl::InfinitePast())
+    entry.record.clear_processed_through_unix_us();
   entry.more = plan.more;
   Recompute(entry);
   Write(entry);
@@ -231,9 +232,8 @@ void Schedules::StartFire(Entry& entry, const schedules::PendingFire& pending,
   if (options_.run_source == nullptr) {
     failed = absl::FailedPreconditionError("this scheduler cannot start scheduled runs");
   } else {
-    absl::StatusOr<SubmitRequest> request =
-        options_.run_source->Prepare(entry.record.tenant(), entry.definition,
-                                     pending.idempotency_key);
+    absl::StatusOr<SubmitRequest> request = options_.run_source->Prepare(
+        entry.record.tenant(), entry.definition, pending.idempotency_key);
     if (request.ok()) {
       absl::StatusOr<SubmitResult> started = runs_->SubmitNow(*request, *workers_);
       if (started.ok()) {
@@ -290,9 +290,9 @@ absl::StatusOr<v1::Schedule> Schedules::Create(const std::string& tenant,
   const int64_t owned = std::count_if(entries_.begin(), entries_.end(),
                                       [&](const auto& kv) { return kv.first.first == tenant; });
   if (owned >= options_.max_per_tenant) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "this tenant has ", owned, " schedules, the most --schedules-max-per-tenant (",
-        options_.max_per_tenant, ") allows; delete one or raise the flag"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("this tenant has ", owned, " schedules, the most --schedules-max-per-tenant (",
+                     options_.max_per_tenant, ") allows; delete one or raise the flag"));
   }
   if (options_.run_source == nullptr) {
     return absl::FailedPreconditionError("this scheduler cannot start scheduled runs");
@@ -317,8 +317,7 @@ absl::StatusOr<v1::Schedule> Schedules::Create(const std::string& tenant,
   Recompute(entry);
   Write(entry);
   log::Info("schedule created").With("tenant", tenant).With("schedule", entry.record.name());
-  auto [it, inserted] =
-      entries_.emplace(Key{tenant, entry.record.name()}, std::move(entry));
+  auto [it, inserted] = entries_.emplace(Key{tenant, entry.record.name()}, std::move(entry));
   if (options_.metrics != nullptr) options_.metrics->SetSchedules(size());
   UpdateWake();
   return View(it->second, true);
@@ -387,8 +386,7 @@ absl::StatusOr<v1::ScheduleAction> Schedules::Trigger(const std::string& tenant,
   if (!policy.ok()) return policy.status();
   ForgetEndedRuns(**entry);
   const absl::Time now = batch_->now();
-  schedules::FirePlan plan =
-      schedules::PlanTrigger(name, *policy, StateOf((*entry)->record), now);
+  schedules::FirePlan plan = schedules::PlanTrigger(name, *policy, StateOf((*entry)->record), now);
   std::vector<store::ScheduleActionRecord> actions = Apply(**entry, plan, "trigger");
   Write(**entry);
   UpdateWake();
@@ -399,19 +397,21 @@ absl::StatusOr<v1::ScheduleAction> Schedules::Trigger(const std::string& tenant,
   return absl::InternalError("the trigger's plan did not decide the trigger's fire");
 }
 
-absl::StatusOr<std::vector<v1::ScheduleAction>> Schedules::Backfill(
-    const std::string& tenant, const std::string& name, absl::Time start, absl::Time end,
-    const std::string& overlap) {
+absl::StatusOr<std::vector<v1::ScheduleAction>> Schedules::Backfill(const std::string& tenant,
+                                                                    const std::string& name,
+                                                                    absl::Time start,
+                                                                    absl::Time end,
+                                                                    const std::string& overlap) {
   absl::StatusOr<Entry*> entry = Find(tenant, name);
   if (!entry.ok()) return entry.status();
   absl::StatusOr<schedules::OverlapPolicy> policy =
       PolicyOr(overlap, (*entry)->definition.policies.overlap);
   if (!policy.ok()) return policy.status();
   if (end > batch_->now()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "backfill ends at ", schedules::FormatFireTime(end), ", after now (",
-        schedules::FormatFireTime(batch_->now()),
-        "): backfill covers past fire times; later ones fire on their own"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("backfill ends at ", schedules::FormatFireTime(end), ", after now (",
+                     schedules::FormatFireTime(batch_->now()),
+                     "): backfill covers past fire times; later ones fire on their own"));
   }
   ForgetEndedRuns(**entry);
   absl::StatusOr<schedules::FirePlan> plan = schedules::PlanBackfill(
@@ -474,8 +474,7 @@ v1::Schedule Schedules::View(const Entry& entry, bool details) {
   view.set_paused(record.paused());
   view.set_note(record.note());
   view.set_overlap(std::string(schedules::OverlapPolicyName(definition.policies.overlap)));
-  view.set_catchup_window_seconds(
-      absl::ToInt64Seconds(definition.policies.catchup_window));
+  view.set_catchup_window_seconds(absl::ToInt64Seconds(definition.policies.catchup_window));
   const schedules::ScheduleState state = StateOf(record);
   // Fires already due are this batch's to decide (Tick); the view shows
   // what lies ahead.

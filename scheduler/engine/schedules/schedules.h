@@ -43,7 +43,7 @@ namespace taskboard::engine {
 class Schedules {
  public:
   struct Options {
-    store::Store* store = nullptr;          // the loop's view of the store
+    store::Store* store = nullptr;            // the loop's view of the store
     ScheduleRunSource* run_source = nullptr;  // null: schedules cannot be created
     ScheduleMetrics* metrics = nullptr;       // may be null
     // A tenant's schedules (--schedules-max-per-tenant).

@@ -39,9 +39,8 @@ class SchedulesEngineTest : public ::testing::Test {
 TEST_F(SchedulesEngineTest, Create_FiresEachTimeOnce_WithItsIdempotencyKey) {
   ASSERT_TRUE(s.Create(Every("five", "*/5 * * * *", "overlap: allow_all\n")).ok());
   s.StepTo(Utc("2026-06-01T10:20:30Z"), absl::Seconds(20));
-  EXPECT_THAT(s.FireTimes("five"),
-              ElementsAre("2026-06-01T10:05:00Z", "2026-06-01T10:10:00Z", "2026-06-01T10:15:00Z",
-                          "2026-06-01T10:20:00Z"));
+  EXPECT_THAT(s.FireTimes("five"), ElementsAre("2026-06-01T10:05:00Z", "2026-06-01T10:10:00Z",
+                                               "2026-06-01T10:15:00Z", "2026-06-01T10:20:00Z"));
   v1::Schedule described = s.Describe("five");
   EXPECT_EQ(described.fires(), 4);
   EXPECT_THAT(described.next_fire_times(), SizeIs(10));
@@ -54,7 +53,8 @@ TEST_F(SchedulesEngineTest, Create_FiresEachTimeOnce_WithItsIdempotencyKey) {
 }
 
 TEST_F(SchedulesEngineTest, Create_BadFileOrUnknownFlow_IsRefusedWithTheReason) {
-  absl::StatusOr<v1::Schedule> bad = s.Create("name: x\nflow: nightly\nspec: {cron: \"0 25 * * *\"}");
+  absl::StatusOr<v1::Schedule> bad =
+      s.Create("name: x\nflow: nightly\nspec: {cron: \"0 25 * * *\"}");
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(bad.status().message(), HasSubstr("25"));
   s.source.refuse = true;
@@ -95,8 +95,8 @@ TEST_F(SchedulesEngineTest, Dst_Berlin_SkippedHourFiresOnce_RepeatedHourOnce) {
   SchedulesHarness berlin;
   berlin.JumpTo(Utc("2026-03-28T12:00:00Z"));
   ASSERT_TRUE(berlin
-                  .Create(Every("nightly", "30 2 * * *",
-                                "overlap: allow_all\ncatchupWindow: 2h\n", "Europe/Berlin"))
+                  .Create(Every("nightly", "30 2 * * *", "overlap: allow_all\ncatchupWindow: 2h\n",
+                                "Europe/Berlin"))
                   .ok());
   berlin.StepTo(Utc("2026-03-30T12:00:00Z"), absl::Minutes(15));
   // 02:30 is skipped on the 29th: 03:30 CEST (01:30Z); the 30th at 00:30Z.
@@ -146,8 +146,8 @@ TEST_F(SchedulesEngineTest, BufferAll_EveryFireRunsInTurn) {
     EndRun(runs.rbegin()->second);
     s.StepTo(s.Now() + absl::Seconds(2), absl::Seconds(1));
   }
-  EXPECT_THAT(s.FireTimes("m"), ElementsAre("2026-06-01T10:01:00Z", "2026-06-01T10:02:00Z",
-                                            "2026-06-01T10:03:00Z"));
+  EXPECT_THAT(s.FireTimes("m"),
+              ElementsAre("2026-06-01T10:01:00Z", "2026-06-01T10:02:00Z", "2026-06-01T10:03:00Z"));
 }
 
 TEST_F(SchedulesEngineTest, CancelOther_CancelsTheRunningRun_ThenStarts) {
@@ -225,9 +225,9 @@ TEST_F(SchedulesEngineTest, Pause_SkipsFiresWithoutCatchingUp_TriggerStillRuns) 
   EXPECT_EQ(triggered->action(), "start");
   EXPECT_EQ(triggered->manual(), "trigger");
   EXPECT_FALSE(triggered->run_id().empty());
-  ASSERT_TRUE(s.Call<absl::StatusOr<v1::Schedule>>(
-                   [](Schedules& sc) { return sc.SetPaused("", "m", false, "done"); })
-                  .ok());
+  ASSERT_TRUE(s.Call<absl::StatusOr<v1::Schedule>>([](Schedules& sc) {
+                 return sc.SetPaused("", "m", false, "done");
+               }).ok());
   s.StepTo(Utc("2026-06-01T10:04:30Z"), absl::Seconds(15));
   EXPECT_THAT(s.FireTimes("m"), ElementsAre("2026-06-01T10:04:00Z"));
 }
@@ -256,9 +256,9 @@ TEST_F(SchedulesEngineTest, Backfill_OverTheLimitOrIntoTheFuture_IsRefused) {
 }
 
 TEST_F(SchedulesEngineTest, EndTime_NoFireAfterIt_AndNoNextTimes) {
-  ASSERT_TRUE(s.Create(Every("m", "* * * * *",
-                             "  endTime: 2026-06-01T10:02:00Z\noverlap: allow_all\n"))
-                  .ok());
+  ASSERT_TRUE(
+      s.Create(Every("m", "* * * * *", "  endTime: 2026-06-01T10:02:00Z\noverlap: allow_all\n"))
+          .ok());
   s.StepTo(Utc("2026-06-01T10:05:30Z"), absl::Seconds(15));
   EXPECT_THAT(s.FireTimes("m"), ElementsAre("2026-06-01T10:01:00Z", "2026-06-01T10:02:00Z"));
   EXPECT_THAT(s.Describe("m").next_fire_times(), IsEmpty());
@@ -276,8 +276,7 @@ TEST_F(SchedulesEngineTest, Delete_WhileAFireWaits_StartsNothingMore) {
   s.h.Restart();
   s.StepTo(Utc("2026-06-01T10:06:30Z"), absl::Seconds(15));
   EXPECT_THAT(s.FireTimes("m"), SizeIs(1));
-  EXPECT_EQ(s.Call<absl::StatusOr<v1::Schedule>>(
-                 [](Schedules& sc) { return sc.Describe("", "m"); })
+  EXPECT_EQ(s.Call<absl::StatusOr<v1::Schedule>>([](Schedules& sc) { return sc.Describe("", "m"); })
                 .status()
                 .code(),
             absl::StatusCode::kNotFound);

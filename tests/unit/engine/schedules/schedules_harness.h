@@ -37,8 +37,7 @@ class FakeRunSource final : public ScheduleRunSource {
                                         const schedules::ScheduleDefinition& definition,
                                         const std::string& idempotency_key) override {
     if (refuse) {
-      return absl::NotFoundError(
-          absl::StrCat("saved flow '", definition.flow, "' not found"));
+      return absl::NotFoundError(absl::StrCat("saved flow '", definition.flow, "' not found"));
     }
     SubmitRequest request;
     request.spec = taskboard::testing::LoadValidFlow(kOnePhase);
@@ -94,8 +93,8 @@ class SchedulesHarness {
         [&](Schedules& s) { return s.Create(tenant, source_text); });
   }
   v1::Schedule Describe(const std::string& name, const std::string& tenant = "") {
-    absl::StatusOr<v1::Schedule> described = Call<absl::StatusOr<v1::Schedule>>(
-        [&](Schedules& s) { return s.Describe(tenant, name); });
+    absl::StatusOr<v1::Schedule> described =
+        Call<absl::StatusOr<v1::Schedule>>([&](Schedules& s) { return s.Describe(tenant, name); });
     EXPECT_TRUE(described.ok()) << described.status();
     return described.value_or(v1::Schedule());
   }
