@@ -15,10 +15,12 @@ constexpr absl::string_view kWorkerGateway = "/taskboard.v1.WorkerGateway/";
 // The client API's methods; the operator ones (admin only) are apart. A
 // client token reads its own tenant's audit records only (docs/audit.md).
 constexpr absl::string_view kClientMethods[] = {
-    "SubmitRun",     "GetRun",         "ListRuns", "WatchRun",      "CancelRun",
-    "ResumeRun",     "ValidateFlow",   "SaveFlow", "GetFlow",       "ListFlows",
-    "DeleteFlow",    "GetTask",        "GetUsage", "ListApprovals", "DecideApproval",
-    "GetCacheStats", "ListAuditEvents"};
+    "SubmitRun", "GetRun", "ListRuns", "WatchRun", "CancelRun", "ResumeRun", "ValidateFlow",
+    "SaveFlow", "GetFlow", "ListFlows", "DeleteFlow", "GetTask", "GetUsage", "ListApprovals",
+    "DecideApproval", "GetCacheStats", "ListAuditEvents",
+    // Schedules (docs/schedules.md): a tenant's own, like its saved flows.
+    "CreateSchedule", "UpdateSchedule", "DeleteSchedule", "PauseSchedule", "UnpauseSchedule",
+    "TriggerSchedule", "BackfillSchedule", "DescribeSchedule", "ListSchedules"};
 constexpr absl::string_view kAdminMethods[] = {"ListWorkers", "DrainWorker"};
 
 bool Contains(const auto& names, absl::string_view name) {

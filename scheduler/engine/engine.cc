@@ -60,7 +60,10 @@ Engine::Engine(EngineOptions options)
            &runs_.active(), &runs_.retention(), &workers_.leases(), &workers_.streams(), &workers_),
       approvals_({options_.store, options_.limits, options_.approval_limits,
                   options_.approval_metrics, options_.approval_notifier},
-                 &batch_, &timers_, &runs_.active()) {
+                 &batch_, &timers_, &runs_.active()),
+      schedules_({options_.store, options_.schedule_runs, options_.schedule_metrics,
+                  options_.schedules_max_per_tenant},
+                 &batch_, &runs_, &workers_.streams().registry()) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
   workers_.AddListener(&tool_calls_);
   workers_.AddListener(&llm_);
@@ -326,6 +329,8 @@ void Engine::Loop() {
       if (llm_.NextWake() != absl::InfiniteFuture()) {
         wake_at = std::min(wake_at, absl::ToUnixMillis(llm_.NextWake()) + 1);
       }
+      // The next schedule fire (or a look at runs its buffer waits for).
+      wake_at = std::min(wake_at, schedules_.NextWakeMs());
       // A deletion goes on a slice at a time, between other work.
       if (runs_.retention().busy()) wake_at = std::min(wake_at, now + 10);
       const bool starting = runs_.starting().any_pending();
@@ -368,6 +373,7 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   runs_.starting().StartPending();
   for (auto& event : batch) event();
   FireTimers();
+  schedules_.Tick();
   if (workers_.leases().SweepDue(batch_.now_ms())) {
     tool_calls_.SweepCache();
     workers_.leases().ExpireDue(std::min(batch_.now_ms(), backlog_since_ms_));
@@ -478,6 +484,8 @@ absl::Status Engine::Recover() {
   approvals_.Recover();
   // Cache entries come back too; expired ones are deleted by the first batch.
   if (absl::Status loaded = tool_calls_.LoadCache(); !loaded.ok()) return loaded;
+  // After the runs: a schedule's running runs are looked up among them.
+  if (absl::Status loaded = schedules_.Load(); !loaded.ok()) return loaded;
   const absl::Time done = absl::Now();
   log::Info("recovered the active runs")
       .With("runs", runs_.active().size())

@@ -52,6 +52,9 @@
 #include "scheduler/engine/runs/run_manager.h"
 #include "scheduler/engine/runs/run_requests.h"
 #include "scheduler/engine/runs/watch_hub.h"
+#include "scheduler/engine/schedules/schedule_metrics.h"
+#include "scheduler/engine/schedules/schedule_run_source.h"
+#include "scheduler/engine/schedules/schedules.h"
 #include "scheduler/engine/state/approval_task.h"
 #include "scheduler/engine/state/run_limits.h"
 #include "scheduler/engine/state/run_state.h"
@@ -114,6 +117,13 @@ struct EngineOptions {
   // LLM governance (--llm-limits; docs/llm-governance.md): model limits,
   // prices and tenant budgets. Empty: calls are granted at once and billed.
   governance::LlmLimits llm_limits;
+  // Schedules (docs/schedules.md): what turns a fire into a run (the
+  // server's flow intake; null: schedules cannot be created), their metrics
+  // (null: none) and how many one tenant may have
+  // (--schedules-max-per-tenant). Both outlive the engine.
+  ScheduleRunSource* schedule_runs = nullptr;
+  ScheduleMetrics* schedule_metrics = nullptr;
+  int64_t schedules_max_per_tenant = 1'000;
   // Threads that read the active runs back from the store at start
   // (run_loader.h), next to the one that takes them over: reading and
   // parsing is most of a restart's work.
@@ -239,6 +249,18 @@ class Engine : private EventPoster {
   // scheduler at once instead of holding the server's shutdown up.
   void CloseStreams(std::string reason);
 
+  // Schedules (schedules/schedules.h): runs `work` on the loop and calls
+  // `done` with its answer on the commit thread once the batch holding its
+  // writes (and the runs it started) is written.
+  template <typename Answer>
+  void OnSchedules(std::function<Answer(Schedules&)> work, std::function<void(Answer)> done) {
+    Post([this, work = std::move(work), done = std::move(done)]() mutable {
+      batch_.AfterCommit([done = std::move(done), answer = work(schedules_)]() mutable {
+        done(std::move(answer));
+      });
+    });
+  }
+
   WatchHub& watch_hub() { return runs_.watch_hub(); }
   // The store itself, for reads from other threads (RPC handlers): they see
   // a batch once it is written.
@@ -321,6 +343,7 @@ class Engine : private EventPoster {
   ToolCalls tool_calls_;
   LlmGrants llm_;
   Approvals approvals_;
+  Schedules schedules_;
 };
 
 }  // namespace taskboard::engine

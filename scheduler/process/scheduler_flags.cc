@@ -214,6 +214,11 @@ void AddSchedulerFlags(CLI::App& app, SchedulerOptions& options) {
   AddRunLimitFlags(app, options.server.engine.limits);
   AddApprovalLimitFlags(app, options.server.engine.approval_limits);
   AddSavedFlowLimitFlags(app, options.server.saved_flows);
+  app.add_option("--schedules-max-per-tenant", options.server.engine.schedules_max_per_tenant,
+                 "Schedules one tenant may have (more: RESOURCE_EXHAUSTED; docs/schedules.md)")
+      ->envname("TASKBOARD_SCHEDULES_MAX_PER_TENANT")
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000}))
+      ->capture_default_str();
   web::AddHttpFlags(app, options.http);
   app.add_option("--max-request-bytes", options.server.max_request_bytes,
                  "Largest client request accepted (RESOURCE_EXHAUSTED above); 0: no limit")

@@ -46,6 +46,9 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
     server->approval_metrics_ =
         std::make_unique<engine::ApprovalMetrics>(*options.metrics_registry);
     options.engine.approval_metrics = server->approval_metrics_.get();
+    server->schedule_metrics_ =
+        std::make_unique<engine::ScheduleMetrics>(*options.metrics_registry);
+    options.engine.schedule_metrics = server->schedule_metrics_.get();
     if (options.ha.has_value()) {
       server->ha_metrics_ = std::make_unique<HaMetrics>(*options.metrics_registry);
     }
@@ -184,17 +187,20 @@ absl::Status SchedulerServer::OpenEngine(std::shared_ptr<store::RocksDbWriteHook
   // Under the lock until published: a SIGHUP's limits reach either the
   // options copied here or the published engine (SetLlmLimits).
   absl::MutexLock lock(&limits_mu_);
+  // Saved flows first: the engine's schedules start runs of them.
+  absl::StatusOr<std::unique_ptr<engine::SavedFlows>> saved =
+      engine::SavedFlows::Create(store_.get(), options_.saved_flows);
+  if (!saved.ok()) return saved.status();
+  saved_ = *std::move(saved);
+  schedule_runs_ = std::make_unique<IntakeScheduleRuns>(saved_.get(), options_.limits);
   engine::EngineOptions engine_options = options_.engine;
   engine_options.store = store_.get();
+  engine_options.schedule_runs = schedule_runs_.get();
   engine_options.replication_gate = gate;
   absl::StatusOr<std::unique_ptr<engine::Engine>> engine =
       engine::Engine::Create(std::move(engine_options));
   if (!engine.ok()) return engine.status();
   engine_ = *std::move(engine);
-  absl::StatusOr<std::unique_ptr<engine::SavedFlows>> saved =
-      engine::SavedFlows::Create(store_.get(), options_.saved_flows);
-  if (!saved.ok()) return saved.status();
-  saved_ = *std::move(saved);
   engine_->Start();
   handle_->Publish(engine_.get(), saved_.get(), store_.get(), std::move(still_leading));
   return absl::OkStatus();

@@ -25,6 +25,7 @@
 #include "scheduler/engine/core/engine_metrics.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/engine/runs/saved_flows.h"
+#include "scheduler/engine/schedules/schedule_metrics.h"
 #include "scheduler/notify/webhook_notifier.h"
 #include "scheduler/server/backup_service.h"
 #include "scheduler/server/blocking_pool.h"
@@ -33,6 +34,7 @@
 #include "scheduler/server/flow_intake.h"
 #include "scheduler/server/ha_metrics.h"
 #include "scheduler/server/ha_options.h"
+#include "scheduler/server/intake_schedule_runs.h"
 #include "scheduler/server/policy_service_client.h"
 #include "scheduler/server/replica_admin_service.h"
 #include "scheduler/server/replica_role.h"
@@ -146,6 +148,7 @@ class SchedulerServer {
   std::unique_ptr<engine::EngineMetrics> engine_metrics_;
   std::unique_ptr<GrpcRequestMetrics> grpc_metrics_;
   std::unique_ptr<engine::ApprovalMetrics> approval_metrics_;
+  std::unique_ptr<engine::ScheduleMetrics> schedule_metrics_;
   // Before the engine, which notifies it until it stops; stopped after it.
   std::unique_ptr<notify::WebhookNotifier> approval_notifier_;
   std::unique_ptr<store::Store> store_;
@@ -154,6 +157,8 @@ class SchedulerServer {
   // answers post to the (stopped, still alive) engine.
   std::unique_ptr<PolicyServiceClient> policy_client_;
   std::unique_ptr<engine::SavedFlows> saved_;
+  // Over saved_: what the engine's schedules start (stopped with the engine).
+  std::unique_ptr<IntakeScheduleRuns> schedule_runs_;
   std::unique_ptr<BlockingPool> pool_;
   // After the engine (its sweeps commit through it), before the gRPC
   // server (whose interceptor records into it); stopped in Shutdown before

@@ -91,8 +91,46 @@ class SchedulerService final : public v1::Scheduler::CallbackService {
   grpc::ServerUnaryReactor* ListAuditEvents(grpc::CallbackServerContext* context,
                                             const v1::ListAuditEventsRequest* request,
                                             v1::ListAuditEventsResponse* response) override;
+  // Schedules (scheduler_schedules.cc, docs/schedules.md): the caller's
+  // tenant owns them; the engine decides on its loop.
+  grpc::ServerUnaryReactor* CreateSchedule(grpc::CallbackServerContext* context,
+                                           const v1::CreateScheduleRequest* request,
+                                           v1::CreateScheduleResponse* response) override;
+  grpc::ServerUnaryReactor* UpdateSchedule(grpc::CallbackServerContext* context,
+                                           const v1::UpdateScheduleRequest* request,
+                                           v1::UpdateScheduleResponse* response) override;
+  grpc::ServerUnaryReactor* DeleteSchedule(grpc::CallbackServerContext* context,
+                                           const v1::DeleteScheduleRequest* request,
+                                           v1::DeleteScheduleResponse* response) override;
+  grpc::ServerUnaryReactor* PauseSchedule(grpc::CallbackServerContext* context,
+                                          const v1::PauseScheduleRequest* request,
+                                          v1::PauseScheduleResponse* response) override;
+  grpc::ServerUnaryReactor* UnpauseSchedule(grpc::CallbackServerContext* context,
+                                            const v1::UnpauseScheduleRequest* request,
+                                            v1::UnpauseScheduleResponse* response) override;
+  grpc::ServerUnaryReactor* TriggerSchedule(grpc::CallbackServerContext* context,
+                                            const v1::TriggerScheduleRequest* request,
+                                            v1::TriggerScheduleResponse* response) override;
+  grpc::ServerUnaryReactor* BackfillSchedule(grpc::CallbackServerContext* context,
+                                             const v1::BackfillScheduleRequest* request,
+                                             v1::BackfillScheduleResponse* response) override;
+  grpc::ServerUnaryReactor* DescribeSchedule(grpc::CallbackServerContext* context,
+                                             const v1::DescribeScheduleRequest* request,
+                                             v1::DescribeScheduleResponse* response) override;
+  grpc::ServerUnaryReactor* ListSchedules(grpc::CallbackServerContext* context,
+                                          const v1::ListSchedulesRequest* request,
+                                          v1::ListSchedulesResponse* response) override;
 
  private:
+  // Admits a schedule call as `method` and runs `work` on the engine's
+  // loop with the caller's tenant; `fill` writes an OK answer into the
+  // response. Finishes the reactor either way.
+  template <typename Answer, typename Request>
+  grpc::ServerUnaryReactor* OnSchedules(
+      grpc::CallbackServerContext* context, const char* method, const Request* request,
+      std::function<Answer(engine::Schedules&, const std::string& tenant)> work,
+      std::function<void(Answer&)> fill);
+
   // Calls `then` once run `run_id` is visible to `tenant` (run_access.h),
   // at once when every tenant is; else finishes `reactor` with NOT_FOUND.
   void WhenVisible(grpc::ServerUnaryReactor* reactor, const std::string& run_id,

@@ -277,6 +277,20 @@ std::optional<FinishedKey> ParseFinishedRun(absl::string_view key) {
   return out;
 }
 
+std::string Schedule(absl::string_view tenant, absl::string_view name) {
+  std::string out = TenantSchedules(tenant);
+  AppendStr(out, name);
+  return out;
+}
+
+std::string TenantSchedules(absl::string_view tenant) {
+  std::string out = AllSchedules();
+  AppendStr(out, tenant);
+  return out;
+}
+
+std::string AllSchedules() { return "schedule/"; }
+
 std::string Idempotency(absl::string_view idempotency_key) {
   return absl::StrCat("idempotency/", idempotency_key);
 }

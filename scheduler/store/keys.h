@@ -28,6 +28,8 @@
 //           a tenant's in time order) and "audit-time/" U64(micros)
 //           Str(tenant) (every tenant's, for admins and retention;
 //           docs/audit.md)
+//           complete; "schedule/" Str(tenant) Str(name) (a schedule and its
+//           state, ScheduleRecord: a tenant's schedules are one prefix)
 
 #include <cstdint>
 #include <optional>
@@ -101,6 +103,10 @@ struct LlmUsageKey {
   std::string model;
 };
 std::optional<LlmUsageKey> ParseLlmUsage(absl::string_view key);
+// A tenant's schedule (meta column, ScheduleRecord; docs/schedules.md).
+std::string Schedule(absl::string_view tenant, absl::string_view name);
+std::string TenantSchedules(absl::string_view tenant);  // prefix
+std::string AllSchedules();                             // prefix
 // Marks that runs stored before these indexes existed were added to them.
 std::string RunIndexesBuilt();
 // Marks that the flows column has only tenant-prefixed keys (meta column).

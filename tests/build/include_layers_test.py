@@ -36,7 +36,8 @@ LAYERS = {
     # run's state; runs/ own the active runs and start their drivers; workers/ lease
     # tasks of runs to workers, approvals/ decide waiting tasks (plan_approval.h is a
     # driver's); tool_calls/ and llm/ answer what a leased task asks for.
-    "scheduler/engine": [("core", "state"), "drivers", "runs", ("workers", "approvals"),
+    # schedules/ starts runs through runs/ on a timetable (docs/schedules.md).
+    "scheduler/engine": [("core", "state"), "drivers", "runs", ("workers", "approvals", "schedules"),
                          ("tool_calls", "llm")],
 }
 

@@ -12,6 +12,7 @@
 #include "tools/cli/command_set.h"
 #include "tools/cli/dev_command.h"
 #include "tools/cli/flows_command.h"
+#include "tools/cli/schedules_command.h"
 #include "tools/cli/mcp_command.h"
 #include "tools/cli/resume_command.h"
 #include "tools/cli/run_command.h"
@@ -44,6 +45,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   AddCancelCommand(app, commands);
   AddResumeCommand(app, commands);
   AddFlowsCommand(app, commands);
+  AddSchedulesCommand(app, commands);
   AddToolCommand(app, commands);
   AddWorkersCommand(app, commands);
   AddUsageCommand(app, commands);

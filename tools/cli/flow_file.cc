@@ -11,8 +11,6 @@
 #include "tools/cli/flow_error_report.h"
 
 namespace taskboard::cli {
-namespace {
-
 bool ReadInput(const std::string& path, std::string* text) {
   if (path == "-") {
     text->assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
@@ -25,6 +23,8 @@ bool ReadInput(const std::string& path, std::string* text) {
   *text = buffer.str();
   return true;
 }
+
+namespace {
 
 v1::DslFormat ProtoFormat(flow::DslFormat format) {
   switch (format) {

@@ -24,6 +24,10 @@ struct FlowFile {
   v1::FlowSource Source() const;
 };
 
+// The file at `path`, or standard input for "-"; false when it cannot be
+// read. Also what `schedules create` reads its file with.
+bool ReadInput(const std::string& path, std::string* text);
+
 // Reads and validates the flow at `path` into `file`. Returns 0 on success;
 // otherwise prints why to `err` and returns the exit code: 2 when the file
 // cannot be read (`command` names the reader in the message), 1 when the flow

@@ -114,27 +114,34 @@ absl::StatusOr<std::string> RunManager::CreateRun(SubmitRequest& request, const 
 
 void RunManager::Submit(SubmitRequest& request, const dispatch::WorkerRegistry& workers,
                         std::function<void(absl::StatusOr<SubmitResult>)>& done) {
+  absl::StatusOr<SubmitResult> result = SubmitNow(request, workers);
+  // An error is answered after the batch commits too: it may reflect state
+  // (a key's run) that only this batch makes durable on the followers.
+  if (!result.ok()) return ReplyAfterCommit(*batch_, done, result.status());
+  // Replied after this batch commits, also for a key that named an earlier
+  // run, so a retried SubmitRun never observes a run id before the run is
+  // durable.
+  batch_->AfterCommit([done, result = *std::move(result)] { done(result); });
+}
+
+absl::StatusOr<SubmitResult> RunManager::SubmitNow(SubmitRequest& request,
+                                                   const dispatch::WorkerRegistry& workers) {
   if (!request.idempotency_key.empty()) {
     absl::StatusOr<std::string> existing = idempotency_.Find(request.idempotency_key);
-    if (!existing.ok()) return ReplyAfterCommit(*batch_, done, existing.status());
-    if (!existing->empty()) {
-      // Replied after this batch commits, like a new run, so a retried
-      // SubmitRun never observes a run id before the run is durable.
-      batch_->AfterCommit([done, existing = *existing] { done(SubmitResult{existing, true}); });
-      return;
-    }
+    if (!existing.ok()) return existing.status();
+    if (!existing->empty()) return SubmitResult{*existing, true};
   }
   // Here, on the loop, because only the loop knows the connected workers.
   if (absl::Status defaulted = ApplyDefaultAgent(options_.default_agent, workers, &request.spec);
       !defaulted.ok()) {
-    return ReplyAfterCommit(*batch_, done, defaulted);
+    return defaulted;
   }
   // The reply follows the batch that writes the run; its tasks are created
   // and written in the next one (decision 121: a board of 10,000 tasks
   // waited about 60 ms more for them).
   absl::StatusOr<std::string> run_id = CreateRun(request, nullptr, "", DriverStart::kNextBatch);
-  if (!run_id.ok()) return ReplyAfterCommit(*batch_, done, run_id.status());
-  batch_->AfterCommit([done, run_id = *run_id] { done(SubmitResult{run_id, false}); });
+  if (!run_id.ok()) return run_id.status();
+  return SubmitResult{*run_id, false};
 }
 
 void RunManager::Cancel(const std::string& run_id, const std::string& reason,

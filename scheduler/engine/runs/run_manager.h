@@ -63,6 +63,11 @@ class RunManager {
   // error as is.
   void Submit(SubmitRequest& request, const dispatch::WorkerRegistry& workers,
               std::function<void(absl::StatusOr<SubmitResult>)>& done);
+  // Submit's work, answered at once: the run is written by this batch, so
+  // its id may be shown to nobody before the batch commits (a schedule
+  // writes it into its own record in the same batch). Errors as Submit's.
+  absl::StatusOr<SubmitResult> SubmitNow(SubmitRequest& request,
+                                         const dispatch::WorkerRegistry& workers);
   // NOT_FOUND (or the store's error) for a run that is neither active nor
   // stored; a finished run answers its status unchanged.
   void Cancel(const std::string& run_id, const std::string& reason,

@@ -13,6 +13,14 @@ namespace {
 
 using ::testing::Optional;
 
+TEST(Keys, Schedule_TenantsAreSeparatePrefixes) {
+  EXPECT_TRUE(absl::StartsWith(Schedule("acme", "nightly"), TenantSchedules("acme")));
+  EXPECT_TRUE(absl::StartsWith(Schedule("acme", "nightly"), AllSchedules()));
+  // "acme" and "acme2" do not share a prefix, nor do ("a", "b/c") and ("a/b", "c").
+  EXPECT_FALSE(absl::StartsWith(Schedule("acme2", "x"), TenantSchedules("acme")));
+  EXPECT_NE(Schedule("a", "b/c"), Schedule("a/b", "c"));
+}
+
 TEST(Keys, Task_RoundTrips) {
   std::optional<TaskKey> parsed = ParseTask(Task("run-1", "phase/3"));
   ASSERT_TRUE(parsed.has_value());

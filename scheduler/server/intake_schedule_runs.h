@@ -1,0 +1,37 @@
+#ifndef TASKBOARD_SCHEDULER_SERVER_INTAKE_SCHEDULE_RUNS_H_
+#define TASKBOARD_SCHEDULER_SERVER_INTAKE_SCHEDULE_RUNS_H_
+
+// The runs schedules start, made by the same intake as SubmitRun's
+// (flow_intake.h): a fire of a schedule is a SubmitRun of its saved flow,
+// with its args and labels, by its tenant, under the fire's idempotency key
+// scoped to the tenant (run_access.h). So a schedule's run obeys every
+// limit a submitted run does, the ones in force when it fires.
+
+#include <string>
+
+#include "scheduler/engine/runs/saved_flows.h"
+#include "scheduler/engine/schedules/schedule_run_source.h"
+#include "scheduler/server/flow_intake.h"
+
+namespace taskboard::server {
+
+class IntakeScheduleRuns final : public engine::ScheduleRunSource {
+ public:
+  // `saved` outlives this.
+  IntakeScheduleRuns(engine::SavedFlows* saved, IntakeLimits limits)
+      : saved_(saved), limits_(std::move(limits)) {}
+
+  // PrepareSubmit's errors. Runs get the label `schedule: <name>` unless
+  // the schedule's labels set `schedule` themselves.
+  absl::StatusOr<engine::SubmitRequest> Prepare(const std::string& tenant,
+                                                const schedules::ScheduleDefinition& definition,
+                                                const std::string& idempotency_key) override;
+
+ private:
+  engine::SavedFlows* const saved_;
+  const IntakeLimits limits_;
+};
+
+}  // namespace taskboard::server
+
+#endif  // TASKBOARD_SCHEDULER_SERVER_INTAKE_SCHEDULE_RUNS_H_
