@@ -62,9 +62,16 @@ class JsonGateway {
   // Calls a unary method and waits for it: the response as JSON, or the
   // call's status (INVALID_ARGUMENT naming the field for JSON that does not
   // fit the request; NOT_FOUND for an unknown method). Blocks: call it off
-  // the HTTP server's thread.
+  // the HTTP server's thread. `trace` is the HTTP request's W3C trace
+  // context, passed on as the call's `traceparent` and `tracestate`
+  // metadata (SubmitRun's run then joins the caller's trace;
+  // docs/observability.md#trace-context).
+  struct TraceHeaders {
+    absl::string_view traceparent;
+    absl::string_view tracestate;
+  };
   absl::StatusOr<std::string> Call(absl::string_view method, absl::string_view json,
-                                   absl::string_view authorization);
+                                   absl::string_view authorization, TraceHeaders trace = {});
 
   // WatchRun's request from its JSON, replaying after `resume_after` (an
   // SSE reader's Last-Event-ID) when that is later than the body's
