@@ -193,7 +193,8 @@ absl::StatusOr<ResumeResult> RunManager::ResumeLoaded(std::unique_ptr<RunState> 
   if (!driver.ok()) return driver.status();
   RunState& run = *state;
   PrepareResume(run);
-  RenewRunSpan(*run.MutableRecord().mutable_trace());
+  // A new run span in the same trace (run_trace.h).
+  if (run.record().has_trace()) RenewRunSpan(*run.MutableRecord().mutable_trace());
   // Started here, whatever an earlier scheduler left undone.
   run.MutableRecord().set_start_pending(false);
   (*driver)->Resume(run, batch_->now_ms());

@@ -164,7 +164,8 @@ void RunTraces::OnTask(const TracedRun& run, OpenRun& open, const v1::Task& task
     times.running = 0;
   }
   if (state == v1::TASK_STATE_READY) times.queued = at;
-  if (Terminal(state)) open.tasks.erase(task.task_id());
+  // A finished task keeps its entry (the last attempt emitted) until the run
+  // ends, so a later change of it does not make its span again.
 }
 
 void RunTraces::EmitAttempt(const TracedRun& run, const v1::Task& task, const TaskTimes& times,
