@@ -36,4 +36,24 @@ Span Tracer::StartSpan(absl::string_view name, const SpanContext* parent, SpanKi
   return span;
 }
 
+Span Tracer::StartSpanWithContext(absl::string_view name, const SpanContext& context,
+                                  const SpanId& parent, bool parent_remote, SpanKind kind,
+                                  absl::Time start) const {
+  Span span;
+  span.data_.context = context;
+  if (sink_ == nullptr || !context.IsValid() || !context.sampled()) return span;
+  SpanData& data = span.data_;
+  if (parent.IsValid()) {
+    data.parent_span_id = parent;
+    data.parent_remote = parent_remote;
+  }
+  data.name = BoundedUtf8(name, limits_.max_value_bytes);
+  data.kind = kind;
+  data.start_unix_nanos = absl::ToUnixNanos(start == absl::InfinitePast() ? absl::Now() : start);
+  span.sink_ = sink_;
+  span.limits_ = &limits_;
+  span.budget_ = limits_.max_span_bytes;
+  return span;
+}
+
 }  // namespace taskboard::otel

@@ -33,6 +33,17 @@ class Tracer {
                  SpanKind kind = SpanKind::kInternal,
                  absl::Time start = absl::InfinitePast()) const;
 
+  // A span whose ids were fixed before it starts: a run's span, whose
+  // context is stored with the run so that spans made after a restart
+  // still belong to it, and the spans whose ids are derived from it
+  // (scheduler/engine/state/run_trace.h). No sampler is asked: it records
+  // when tracing is on and `context` is sampled, with `parent` (invalid:
+  // none) as its parent span; otherwise it only carries `context`.
+  Span StartSpanWithContext(absl::string_view name, const SpanContext& context,
+                            const SpanId& parent, bool parent_remote,
+                            SpanKind kind = SpanKind::kInternal,
+                            absl::Time start = absl::InfinitePast()) const;
+
   bool enabled() const { return sink_ != nullptr; }
   const Sampler& sampler() const { return sampler_; }
   const SpanLimits& limits() const { return limits_; }

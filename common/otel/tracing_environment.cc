@@ -313,4 +313,24 @@ absl::Status ApplyOtlpEndpointFlag(absl::string_view endpoint, TracingOptions& o
   return absl::OkStatus();
 }
 
+absl::StatusOr<TracingEnvironment> TracingForService(const EnvironmentLookup& env,
+                                                     absl::string_view default_service_name,
+                                                     const ServiceTracingFlags& flags) {
+  TracingEnvironment environment = TracingOptionsFromEnvironment(env, default_service_name);
+  if (absl::Status endpoint = ApplyOtlpEndpointFlag(flags.otlp_endpoint, environment.options);
+      !endpoint.ok()) {
+    return endpoint;
+  }
+  if (flags.sample_ratio.has_value()) {
+    const double ratio = *flags.sample_ratio;
+    if (!(ratio >= 0) || ratio > 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--trace-sample-ratio: ", ratio,
+                       " is not a ratio in [0, 1]: give 1 to sample every run, 0 for none"));
+    }
+    environment.options.sampler = {.parent_based = true, .ratio = ratio};
+  }
+  return environment;
+}
+
 }  // namespace taskboard::otel

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/otel/tracing_options.h"
 
@@ -49,6 +50,24 @@ std::string TracesUrlFromBase(absl::string_view base);
 // they are. INVALID_ARGUMENT unless it is an http:// or https:// URL with a
 // host.
 absl::Status ApplyOtlpEndpointFlag(absl::string_view endpoint, TracingOptions& options);
+
+// A service's tracing flags, applied over its environment.
+struct ServiceTracingFlags {
+  // --otlp-endpoint (ApplyOtlpEndpointFlag); "" leaves the environment's.
+  std::string otlp_endpoint;
+  // --trace-sample-ratio: the share of new traces (root spans) sampled, as
+  // parentbased_traceidratio; nullopt leaves OTEL_TRACES_SAMPLER's sampler.
+  std::optional<double> sample_ratio;
+};
+
+// What every Taskboard service runs at start: the OTEL_* environment
+// (TracingOptionsFromEnvironment), then its flags, which win. Errors:
+// INVALID_ARGUMENT for an --otlp-endpoint that is not an http(s) URL with a
+// host, or a ratio outside [0, 1], naming the flag (the service does not
+// start: a flag is the operator's explicit ask, unlike a variable).
+absl::StatusOr<TracingEnvironment> TracingForService(const EnvironmentLookup& env,
+                                                     absl::string_view default_service_name,
+                                                     const ServiceTracingFlags& flags);
 
 }  // namespace taskboard::otel
 

@@ -46,7 +46,7 @@ Engine::Engine(EngineOptions options)
              options_.limits,
              options_.default_agent,
              {options_.retention_ms, options_.retention_keys_per_batch},
-             options_.metrics},
+             options_.metrics, options_.tracer},
             &batch_, &workers_, &tool_calls_),
       workers_({options_.store, options_.scheduler_id, options_.lease_timeout_ms,
                 options_.heartbeat_interval_ms, options_.max_infra_attempts, options_.retry_backoff,
@@ -63,11 +63,15 @@ Engine::Engine(EngineOptions options)
                  &batch_, &timers_, &runs_.active()),
       schedules_({options_.store, options_.schedule_runs, options_.schedule_metrics,
                   options_.schedules_max_per_tenant},
-                 &batch_, &runs_, &workers_.streams().registry()) {
+                 &batch_, &runs_, &workers_.streams().registry()),
+      traces_(options_.tracer) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
   workers_.AddListener(&tool_calls_);
   workers_.AddListener(&llm_);
   workers_.SetPriorWork(&tool_calls_.prior_work());
+  if (options_.tracer != nullptr && options_.tracer->enabled()) {
+    workers_.dispatcher().SetPriorWorkTracer(&traces_);
+  }
   workers_.Start(options_.clock, options_.scheduling_timeout_ms);
 }
 
@@ -441,9 +445,16 @@ void Engine::Commit() {
   store::WriteBatch batch = batch_.TakeWrites();
   loop_stats_.commit_bytes += static_cast<int64_t>(batch.ByteSize());
   for (auto& [run_id, events] : committed.published) {
-    batch_.AfterCommit([hub = &runs_.watch_hub(), run_id = run_id,
-                        events = std::make_shared<const std::vector<v1::RunEvent>>(
-                            std::move(events))] { hub->Publish(run_id, events); });
+    auto shared = std::make_shared<const std::vector<v1::RunEvent>>(std::move(events));
+    batch_.AfterCommit(
+        [hub = &runs_.watch_hub(), run_id = run_id, shared] { hub->Publish(run_id, shared); });
+    // The run's spans, from the same events once they are durable.
+    const ActiveRun* active = runs_.active().Find(run_id);
+    if (active != nullptr && traces_.Records(active->state->record().trace())) {
+      batch_.AfterCommit([traces = &traces_, run = TracedRunOf(active->state->record()), shared] {
+        traces->OnCommitted(run, *shared);
+      });
+    }
   }
   // With events waiting, the loop goes on with them while this batch is
   // written; its effects run after the write either way (commit_pipeline.h).

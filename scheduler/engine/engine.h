@@ -35,6 +35,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "common/otel/tracer.h"
 #include "scheduler/cache/tool_cache.h"
 #include "scheduler/dispatch/worker_channel.h"
 #include "scheduler/engine/approvals/approval_event.h"
@@ -61,6 +62,7 @@
 #include "scheduler/engine/tool_calls/ledger_book.h"
 #include "scheduler/engine/tool_calls/policy_service_caller.h"
 #include "scheduler/engine/tool_calls/tool_calls.h"
+#include "scheduler/engine/traces/run_traces.h"
 #include "scheduler/engine/workers/retry_backoff.h"
 #include "scheduler/engine/workers/worker_manager.h"
 #include "scheduler/governance/llm_limits.h"
@@ -137,6 +139,10 @@ struct EngineOptions {
   // Written batches whose effects may wait for the gate before the loop
   // blocks (commit_pipeline.h).
   size_t max_unacked_batches = CommitPipeline::kDefaultMaxUnacked;
+  // The process's tracer (--otlp-endpoint; docs/observability.md#scheduler-spans);
+  // null or not enabled: runs get no trace context and make no spans.
+  // Outlives the engine.
+  const otel::Tracer* tracer = nullptr;
 };
 
 // Counters for benchmarks and metrics; read with Engine::stats().
@@ -344,6 +350,8 @@ class Engine : private EventPoster {
   LlmGrants llm_;
   Approvals approvals_;
   Schedules schedules_;
+  // Its OnCommitted runs on the commit thread, as effects of the batches.
+  RunTraces traces_;
 };
 
 }  // namespace taskboard::engine

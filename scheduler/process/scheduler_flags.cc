@@ -241,6 +241,15 @@ void AddSchedulerFlags(CLI::App& app, SchedulerOptions& options) {
       ->envname("TASKBOARD_TLS_CLIENT_CA");
   AddApprovalWebhookFlags(app, options.webhook);
   AddHaFlags(app, options.ha);
+  app.add_option("--otlp-endpoint", options.otlp_endpoint,
+                 "Export trace spans over OTLP/HTTP (protobuf) to this collector base URL "
+                 "(spans go to <URL>/v1/traces); wins over OTEL_EXPORTER_OTLP_ENDPOINT and "
+                 "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (docs/observability.md)");
+  app.add_option("--trace-sample-ratio", options.trace_sample_ratio,
+                 "Share of runs traced, in [0, 1], decided once per run and kept for all its "
+                 "spans, the workers' included; a run whose SubmitRun carries a traceparent "
+                 "follows its sampled flag. Default: OTEL_TRACES_SAMPLER (every run)")
+      ->envname("TASKBOARD_TRACE_SAMPLE_RATIO");
   log::AddLogFlags(app, &options.log);
   AddJsonDepthFlag(app);
 }

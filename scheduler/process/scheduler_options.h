@@ -59,6 +59,10 @@ struct SchedulerOptions {
   notify::WebhookFlags webhook;  // --approval-webhook*
   log::LogFlags log;             // --log-level, --log-format
   HaFlags ha;                    // --ha-*
+  // Traces (docs/observability.md#flags): --otlp-endpoint and
+  // --trace-sample-ratio ("" leaves the OTEL_* environment's sampler).
+  std::string otlp_endpoint;
+  std::string trace_sample_ratio;
 };
 
 }  // namespace taskboard::process

@@ -13,15 +13,29 @@
 #include "scheduler/server/call_gate.h"
 
 namespace taskboard::process {
+namespace {
+
+// How long a stopping scheduler keeps exporting the spans still queued.
+constexpr absl::Duration kTracingShutdown = absl::Seconds(5);
+
+}  // namespace
 
 SchedulerProcess::SchedulerProcess(SchedulerSetup setup)
-    : signals_({SIGTERM, SIGINT, SIGHUP}), setup_(std::move(setup)) {
+    : signals_({SIGTERM, SIGINT, SIGHUP}), setup_(std::move(setup)), otel_metrics_(registry_) {
   setup_.server.metrics_registry = &registry_;
 }
 
 absl::StatusOr<std::unique_ptr<SchedulerProcess>> SchedulerProcess::BuildAndStart(
     SchedulerSetup setup) {
   std::unique_ptr<SchedulerProcess> process(new SchedulerProcess(std::move(setup)));
+  absl::StatusOr<std::unique_ptr<otel::Tracing>> tracing =
+      otel::Tracing::Create(process->setup_.tracing, &process->otel_metrics_);
+  if (!tracing.ok()) {
+    log::Fatal("cannot set up tracing").With("error", tracing.status().message());
+    return tracing.status();
+  }
+  process->tracing_ = *std::move(tracing);
+  process->setup_.server.engine.tracer = &process->tracing_->tracer();
   const SchedulerSetup& built = process->setup_;
   const server::SchedulerServerOptions& options = built.server;
   absl::StatusOr<std::unique_ptr<server::SchedulerServer>> server =
@@ -38,7 +52,8 @@ absl::StatusOr<std::unique_ptr<SchedulerProcess>> SchedulerProcess::BuildAndStar
       .With("data_dir", options.data_dir.empty() ? "memory" : options.data_dir)
       .With("durability", built.durability)
       .With("auth", built.authenticator != nullptr ? "tokens" : "off")
-      .With("tls", built.tls_mode);
+      .With("tls", built.tls_mode)
+      .With("traces", built.tracing.enabled() ? built.tracing.traces_url : "off");
   // Before the gRPC port file: whoever waits for that one finds these too.
   server::SchedulerServer* serving = process->server_.get();
   if (!built.metrics_listen.empty()) {
@@ -164,6 +179,8 @@ void SchedulerProcess::Shutdown(int signal) {
   if (http_api_ != nullptr) http_api_->Shutdown();
   if (metrics_http_ != nullptr) metrics_http_->Shutdown();
   server_->Shutdown();
+  // The engine has stopped: what its last runs ended is queued.
+  tracing_->Shutdown(kTracingShutdown);
   log::Info("scheduler stopped");
 }
 

@@ -18,6 +18,8 @@
 #include "common/blocked_signals.h"
 #include "common/metrics/metrics_http.h"
 #include "common/metrics/registry.h"
+#include "common/otel/otel_metrics.h"
+#include "common/otel/tracing.h"
 #include "scheduler/process/scheduler_setup.h"
 #include "scheduler/server/scheduler_server.h"
 #include "scheduler/web/api_server.h"
@@ -66,6 +68,10 @@ class SchedulerProcess {
   // Kept even without --metrics-listen: the hooks are cheap and the code
   // path stays the same.
   metrics::Registry registry_;
+  otel::OtelExportMetrics otel_metrics_;
+  // Before the server, whose engine makes spans with its tracer until it
+  // stops; shut down after it (Shutdown).
+  std::unique_ptr<otel::Tracing> tracing_;
   std::unique_ptr<server::SchedulerServer> server_;
   std::unique_ptr<metrics::MetricsHttpServer> metrics_http_;
   std::unique_ptr<web::ApiServer> http_api_;

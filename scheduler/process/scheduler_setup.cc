@@ -8,6 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -15,6 +16,7 @@
 #include "common/duration_text.h"
 #include "common/log/grpc_log.h"
 #include "common/log/log.h"
+#include "common/otel/tracing_environment.h"
 #include "common/tls/tls_credentials.h"
 #include "scheduler/auth/listen_exposure.h"
 #include "scheduler/governance/llm_limits.h"
@@ -273,7 +275,30 @@ absl::StatusOr<SchedulerSetup> ResolveSchedulerSetup(const SchedulerOptions& opt
   absl::StatusOr<std::optional<server::HaOptions>> ha = HaFromFlags(options);
   if (!ha.ok()) return ha.status();
   server.ha = *std::move(ha);
+  absl::StatusOr<otel::TracingOptions> tracing = TracingFromFlags(options);
+  if (!tracing.ok()) return tracing.status();
+  setup.tracing = *std::move(tracing);
   return setup;
+}
+
+absl::StatusOr<otel::TracingOptions> TracingFromFlags(const SchedulerOptions& options) {
+  otel::ServiceTracingFlags flags{.otlp_endpoint = options.otlp_endpoint};
+  if (!options.trace_sample_ratio.empty()) {
+    double ratio = 0;
+    if (!absl::SimpleAtod(options.trace_sample_ratio, &ratio)) {
+      return absl::InvalidArgumentError(absl::StrCat("--trace-sample-ratio: '",
+                                                     options.trace_sample_ratio,
+                                                     "' is not a number; give a ratio in [0, 1]"));
+    }
+    flags.sample_ratio = ratio;
+  }
+  absl::StatusOr<otel::TracingEnvironment> environment =
+      otel::TracingForService(otel::ProcessEnvironment(), "taskboard-scheduler", flags);
+  if (!environment.ok()) return environment.status();
+  for (const std::string& warning : environment->warnings) {
+    log::Warn("ignored an OpenTelemetry variable").With("warning", warning);
+  }
+  return environment->options;
 }
 
 }  // namespace taskboard::process

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/metrics/metrics_http.h"
+#include "common/otel/tracing_options.h"
 #include "scheduler/auth/authenticator.h"
 #include "scheduler/process/scheduler_options.h"
 #include "scheduler/server/scheduler_server.h"
@@ -42,6 +43,9 @@ struct SchedulerSetup {
   std::string http_listen;
   std::optional<web::ApiServerOptions> http_api;
   std::string http_port_file;
+  // The OTEL_* environment with --otlp-endpoint and --trace-sample-ratio
+  // (TracingFromFlags); off without an endpoint.
+  otel::TracingOptions tracing;
 };
 
 // Logging first (the process-wide logger and gRPC's lines), then
@@ -69,6 +73,11 @@ absl::Status ApplyStoreFlags(const SchedulerOptions& options, server::SchedulerS
 // endpoint that is not host:port, a prefix not starting with '/', a cluster
 // name with '/'.
 absl::StatusOr<std::optional<server::HaOptions>> HaFromFlags(const SchedulerOptions& options);
+
+// The OTEL_* environment (its unusable values logged as warnings), then
+// --otlp-endpoint and --trace-sample-ratio: otel::TracingForService's
+// INVALID_ARGUMENT, or one for a ratio that is not a number.
+absl::StatusOr<otel::TracingOptions> TracingFromFlags(const SchedulerOptions& options);
 
 // The HTTP API's options with --http-listen; none without it.
 // INVALID_ARGUMENT when --http-port-file, --http-tls or

@@ -11,6 +11,7 @@
 #include "scheduler/flow/kinds/flow_kind.h"
 #include "scheduler/flow/phase_graph.h"
 #include "scheduler/governance/budget.h"
+#include "scheduler/server/caller_trace_context.h"
 #include "scheduler/server/grpc_status.h"
 #include "scheduler/server/run_access.h"
 #include "scheduler/server/watch_reactor.h"
@@ -87,11 +88,13 @@ grpc::ServerUnaryReactor* SchedulerService::SubmitRun(grpc::CallbackServerContex
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   // Parsing and validating is CPU work bounded by the size limits; a saved
   // flow needs a store read, so it all runs on the pool.
-  pool_->Run([this, reactor, request, response, tenant = caller->tenant()] {
+  pool_->Run([this, reactor, request, response, tenant = caller->tenant(),
+               trace_parent = CallerTraceContext(*context)] {
     absl::StatusOr<engine::SubmitRequest> submit =
         PrepareSubmit(*request, tenant, *saved(), limits_);
     if (!submit.ok()) return reactor->Finish(ToGrpcStatus(submit.status()));
     submit->tenant = tenant;
+    submit->trace_parent = trace_parent;
     submit->idempotency_key = ScopedIdempotencyKey(tenant, submit->idempotency_key);
     engine()->Submit(*std::move(submit),
                      [reactor, response](absl::StatusOr<engine::SubmitResult> result) {

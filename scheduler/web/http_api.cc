@@ -105,7 +105,8 @@ void HttpApi::Handle(http::HttpRequest request, std::shared_ptr<http::HttpRespon
       return;
     }
     absl::StatusOr<std::string> out =
-        gateway_.Call(method, request.body, request.header("authorization"), request.peer);
+        gateway_.Call(method, request.body, request.header("authorization"), request.peer,
+                      {request.header("traceparent"), request.header("tracestate")});
     pending_calls_.fetch_sub(1);
     if (!out.ok()) return responder->Respond(JsonError(out.status()));
     http::HttpResponse response;

@@ -80,9 +80,20 @@ absl::StatusOr<std::unique_ptr<pb::Message>> ParseRequest(const pb::MethodDescri
 }
 
 void Prepare(grpc::ClientContext& context, absl::string_view authorization,
-             absl::Duration timeout) {
+             absl::Duration timeout, JsonGateway::TraceHeaders trace = {}) {
   context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
   if (!authorization.empty()) context.AddMetadata("authorization", std::string(authorization));
+  // Bounded and checked by the scheduler when it reads them; a value gRPC
+  // would refuse as metadata is left out rather than failing the call.
+  auto add = [&context](const char* name, absl::string_view value) {
+    if (value.empty() || value.size() > 512) return;
+    for (char c : value) {
+      if (c < 0x20 || c > 0x7e) return;
+    }
+    context.AddMetadata(name, std::string(value));
+  };
+  add("traceparent", trace.traceparent);
+  add("tracestate", trace.tracestate);
 }
 
 }  // namespace
@@ -110,7 +121,7 @@ MethodKind JsonGateway::KindOf(absl::string_view method) {
 
 absl::StatusOr<std::string> JsonGateway::Call(absl::string_view method, absl::string_view json,
                                               absl::string_view authorization,
-                                              absl::string_view peer) {
+                                              absl::string_view peer, TraceHeaders trace) {
   const pb::MethodDescriptor* found = FindMethod(method);
   if (found == nullptr || found->server_streaming()) return UnknownMethod(method);
   {
@@ -125,7 +136,7 @@ absl::StatusOr<std::string> JsonGateway::Call(absl::string_view method, absl::st
   grpc::ByteBuffer response_buffer;
 
   grpc::ClientContext context;
-  Prepare(context, authorization, options_.call_timeout);
+  Prepare(context, authorization, options_.call_timeout, trace);
   if (!peer.empty()) context.AddMetadata(server::kHttpPeerHeader, std::string(peer));
   grpc::GenericStub stub(channel_);
   absl::Notification done;

@@ -64,9 +64,17 @@ class JsonGateway {
   // fit the request; NOT_FOUND for an unknown method). Blocks: call it off
   // the HTTP server's thread.
   // `peer`: the HTTP client's address, for the audit trail
-  // (scheduler/server/http_peer.h); "" for none.
+  // (scheduler/server/http_peer.h); "" for none. `trace` is the HTTP
+  // request's W3C trace context, passed on as the call's `traceparent` and
+  // `tracestate` metadata (SubmitRun's run then joins the caller's trace;
+  // docs/observability.md#trace-context).
+  struct TraceHeaders {
+    absl::string_view traceparent;
+    absl::string_view tracestate;
+  };
   absl::StatusOr<std::string> Call(absl::string_view method, absl::string_view json,
-                                   absl::string_view authorization, absl::string_view peer = "");
+                                   absl::string_view authorization, absl::string_view peer = "",
+                                   TraceHeaders trace = {});
 
   // WatchRun's request from its JSON, replaying after `resume_after` (an
   // SSE reader's Last-Event-ID) when that is later than the body's

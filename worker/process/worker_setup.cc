@@ -64,17 +64,14 @@ absl::Status ConfineAgentProcesses(WorkerSetup& setup) {
 // traceparent, whose sampled flag is the scheduler's decision for the
 // whole run (docs/decisions.md, decision 169).
 absl::StatusOr<otel::TracingOptions> TracingFromFlags(const WorkerOptions& options) {
-  otel::TracingEnvironment environment =
-      otel::TracingOptionsFromEnvironment(otel::ProcessEnvironment(), "taskboard-worker");
-  for (const std::string& warning : environment.warnings) {
+  absl::StatusOr<otel::TracingEnvironment> environment = otel::TracingForService(
+      otel::ProcessEnvironment(), "taskboard-worker", {.otlp_endpoint = options.otlp_endpoint});
+  if (!environment.ok()) return environment.status();
+  for (const std::string& warning : environment->warnings) {
     log::Warn("ignored an OpenTelemetry variable").With("warning", warning);
   }
-  if (absl::Status flag = otel::ApplyOtlpEndpointFlag(options.otlp_endpoint, environment.options);
-      !flag.ok()) {
-    return flag;
-  }
-  environment.options.sampler.parent_based = true;
-  return environment.options;
+  environment->options.sampler.parent_based = true;
+  return environment->options;
 }
 
 }  // namespace

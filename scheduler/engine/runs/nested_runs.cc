@@ -1,5 +1,6 @@
 #include "scheduler/engine/runs/nested_runs.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "scheduler/engine/runs/run_reader.h"
 #include "scheduler/engine/state/child_runs.h"
 #include "scheduler/engine/state/run_control.h"
+#include "scheduler/engine/state/run_trace.h"
 #include "scheduler/engine/state/task_lifecycle.h"
 #include "scheduler/engine/state/task_states.h"
 #include "scheduler/flow/proto_value.h"
@@ -113,6 +115,11 @@ std::string NestedRuns::StartChildRun(RunState& parent, const std::string& task_
   request.session_id = parent.record().run().session_id();
   request.tenant = parent.record().tenant();
   for (const auto& [key, value] : parent.record().run().labels()) request.labels[key] = value;
+  // The child run's span nests under the span of the task it carries out.
+  if (IsTraced(parent.record().trace())) {
+    request.trace_parent =
+        AttemptSpanContext(parent.record().trace(), task_id, std::max(1, task.task().attempt()));
+  }
   absl::StatusOr<std::string> child =
       runs_->CreateRun(request, &parent.record().run(), task_id, RunManager::DriverStart::kNow);
   if (!child.ok()) {

@@ -9,6 +9,7 @@
 #include "scheduler/engine/runs/run_loader.h"
 #include "scheduler/engine/runs/run_reader.h"
 #include "scheduler/engine/state/run_control.h"
+#include "scheduler/engine/state/run_trace.h"
 #include "scheduler/engine/state/task_states.h"
 #include "scheduler/flow/kinds/flow_kind.h"
 #include "scheduler/flow/proto_value.h"
@@ -85,6 +86,10 @@ absl::StatusOr<std::string> RunManager::CreateRun(SubmitRequest& request, const 
   record.set_idempotency_key(request.idempotency_key);
   record.set_tenant(request.tenant);
   record.set_next_seq(1);
+  if (options_.tracer != nullptr && options_.tracer->enabled()) {
+    const otel::SpanContext* parent = request.trace_parent ? &*request.trace_parent : nullptr;
+    *record.mutable_trace() = NewRunTrace(options_.tracer->sampler(), parent);
+  }
   if (!request.tenant.empty()) {
     writes.Put(store::Column::kMeta, store::keys::TenantRun(request.tenant, run_id), "");
   }
@@ -209,6 +214,8 @@ absl::StatusOr<ResumeResult> RunManager::ResumeLoaded(std::unique_ptr<RunState> 
   if (!driver.ok()) return driver.status();
   RunState& run = *state;
   PrepareResume(run);
+  // A new run span in the same trace (run_trace.h).
+  if (run.record().has_trace()) RenewRunSpan(*run.MutableRecord().mutable_trace());
   // Started here, whatever an earlier scheduler left undone.
   run.MutableRecord().set_start_pending(false);
   (*driver)->Resume(run, batch_->now_ms());

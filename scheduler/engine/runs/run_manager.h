@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/otel/tracer.h"
 #include "scheduler/dispatch/worker_registry.h"
 #include "scheduler/engine/core/engine_metrics.h"
 #include "scheduler/engine/core/loop_batch.h"
@@ -47,6 +48,8 @@ class RunManager {
     std::string default_agent;
     Retention::Options retention;
     EngineMetrics* metrics = nullptr;  // may be null
+    // Null or not enabled: runs get no trace context (run_trace.h).
+    const otel::Tracer* tracer = nullptr;
   };
   // Everything outlives this. `revoker` and `listener` may be members of
   // the engine constructed after this one: they are not used before the

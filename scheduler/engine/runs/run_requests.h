@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/json.h"
+#include "common/otel/span_context.h"
 #include "taskboard/v1/flow.pb.h"
 
 namespace taskboard::engine {
@@ -28,6 +29,10 @@ struct SubmitRequest {
   std::string idempotency_key;
   // Whose run it is (docs/security.md#tenants); "" without authentication.
   std::string tenant;
+  // The span the run's span is a child of: the caller's W3C traceparent on
+  // SubmitRun, or a child run's parent task attempt. Unset or invalid: the
+  // run starts a trace of its own (docs/observability.md#trace-context).
+  std::optional<otel::SpanContext> trace_parent;
 };
 
 struct SubmitResult {

@@ -8,7 +8,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "common/log/log.h"
+#include "common/otel/traceparent.h"
 #include "scheduler/engine/core/ids.h"
+#include "scheduler/engine/state/run_trace.h"
 #include "scheduler/engine/state/task_lifecycle.h"
 #include "scheduler/engine/workers/assignment_to_send.h"
 
@@ -45,7 +47,11 @@ void Dispatcher::Dispatch() {
       // Prior work is selected before the task is marked dispatched: a
       // ledger the store cannot read fails the task instead of sending it.
       // An external policy selects after the dispatch is committed.
+      const bool traced = prior_work_tracer_ != nullptr &&
+                          prior_work_tracer_->Records(run.record().trace());
+      const int64_t choosing_us = traced ? clock_->NowUs() : 0;
       PriorWorkSource::Choice choice = prior_work_->ChooseFor(*active, task_id);
+      const int64_t chosen_us = traced ? clock_->NowUs() : 0;
       if (choice.kind == PriorWorkSource::Choice::Kind::kParked) continue;
       if (choice.kind == PriorWorkSource::Choice::Kind::kFailed) {
         FailTask(run.MutableTask(task_id),
@@ -88,12 +94,22 @@ void Dispatcher::Dispatch() {
       assignment = AssignmentToSend(task, run.record());
       assignment.set_lease_id(lease_id);
       assignment.set_attempt(task.task().attempt());
+      // The worker's task.attempt span nests under this attempt's span,
+      // which the trace component emits when the attempt ends.
+      if (const store::RunTrace& trace = run.record().trace(); IsTraced(trace)) {
+        assignment.set_traceparent(otel::FormatTraceparent(
+            AttemptSpanContext(trace, task_id, task.task().attempt())));
+      }
       assignment.mutable_ready_at()->set_seconds(entry.queued_us / 1'000'000);
       assignment.mutable_ready_at()->set_nanos(static_cast<int32_t>(entry.queued_us % 1'000'000) *
                                                1000);
       if (choice.kind == PriorWorkSource::Choice::Kind::kAfterCommit) {
         prior_work_->SendAfterCommit(*active, std::move(message));
         continue;
+      }
+      if (traced) {
+        prior_work_tracer_->PriorWorkChosen(run.record().trace(), task_id, task.task().attempt(),
+                                            choice.prior_work.meta(), choosing_us, chosen_us);
       }
       *assignment.mutable_prior_work() = std::move(choice.prior_work);
       streams_->SendTo(worker->stream_id, std::move(message));

@@ -25,6 +25,7 @@
 #include "scheduler/engine/state/run_state.h"
 #include "scheduler/engine/workers/lease_keeper.h"
 #include "scheduler/engine/workers/prior_work_source.h"
+#include "scheduler/engine/workers/prior_work_tracer.h"
 #include "scheduler/engine/workers/scheduling_deadlines.h"
 #include "scheduler/engine/workers/worker_streams.h"
 #include "scheduler/store/records.pb.h"
@@ -53,6 +54,8 @@ class Dispatcher {
   // from the store get the whole scheduling timeout for workers to reconnect.
   void Start(const Clock* clock, int64_t scheduling_timeout_ms);
   void SetPriorWork(PriorWorkSource* source) { prior_work_ = source; }
+  // Null (the default): prior-work selections make no span. Outlives this.
+  void SetPriorWorkTracer(const PriorWorkTracer* tracer) { prior_work_tracer_ = tracer; }
 
   // Queues `task` if READY; `kept_id` is its id as `run` keeps it, which the
   // queue entry views.
@@ -88,6 +91,7 @@ class Dispatcher {
   LeaseKeeper* const leases_;
   const Clock* clock_ = nullptr;
   PriorWorkSource* prior_work_ = nullptr;
+  const PriorWorkTracer* prior_work_tracer_ = nullptr;
   dispatch::ReadyQueue ready_;
   SchedulingDeadlines scheduling_{0, 0};  // set by Start
   int64_t dispatched_ = 0;

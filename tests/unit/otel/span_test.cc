@@ -285,5 +285,38 @@ TEST(SpanByteBudget, EventPastTheBudget_IsDroppedAndCounted) {
   EXPECT_EQ(sink.spans[0].dropped_events, 1u);
 }
 
+TEST(StartSpanWithContext, SampledContext_RecordsWithThoseIdsAndParent) {
+  RecordingSink sink;
+  Tracer tracer(Sampler({.parent_based = true, .ratio = 0.0}), &sink);
+  SpanContext fixed{.trace_id = NewTraceId(), .span_id = NewSpanId(), .trace_flags = kSampledFlag};
+  const SpanId parent = NewSpanId();
+  Span span = tracer.StartSpanWithContext("run", fixed, parent, /*parent_remote=*/true,
+                                          SpanKind::kServer, absl::FromUnixNanos(5));
+  span.End(absl::FromUnixNanos(9));
+  ASSERT_EQ(sink.spans.size(), 1u);
+  EXPECT_EQ(sink.spans[0].context.trace_id, fixed.trace_id);
+  EXPECT_EQ(sink.spans[0].context.span_id, fixed.span_id);
+  EXPECT_EQ(sink.spans[0].parent_span_id, parent);
+  EXPECT_TRUE(sink.spans[0].parent_remote);
+  EXPECT_EQ(sink.spans[0].start_unix_nanos, 5);
+}
+
+TEST(StartSpanWithContext, UnsampledContextOrTracingOff_RecordsNothingButKeepsTheContext) {
+  RecordingSink sink;
+  Tracer on(Sampler(), &sink);
+  Tracer off(Sampler(), nullptr);
+  SpanContext unsampled{.trace_id = NewTraceId(), .span_id = NewSpanId()};
+  Span a = on.StartSpanWithContext("run", unsampled, SpanId{}, false);
+  SpanContext sampled = unsampled;
+  sampled.trace_flags = kSampledFlag;
+  Span b = off.StartSpanWithContext("run", sampled, SpanId{}, false);
+  EXPECT_FALSE(a.recording());
+  EXPECT_FALSE(b.recording());
+  EXPECT_EQ(b.context().span_id, sampled.span_id);
+  a.End();
+  b.End();
+  EXPECT_TRUE(sink.spans.empty());
+}
+
 }  // namespace
 }  // namespace taskboard::otel

@@ -266,5 +266,55 @@ TEST(OtlpEndpointFlag, NotAnHttpUrl_IsInvalid) {
   EXPECT_FALSE(options.enabled());
 }
 
+EnvironmentLookup Variables(std::map<std::string, std::string> variables) {
+  return [variables](absl::string_view name) -> std::optional<std::string> {
+    auto it = variables.find(std::string(name));
+    if (it == variables.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+TEST(TracingForService, EndpointFlag_WinsOverTheVariables) {
+  absl::StatusOr<TracingEnvironment> env = TracingForService(
+      Variables({{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://env:4318/v1/traces"},
+                 {"OTEL_SERVICE_NAME", "sched-a"},
+                 {"OTEL_EXPORTER_OTLP_HEADERS", "x-key=1"}}),
+      "taskboard-scheduler", {.otlp_endpoint = "http://flag:4318"});
+  ASSERT_TRUE(env.ok()) << env.status();
+  EXPECT_EQ(env->options.traces_url, "http://flag:4318/v1/traces");
+  EXPECT_EQ(Resource(env->options, "service.name"), "sched-a");
+  EXPECT_THAT(env->options.headers, ElementsAre(std::make_pair("x-key", "1")));
+}
+
+TEST(TracingForService, NoFlags_KeepTheEnvironmentsSampler) {
+  absl::StatusOr<TracingEnvironment> env = TracingForService(
+      Variables({{"OTEL_TRACES_SAMPLER", "traceidratio"}, {"OTEL_TRACES_SAMPLER_ARG", "0.25"}}),
+      "taskboard-scheduler", {});
+  ASSERT_TRUE(env.ok()) << env.status();
+  EXPECT_FALSE(env->options.sampler.parent_based);
+  EXPECT_EQ(env->options.sampler.ratio, 0.25);
+}
+
+TEST(TracingForService, SampleRatio_IsParentBasedWithThatRatio) {
+  absl::StatusOr<TracingEnvironment> env =
+      TracingForService(Variables({{"OTEL_TRACES_SAMPLER", "always_off"}}), "taskboard-scheduler",
+                        {.sample_ratio = 0.1});
+  ASSERT_TRUE(env.ok()) << env.status();
+  EXPECT_TRUE(env->options.sampler.parent_based);
+  EXPECT_EQ(env->options.sampler.ratio, 0.1);
+}
+
+TEST(TracingForService, RatioOutsideZeroToOne_IsRefusedNamingTheFlag) {
+  EXPECT_THAT(TracingForService(Variables({}), "s", {.sample_ratio = 1.5}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--trace-sample-ratio")));
+  EXPECT_THAT(TracingForService(Variables({}), "s", {.sample_ratio = -0.1}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--trace-sample-ratio")));
+}
+
+TEST(TracingForService, BadEndpointFlag_IsRefused) {
+  EXPECT_THAT(TracingForService(Variables({}), "s", {.otlp_endpoint = "collector:4318"}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--otlp-endpoint")));
+}
+
 }  // namespace
 }  // namespace taskboard::otel
