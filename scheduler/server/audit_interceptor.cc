@@ -9,6 +9,7 @@
 #include "grpcpp/server_context.h"
 #include "scheduler/auth/method_roles.h"
 #include "scheduler/server/audited_calls.h"
+#include "scheduler/server/client_metadata.h"
 #include "scheduler/server/grpc_status.h"
 #include "scheduler/server/http_peer.h"
 
@@ -16,13 +17,6 @@ namespace taskboard::server {
 namespace {
 
 using grpc::experimental::InterceptionHookPoints;
-
-absl::string_view Metadata(const grpc::ServerContextBase& context, absl::string_view key) {
-  const auto& metadata = context.client_metadata();
-  auto it = metadata.find(std::string(key));
-  return it == metadata.end() ? absl::string_view()
-                              : absl::string_view(it->second.data(), it->second.size());
-}
 
 // Our services; health checking and reflection are never refused.
 bool IsOurs(absl::string_view method) {
@@ -65,7 +59,7 @@ class AuditInterceptor final : public grpc::experimental::Interceptor {
     // whose peer gRPC does not know ("unknown"); a network peer always has
     // an address.
     if (peer.empty() || peer == "unknown" || absl::StartsWith(peer, "inproc")) {
-      if (absl::string_view http = Metadata(context, kHttpPeerHeader); !http.empty()) {
+      if (absl::string_view http = ClientMetadata(context, kHttpPeerHeader); !http.empty()) {
         peer = absl::StrCat("http:", http);
       }
     }
@@ -76,7 +70,7 @@ class AuditInterceptor final : public grpc::experimental::Interceptor {
       recorder_->Record(std::move(event));
       return;
     }
-    const absl::string_view authorization = Metadata(context, "authorization");
+    const absl::string_view authorization = ClientMetadata(context, "authorization");
     absl::StatusOr<auth::Principal> identified = authenticator_->Identify(authorization);
     if (identified.ok()) {
       event.set_actor(identified->name);

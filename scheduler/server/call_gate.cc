@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/server/client_metadata.h"
 
 namespace taskboard::server {
 
@@ -14,10 +15,7 @@ namespace {
 
 // The `authorization` header's value; "" when absent.
 absl::string_view Authorization(const grpc::CallbackServerContext& context) {
-  const auto& metadata = context.client_metadata();
-  auto it = metadata.find("authorization");
-  return it == metadata.end() ? absl::string_view()
-                              : absl::string_view(it->second.data(), it->second.size());
+  return ClientMetadata(context, "authorization");
 }
 
 }  // namespace

@@ -2,23 +2,13 @@
 
 #include "absl/strings/string_view.h"
 #include "common/otel/traceparent.h"
+#include "scheduler/server/client_metadata.h"
 
 namespace taskboard::server {
-namespace {
-
-absl::string_view Metadata(const grpc::ServerContextBase& context, absl::string_view name) {
-  const auto& metadata = context.client_metadata();
-  auto found = metadata.find(grpc::string_ref(name.data(), name.size()));
-  if (found == metadata.end()) return {};
-  return {found->second.data(), found->second.size()};
-}
-
-}  // namespace
-
 std::optional<otel::SpanContext> CallerTraceContext(const grpc::ServerContextBase& context) {
-  const absl::string_view traceparent = Metadata(context, "traceparent");
+  const absl::string_view traceparent = ClientMetadata(context, "traceparent");
   if (traceparent.empty()) return std::nullopt;
-  return otel::ExtractTraceContext(traceparent, Metadata(context, "tracestate"));
+  return otel::ExtractTraceContext(traceparent, ClientMetadata(context, "tracestate"));
 }
 
 }  // namespace taskboard::server
