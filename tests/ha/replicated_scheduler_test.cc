@@ -37,6 +37,7 @@
 #include "taskboard/v1/scheduler.grpc.pb.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/etcd_cluster.h"
+#include "tests/testing/metrics_port.h"
 #include "tests/testing/prometheus_text.h"
 #include "tests/testing/promtool.h"
 #include "tests/testing/temp_dir.h"
@@ -153,19 +154,11 @@ class ReplicatedSchedulerTest : public ::testing::Test {
   // The HTTP status of GET `path` on the replica's metrics port (0: no
   // answer), and the body in `body`.
   int Get(int i, const std::string& path, std::string* body = nullptr) {
-    httplib::Client client("127.0.0.1", replicas_.at(i).metrics_port);
-    client.set_connection_timeout(2, 0);
-    client.set_read_timeout(5, 0);
-    httplib::Result result = client.Get(path);
-    if (!result) return 0;
-    if (body != nullptr) *body = result->body;
-    return result->status;
+    return testing::GetOnMetricsPort(replicas_.at(i).metrics_port, path, body);
   }
 
   std::optional<double> Sample(int i, const std::string& series) {
-    std::string metrics;
-    if (Get(i, "/metrics", &metrics) != 200) return std::nullopt;
-    return testing::SampleValue(metrics, series);
+    return testing::SampleOnMetricsPort(replicas_.at(i).metrics_port, series);
   }
 
   // Waits until exactly one running replica (other than `not_this`) is ready
