@@ -38,8 +38,10 @@ CommitPipeline::OnWritten CountCommits(EngineMetrics* metrics) {
 
 Engine::Engine(EngineOptions options)
     : store_(options.store),
+      acked_(options.replication_gate != nullptr ? std::make_unique<AckedStore>(options.store)
+                                                 : nullptr),
       pipeline_(options.store, CountCommits(options.metrics), /*max_in_flight=*/2,
-                options.replication_gate, options.max_unacked_batches),
+                options.replication_gate, options.max_unacked_batches, acked_.get()),
       loop_store_(options.store, &pipeline_),
       options_(WithStore(std::move(options), &loop_store_)),
       runs_({options_.store,
@@ -56,7 +58,7 @@ Engine::Engine(EngineOptions options)
                    options_.limits.max_tool_result_bytes, options_.limits.max_interpolated_bytes,
                    options_.lease_timeout_ms, options_.policy_service, options_.metrics},
                   &batch_, &runs_.active(), &workers_, this),
-      llm_({options_.store, store_, options_.llm_limits, options_.llm_metrics}, &batch_,
+      llm_({options_.store, &store(), options_.llm_limits, options_.llm_metrics}, &batch_,
            &runs_.active(), &runs_.retention(), &workers_.leases(), &workers_.streams(), &workers_),
       approvals_({options_.store, options_.limits, options_.approval_limits,
                   options_.approval_metrics, options_.approval_notifier},

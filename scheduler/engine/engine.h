@@ -43,6 +43,7 @@
 #include "scheduler/engine/approvals/approval_metrics.h"
 #include "scheduler/engine/approvals/approvals.h"
 #include "scheduler/engine/core/clock.h"
+#include "scheduler/engine/core/acked_store.h"
 #include "scheduler/engine/core/commit_pipeline.h"
 #include "scheduler/engine/core/engine_metrics.h"
 #include "scheduler/engine/core/event_poster.h"
@@ -268,9 +269,10 @@ class Engine : private EventPoster {
   }
 
   WatchHub& watch_hub() { return runs_.watch_hub(); }
-  // The store itself, for reads from other threads (RPC handlers): they see
-  // a batch once it is written.
-  store::Store& store() { return *store_; }
+  // The store for reads from other threads (RPC handlers): they see a batch
+  // once it is written, or on a replicated leader once it is acknowledged
+  // (acked_store.h).
+  store::Store& store() { return acked_ != nullptr ? *acked_ : *store_; }
   // Runs `then` once the tasks `run_id` starts with are written, if
   // SubmitRun accepted it and they are still being created (decision 121),
   // so a client that reads the run after SubmitRun's reply sees them; at
@@ -317,6 +319,9 @@ class Engine : private EventPoster {
   // The store given in the options; options_.store is loop_store_, which
   // makes the loop's reads wait for its writes still in the pipeline.
   store::Store* const store_;
+  // With a replication gate only: what store() reads. Before pipeline_,
+  // which publishes to it.
+  const std::unique_ptr<AckedStore> acked_;
   CommitPipeline pipeline_;
   PipelinedStore loop_store_;
   EngineOptions options_;

@@ -202,7 +202,9 @@ absl::Status SchedulerServer::OpenEngine(std::shared_ptr<store::RocksDbWriteHook
   if (!engine.ok()) return engine.status();
   engine_ = *std::move(engine);
   engine_->Start();
-  handle_->Publish(engine_.get(), saved_.get(), store_.get(), std::move(still_leading));
+  // RPC handlers read what the engine lets other threads see: on a
+  // replicated leader, only acknowledged batches (acked_store.h).
+  handle_->Publish(engine_.get(), saved_.get(), &engine_->store(), std::move(still_leading));
   return absl::OkStatus();
 }
 

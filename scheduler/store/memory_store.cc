@@ -51,4 +51,12 @@ absl::Status MemoryStore::ScanReverse(Column column, absl::string_view start, ab
   return absl::OkStatus();
 }
 
+std::shared_ptr<Store> MemoryStore::ReadSnapshot() {
+  auto copy = std::make_shared<MemoryStore>();
+  absl::MutexLock lock(&mu_);
+  absl::MutexLock copy_lock(&copy->mu_);
+  for (int i = 0; i < kColumnCount; ++i) copy->tables_[i] = tables_[i];
+  return copy;
+}
+
 }  // namespace taskboard::store

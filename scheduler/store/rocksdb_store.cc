@@ -38,12 +38,172 @@ absl::Status FromRocks(const rocksdb::Status& status, absl::string_view what) {
   return absl::InternalError(message);
 }
 
-class RocksDbStore : public Store {
+// The reads of one database, of its latest state or (with `snapshot`) of
+// the state a snapshot pinned: shared by the store and its ReadSnapshots.
+class RocksDbReads {
+ public:
+  RocksDbReads(rocksdb::DB* db, const std::vector<rocksdb::ColumnFamilyHandle*>* handles,
+               const rocksdb::Snapshot* snapshot)
+      : db_(db), handles_(handles), snapshot_(snapshot) {}
+
+  absl::StatusOr<std::optional<std::string>> Get(Column column, absl::string_view key) const {
+    std::string value;
+    rocksdb::Status status = db_->Get(Options(), Handle(column), ToSlice(key), &value);
+    if (status.IsNotFound()) return std::nullopt;
+    if (!status.ok()) return FromRocks(status, "RocksDB read failed");
+    return value;
+  }
+
+  absl::StatusOr<std::vector<std::optional<std::string>>> MultiGet(
+      Column column, absl::Span<const std::string> keys) const {
+    std::vector<rocksdb::Slice> slices;
+    slices.reserve(keys.size());
+    for (const std::string& key : keys) slices.push_back(ToSlice(key));
+    std::vector<rocksdb::ColumnFamilyHandle*> handles(keys.size(), Handle(column));
+    std::vector<std::string> found;
+    std::vector<rocksdb::Status> statuses = db_->MultiGet(Options(), handles, slices, &found);
+    std::vector<std::optional<std::string>> values;
+    values.reserve(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (statuses[i].IsNotFound()) {
+        values.emplace_back(std::nullopt);
+        continue;
+      }
+      if (!statuses[i].ok()) return FromRocks(statuses[i], "RocksDB read failed");
+      values.emplace_back(std::move(found[i]));
+    }
+    return values;
+  }
+
+  absl::Status Scan(Column column, absl::string_view start, absl::string_view end,
+                    const Store::Visitor& visit) const {
+    return ScanWith(Options(), column, start, end, visit);
+  }
+
+  absl::Status ScanOnce(Column column, absl::string_view start, absl::string_view end,
+                        const Store::Visitor& visit) const {
+    rocksdb::ReadOptions options = Options();
+    // Read once: blocks that entered the cache would only push out those
+    // that later reads need.
+    options.fill_cache = false;
+    options.readahead_size = kScanOnceReadahead;
+    return ScanWith(options, column, start, end, visit);
+  }
+
+  absl::Status ScanReverse(Column column, absl::string_view start, absl::string_view end,
+                           const Store::Visitor& visit) const {
+    rocksdb::ReadOptions options = Options();
+    rocksdb::Slice lower = ToSlice(start);
+    options.iterate_lower_bound = &lower;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options, Handle(column)));
+    if (end.empty()) {
+      it->SeekToLast();
+    } else {
+      it->SeekForPrev(ToSlice(end));
+      // SeekForPrev lands on `end` itself when present; the range excludes it.
+      if (it->Valid() && ToView(it->key()) == end) it->Prev();
+    }
+    for (; it->Valid(); it->Prev()) {
+      if (!visit(ToView(it->key()), ToView(it->value()))) break;
+    }
+    return FromRocks(it->status(), "RocksDB scan failed");
+  }
+
+ private:
+  rocksdb::ReadOptions Options() const {
+    rocksdb::ReadOptions options;
+    options.snapshot = snapshot_;
+    return options;
+  }
+  rocksdb::ColumnFamilyHandle* Handle(Column column) const {
+    return (*handles_)[static_cast<int>(column)];
+  }
+
+  // Every key in [start, end) (`end` empty: to the end of the column), the
+  // upper bound set so the iterator stops at `end` without reading past it.
+  absl::Status ScanWith(rocksdb::ReadOptions options, Column column, absl::string_view start,
+                        absl::string_view end, const Store::Visitor& visit) const {
+    rocksdb::Slice upper = ToSlice(end);
+    if (!end.empty()) options.iterate_upper_bound = &upper;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options, Handle(column)));
+    for (it->Seek(ToSlice(start)); it->Valid(); it->Next()) {
+      if (!visit(ToView(it->key()), ToView(it->value()))) break;
+    }
+    return FromRocks(it->status(), "RocksDB scan failed");
+  }
+
+  rocksdb::DB* const db_;
+  const std::vector<rocksdb::ColumnFamilyHandle*>* const handles_;
+  const rocksdb::Snapshot* const snapshot_;
+};
+
+// A Store whose reads are `reads_`: the store itself and its snapshots.
+class RocksDbReadingStore : public Store {
+ public:
+  explicit RocksDbReadingStore(RocksDbReads reads) : reads_(reads) {}
+
+  absl::StatusOr<std::optional<std::string>> Get(Column column, absl::string_view key) override {
+    return reads_.Get(column, key);
+  }
+  absl::StatusOr<std::vector<std::optional<std::string>>> MultiGet(
+      Column column, absl::Span<const std::string> keys) override {
+    return reads_.MultiGet(column, keys);
+  }
+  absl::Status Scan(Column column, absl::string_view start, absl::string_view end,
+                    const Visitor& visit) override {
+    return reads_.Scan(column, start, end, visit);
+  }
+  absl::Status ScanOnce(Column column, absl::string_view start, absl::string_view end,
+                        const Visitor& visit) override {
+    return reads_.ScanOnce(column, start, end, visit);
+  }
+  absl::Status ScanReverse(Column column, absl::string_view start, absl::string_view end,
+                           const Visitor& visit) override {
+    return reads_.ScanReverse(column, start, end, visit);
+  }
+
+ private:
+  const RocksDbReads reads_;
+};
+
+// A RocksDB snapshot as a read-only Store (Store::ReadSnapshot). It pins
+// the versions it shows until released, so the store's owner releases every
+// snapshot before closing the store (RocksDB refuses to close with one open).
+class RocksDbSnapshot : public RocksDbReadingStore {
+ public:
+  RocksDbSnapshot(rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*> handles)
+      : RocksDbSnapshot(db, std::move(handles), db->GetSnapshot()) {}
+  ~RocksDbSnapshot() override { db_->ReleaseSnapshot(snapshot_); }
+
+  absl::Status Write(const WriteBatch&) override {
+    return absl::FailedPreconditionError(
+        "a store snapshot is read-only: write through the store it was taken from");
+  }
+
+ private:
+  // The reads point at handles_, a member: they are used only once it is
+  // constructed.
+  RocksDbSnapshot(rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*> handles,
+                  const rocksdb::Snapshot* snapshot)
+      : RocksDbReadingStore(RocksDbReads(db, &handles_, snapshot)),
+        db_(db),
+        handles_(std::move(handles)),
+        snapshot_(snapshot) {}
+
+  rocksdb::DB* const db_;
+  const std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  const rocksdb::Snapshot* const snapshot_;
+};
+
+class RocksDbStore : public RocksDbReadingStore {
  public:
   RocksDbStore(std::unique_ptr<rocksdb::DB> db, std::vector<rocksdb::ColumnFamilyHandle*> handles,
                Durability durability, std::string path, std::string boot_id,
                bool may_have_lost_writes, std::shared_ptr<RocksDbWriteHook> write_hook)
-      : db_(std::move(db)),
+      // The reads point at handles_, a member: they are used only once it is
+      // constructed.
+      : RocksDbReadingStore(RocksDbReads(db.get(), &handles_, nullptr)),
+        db_(std::move(db)),
         handles_(std::move(handles)),
         path_(std::move(path)),
         boot_id_(std::move(boot_id)),
@@ -107,86 +267,14 @@ class RocksDbStore : public Store {
     return written;
   }
 
-  absl::StatusOr<std::optional<std::string>> Get(Column column, absl::string_view key) override {
-    std::string value;
-    rocksdb::Status status = db_->Get(rocksdb::ReadOptions(), Handle(column), ToSlice(key), &value);
-    if (status.IsNotFound()) return std::nullopt;
-    if (!status.ok()) return FromRocks(status, "RocksDB read failed");
-    return value;
-  }
 
-  absl::StatusOr<std::vector<std::optional<std::string>>> MultiGet(
-      Column column, absl::Span<const std::string> keys) override {
-    std::vector<rocksdb::Slice> slices;
-    slices.reserve(keys.size());
-    for (const std::string& key : keys) slices.push_back(ToSlice(key));
-    std::vector<rocksdb::ColumnFamilyHandle*> handles(keys.size(), Handle(column));
-    std::vector<std::string> found;
-    std::vector<rocksdb::Status> statuses =
-        db_->MultiGet(rocksdb::ReadOptions(), handles, slices, &found);
-    std::vector<std::optional<std::string>> values;
-    values.reserve(keys.size());
-    for (size_t i = 0; i < keys.size(); ++i) {
-      if (statuses[i].IsNotFound()) {
-        values.emplace_back(std::nullopt);
-        continue;
-      }
-      if (!statuses[i].ok()) return FromRocks(statuses[i], "RocksDB read failed");
-      values.emplace_back(std::move(found[i]));
-    }
-    return values;
-  }
-
-  absl::Status Scan(Column column, absl::string_view start, absl::string_view end,
-                    const Visitor& visit) override {
-    return ScanWith(rocksdb::ReadOptions(), column, start, end, visit);
-  }
-
-  absl::Status ScanOnce(Column column, absl::string_view start, absl::string_view end,
-                        const Visitor& visit) override {
-    rocksdb::ReadOptions options;
-    // Read once: blocks that entered the cache would only push out those
-    // that later reads need.
-    options.fill_cache = false;
-    options.readahead_size = kScanOnceReadahead;
-    return ScanWith(options, column, start, end, visit);
-  }
-
-  absl::Status ScanReverse(Column column, absl::string_view start, absl::string_view end,
-                           const Visitor& visit) override {
-    rocksdb::ReadOptions options;
-    rocksdb::Slice lower = ToSlice(start);
-    options.iterate_lower_bound = &lower;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options, Handle(column)));
-    if (end.empty()) {
-      it->SeekToLast();
-    } else {
-      it->SeekForPrev(ToSlice(end));
-      // SeekForPrev lands on `end` itself when present; the range excludes it.
-      if (it->Valid() && ToView(it->key()) == end) it->Prev();
-    }
-    for (; it->Valid(); it->Prev()) {
-      if (!visit(ToView(it->key()), ToView(it->value()))) break;
-    }
-    return FromRocks(it->status(), "RocksDB scan failed");
+  std::shared_ptr<Store> ReadSnapshot() override {
+    return std::make_shared<RocksDbSnapshot>(db_.get(), handles_);
   }
 
  private:
   rocksdb::ColumnFamilyHandle* Handle(Column column) const {
     return handles_[static_cast<int>(column)];
-  }
-
-  // Every key in [start, end) (`end` empty: to the end of the column), the
-  // upper bound set so the iterator stops at `end` without reading past it.
-  absl::Status ScanWith(rocksdb::ReadOptions options, Column column, absl::string_view start,
-                        absl::string_view end, const Visitor& visit) {
-    rocksdb::Slice upper = ToSlice(end);
-    if (!end.empty()) options.iterate_upper_bound = &upper;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options, Handle(column)));
-    for (it->Seek(ToSlice(start)); it->Valid(); it->Next()) {
-      if (!visit(ToView(it->key()), ToView(it->value()))) break;
-    }
-    return FromRocks(it->status(), "RocksDB scan failed");
   }
 
   std::unique_ptr<rocksdb::DB> db_;

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -134,6 +135,13 @@ class Store {
   // May run next to the writer. FAILED_PRECONDITION for a store that keeps
   // nothing on disk; INTERNAL with the storage engine's message.
   virtual absl::Status Checkpoint(const std::string& dir);
+  // The store as it is now, for reading only: later writes do not change
+  // what it shows. A replicated scheduler's leader takes one after each
+  // written batch and lets other threads read it once followers hold the
+  // batch (docs/high-availability.md#acknowledged-writes). Cheap for RocksDB
+  // (a snapshot); the in-memory store copies itself. Null when the store
+  // cannot take one (the default); never written to.
+  virtual std::shared_ptr<Store> ReadSnapshot() { return nullptr; }
 };
 
 // The smallest key greater than every key that starts with `prefix` ("" when

@@ -7,10 +7,16 @@
 #   tools/bench/taskboard_e2e.sh                       # board of 10,000, wal, 64 slots, CLI follows
 #   N=100000 FOLLOW=0 tools/bench/taskboard_e2e.sh     # no follower: poll `taskboard runs`
 #   KIND=map DURABILITY=sync SLOTS=4 PREFETCH=0 tools/bench/taskboard_e2e.sh
+#   HA=1 N=10000 FOLLOW=0 tools/bench/taskboard_e2e.sh   # 3 replicas on a 1-member etcd
+#   HA=1 LATENCY=300 tools/bench/taskboard_e2e.sh        # + SubmitRun round trips, p50/p99
 #
 # Knobs: N, KIND (board | board-args: every task reads an arg | map: one map phase, 64 items
 # in flight), DURABILITY (wal | sync |
-# none), SLOTS, PREFETCH (worker --prefetch; default: the worker's), FOLLOW (1: `taskboard
+# none), SLOTS, PREFETCH (worker --prefetch; default: the worker's), HA (1: three
+# replicated schedulers, docs/high-availability.md, on one etcd member started here; the
+# worker and the CLI get the three addresses; CPU counts every replica), LATENCY (a count:
+# after the run, that many one-task SubmitRuns one after another over the leader's HTTP
+# API, and their round trip's p50/p99: with HA=1 it includes the followers' ack), FOLLOW (1: `taskboard
 # run`, which tails WatchRun and renders; 0: `taskboard run --no-watch`, then poll every
 # 200 ms and end at the run's finished_at as the scheduler recorded it, so the poll's
 # granularity does not count), BUILD_DIR (default build).
@@ -28,22 +34,61 @@ durability=${DURABILITY:-wal}
 slots=${SLOTS:-64}
 follow=${FOLLOW:-1}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/taskboard-e2e.XXXXXX")
-scheduler_pid=
+ha=${HA:-0}
+latency=${LATENCY:-0}
+scheduler_pids=()
 worker_pid=
+etcd_pid=
 cleanup() {
   [[ -n $worker_pid ]] && kill "$worker_pid" 2>/dev/null || true
-  [[ -n $scheduler_pid ]] && kill "$scheduler_pid" 2>/dev/null || true
+  for pid in "${scheduler_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  [[ -n $etcd_pid ]] && kill "$etcd_pid" 2>/dev/null || true
   wait 2>/dev/null || true
   rm -rf "$dir"
 }
 trap cleanup EXIT
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bin/taskboard-scheduler" --listen "127.0.0.1:$port" --data-dir "$dir/db" \
-  --durability "$durability" --max-tasks-per-run 1000000 --max-items-per-phase 1000000 \
-  --max-spec-bytes 268435456 >"$dir/scheduler.log" 2>&1 &
-scheduler_pid=$!
-"$bin/taskboard-worker" --scheduler "127.0.0.1:$port" --slots "$slots" \
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+ha_flags=()
+if [[ $ha == 1 ]]; then
+  etcd_client=$(free_port) etcd_peer=$(free_port)
+  etcd --name e0 --data-dir "$dir/etcd" \
+    --listen-client-urls "http://127.0.0.1:$etcd_client" \
+    --advertise-client-urls "http://127.0.0.1:$etcd_client" \
+    --listen-peer-urls "http://127.0.0.1:$etcd_peer" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer" \
+    --initial-cluster "e0=http://127.0.0.1:$etcd_peer" >"$dir/etcd.log" 2>&1 &
+  etcd_pid=$!
+  ha_flags=(--ha-etcd-endpoints "127.0.0.1:$etcd_client" --ha-cluster bench)
+fi
+addresses=()
+http_ports=()
+for i in $(seq 0 $((ha == 1 ? 2 : 0))); do
+  port=$(free_port) http=$(free_port)
+  replica_flags=()
+  [[ $ha == 1 ]] && replica_flags=("${ha_flags[@]}" --ha-replica-id "s$i")
+  "$bin/taskboard-scheduler" --listen "127.0.0.1:$port" --http-listen "127.0.0.1:$http" \
+    --data-dir "$dir/db$i" --durability "$durability" --max-tasks-per-run 1000000 \
+    --max-items-per-phase 1000000 --max-spec-bytes 268435456 \
+    "${replica_flags[@]}" \
+    >"$dir/scheduler$i.log" 2>&1 &
+  scheduler_pids+=($!)
+  addresses+=("127.0.0.1:$port")
+  http_ports+=("$http")
+done
+scheduler_list=$(IFS=,; echo "${addresses[*]}")
+if [[ $ha == 1 ]]; then
+  # Exit 0: exactly one replica answers as the leader.
+  for _ in $(seq 300); do
+    "$bin/taskboard" admin ha status --scheduler "$scheduler_list" >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  "$bin/taskboard" admin ha status --scheduler "$scheduler_list" ||
+    { cat "$dir"/scheduler*.log; exit 1; }
+fi
+"$bin/taskboard-worker" --scheduler "$scheduler_list" --slots "$slots" \
   ${PREFETCH:+--prefetch "$PREFETCH"} --data-dir "$dir/worker" >"$dir/worker.log" 2>&1 &
 worker_pid=$!
 
@@ -65,14 +110,20 @@ else:
 print(json.dumps(flow))
 PY
 
-export TASKBOARD_SCHEDULER=127.0.0.1:$port
+export TASKBOARD_SCHEDULER=$scheduler_list
 for _ in $(seq 200); do
   "$bin/taskboard" workers 2>/dev/null | grep -q noop && break
   sleep 0.05
 done
-"$bin/taskboard" workers 2>/dev/null | grep -q noop || { cat "$dir/scheduler.log" "$dir/worker.log"; exit 1; }
+"$bin/taskboard" workers 2>/dev/null | grep -q noop ||
+  { cat "$dir"/scheduler*.log "$dir/worker.log"; exit 1; }
 
-cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# Jiffies spent by the given processes together.
+cpu() {
+  local total=0 pid
+  for pid in "$@"; do total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat"))); done
+  echo "$total"
+}
 # The run's finished_at as the scheduler recorded it, in seconds since the epoch.
 finished_at() {
   "$bin/taskboard" show "$1" --json | python3 -c '
@@ -82,7 +133,7 @@ run = run.get("run", run)
 finished = run.get("finishedAt") or run["finished_at"]
 print(datetime.datetime.fromisoformat(finished.replace("Z", "+00:00")).timestamp())'
 }
-scheduler_cpu=$(cpu "$scheduler_pid")
+scheduler_cpu=$(cpu "${scheduler_pids[@]}")
 worker_cpu=$(cpu "$worker_pid")
 start=$(date +%s.%N)
 if [[ $follow == 1 ]]; then
@@ -95,9 +146,9 @@ else
   until "$bin/taskboard" runs | grep "^$run_id" | grep -q -E 'completed|failed'; do sleep 0.2; done
   end=$(finished_at "$run_id")
 fi
-python3 - "$n" "$start" "$end" "$(getconf CLK_TCK)" "$scheduler_cpu" "$(cpu "$scheduler_pid")" \
+python3 - "$n" "$start" "$end" "$(getconf CLK_TCK)" "$scheduler_cpu" "$(cpu "${scheduler_pids[@]}")" \
   "$worker_cpu" "$(cpu "$worker_pid")" "$dir/client.time" \
-  "$kind n=$n durability=$durability slots=$slots prefetch=${PREFETCH:-default} follow=$follow" <<'PY'
+  "$kind n=$n durability=$durability slots=$slots prefetch=${PREFETCH:-default} follow=$follow ha=$ha" <<'PY'
 import sys
 n, start, end, hz = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 scheduler = (float(sys.argv[6]) - float(sys.argv[5])) / hz
@@ -115,5 +166,41 @@ import sys
 n, start, finished, end = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 print(f"  up to finished_at: {n / (finished - start):,.0f} tasks/s; "
       f"the CLI exited {(end - finished) * 1000:.0f} ms after it")
+PY
+fi
+if ((latency > 0)); then
+  # One-task runs, one after another, over one HTTP connection to the leader
+  # (a follower answers 503): SubmitRun's reply waits for the write, and with
+  # HA=1 for the in-sync follower's ack.
+  python3 - "$latency" "ha=$ha durability=$durability" "${http_ports[@]}" <<'PY'
+import http.client, json, sys, time
+count, label, ports = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+flow = {"name": "latency", "kind": "board",
+        "board": {"tasks": [{"id": "t", "agent": "noop", "task": "x"}]}}
+body = json.dumps({"source": {"text": json.dumps(flow)}})
+headers = {"Content-Type": "application/json"}
+leader = None
+for port in ports:
+    conn = http.client.HTTPConnection("127.0.0.1", int(port))
+    conn.request("POST", "/api/v1/SubmitRun", body, headers)
+    answer = conn.getresponse()
+    answer.read()
+    if answer.status == 200:
+        leader = conn
+        break
+    conn.close()
+assert leader is not None, "no replica accepted SubmitRun"
+times = []
+for _ in range(count):
+    start = time.perf_counter()
+    leader.request("POST", "/api/v1/SubmitRun", body, headers)
+    answer = leader.getresponse()
+    answer.read()
+    assert answer.status == 200, answer.status
+    times.append((time.perf_counter() - start) * 1000)
+times.sort()
+pick = lambda q: times[min(len(times) - 1, int(q * len(times)))]
+print(f"SubmitRun round trip, {label}, {count} one-task runs: p50 {pick(0.5):.2f} ms, "
+      f"p99 {pick(0.99):.2f} ms, max {times[-1]:.2f} ms")
 PY
 fi

@@ -16,12 +16,13 @@ constexpr absl::Duration kReleasePoll = absl::Milliseconds(50);
 }  // namespace
 
 CommitPipeline::CommitPipeline(store::Store* store, OnWritten on_written, size_t max_in_flight,
-                               ReplicationGate* gate, size_t max_unacked)
+                               ReplicationGate* gate, size_t max_unacked, AckedStore* acked)
     : store_(store),
       on_written_(std::move(on_written)),
       max_in_flight_(max_in_flight < 1 ? 1 : max_in_flight),
       gate_(gate),
       max_unacked_(max_unacked < 1 ? 1 : max_unacked),
+      acked_(acked),
       thread_([this] { Loop(); }) {
   if (gate_ != nullptr) release_thread_ = std::thread([this] { ReleaseLoop(); });
 }
@@ -85,20 +86,29 @@ void CommitPipeline::CommitGated(store::WriteBatch batch, Effects effects, bool 
   // Nothing else is being written: write on this thread (as Commit does
   // without a gate); only the effects wait for the release. Only the caller
   // hands over batches, so none can start meanwhile.
+  const bool empty = batch.empty();
   Write(batch);
   const uint64_t index = gate_->WrittenIndex();
+  std::shared_ptr<store::Store> snapshot = SnapshotAfterWrite(empty);
   absl::MutexLock lock(&mu_);
   ++written_;
-  Hold(index, std::move(effects));
+  Hold(index, std::move(effects), std::move(snapshot));
 }
 
-void CommitPipeline::Hold(uint64_t index, Effects effects) {
+std::shared_ptr<store::Store> CommitPipeline::SnapshotAfterWrite(bool empty) {
+  // An empty batch changed nothing: the view of the batch before it stays.
+  if (acked_ == nullptr || empty) return nullptr;
+  return store_->ReadSnapshot();
+}
+
+void CommitPipeline::Hold(uint64_t index, Effects effects,
+                          std::shared_ptr<store::Store> snapshot) {
   if (abandoned_) {
     dropped_effects_ += effects.size();
     ++done_;
     return;
   }
-  unacked_.push_back(Unacked{index, std::move(effects)});
+  unacked_.push_back(Unacked{index, std::move(effects), std::move(snapshot)});
 }
 
 bool CommitPipeline::Idle() {
@@ -167,12 +177,14 @@ void CommitPipeline::Loop() {
       batch = std::move(pending_.front());
       pending_.pop_front();
     }
+    const bool empty = batch.writes.empty();
     Write(batch.writes);
     if (gate_ != nullptr) {
       const uint64_t index = gate_->WrittenIndex();
+      std::shared_ptr<store::Store> snapshot = SnapshotAfterWrite(empty);
       absl::MutexLock lock(&mu_);
       ++written_;
-      Hold(index, std::move(batch.effects));
+      Hold(index, std::move(batch.effects), std::move(snapshot));
       continue;
     }
     {
@@ -201,13 +213,17 @@ void CommitPipeline::ReleaseLoop() {
     }
     if (!gate_->AwaitReleasable(index, absl::Now() + kReleasePoll)) continue;
     Effects effects;
+    std::shared_ptr<store::Store> snapshot;
     {
       absl::MutexLock lock(&mu_);
       // Abandoned while the gate answered: nothing of it may run.
       if (unacked_.empty()) continue;
       effects = std::move(unacked_.front().effects);
+      snapshot = std::move(unacked_.front().snapshot);
       unacked_.pop_front();
     }
+    // Reads first: a reply or watch event is never ahead of what they show.
+    if (snapshot != nullptr) acked_->Publish(std::move(snapshot));
     for (auto& effect : effects) effect();
     effects.clear();  // what they captured goes before the next batch
     absl::MutexLock lock(&mu_);

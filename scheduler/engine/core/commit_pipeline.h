@@ -28,12 +28,14 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "scheduler/engine/core/acked_store.h"
 #include "scheduler/engine/core/replication_gate.h"
 #include "scheduler/store/store.h"
 
@@ -51,9 +53,12 @@ class CommitPipeline {
   // rate; each holds only its effects, the write is done).
   static constexpr size_t kDefaultMaxUnacked = 1024;
 
-  // `gate` (null: none) outlives the pipeline.
+  // `gate` (null: none) outlives the pipeline. With a gate, `acked` (null:
+  // none) is given a snapshot of the store taken after each written batch,
+  // just before that batch's released effects run.
   CommitPipeline(store::Store* store, OnWritten on_written, size_t max_in_flight = 2,
-                 ReplicationGate* gate = nullptr, size_t max_unacked = kDefaultMaxUnacked);
+                 ReplicationGate* gate = nullptr, size_t max_unacked = kDefaultMaxUnacked,
+                 AckedStore* acked = nullptr);
   // Writes what was handed over and runs its effects, then joins. With a
   // gate, effects it has not released by then are dropped (Abandon): they
   // must not be seen unless followers hold their batch.
@@ -95,10 +100,12 @@ class CommitPipeline {
     store::WriteBatch writes;
     Effects effects;
   };
-  // A written batch's effects waiting for the gate to release `index`.
+  // A written batch's effects waiting for the gate to release `index`, and
+  // the store as of that batch (null: an empty batch, or no AckedStore).
   struct Unacked {
     uint64_t index = 0;
     Effects effects;
+    std::shared_ptr<store::Store> snapshot;
   };
   void Loop();
   // The release thread (with a gate only): runs the oldest written batch's
@@ -106,7 +113,11 @@ class CommitPipeline {
   void ReleaseLoop();
   // With a gate: queues a written batch's effects for release (or drops
   // them once abandoned).
-  void Hold(uint64_t index, Effects effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Hold(uint64_t index, Effects effects, std::shared_ptr<store::Store> snapshot)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After a gated write of a batch that was `empty` or not: what Hold keeps
+  // for the AckedStore.
+  std::shared_ptr<store::Store> SnapshotAfterWrite(bool empty);
   void CommitGated(store::WriteBatch batch, Effects effects, bool more_work);
   // Nothing handed over is still being written or having its effects run.
   bool Idle();
@@ -118,6 +129,7 @@ class CommitPipeline {
   const size_t max_in_flight_;
   ReplicationGate* const gate_;
   const size_t max_unacked_;
+  AckedStore* const acked_;
   absl::Mutex mu_;
   std::deque<Batch> pending_ ABSL_GUARDED_BY(mu_);
   // In index order: written by one writer at a time, in hand-over order.

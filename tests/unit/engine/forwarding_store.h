@@ -4,6 +4,7 @@
 // A store that passes everything to another one: tests derive from it to
 // watch or change one aspect (counting reads, claiming lost writes).
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,7 @@ class ForwardingStore : public store::Store {
                            const Visitor& visit) override {
     return inner_.ScanReverse(column, start, end, visit);
   }
+  std::shared_ptr<store::Store> ReadSnapshot() override { return inner_.ReadSnapshot(); }
 
  protected:
   store::Store& inner_;

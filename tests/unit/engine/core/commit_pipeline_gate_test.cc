@@ -18,6 +18,7 @@
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/engine/core/acked_store.h"
 #include "scheduler/engine/core/commit_pipeline.h"
 #include "scheduler/engine/core/replication_gate.h"
 #include "scheduler/store/memory_store.h"
@@ -227,6 +228,64 @@ TEST(CommitPipelineGate, Destroyed_WritesEverythingButDropsUnreleasedEffects) {
   for (int n = 1; n <= 3; ++n) {
     EXPECT_TRUE(f.memory.Get(store::Column::kMeta, "k" + std::to_string(n)).value().has_value());
   }
+}
+
+// What another thread reads of a batch (GetRun, WatchRun's replay): nothing
+// until the gate released it, and then before its effects run, so a reply is
+// never ahead of a read.
+std::optional<std::string> ReadKey(store::Store& store, const std::string& key) {
+  absl::StatusOr<std::optional<std::string>> value = store.Get(store::Column::kMeta, key);
+  EXPECT_TRUE(value.ok()) << value.status();
+  return value.ok() ? *value : std::nullopt;
+}
+
+TEST(CommitPipelineGate, AckedStore_ShowsABatchOnlyOnceReleased_BeforeItsEffectsRun) {
+  Fixture f;
+  AckedStore acked(&f.store);
+  CommitPipeline pipeline(&f.store, nullptr, 2, &f.gate, CommitPipeline::kDefaultMaxUnacked,
+                          &acked);
+  std::optional<std::string> seen_by_effect;
+  CommitPipeline::Effects reply;
+  reply.push_back([&] { seen_by_effect = ReadKey(acked, "k1"); });
+  pipeline.Commit(Put("k1"), std::move(reply), /*more_work=*/false);
+  pipeline.Commit(Put("k2"), {}, /*more_work=*/true);
+  pipeline.WaitWritten();
+  f.gate.WaitAsked(1, 2);
+  // Both on the leader's disk, neither acknowledged: other threads see none.
+  EXPECT_THAT(ReadKey(f.memory, "k2"), Optional(std::string("v")));
+  EXPECT_EQ(ReadKey(acked, "k1"), std::nullopt);
+
+  f.gate.ReleaseUpTo(1);
+  f.gate.WaitAsked(2, 2);
+  EXPECT_THAT(seen_by_effect, Optional(std::string("v")));
+  EXPECT_THAT(ReadKey(acked, "k1"), Optional(std::string("v")));
+  EXPECT_EQ(ReadKey(acked, "k2"), std::nullopt);
+
+  // An empty batch keeps the view of the batch before it.
+  pipeline.Commit(store::WriteBatch(), {}, /*more_work=*/true);
+  f.gate.ReleaseUpTo(2);
+  pipeline.Drain();
+  EXPECT_THAT(ReadKey(acked, "k2"), Optional(std::string("v")));
+}
+
+TEST(CommitPipelineGate, AckedStore_AbandonedBatchNeverBecomesVisible) {
+  Fixture f;
+  // What the leader held when it took over is visible from the start.
+  ASSERT_TRUE(f.store.Write(Put("before")).ok());
+  AckedStore acked(&f.store);
+  EXPECT_THAT(ReadKey(acked, "before"), Optional(std::string("v")));
+  {
+    CommitPipeline pipeline(&f.store, nullptr, 2, &f.gate, CommitPipeline::kDefaultMaxUnacked,
+                            &acked);
+    pipeline.Commit(Put("lost"), {}, /*more_work=*/false);
+    pipeline.WaitWritten();
+    f.gate.WaitAsked(2, 1);
+    pipeline.Abandon();
+    f.gate.ReleaseUpTo(2);  // too late: the leader stepped down
+  }
+  EXPECT_EQ(ReadKey(acked, "lost"), std::nullopt);
+  // Writes go through the engine's commit, never through the view.
+  EXPECT_EQ(acked.Write(Put("x")).code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(CommitPipelineGate, NoGate_EffectsRunWithTheWriteAndAbandonDoesNothing) {
