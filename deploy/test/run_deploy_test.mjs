@@ -4,7 +4,8 @@
 // schemas and the real services. The real services are started here: a
 // taskboard-scheduler (port 0, temporary data directory, --metrics-listen
 // 127.0.0.1:0), a worker and tools/fake-llm; one small llm task makes every
-// metric family appear, then both /metrics are scraped. Histogram families
+// metric family appear, then both /metrics are scraped, with a third: a
+// replica's (--ha-etcd-endpoints), for the replicated schedulers' families. Histogram families
 // are exposed as _bucket/_sum/_count, which the checks know.
 //
 // promtool (Debian package prometheus) checks the syntax of every PromQL
@@ -155,13 +156,36 @@ async function observeServices(binDir, work) {
       if (!response.ok) throw new Error(`GET 127.0.0.1:${port}/metrics: ${response.status}`);
       return response.text();
     };
+    // A replica of a replicated scheduler registers the ha families (the ha
+    // overlay's alerts read them) at start, before it reaches etcd: one
+    // pointed at a closed port serves them as a follower.
+    const replica = processes.start(
+      "taskboard-scheduler",
+      [
+        "--listen=127.0.0.1:0",
+        `--data-dir=${file("replica-data")}`,
+        `--port-file=${file("replica.port")}`,
+        "--metrics-listen=127.0.0.1:0",
+        `--metrics-port-file=${file("replica.metrics.port")}`,
+        "--ha-etcd-endpoints=127.0.0.1:1",
+        "--ha-cluster=deploy-test",
+      ],
+      {},
+      "taskboard-scheduler-replica",
+    );
+    await waitForFile(file("replica.port"), replica, STARTUP_DEADLINE_MS);
+    const replicaMetrics = readFileSync(file("replica.metrics.port"), "utf8").trim();
     const helpTexts = {};
     for (const binary of ["taskboard-scheduler", "taskboard-worker"]) {
       helpTexts[binary] = (await execFileAsync(join(binDir, binary), ["--help"])).stdout;
     }
     return {
       helpTexts,
-      expositions: [await scrape(schedulerMetrics), await scrape(workerMetrics)],
+      expositions: [
+        await scrape(schedulerMetrics),
+        await scrape(workerMetrics),
+        await scrape(replicaMetrics),
+      ],
     };
   } catch (error) {
     await processes.stopAll();

@@ -117,6 +117,20 @@ absl::StatusOr<std::vector<LogEntry>> ReplicaLog::Read(uint64_t from, size_t max
   return found;
 }
 
+ReplicaLog::Lag ReplicaLog::LagAfter(uint64_t durable_index) const {
+  absl::MutexLock lock(&mu_);
+  Lag lag;
+  if (durable_index >= last_.index) return lag;
+  lag.batches = last_.index - durable_index;
+  // Newest first: a follower is usually a few entries behind.
+  for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
+    if (it->position.index <= durable_index) break;
+    lag.bytes += it->batch->size();
+    lag.oldest_unix_ms = it->leader_unix_ms;
+  }
+  return lag;
+}
+
 uint64_t ReplicaLog::AddListener(std::function<void()> listener) {
   absl::MutexLock lock(&listeners_mu_);
   const uint64_t id = next_listener_++;

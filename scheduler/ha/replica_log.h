@@ -23,6 +23,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,17 @@ class ReplicaLog {
   // end; OUT_OF_RANGE when it was dropped.
   absl::StatusOr<std::vector<LogEntry>> Read(uint64_t from, size_t max_entries,
                                              size_t max_bytes) const;
+
+  // How far a follower that holds everything up to `durable_index` is
+  // behind: the entries after it, the bytes of those the log still holds,
+  // and when the leader committed the oldest of those (nullopt: none held).
+  // Bytes and age are lower bounds once the log dropped entries it lacks.
+  struct Lag {
+    uint64_t batches = 0;
+    uint64_t bytes = 0;
+    std::optional<int64_t> oldest_unix_ms;
+  };
+  Lag LagAfter(uint64_t durable_index) const;
 
   // Called after every Append; the id for RemoveListener, which returns only
   // when no call of that listener is running.

@@ -51,7 +51,30 @@ HaMetrics::HaMetrics(metrics::Registry& registry)
               .Help("Replies, assignments and watch events of writes the followers had not "
                     "acknowledged, dropped when this leader stepped down or stopped.")
               .Register(registry)
-              .Add({})) {
+              .Add({})),
+      in_sync_followers_(
+          metrics::BuildGauge()
+              .Name("taskboard_scheduler_ha_in_sync_followers")
+              .Help("A leader: the followers in the in-sync set it last wrote to etcd, which "
+                    "hold every acknowledged write and alone may take over (0 on a follower).")
+              .Register(registry)
+              .Add({})),
+      follower_lag_batches_(
+          metrics::BuildGauge()
+              .Name("taskboard_scheduler_ha_follower_lag_batches")
+              .Help("A leader: committed batches a follower does not hold durably yet.")
+              .Register(registry)),
+      follower_lag_bytes_(metrics::BuildGauge()
+                              .Name("taskboard_scheduler_ha_follower_lag_bytes")
+                              .Help("A leader: bytes of the batches a follower does not hold "
+                                    "durably yet (of those still in the leader's log).")
+                              .Register(registry)),
+      follower_lag_seconds_(
+          metrics::BuildGauge()
+              .Name("taskboard_scheduler_ha_follower_lag_seconds")
+              .Help("A leader: how long ago it committed the oldest batch a follower does not "
+                    "hold durably yet (0: the follower holds everything).")
+              .Register(registry)) {
   SetLeader(false);
 }
 
@@ -77,6 +100,28 @@ void HaMetrics::SetAppliedIndex(uint64_t index) { applied_index_.Set(static_cast
 
 void HaMetrics::EffectsDropped(uint64_t effects) {
   if (effects > 0) effects_dropped_.Increment(static_cast<double>(effects));
+}
+
+}  // namespace taskboard::server
+
+namespace taskboard::server {
+
+void HaMetrics::SetInSyncFollowers(size_t followers) {
+  in_sync_followers_.Set(static_cast<double>(followers));
+}
+
+void HaMetrics::SetFollowerLag(const std::string& replica, const FollowerLag& lag) {
+  {
+    absl::MutexLock lock(&followers_mu_);
+    if (!followers_.contains(replica)) {
+      if (followers_.size() >= kMaxFollowers) return;
+      followers_.insert(replica);
+    }
+  }
+  const metrics::Labels labels = {{"replica", replica}};
+  follower_lag_batches_.Add(labels).Set(static_cast<double>(lag.batches));
+  follower_lag_bytes_.Add(labels).Set(static_cast<double>(lag.bytes));
+  follower_lag_seconds_.Add(labels).Set(lag.seconds);
 }
 
 }  // namespace taskboard::server

@@ -11,10 +11,21 @@
 //   taskboard_scheduler_ha_applied_index                 the last log index in this replica's store
 //   taskboard_scheduler_ha_effects_dropped_total         a leader's replies, assignments and events
 //                                                        dropped unacknowledged at step-down
+//   taskboard_scheduler_ha_in_sync_followers             a leader: followers in the in-sync set
+//                                                        it last wrote to etcd (0 on followers)
+//   taskboard_scheduler_ha_follower_lag_batches{replica} a leader, per follower it has heard
+//   taskboard_scheduler_ha_follower_lag_bytes{replica}   from: batches, bytes and seconds behind
+//   taskboard_scheduler_ha_follower_lag_seconds{replica} (the age of its oldest missing batch)
 //
 // Thread-safe (atomic gauges and counters).
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
 
 #include "common/metrics/counter.h"
 #include "common/metrics/family.h"
@@ -36,6 +47,16 @@ class HaMetrics {
   void SetLagBatches(int64_t batches);
   void SetAppliedIndex(uint64_t index);
   void EffectsDropped(uint64_t effects);
+  void SetInSyncFollowers(size_t followers);
+  // A leader's view of one follower. At most kMaxFollowers replicas get
+  // series; more are ignored (the label comes from the follower's hello).
+  struct FollowerLag {
+    int64_t batches = 0;
+    int64_t bytes = 0;
+    double seconds = 0;
+  };
+  void SetFollowerLag(const std::string& replica, const FollowerLag& lag);
+  static constexpr size_t kMaxFollowers = 16;
 
  private:
   metrics::Family<metrics::Gauge>& role_;
@@ -47,6 +68,12 @@ class HaMetrics {
   metrics::Gauge& lag_batches_;
   metrics::Gauge& applied_index_;
   metrics::Counter& effects_dropped_;
+  metrics::Gauge& in_sync_followers_;
+  metrics::Family<metrics::Gauge>& follower_lag_batches_;
+  metrics::Family<metrics::Gauge>& follower_lag_bytes_;
+  metrics::Family<metrics::Gauge>& follower_lag_seconds_;
+  absl::Mutex followers_mu_;
+  absl::flat_hash_set<std::string> followers_ ABSL_GUARDED_BY(followers_mu_);
 };
 
 }  // namespace taskboard::server

@@ -249,8 +249,24 @@ void ReplicaRole::Tick() {
     return;
   }
   if (!promoted_.load()) return;
-  if (options_.metrics != nullptr) options_.metrics->SetAppliedIndex(hook_->last().index);
   MaintainInSync();
+  if (options_.metrics != nullptr) PublishLeaderMetrics();
+}
+
+void ReplicaRole::PublishLeaderMetrics() {
+  options_.metrics->SetAppliedIndex(hook_->last().index);
+  options_.metrics->SetInSyncFollowers(in_sync_.size());
+  const int64_t now_ms = absl::ToUnixMillis(absl::Now());
+  for (const ha::ReplicaProgress::Replica& replica : progress_.Snapshot()) {
+    const ha::ReplicaLog::Lag lag = log_.LagAfter(replica.durable_index);
+    HaMetrics::FollowerLag metric;
+    metric.batches = static_cast<int64_t>(lag.batches);
+    metric.bytes = static_cast<int64_t>(lag.bytes);
+    if (lag.oldest_unix_ms.has_value()) {
+      metric.seconds = std::max<double>(0, static_cast<double>(now_ms - *lag.oldest_unix_ms) / 1e3);
+    }
+    options_.metrics->SetFollowerLag(replica.id, metric);
+  }
 }
 
 void ReplicaRole::MaintainInSync() {

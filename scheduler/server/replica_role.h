@@ -139,6 +139,8 @@ class ReplicaRole {
   void MaintainInSync();
   // Copies what Status() reports, on the role's thread (which owns it).
   void PublishStatus();
+  // A leader's in-sync count and each follower's lag, for /metrics.
+  void PublishLeaderMetrics();
   bool Eligible(const std::optional<ha::InSyncSet>& set) const;
 
   const ReplicaRoleOptions options_;

@@ -16,9 +16,9 @@ export class Processes {
     this.children = [];
   }
 
-  // Starts binDir/binary; its stdout and stderr go to logDir/binary.log
-  // when it exits.
-  start(binary, args, env = {}) {
+  // Starts binDir/binary; its stdout and stderr go to logDir/<name>.log
+  // (name: the binary's by default) when it exits.
+  start(binary, args, env = {}, name = binary) {
     const child = spawn(join(this.binDir, binary), args, {
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -26,8 +26,9 @@ export class Processes {
     const chunks = [];
     child.stdout.on("data", (chunk) => chunks.push(chunk));
     child.stderr.on("data", (chunk) => chunks.push(chunk));
+    child.logName = name;
     child.closed = new Promise((done) => child.on("close", done)).then(() =>
-      writeFileSync(join(this.logDir, `${binary}.log`), Buffer.concat(chunks)),
+      writeFileSync(join(this.logDir, `${name}.log`), Buffer.concat(chunks)),
     );
     child.on("error", () => {}); // reported as an exit by waitForFile
     this.children.push(child);
@@ -48,7 +49,7 @@ export class Processes {
   // The last lines of every log, for a failure message.
   logTails(lines = 15) {
     return this.children
-      .map((child) => join(this.logDir, `${child.spawnfile.split("/").pop()}.log`))
+      .map((child) => join(this.logDir, `${child.logName}.log`))
       .filter(existsSync)
       .map((log) => `--- ${log}\n${readFileSync(log, "utf8").split("\n").slice(-lines).join("\n")}`)
       .join("\n");

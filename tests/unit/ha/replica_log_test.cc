@@ -57,6 +57,31 @@ TEST(ReplicaLogTest, Trim_OverMaxBytes_DropsOldest) {
   EXPECT_EQ(log.first_index(), 3u);
 }
 
+TEST(ReplicaLogTest, LagAfter_CountsBatchesBytesAndTheOldestMissingEntry) {
+  ReplicaLog log(ReplicaLogOptions{3, 1 << 20});
+  for (uint64_t i = 1; i <= 5; ++i) {
+    ASSERT_THAT(log.Append(LogEntry{{1, i}, std::make_shared<const std::string>(i, 'x'),
+                                    static_cast<int64_t>(1000 * i)}),
+                IsOk());
+  }
+  // Holds everything: no lag.
+  ReplicaLog::Lag none = log.LagAfter(5);
+  EXPECT_EQ(none.batches, 0u);
+  EXPECT_EQ(none.bytes, 0u);
+  EXPECT_EQ(none.oldest_unix_ms, std::nullopt);
+  // Lacks 4 and 5 (4 + 5 bytes), the oldest committed at 4000 ms.
+  ReplicaLog::Lag two = log.LagAfter(3);
+  EXPECT_EQ(two.batches, 2u);
+  EXPECT_EQ(two.bytes, 9u);
+  EXPECT_EQ(two.oldest_unix_ms, 4000);
+  // Lacks entries the log dropped (it holds 3..5): every batch counts, the
+  // bytes and age of what is held are lower bounds.
+  ReplicaLog::Lag far = log.LagAfter(0);
+  EXPECT_EQ(far.batches, 5u);
+  EXPECT_EQ(far.bytes, 12u);
+  EXPECT_EQ(far.oldest_unix_ms, 3000);
+}
+
 TEST(ReplicaLogTest, Pin_KeepsEntriesPastTheLimitsUntilItExpires) {
   ReplicaLog log(ReplicaLogOptions{2, 1 << 20});
   const uint64_t pin = log.Pin(1, absl::InfiniteFuture());
