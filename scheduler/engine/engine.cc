@@ -74,6 +74,7 @@ Engine::Engine(EngineOptions options)
   if (options_.tracer != nullptr && options_.tracer->enabled()) {
     workers_.dispatcher().SetPriorWorkTracer(&traces_);
   }
+  workers_.dispatcher().SetTraceContentPolicy(&llm_);
   workers_.Start(options_.clock, options_.scheduling_timeout_ms);
 }
 

@@ -165,7 +165,7 @@ class Reader {
 
   void Tenants(const Json& value, const std::string& path,
                std::map<std::string, TenantPolicy>* tenants) {
-    if (!Mapping(value, path, "a mapping of tenant names to {budget, models}") ||
+    if (!Mapping(value, path, "a mapping of tenant names to {budget, models, traceContent}") ||
         !WithinCount(value, path, kMaxTenants, "tenants",
                      "list only the tenants that need their own limits or budget")) {
       return;
@@ -182,14 +182,21 @@ class Reader {
                       "rule), so no caller can have this one; check the spelling");
       }
       TenantPolicy policy;
-      if (Mapping(entry, entry_path, "a mapping of budget and models")) {
+      if (Mapping(entry, entry_path, "a mapping of budget, models and traceContent")) {
         for (const auto& [key, field] : entry.items()) {
           if (key == "budget") {
             Budget(field, At(entry_path, key), &policy.budget);
           } else if (key == "models") {
             TenantModels(field, At(entry_path, key), &policy.models);
+          } else if (key == "traceContent") {
+            if (field.is_boolean()) {
+              policy.trace_content = field.get<bool>();
+            } else {
+              problems_.Add(At(entry_path, key),
+                            absl::StrCat("must be true or false, got ", Describe(field)));
+            }
           } else {
-            Unknown(entry_path, key, "budget or models");
+            Unknown(entry_path, key, "budget, models or traceContent");
           }
         }
       }
@@ -420,6 +427,11 @@ absl::StatusOr<LlmLimits> LoadLlmLimitsFile(const std::filesystem::path& path) {
         path.string(), message.find('\n') == absl::string_view::npos ? ": " : ":\n", message));
   }
   return limits;
+}
+
+bool TenantAllowsTraceContent(const LlmLimits& limits, const std::string& tenant) {
+  const auto policy = limits.tenants.find(tenant);
+  return policy == limits.tenants.end() || policy->second.trace_content;
 }
 
 std::optional<double> PriceCall(const LlmLimits& limits, const std::string& model,

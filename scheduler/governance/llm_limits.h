@@ -17,6 +17,7 @@
 //       budget: {usd: 50, tokens: 20000000, period: day}         # or month (UTC)
 //       models:
 //         gpt-4o-mini: {rpm: 100}      # acme's share, within the model's limits
+//       traceContent: false            # never export acme's prompts and completions
 //
 // Every key is optional; an empty document (or `{}`) sets no limits. JSON is
 // read as YAML's flow style, so either works. rpm, tpm, prices and usd are
@@ -67,6 +68,10 @@ struct TenantPolicy {
   // The tenant's own limits per model, applied within the model's.
   std::map<std::string, ModelLimits> models;
   std::optional<TenantBudget> budget;
+  // false: the spans of this tenant's runs never carry prompt or completion
+  // text, whatever a worker's --trace-capture-content says
+  // (docs/observability.md#prompt-and-completion-content).
+  bool trace_content = true;
 };
 
 struct LlmLimits {
@@ -82,6 +87,10 @@ struct LlmLimits {
   // Reserved for a call that does not cap its answer (max_tokens unset).
   int64_t default_output_tokens = 1024;
 };
+
+// Whether `limits` let the spans of `tenant`'s runs carry prompt and
+// completion text: true unless the tenant is listed with traceContent: false.
+bool TenantAllowsTraceContent(const LlmLimits& limits, const std::string& tenant);
 
 // Parses the document (YAML or JSON). INVALID_ARGUMENT listing every
 // problem, one per line, each with its path, e.g.

@@ -18,127 +18,50 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { after, before, test } from 'node:test';
 
-const require = createRequire(import.meta.url);
+import {
+  OtlpProtobufExporter,
+  OtlpReceiver,
+  STATUS_CODE_ERROR,
+  STATUS_CODE_OK,
+  SPAN_KIND_CLIENT,
+  SPAN_KIND_SERVER,
+  attributes,
+  hex,
+  load,
+} from './otlp_receiver.mjs';
 
-// The packages installed must be the ones package-lock.json pins, so a stale
-// node_modules cannot pass for the pinned OpenTelemetry code.
-function checkInstalledAgainstLock() {
-  const lock = JSON.parse(readFileSync(new URL('./package-lock.json', import.meta.url), 'utf8'));
-  for (const [path, entry] of Object.entries(lock.packages)) {
-    if (!path.startsWith('node_modules/')) continue;
-    let installed;
-    try {
-      installed = JSON.parse(readFileSync(new URL(`./${path}/package.json`, import.meta.url), 'utf8')).version;
-    } catch {
-      installed = 'missing';
-    }
-    if (installed !== entry.version) {
-      throw new Error(
-        `tests/otel/${path} is ${installed}, package-lock.json pins ${entry.version}: ` +
-          'run scripts/install-deps.sh --test',
-      );
-    }
-  }
-}
-checkInstalledAgainstLock();
-
-function load(name) {
-  try {
-    return require(name);
-  } catch (error) {
-    throw new Error(`${name} is missing: run scripts/install-deps.sh --test (${error.message})`);
-  }
-}
-
-const otlpRoot = load('@opentelemetry/otlp-transformer/build/src/generated/root');
-const { ProtobufTraceSerializer } = load('@opentelemetry/otlp-transformer');
 const {
   AlwaysOffSampler,
   AlwaysOnSampler,
   BasicTracerProvider,
   SimpleSpanProcessor,
 } = load('@opentelemetry/sdk-trace-base');
-const { ExportResultCode, TraceState, W3CTraceContextPropagator } = load('@opentelemetry/core');
+const { TraceState, W3CTraceContextPropagator } = load('@opentelemetry/core');
 const api = load('@opentelemetry/api');
 
-const ExportTraceServiceRequest =
-  otlpRoot.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 const PROBE = process.env.OTEL_PROBE;
-const SPAN_KIND_SERVER = 2;
-const SPAN_KIND_CLIENT = 3;
-const STATUS_CODE_OK = 1;
-const STATUS_CODE_ERROR = 2;
 
 // ---- the receiver -------------------------------------------------------
 
-const received = []; // { service, scope, span } per span, in arrival order
-const rawRequests = []; // { path, contentType }
 let receiver;
 let endpoint;
-
-function hex(base64) {
-  return Buffer.from(base64 ?? '', 'base64').toString('hex');
-}
-
-// An AnyValue as plain JS: strings, numbers (int64 as BigInt), booleans, arrays.
-function anyValue(value) {
-  if (value.stringValue !== undefined) return value.stringValue;
-  if (value.intValue !== undefined) return BigInt(value.intValue);
-  if (value.doubleValue !== undefined) return value.doubleValue;
-  if (value.boolValue !== undefined) return value.boolValue;
-  if (value.arrayValue !== undefined) return (value.arrayValue.values ?? []).map(anyValue);
-  return undefined;
-}
-
-function attributes(list) {
-  return Object.fromEntries((list ?? []).map((kv) => [kv.key, anyValue(kv.value)]));
-}
-
-function decode(body) {
-  const message = ExportTraceServiceRequest.decode(body);
-  return ExportTraceServiceRequest.toObject(message, { longs: String, bytes: String });
-}
+let received; // { resource, scope, span } per span, in arrival order
+let rawRequests; // { path, contentType }
 
 before(async () => {
   assert.ok(PROBE, 'OTEL_PROBE must name the otel_probe binary (CTest sets it)');
-  receiver = http.createServer((request, response) => {
-    const chunks = [];
-    request.on('data', (chunk) => chunks.push(chunk));
-    request.on('end', () => {
-      rawRequests.push({ path: request.url, contentType: request.headers['content-type'] });
-      let decoded;
-      try {
-        decoded = decode(Buffer.concat(chunks));
-      } catch (error) {
-        response.writeHead(400).end(String(error));
-        return;
-      }
-      for (const resourceSpans of decoded.resourceSpans ?? []) {
-        const resource = attributes(resourceSpans.resource?.attributes);
-        for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
-          for (const span of scopeSpans.spans ?? []) {
-            received.push({ resource, scope: scopeSpans.scope ?? {}, span });
-          }
-        }
-      }
-      response.writeHead(200, { 'Content-Type': 'application/x-protobuf' }).end();
-    });
-  });
-  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  endpoint = `http://127.0.0.1:${receiver.address().port}`;
+  receiver = await new OtlpReceiver().start();
+  endpoint = receiver.endpoint;
+  received = receiver.received;
+  rawRequests = receiver.rawRequests;
 });
 
 after(() => receiver?.close());
 
 function spansNamed(name, traceId) {
-  return received.filter(
-    (entry) => entry.span.name === name && (traceId === undefined || hex(entry.span.traceId) === traceId),
-  );
+  return receiver.named(name, traceId);
 }
 
 // ---- the C++ program ----------------------------------------------------
@@ -175,33 +98,10 @@ function runProbe(args, extraEnv = {}) {
 
 // ---- the Node client ----------------------------------------------------
 
-// A SpanExporter that sends through otlp-transformer's own protobuf
-// serializer to the same receiver.
-class OtlpProtobufExporter {
-  export(spans, done) {
-    const body = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans));
-    const request = http.request(
-      `${endpoint}/v1/traces`,
-      { method: 'POST', headers: { 'Content-Type': 'application/x-protobuf' } },
-      (response) => {
-        response.resume();
-        response.on('end', () =>
-          done({ code: response.statusCode === 200 ? ExportResultCode.SUCCESS : ExportResultCode.FAILED }),
-        );
-      },
-    );
-    request.on('error', (error) => done({ code: ExportResultCode.FAILED, error }));
-    request.end(body);
-  }
-  shutdown() {
-    return Promise.resolve();
-  }
-}
-
 function nodeTracer(sampler) {
   const provider = new BasicTracerProvider({
     sampler,
-    spanProcessors: [new SimpleSpanProcessor(new OtlpProtobufExporter())],
+    spanProcessors: [new SimpleSpanProcessor(new OtlpProtobufExporter(endpoint))],
   });
   return { provider, tracer: provider.getTracer('node-client', '1.0.0') };
 }

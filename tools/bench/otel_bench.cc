@@ -18,11 +18,6 @@
 //
 //   build/bin/otel_bench
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <memory>
 #include <string>
 #include <thread>
@@ -36,54 +31,13 @@
 #include "common/otel/otlp_http_exporter.h"
 #include "common/otel/traceparent.h"
 #include "common/otel/tracing.h"
-#include "httplib.h"
+#include "tools/bench/otlp_endpoints.h"
 
 namespace taskboard::otel {
 namespace {
 
-// A loopback port bound without listening: connections are refused.
-class RefusingPort {
- public:
-  RefusingPort() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof(address);
-    if (bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0 &&
-        getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &size) == 0) {
-      port_ = ntohs(address.sin_port);
-    }
-  }
-  ~RefusingPort() { close(fd_); }
-  std::string url() const { return absl::StrCat("http://127.0.0.1:", port_, "/v1/traces"); }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
-
-class Receiver {
- public:
-  Receiver() {
-    server_.Post("/v1/traces", [](const httplib::Request&, httplib::Response& response) {
-      response.status = 200;
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::yield();
-  }
-  ~Receiver() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const { return absl::StrCat("http://127.0.0.1:", port_, "/v1/traces"); }
-
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
-};
+using ::taskboard::bench::Receiver;
+using ::taskboard::bench::RefusingPort;
 
 enum class Target { kOff, kUnsampled, kDead, kLive };
 

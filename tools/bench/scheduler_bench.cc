@@ -31,6 +31,16 @@
 //   build/bin/scheduler_bench --benchmark_filter=Retention
 //
 // Args: {runs R, tasks per run T, workers K, durability}.
+//
+// BM_TracedBoard is BM_NoopBoard (wal, 4 workers) with the scheduler's
+// tracing off, exporting every run's spans (ratio 1: a run span and one
+// task.attempt span per task) to an in-process receiver answering 200, and
+// pointed at a port that refuses connections (docs/observability.md#cost).
+// Counters add the spans exported and dropped, from the exporter's counts.
+//
+//   build/bin/scheduler_bench --benchmark_filter=TracedBoard
+//
+// Args: {tasks N, tracing 0=off 1=live receiver 2=dead endpoint}.
 
 #include <unistd.h>
 
@@ -49,11 +59,13 @@
 #include "absl/synchronization/mutex.h"
 #include "benchmark/benchmark.h"
 #include "common/json.h"
+#include "common/otel/tracing.h"
 #include "grpcpp/create_channel.h"
 #include "scheduler/engine/state/task_states.h"
 #include "scheduler/server/scheduler_server.h"
 #include "taskboard/v1/scheduler.grpc.pb.h"
 #include "taskboard/v1/worker.grpc.pb.h"
+#include "tools/bench/otlp_endpoints.h"
 
 namespace taskboard {
 namespace {
@@ -185,7 +197,7 @@ struct BenchCluster {
   std::unique_ptr<v1::Scheduler::Stub> client;
 
   absl::Status Start(store::Durability durability, int max_tasks_per_run, int worker_count,
-                     int64_t retention_ms = 0) {
+                     int64_t retention_ms = 0, const otel::Tracer* tracer = nullptr) {
     dir = std::filesystem::temp_directory_path() / absl::StrCat("taskboard-bench-", ::getpid());
     std::filesystem::remove_all(dir);
     options = server::SchedulerServerOptions();
@@ -196,6 +208,7 @@ struct BenchCluster {
     options.engine.limits.max_items_per_phase = max_tasks_per_run;
     options.limits.max_spec_bytes = 64 << 20;
     options.engine.retention_ms = retention_ms;
+    options.engine.tracer = tracer;
     auto created = server::SchedulerServer::Create(options);
     if (!created.ok()) return created.status();
     server = std::move(*created);
@@ -256,14 +269,14 @@ struct BenchCluster {
   }
 };
 
-void BM_NoopBoard(benchmark::State& state) {
-  const int tasks = static_cast<int>(state.range(0));
-  const int workers = static_cast<int>(state.range(1));
-  const auto durability = static_cast<store::Durability>(state.range(2));
-  std::string flow = state.range(3) == 1 ? MapFlow(tasks) : BoardFlow(tasks);
-  for (auto _ : state) {
+// One run of `flow` (N tasks) on a fresh cluster, timed from submit to
+// run_finished, with its counters; `tracer` as the engine's (null: none).
+void RunBoard(benchmark::State& state, const std::string& flow, int tasks, int workers,
+              store::Durability durability, const otel::Tracer* tracer) {
+  {
     BenchCluster cluster;
-    if (absl::Status started = cluster.Start(durability, tasks, workers); !started.ok()) {
+    if (absl::Status started = cluster.Start(durability, tasks, workers, 0, tracer);
+        !started.ok()) {
       state.SkipWithError(std::string(started.message()).c_str());
       return;
     }
@@ -317,6 +330,14 @@ void BM_NoopBoard(benchmark::State& state) {
   }
 }
 
+void BM_NoopBoard(benchmark::State& state) {
+  const int tasks = static_cast<int>(state.range(0));
+  const int workers = static_cast<int>(state.range(1));
+  const auto durability = static_cast<store::Durability>(state.range(2));
+  std::string flow = state.range(3) == 1 ? MapFlow(tasks) : BoardFlow(tasks);
+  for (auto _ : state) RunBoard(state, flow, tasks, workers, durability, nullptr);
+}
+
 BENCHMARK(BM_NoopBoard)
     ->ArgNames({"tasks", "workers", "durability", "map"})
     ->Args({10'000, 4, 0, 0})
@@ -330,6 +351,47 @@ BENCHMARK(BM_NoopBoard)
     ->Args({1'000, 1, 1, 1})
     ->Args({10'000, 1, 1, 1})
     ->Args({100'000, 1, 1, 1})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+void BM_TracedBoard(benchmark::State& state) {
+  const int tasks = static_cast<int>(state.range(0));
+  const int target = static_cast<int>(state.range(1));
+  const std::string flow = BoardFlow(tasks);
+  for (auto _ : state) {
+    std::unique_ptr<bench::Receiver> live;
+    std::unique_ptr<bench::RefusingPort> dead;
+    otel::TracingOptions options;
+    options.sampler = {.parent_based = true, .ratio = 1.0};
+    if (target == 1) {
+      live = std::make_unique<bench::Receiver>();
+      options.traces_url = live->url();
+    } else if (target == 2) {
+      dead = std::make_unique<bench::RefusingPort>();
+      options.traces_url = dead->url();
+    }
+    absl::StatusOr<std::unique_ptr<otel::Tracing>> tracing = otel::Tracing::Create(options);
+    if (!tracing.ok()) {
+      state.SkipWithError(std::string(tracing.status().message()).c_str());
+      return;
+    }
+    RunBoard(state, flow, tasks, 4, store::Durability::kWal, &(*tracing)->tracer());
+    // What became of the spans: exported within 10 s of the run's end, or
+    // dropped (queue full, export failed; the rest at shutdown).
+    (*tracing)->Flush(absl::Seconds(10));
+    (*tracing)->Shutdown(absl::Seconds(1));
+    const otel::ExportStats stats = (*tracing)->stats();
+    state.counters["spans_exported"] = static_cast<double>(stats.exported);
+    state.counters["spans_dropped"] = static_cast<double>(stats.dropped());
+  }
+}
+
+BENCHMARK(BM_TracedBoard)
+    ->ArgNames({"tasks", "tracing"})
+    ->Args({10'000, 0})
+    ->Args({10'000, 1})
+    ->Args({10'000, 2})
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

@@ -212,7 +212,7 @@ AgentOutcome LlmAgent::Run(const v1::Assignment& assignment, AgentContext& conte
   auto emit = [&context](absl::string_view delta) { context.EmitOutput(delta); };
 
   for (int turn = 1; turn <= settings.max_turns; ++turn) {
-    if (spans) spans->Begin(request.model);
+    if (spans) spans->Begin(request);
     absl::StatusOr<ChatResponse> response = client.Complete(request, &cancel, emit, deadline);
     if (spans && !response.ok()) spans->Finish(response, 0);
     if (!response.ok()) {

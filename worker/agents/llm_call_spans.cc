@@ -5,10 +5,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/otel/span_data.h"
+#include "worker/agents/genai_content.h"
 
 namespace taskboard::worker {
 
-void LlmCallSpans::Begin(absl::string_view model) {
+void LlmCallSpans::Begin(const ChatRequest& request) {
+  const std::string& model = request.model;
   // GenAI conventions: the name is "{gen_ai.operation.name} {gen_ai.request.model}",
   // and a call to a model server is a client span.
   span_ = trace_.StartChild(absl::StrCat("chat ", model), otel::SpanKind::kClient);
@@ -23,6 +25,15 @@ void LlmCallSpans::Begin(absl::string_view model) {
       .SetAttribute("gen_ai.provider.name", "openai")
       .SetAttribute("gen_ai.system", "openai")
       .SetAttribute("gen_ai.request.model", model);
+  if (trace_.capture_content()) {
+    // Opt-in content (docs/observability.md#prompt-and-completion-content).
+    if (std::string system = GenAiSystemInstructions(request.messages); !system.empty()) {
+      span_.SetAttribute("gen_ai.system_instructions", system);
+    }
+    if (std::string input = GenAiInputMessages(request.messages); !input.empty()) {
+      span_.SetAttribute("gen_ai.input.messages", input);
+    }
+  }
 }
 
 void LlmCallSpans::Finish(const absl::StatusOr<ChatResponse>& response, double cost_usd) {
@@ -46,6 +57,9 @@ void LlmCallSpans::Finish(const absl::StatusOr<ChatResponse>& response, double c
   if (!response->finish_reason.empty()) {
     span_.SetAttribute("gen_ai.response.finish_reasons",
                        std::vector<std::string>{response->finish_reason});
+  }
+  if (trace_.capture_content()) {
+    span_.SetAttribute("gen_ai.output.messages", GenAiOutputMessages(*response));
   }
   span_.End();
 }

@@ -7,8 +7,9 @@
 // (ChatClient::Complete, its retries included), with the model, the token
 // usage and finish reason, the call's cost, and what the scheduler's
 // governance did to it, which this learns by standing between the chat
-// client and the task's gate. Prompt and completion text are never
-// recorded.
+// client and the task's gate. Prompt and completion text only when the
+// task's trace says to capture them (TaskTrace::capture_content: the
+// worker's --trace-capture-content and the tenant's switch; genai_content.h).
 //
 // One per run, used by the thread running it: Begin and Finish bracket each
 // Complete call.
@@ -31,8 +32,8 @@ class LlmCallSpans : public LlmCallGate {
   // `trace` and `inner` (null: no governance) must outlive this.
   LlmCallSpans(const TaskTrace& trace, LlmCallGate* inner) : trace_(trace), inner_(inner) {}
 
-  // Starts the span of the call about to be made for `model`.
-  void Begin(absl::string_view model);
+  // Starts the span of the call about to be made for `request`.
+  void Begin(const ChatRequest& request);
   // Ends it with the answer (its usage, finish reason and `cost_usd`) or
   // the error.
   void Finish(const absl::StatusOr<ChatResponse>& response, double cost_usd);

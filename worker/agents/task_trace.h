@@ -24,13 +24,19 @@ namespace taskboard::worker {
 
 class TaskTrace {
  public:
-  // `tracer` must outlive this.
-  TaskTrace(const otel::Tracer& tracer, otel::SpanContext attempt)
-      : tracer_(tracer), attempt_(std::move(attempt)) {}
+  // `tracer` must outlive this. `capture_content`: the attempt's LLM spans
+  // may carry prompt and completion text (the worker's flag and the
+  // tenant's switch both said yes).
+  TaskTrace(const otel::Tracer& tracer, otel::SpanContext attempt, bool capture_content = false)
+      : tracer_(tracer), attempt_(std::move(attempt)), capture_content_(capture_content) {}
 
   // The attempt span's context: recorded when the scheduler sampled the run
   // and this worker exports, else the context passed through (tracer.h).
   const otel::SpanContext& attempt() const { return attempt_; }
+
+  // Whether LLM spans put prompt and completion text on
+  // (docs/observability.md#prompt-and-completion-content).
+  bool capture_content() const { return capture_content_; }
 
   // A child of the attempt span; recording only when the attempt is sampled
   // and tracing is on (parent-based sampling, docs/observability.md#sampling).
@@ -47,6 +53,7 @@ class TaskTrace {
  private:
   const otel::Tracer& tracer_;
   const otel::SpanContext attempt_;
+  const bool capture_content_;
 };
 
 }  // namespace taskboard::worker

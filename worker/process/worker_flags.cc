@@ -107,6 +107,12 @@ void AddWorkerFlags(CLI::App& app, WorkerOptions& options) {
                  "(spans go to <URL>/v1/traces); wins over OTEL_EXPORTER_OTLP_ENDPOINT and "
                  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT. Only assignments the scheduler traced "
                  "get spans (docs/observability.md)");
+  app.add_flag("--trace-capture-content", options.trace_capture_content,
+               "Put prompt and completion text on LLM call spans (gen_ai.input.messages, "
+               "gen_ai.output.messages), bounded in size, for runs whose tenant does not turn it "
+               "off (traceContent: false in the scheduler's --llm-limits). Off by default: the "
+               "text may hold secrets and personal data (docs/observability.md)")
+      ->envname("TASKBOARD_TRACE_CAPTURE_CONTENT");
   log::AddLogFlags(app, &options.log);
   AddJsonDepthFlag(app);
 }

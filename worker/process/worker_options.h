@@ -44,6 +44,10 @@ struct WorkerOptions {
   // --otlp-endpoint: the OTLP/HTTP collector's base URL; empty: the
   // OTEL_EXPORTER_OTLP_* variables decide (docs/observability.md#flags).
   std::string otlp_endpoint;
+  // --trace-capture-content: LLM spans carry prompt and completion text
+  // when the scheduler allows it for the run's tenant
+  // (docs/observability.md#prompt-and-completion-content). Off by default.
+  bool trace_capture_content = false;
 };
 
 }  // namespace taskboard::worker

@@ -163,6 +163,7 @@ absl::StatusOr<WorkerSetup> PrepareWorker(const WorkerOptions& options) {
   }
   session.token = options.token;
   session.credentials = *std::move(credentials);
+  session.trace_capture_content = options.trace_capture_content;
   return setup;
 }
 

@@ -7,7 +7,8 @@
 
 namespace taskboard::worker {
 
-AttemptTrace::AttemptTrace(const otel::Tracer& tracer, const v1::Assignment& assignment) {
+AttemptTrace::AttemptTrace(const otel::Tracer& tracer, const v1::Assignment& assignment,
+                           bool capture_content) {
   if (assignment.traceparent().empty()) return;
   std::optional<otel::SpanContext> parent = otel::ExtractTraceContext(assignment.traceparent(), "");
   if (!parent.has_value()) return;  // W3C: ignored; the worker starts no trace of its own
@@ -26,7 +27,9 @@ AttemptTrace::AttemptTrace(const otel::Tracer& tracer, const v1::Assignment& ass
   if (!assignment.model().empty()) {
     span_.SetAttribute("gen_ai.request.model", assignment.model());
   }
-  trace_.emplace(tracer, span_.context());
+  // The tenant's off switch (the scheduler's answer) wins over the flag
+  // (docs/observability.md#prompt-and-completion-content).
+  trace_.emplace(tracer, span_.context(), capture_content && assignment.trace_content_allowed());
 }
 
 AttemptTrace::~AttemptTrace() {

@@ -24,8 +24,11 @@ namespace taskboard::worker {
 
 class AttemptTrace {
  public:
-  // `tracer` must outlive this.
-  AttemptTrace(const otel::Tracer& tracer, const v1::Assignment& assignment);
+  // `tracer` must outlive this. `capture_content` (the worker's
+  // --trace-capture-content): the attempt's LLM spans carry prompt and
+  // completion text if the assignment allows it too.
+  AttemptTrace(const otel::Tracer& tracer, const v1::Assignment& assignment,
+               bool capture_content = false);
   // Ends the span (as failed) if End was not called.
   ~AttemptTrace();
   AttemptTrace(const AttemptTrace&) = delete;

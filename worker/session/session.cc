@@ -754,7 +754,7 @@ void Session::RunTasks(Task* task) {
   while (task != nullptr) {
     AgentOutcome outcome;
     AttemptTrace attempt(options_.tracer != nullptr ? *options_.tracer : no_tracer_,
-                         task->assignment);
+                         task->assignment, options_.trace_capture_content);
     {
       TaskContext context(this, task, task->agent, attempt.trace());
       outcome = task->agent->Run(task->assignment, context);

@@ -151,6 +151,9 @@ struct SessionOptions {
   // outlive the Session. Null: none recorded, and a traced assignment's
   // context still reaches its command agent (TRACEPARENT).
   const otel::Tracer* tracer = nullptr;
+  // --trace-capture-content: the LLM spans of an assignment that allows it
+  // (Assignment.trace_content_allowed) carry prompt and completion text.
+  bool trace_capture_content = false;
 };
 
 class Session {

@@ -31,6 +31,7 @@
 #include "scheduler/engine/runs/retention.h"
 #include "scheduler/engine/state/run_state.h"
 #include "scheduler/engine/workers/lease_keeper.h"
+#include "scheduler/engine/workers/trace_content_policy.h"
 #include "scheduler/engine/workers/worker_listener.h"
 #include "scheduler/engine/workers/worker_streams.h"
 #include "scheduler/governance/llm_governor.h"
@@ -42,7 +43,7 @@
 
 namespace taskboard::engine {
 
-class LlmGrants : public WorkerListener {
+class LlmGrants : public WorkerListener, public TraceContentPolicy {
  public:
   struct Options {
     // The loop's view of the store: ended runs' records, usage at start.
@@ -61,6 +62,11 @@ class LlmGrants : public WorkerListener {
 
   // New limits (SIGHUP): in force for the next grant.
   void SetLimits(governance::LlmLimits limits);
+
+  // The limits' `tenants.NAME.traceContent` (true when not listed).
+  bool TraceContentAllowed(const std::string& tenant) const override {
+    return governance::TenantAllowsTraceContent(governor_.limits(), tenant);
+  }
 
   // A worker asks to make a model call under its task's lease. Answered on
   // `stream_id` with an LlmGrant: granted now, later (GrantDue, once the

@@ -47,8 +47,8 @@ void Dispatcher::Dispatch() {
       // Prior work is selected before the task is marked dispatched: a
       // ledger the store cannot read fails the task instead of sending it.
       // An external policy selects after the dispatch is committed.
-      const bool traced = prior_work_tracer_ != nullptr &&
-                          prior_work_tracer_->Records(run.record().trace());
+      const bool traced =
+          prior_work_tracer_ != nullptr && prior_work_tracer_->Records(run.record().trace());
       const int64_t choosing_us = traced ? clock_->NowUs() : 0;
       PriorWorkSource::Choice choice = prior_work_->ChooseFor(*active, task_id);
       const int64_t chosen_us = traced ? clock_->NowUs() : 0;
@@ -97,8 +97,13 @@ void Dispatcher::Dispatch() {
       // The worker's task.attempt span nests under this attempt's span,
       // which the trace component emits when the attempt ends.
       if (const store::RunTrace& trace = run.record().trace(); IsTraced(trace)) {
-        assignment.set_traceparent(otel::FormatTraceparent(
-            AttemptSpanContext(trace, task_id, task.task().attempt())));
+        assignment.set_traceparent(
+            otel::FormatTraceparent(AttemptSpanContext(trace, task_id, task.task().attempt())));
+        // The tenant's off switch wins over the worker's flag
+        // (docs/observability.md#prompt-and-completion-content).
+        assignment.set_trace_content_allowed(
+            trace_content_ == nullptr ||
+            trace_content_->TraceContentAllowed(run.record().tenant()));
       }
       assignment.mutable_ready_at()->set_seconds(entry.queued_us / 1'000'000);
       assignment.mutable_ready_at()->set_nanos(static_cast<int32_t>(entry.queued_us % 1'000'000) *

@@ -27,6 +27,7 @@
 #include "scheduler/engine/workers/prior_work_source.h"
 #include "scheduler/engine/workers/prior_work_tracer.h"
 #include "scheduler/engine/workers/scheduling_deadlines.h"
+#include "scheduler/engine/workers/trace_content_policy.h"
 #include "scheduler/engine/workers/worker_streams.h"
 #include "scheduler/store/records.pb.h"
 
@@ -56,6 +57,9 @@ class Dispatcher {
   void SetPriorWork(PriorWorkSource* source) { prior_work_ = source; }
   // Null (the default): prior-work selections make no span. Outlives this.
   void SetPriorWorkTracer(const PriorWorkTracer* tracer) { prior_work_tracer_ = tracer; }
+  // Null (the default): every tenant's traced assignments allow prompt and
+  // completion text in spans (the worker's flag still decides). Outlives this.
+  void SetTraceContentPolicy(const TraceContentPolicy* policy) { trace_content_ = policy; }
 
   // Queues `task` if READY; `kept_id` is its id as `run` keeps it, which the
   // queue entry views.
@@ -92,6 +96,7 @@ class Dispatcher {
   const Clock* clock_ = nullptr;
   PriorWorkSource* prior_work_ = nullptr;
   const PriorWorkTracer* prior_work_tracer_ = nullptr;
+  const TraceContentPolicy* trace_content_ = nullptr;
   dispatch::ReadyQueue ready_;
   SchedulingDeadlines scheduling_{0, 0};  // set by Start
   int64_t dispatched_ = 0;

@@ -115,6 +115,21 @@ TEST(LlmLimitsTest, Defaults_PeriodIsDayAndCachedInputUnset) {
   EXPECT_EQ(limits->tenants.at("t").budget->tokens, 0);
 }
 
+TEST(LlmLimitsTest, TraceContent_OnUnlessTheTenantTurnsItOff) {
+  absl::StatusOr<LlmLimits> limits = ParseLlmLimits(
+      "tenants:\n  private: {traceContent: false}\n  open: {traceContent: true}\n"
+      "  budgeted: {budget: {usd: 1}}\n");
+  ASSERT_THAT(limits.status(), IsOk());
+  EXPECT_FALSE(TenantAllowsTraceContent(*limits, "private"));
+  EXPECT_TRUE(TenantAllowsTraceContent(*limits, "open"));
+  EXPECT_TRUE(TenantAllowsTraceContent(*limits, "budgeted"));
+  EXPECT_TRUE(TenantAllowsTraceContent(*limits, "unlisted"));
+  EXPECT_TRUE(TenantAllowsTraceContent(*limits, ""));
+  EXPECT_THAT(ParseLlmLimits("tenants: {t: {traceContent: no-thanks}}").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("tenants.t.traceContent: must be true or false")));
+}
+
 TEST(LlmLimitsTest, EntriesThatLimitNothing_AreLeftOut) {
   absl::StatusOr<LlmLimits> limits = ParseLlmLimits(R"(
 models:
@@ -166,7 +181,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadDocument{"models: {m: 5}",
                     "models.m: must be a mapping of rpm, tpm, concurrency and price, got 5"},
         BadDocument{"tenants: fast", "tenants: must be a mapping of tenant names"},
-        BadDocument{"tenants: {t: [1]}", "tenants.t: must be a mapping of budget and models"},
+        BadDocument{"tenants: {t: [1]}",
+                    "tenants.t: must be a mapping of budget, models and traceContent"},
         BadDocument{"tenants: {t: {models: 1}}", "tenants.t.models: must be a mapping"},
         BadDocument{"tenants: {t: {budget: day}}",
                     "tenants.t.budget: must be a mapping of usd, tokens and period, got \"day\""},
@@ -222,7 +238,7 @@ INSTANTIATE_TEST_SUITE_P(
                     "models.m.price.cached_input: unknown key; expected input, output or "
                     "cachedInput"},
         BadDocument{"tenants: {t: {budgt: {}}}",
-                    "tenants.t.budgt: unknown key; expected budget or models"},
+                    "tenants.t.budgt: unknown key; expected budget, models or traceContent"},
         BadDocument{"tenants: {t: {budget: {dollars: 5}}}",
                     "tenants.t.budget.dollars: unknown key; expected usd, tokens or period"},
         BadDocument{"tenants: {t: {models: {m: {burst: 5}}}}",

@@ -22,6 +22,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/json.h"
 #include "common/metrics/registry.h"
 #include "common/metrics/text_format.h"
 #include "common/otel/otel_metrics.h"
@@ -35,6 +36,7 @@
 #include "tests/unit/worker/agents/scripted_llm_server.h"
 #include "tests/unit/worker/session/session_harness.h"
 #include "tests/unit/worker/tools/test_tools.h"
+#include "worker/agents/genai_content.h"
 #include "worker/session/session.h"
 #include "worker/tools/tool_registry.h"
 
@@ -52,6 +54,7 @@ using ::taskboard::worker::testing::ScriptedLlmServer;
 using ::taskboard::worker::testing::SessionHarness;
 using ::taskboard::worker::testing::TextReply;
 using ::taskboard::worker::testing::ToolCallReply;
+using ::testing::HasSubstr;
 
 constexpr char kTraceId[] = "4bf92f3577b34da6a3ce929d0e0e4736";
 constexpr char kParentId[] = "00f067aa0ba902b7";
@@ -102,8 +105,10 @@ class WorkerTraceTest : public SessionHarness {
     if (tracing_ != nullptr) tracing_->Shutdown(absl::Seconds(1));
   }
 
-  // Tracing to `traces_url`, then the session with it.
-  void StartTraced(const std::string& traces_url, otel::BatchOptions batch = {}) {
+  // Tracing to `traces_url`, then the session with it (`capture_content`:
+  // as --trace-capture-content).
+  void StartTraced(const std::string& traces_url, otel::BatchOptions batch = {},
+                   bool capture_content = false) {
     otel::TracingOptions options;
     options.traces_url = traces_url;
     options.batch = batch;
@@ -117,6 +122,7 @@ class WorkerTraceTest : public SessionHarness {
     session.workspaces = TaskWorkspaces::Shared(dir_.path());
     session.tool_socket.parent_dir = dir_.path();
     session.tracer = &tracing_->tracer();
+    session.trace_capture_content = capture_content;
     StartSession(session);
   }
 
@@ -301,6 +307,102 @@ TEST_F(WorkerTraceTest, LlmAgent_ChatAndToolSpansUnderTheAttempt_WithGenAiAttrib
           << span.name() << " " << attribute.key();
     }
   }
+}
+
+class WorkerTraceContentTest : public WorkerTraceTest {
+ protected:
+  // The two chat spans of one llm task run by a worker with the flag
+  // `capture_content`, for an assignment whose tenant allows content or not.
+  std::vector<Span> ChatSpans(bool capture_content, bool content_allowed) {
+    StartTraced(receiver_.traces_url(), {}, capture_content);
+    FakeStream* stream = Welcome(0);
+    v1::ConnectResponse assignment = AssignTraced("helper", "l1", Traceparent("01"));
+    assignment.mutable_assignment()->set_trace_content_allowed(content_allowed);
+    stream->Send(assignment);
+    const v1::ToolLookup lookup = NextOf(stream, v1::ConnectRequest::kToolLookup).tool_lookup();
+    v1::ConnectResponse decision;
+    decision.mutable_tool_decision()->set_request_id(lookup.request_id());
+    decision.mutable_tool_decision()->set_outcome(v1::ToolDecision::OUTCOME_HIT);
+    decision.mutable_tool_decision()->set_result_json(R"({"from":"cache"})");
+    stream->Send(decision);
+    const v1::TaskResult result = NextOf(stream, v1::ConnectRequest::kTaskResult).task_result();
+    EXPECT_TRUE(result.success()) << result.error();
+    stream->Send(Ack("l1"));
+    return Named(ExportedSpans(), "chat test-model");
+  }
+
+  // The attribute's JSON text parsed; null when it is not JSON.
+  static Json Parsed(const std::string& text) { return TryParseJson(text).value_or(Json()); }
+
+  static void ExpectNoContent(const std::vector<Span>& chats) {
+    ASSERT_EQ(chats.size(), 2u);
+    for (const Span& chat : chats) {
+      for (const char* key :
+           {"gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"}) {
+        EXPECT_FALSE(Attribute(chat, key).has_value()) << key;
+      }
+      for (const auto& attribute : chat.attributes()) {
+        EXPECT_THAT(attribute.value().string_value(), ::testing::Not(::testing::HasSubstr("hello")))
+            << attribute.key();
+      }
+    }
+  }
+};
+
+TEST_F(WorkerTraceContentTest, FlagOff_NoPromptOrCompletionOnChatSpans) {
+  ExpectNoContent(ChatSpans(/*capture_content=*/false, /*content_allowed=*/true));
+}
+
+TEST_F(WorkerTraceContentTest, FlagOnAndAllowed_ChatSpansCarryTheConversationAsGenAiMessages) {
+  const std::vector<Span> chats = ChatSpans(/*capture_content=*/true, /*content_allowed=*/true);
+  ASSERT_EQ(chats.size(), 2u);
+  // The first call: the system prompt and the task; the model asks for a tool.
+  const Json system = Parsed(StringAttribute(chats[0], "gen_ai.system_instructions"));
+  ASSERT_TRUE(system.is_array() && !system.empty()) << system;
+  EXPECT_EQ(system[0]["type"], "text");
+  EXPECT_THAT(system[0]["content"].get<std::string>(), HasSubstr("You help."));
+  const Json input = Parsed(StringAttribute(chats[0], "gen_ai.input.messages"));
+  ASSERT_TRUE(input.is_array() && input.size() == 1u) << input;
+  EXPECT_EQ(input[0]["role"], "user");
+  EXPECT_THAT(input[0]["parts"][0]["content"].get<std::string>(), HasSubstr("hello"));
+  const Json output = Parsed(StringAttribute(chats[0], "gen_ai.output.messages"));
+  ASSERT_TRUE(output.is_array() && output.size() == 1u) << output;
+  EXPECT_EQ(output[0]["role"], "assistant");
+  EXPECT_EQ(output[0]["finish_reason"], "tool_calls");
+  EXPECT_EQ(output[0]["parts"][0]["type"], "tool_call");
+  EXPECT_EQ(output[0]["parts"][0]["id"], "call-1");
+  EXPECT_EQ(output[0]["parts"][0]["name"], "echo");
+  EXPECT_EQ(output[0]["parts"][0]["arguments"], R"({"x":1})");
+  // The second: the tool's answer went in, the final text came out.
+  const Json second_input = Parsed(StringAttribute(chats[1], "gen_ai.input.messages"));
+  ASSERT_TRUE(second_input.is_array() && second_input.size() == 3u) << second_input;
+  EXPECT_EQ(second_input[2]["role"], "tool");
+  EXPECT_EQ(second_input[2]["parts"][0]["type"], "tool_call_response");
+  EXPECT_EQ(second_input[2]["parts"][0]["id"], "call-1");
+  EXPECT_THAT(second_input[2]["parts"][0]["response"].get<std::string>(), HasSubstr("cache"));
+  const Json second_output = Parsed(StringAttribute(chats[1], "gen_ai.output.messages"));
+  EXPECT_EQ(second_output[0]["parts"][0]["content"], "done");
+  EXPECT_EQ(second_output[0]["finish_reason"], "stop");
+}
+
+TEST_F(WorkerTraceContentTest, FlagOnButTenantTurnedItOff_NoContent) {
+  ExpectNoContent(ChatSpans(/*capture_content=*/true, /*content_allowed=*/false));
+}
+
+TEST(GenAiContent, LongConversation_EachValueBoundedAtAUtf8Boundary) {
+  v1::ChatMessage user;
+  user.set_role("user");
+  std::string text;
+  for (int i = 0; i < 20'000; ++i) text += "é";  // 2 bytes each: 40,000 bytes
+  user.set_content(text);
+  const std::string input = GenAiInputMessages({user});
+  EXPECT_LE(input.size(), kMaxGenAiContentBytes);
+  EXPECT_GE(input.size(), kMaxGenAiContentBytes - 1);
+  // Never half a character.
+  const unsigned char last = static_cast<unsigned char>(input.back());
+  EXPECT_TRUE(last < 0x80 || (last & 0xC0) == 0x80) << "cut inside a character";
+  EXPECT_EQ(GenAiInputMessages({}), "");
+  EXPECT_EQ(GenAiSystemInstructions({user}), "");
 }
 
 TEST_F(WorkerTraceTest, DeadCollector_TasksCompleteAtOnce_DroppedSpansCounted) {

@@ -34,9 +34,9 @@ constexpr char kOnePhase[] = R"({"name": "review", "phases": [{"id": "a", "task"
 
 // A caller's span, as a client SDK's traceparent gives it.
 otel::SpanContext CallerSpan(bool sampled) {
-  absl::StatusOr<otel::SpanContext> parsed = otel::ParseTraceparent(
-      sampled ? "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-              : "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00");
+  absl::StatusOr<otel::SpanContext> parsed =
+      otel::ParseTraceparent(sampled ? "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                                     : "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00");
   EXPECT_TRUE(parsed.ok()) << parsed.status();
   return *parsed;
 }
@@ -53,10 +53,11 @@ class TracesEngineTest : public ::testing::Test {
   }
 
   std::string Submit(EngineHarness& h, absl::string_view flow,
-                     std::optional<otel::SpanContext> parent) {
+                     std::optional<otel::SpanContext> parent, const std::string& tenant = "") {
     SubmitRequest request;
     request.spec = taskboard::testing::LoadValidFlow(flow);
     request.trace_parent = std::move(parent);
+    request.tenant = tenant;
     std::optional<absl::StatusOr<SubmitResult>> result;
     h.engine().Submit(std::move(request), [&](absl::StatusOr<SubmitResult> r) { result = r; });
     h.RunOnce();
@@ -177,6 +178,83 @@ TEST_F(TracesEngineTest, AfterARestart_TheRunsSpansStayInItsTrace) {
   ASSERT_THAT(attempts, SizeIs(1));
   EXPECT_EQ(attempts[0].context.span_id,
             AttemptSpanContext(before, assignment.task_id(), 1).span_id);
+}
+
+// A `type: plan` phase: its task is carried out by a child plan-and-execute
+// run (docs/flow-dsl.md), planned by `lead`, its steps run by `dev`.
+constexpr char kPlanPhase[] = R"({"name": "p", "phases": [
+    {"id": "report", "type": "plan", "agent": "dev", "task": "Write a report",
+     "plan": {"plannerAgent": "lead"}}]})";
+
+TEST_F(TracesEngineTest, ChildRun_RunSpanUnderItsParentTasksAttempt_InTheCallersTrace) {
+  EngineHarness h(Options());
+  const otel::SpanContext caller = CallerSpan(true);
+  const std::string parent_id = Submit(h, kPlanPhase, caller);
+  const std::string child_id = h.ReadRunView(parent_id).tasks(0).child_run_id();
+  ASSERT_FALSE(child_id.empty());
+  TestWorker worker = h.Connect("w1", {"dev", "lead"}, 4);
+  // The child's planner plans one step, which `dev` runs; every other task
+  // (a synthesizer, if any) just answers.
+  for (int i = 0; i < 10 && h.Status(parent_id) == v1::RUN_STATUS_RUNNING; ++i) {
+    for (const v1::Assignment& a : h.TakeAssignments(worker)) {
+      EXPECT_EQ(a.run_id(), child_id) << "only the child's tasks go to workers";
+      h.Finish(
+          worker, a, true,
+          a.task_id() == "planner" ? R"({"tasks": [{"id": "s1", "goal": "Draft it"}]})" : "done");
+    }
+  }
+  ASSERT_EQ(h.Status(parent_id), v1::RUN_STATUS_COMPLETED);
+
+  const otel::SpanData* parent_attempt = nullptr;
+  const otel::SpanData* child_run = nullptr;
+  const std::vector<otel::SpanData> spans = sink_.spans();
+  for (const otel::SpanData& span : spans) {
+    if (span.name == "task.attempt" && StringAttribute(span, "taskboard.task_id") == "report") {
+      parent_attempt = &span;
+    }
+    if (span.name.rfind("run ", 0) == 0 && StringAttribute(span, "taskboard.run_id") == child_id) {
+      child_run = &span;
+    }
+  }
+  ASSERT_NE(parent_attempt, nullptr) << "no attempt span for the parent's task";
+  ASSERT_NE(child_run, nullptr) << "no run span for the child run";
+  EXPECT_EQ(StringAttribute(*parent_attempt, "taskboard.child_run_id"), child_id);
+  EXPECT_EQ(child_run->parent_span_id, parent_attempt->context.span_id)
+      << "the child run nests under the attempt of the task it carries out";
+  EXPECT_EQ(parent_attempt->context.span_id,
+            AttemptSpanContext(StoredTrace(h, parent_id), "report", 1).span_id);
+  EXPECT_FALSE(child_run->parent_remote);
+  // The child run's own tasks are in the same trace, under its phases.
+  for (const otel::SpanData& span : spans) {
+    EXPECT_EQ(span.context.trace_id, caller.trace_id) << span.name;
+  }
+  EXPECT_EQ(RunParentSpanId(StoredTrace(h, child_id)), parent_attempt->context.span_id);
+}
+
+TEST_F(TracesEngineTest, TraceContentAllowed_UnlessTheRunsTenantTurnsItOffInTheLimits) {
+  EngineOptions options = Options();
+  absl::StatusOr<governance::LlmLimits> limits =
+      governance::ParseLlmLimits("tenants: {private: {traceContent: false}}");
+  ASSERT_TRUE(limits.ok()) << limits.status();
+  options.llm_limits = *limits;
+  EngineHarness h(options);
+  TestWorker worker = h.Connect("w1", {"coder"});
+  for (const auto& [tenant, allowed] :
+       std::vector<std::pair<std::string, bool>>{{"private", false}, {"open", true}, {"", true}}) {
+    const std::string run_id = Submit(h, kOnePhase, CallerSpan(true), tenant);
+    const v1::Assignment assignment = h.OnlyAssignment(worker);
+    EXPECT_FALSE(assignment.traceparent().empty());
+    EXPECT_EQ(assignment.trace_content_allowed(), allowed) << "tenant '" << tenant << "'";
+    h.Finish(worker, assignment, true, "done");
+    ASSERT_EQ(h.Status(run_id), v1::RUN_STATUS_COMPLETED);
+  }
+  // A reload turning it off holds for the next assignment.
+  governance::LlmLimits closed = *limits;
+  closed.tenants["open"].trace_content = false;
+  h.engine().SetLlmLimits(closed);
+  h.RunOnce();
+  Submit(h, kOnePhase, CallerSpan(true), "open");
+  EXPECT_FALSE(h.OnlyAssignment(worker).trace_content_allowed());
 }
 
 TEST(TracesEngineOff, NoTracer_NoTraceContextAndNoTraceparent) {
