@@ -51,6 +51,13 @@ HaMetrics::HaMetrics(metrics::Registry& registry)
               .Help("Replies, assignments and watch events of writes the followers had not "
                     "acknowledged, dropped when this leader stepped down or stopped.")
               .Register(registry)
+              .Add({})),
+      may_have_lost_writes_(
+          metrics::BuildGauge()
+              .Name("taskboard_scheduler_ha_may_have_lost_writes")
+              .Help("1 once a replica of this cluster was promoted by force (taskboard admin ha "
+                    "promote --force): writes acknowledged before may be lost.")
+              .Register(registry)
               .Add({})) {
   SetLeader(false);
 }
@@ -78,5 +85,7 @@ void HaMetrics::SetAppliedIndex(uint64_t index) { applied_index_.Set(static_cast
 void HaMetrics::EffectsDropped(uint64_t effects) {
   if (effects > 0) effects_dropped_.Increment(static_cast<double>(effects));
 }
+
+void HaMetrics::SetMayHaveLostWrites(bool lost) { may_have_lost_writes_.Set(lost ? 1 : 0); }
 
 }  // namespace taskboard::server

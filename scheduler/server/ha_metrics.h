@@ -11,6 +11,9 @@
 //   taskboard_scheduler_ha_applied_index                 the last log index in this replica's store
 //   taskboard_scheduler_ha_effects_dropped_total         a leader's replies, assignments and events
 //                                                        dropped unacknowledged at step-down
+//   taskboard_scheduler_ha_may_have_lost_writes          1 once a replica of the cluster was
+//                                                        promoted by force (this one, or the
+//                                                        leader that found the etcd record)
 //
 // Thread-safe (atomic gauges and counters).
 
@@ -36,6 +39,7 @@ class HaMetrics {
   void SetLagBatches(int64_t batches);
   void SetAppliedIndex(uint64_t index);
   void EffectsDropped(uint64_t effects);
+  void SetMayHaveLostWrites(bool lost);
 
  private:
   metrics::Family<metrics::Gauge>& role_;
@@ -47,6 +51,7 @@ class HaMetrics {
   metrics::Gauge& lag_batches_;
   metrics::Gauge& applied_index_;
   metrics::Counter& effects_dropped_;
+  metrics::Gauge& may_have_lost_writes_;
 };
 
 }  // namespace taskboard::server
