@@ -5,12 +5,13 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 namespace taskboard::tls {
 namespace {
 
 // The PEM text of the file given to `flag`.
-absl::StatusOr<std::string> ReadPem(const std::string& path, const char* flag) {
+absl::StatusOr<std::string> ReadPem(const std::string& path, absl::string_view flag) {
   std::ifstream in(path);
   if (!in) {
     return absl::InvalidArgumentError(
@@ -54,21 +55,24 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(
     const ClientTlsFlags& flags) {
   if (flags.ca.empty() && flags.cert.empty() && flags.key.empty()) return nullptr;
   if (flags.ca.empty()) {
-    return absl::InvalidArgumentError(
-        "--tls-cert / --tls-key need --tls-ca (the CA that signed the scheduler's certificate)");
+    return absl::InvalidArgumentError(absl::StrCat(flags.cert_flag, " / ", flags.key_flag, " need ",
+                                                   flags.ca_flag,
+                                                   " (the CA that signed the scheduler's "
+                                                   "certificate)"));
   }
   if (flags.cert.empty() != flags.key.empty()) {
     return absl::InvalidArgumentError(
-        "--tls-cert and --tls-key go together (this client's certificate and its key, for mTLS)");
+        absl::StrCat(flags.cert_flag, " and ", flags.key_flag,
+                     " go together (this client's certificate and its key, for mTLS)"));
   }
   grpc::SslCredentialsOptions options;
-  absl::StatusOr<std::string> ca = ReadPem(flags.ca, "--tls-ca");
+  absl::StatusOr<std::string> ca = ReadPem(flags.ca, flags.ca_flag);
   if (!ca.ok()) return ca.status();
   options.pem_root_certs = *ca;
   if (!flags.cert.empty()) {
-    absl::StatusOr<std::string> cert = ReadPem(flags.cert, "--tls-cert");
+    absl::StatusOr<std::string> cert = ReadPem(flags.cert, flags.cert_flag);
     if (!cert.ok()) return cert.status();
-    absl::StatusOr<std::string> key = ReadPem(flags.key, "--tls-key");
+    absl::StatusOr<std::string> key = ReadPem(flags.key, flags.key_flag);
     if (!key.ok()) return key.status();
     options.pem_cert_chain = *cert;
     options.pem_private_key = *key;

@@ -30,6 +30,11 @@ struct ClientTlsFlags {
   std::string ca;    // --tls-ca: the CA that signed the scheduler's certificate (PEM)
   std::string cert;  // --tls-cert: this client's certificate, for mTLS
   std::string key;   // --tls-key: its private key
+  // The flags these came from, as errors name them: a scheduler replica's CA
+  // is --ha-tls-ca, not the CLI's --tls-ca.
+  std::string ca_flag = "--tls-ca";
+  std::string cert_flag = "--tls-cert";
+  std::string key_flag = "--tls-key";
 };
 
 // TLS when ca is set (cert and key add a client certificate, for mTLS).

@@ -41,7 +41,8 @@ std::vector<Role> RolesFor(absl::string_view method) {
   // A backup and a follower's stream both carry every tenant's state:
   // operators only (docs/decisions.md, decision 183).
   if (method == kBackupMethod || method == kFollowMethod || method == kFetchCheckpointMethod ||
-      method == kReplicaStatusMethod) {
+      method == kReplicaStatusMethod || method == kSwitchoverMethod ||
+      method == kPromoteReplicaMethod) {
     return {Role::kAdmin};
   }
   return {};

@@ -32,6 +32,10 @@ inline constexpr absl::string_view kFetchCheckpointMethod =
 // `taskboard admin ha status`, answered by every replica.
 inline constexpr absl::string_view kReplicaStatusMethod =
     "/taskboard.ha.v1.ReplicaAdmin/GetReplicaStatus";
+// `taskboard admin ha switchover` (the leader) and `promote` (a follower).
+inline constexpr absl::string_view kSwitchoverMethod = "/taskboard.ha.v1.ReplicaAdmin/Switchover";
+inline constexpr absl::string_view kPromoteReplicaMethod =
+    "/taskboard.ha.v1.ReplicaAdmin/PromoteReplica";
 
 // The roles that may call `method`; empty for a method without a rule,
 // which nobody may call (a new method must be added to the table).

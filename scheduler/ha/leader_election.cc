@@ -27,7 +27,8 @@ absl::StatusOr<ElectionKeys> ElectionKeys::For(const std::string& prefix,
   }
   const std::string base =
       absl::StrCat(prefix, absl::EndsWith(prefix, "/") ? "" : "/", cluster, "/");
-  return ElectionKeys{absl::StrCat(base, "leader"), absl::StrCat(base, "in_sync")};
+  return ElectionKeys{absl::StrCat(base, "leader"), absl::StrCat(base, "in_sync"),
+                      absl::StrCat(base, "may_have_lost_writes")};
 }
 
 absl::StatusOr<std::unique_ptr<LeaderElection>> LeaderElection::Create(
@@ -457,6 +458,35 @@ absl::Status WriteInSyncIfEpoch(ElectionKv& kv, const ElectionKeys& keys, int64_
   if (again->entry.has_value() && again->entry->value == value) return absl::OkStatus();
   return absl::AbortedError(
       absl::StrCat(keys.in_sync, " changed while it was written; read it and write again"));
+}
+
+absl::Status WriteInSyncIfNoLeader(ElectionKv& kv, const ElectionKeys& keys, InSyncSet set,
+                                   std::optional<InSyncSet>* before, absl::Time deadline) {
+  absl::StatusOr<KvRead> current = kv.Get(keys.in_sync, deadline);
+  if (!current.ok()) return current.status();
+  before->reset();
+  if (current->entry.has_value()) {
+    absl::StatusOr<InSyncSet> decoded = DecodeInSyncSet(current->entry->value);
+    if (decoded.ok()) *before = *std::move(decoded);
+  }
+  const std::string value = EncodeInSyncSet(set);
+  const std::vector<KvCondition> conditions = {
+      {keys.leader, KvCondition::Target::kCreateRevision, 0},
+      {keys.in_sync, KvCondition::Target::kModRevision,
+       current->entry.has_value() ? current->entry->mod_revision : 0}};
+  absl::StatusOr<KvPutResult> put = kv.PutIf(conditions, keys.in_sync, value, 0, deadline);
+  if (!put.ok()) return put.status();
+  if (put->succeeded) return absl::OkStatus();
+  absl::StatusOr<KvRead> leader = kv.Get(keys.leader, deadline);
+  if (!leader.ok()) return leader.status();
+  if (leader->entry.has_value()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("a leader holds ", keys.leader, " (epoch ", leader->entry->create_revision,
+                     ": ", leader->entry->value,
+                     "); a promotion by force is only for a cluster that cannot elect one; hand "
+                     "over with `taskboard admin ha switchover` instead"));
+  }
+  return absl::AbortedError(absl::StrCat(keys.in_sync, " changed while it was written; ask again"));
 }
 
 }  // namespace taskboard::ha

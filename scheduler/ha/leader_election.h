@@ -77,6 +77,10 @@ namespace taskboard::ha {
 struct ElectionKeys {
   std::string leader;   // <prefix>/<cluster>/leader
   std::string in_sync;  // <prefix>/<cluster>/in_sync
+  // <prefix>/<cluster>/may_have_lost_writes: written by a promotion by force
+  // (docs/operations.md#failing-over-by-hand) and kept, so every later leader
+  // and `admin ha status` still say that acknowledged writes may be lost.
+  std::string lost_writes;
 
   // INVALID_ARGUMENT when `prefix` does not start with '/' or `cluster` is
   // empty or holds a '/'.
@@ -242,6 +246,15 @@ class LeaderElection {
 // when the set changed between its read and the write; etcd's errors.
 absl::Status WriteInSyncIfEpoch(ElectionKv& kv, const ElectionKeys& keys, int64_t epoch,
                                 InSyncSet set, absl::Time deadline);
+
+// Writes `set` to keys.in_sync if no leader holds keys.leader and the set is
+// unchanged since it was read, in one Txn: how a follower promoted by force
+// names itself the successor (its own epoch does not exist yet). The value
+// of the set read is returned through `before` (nullopt: none). FAILED_-
+// PRECONDITION when a leader holds the key (naming it); ABORTED when the set
+// changed meanwhile; etcd's errors.
+absl::Status WriteInSyncIfNoLeader(ElectionKv& kv, const ElectionKeys& keys, InSyncSet set,
+                                   std::optional<InSyncSet>* before, absl::Time deadline);
 
 }  // namespace taskboard::ha
 

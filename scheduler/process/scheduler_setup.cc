@@ -132,11 +132,9 @@ absl::Status ReplicaTransportFromFlags(const SchedulerOptions& options, server::
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       tls::ChannelCredentials({.ca = flags.tls_ca,
                                .cert = mutual ? options.tls.cert : std::string(),
-                               .key = mutual ? options.tls.key : std::string()});
-  if (!credentials.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--ha-tls-ca: ", credentials.status().message()));
-  }
+                               .key = mutual ? options.tls.key : std::string(),
+                               .ca_flag = "--ha-tls-ca"});
+  if (!credentials.ok()) return credentials.status();
   ha.credentials = *std::move(credentials);
   return absl::OkStatus();
 }

@@ -61,6 +61,25 @@ void DrainRequest(const void* message, AuditFacts& facts) {
   if (!request.reason().empty()) facts.detail = absl::StrCat("reason=", request.reason());
 }
 
+void SwitchoverRequest(const void* message, AuditFacts& facts) {
+  const std::string& to = As<ha::v1::SwitchoverRequest>(message).to();
+  facts.target = to.empty() ? std::string("(leader's pick)") : to;
+}
+void SwitchoverResponse(const void* message, AuditFacts& facts) {
+  const auto& response = As<ha::v1::SwitchoverResponse>(message);
+  facts.target = response.to();
+  facts.detail = absl::StrCat("from=", response.from(), " epoch=", response.epoch());
+}
+void PromoteRequest(const void* message, AuditFacts& facts) {
+  facts.detail = absl::StrCat("force=", As<ha::v1::PromoteReplicaRequest>(message).force());
+}
+void PromoteResponse(const void* message, AuditFacts& facts) {
+  const auto& response = As<ha::v1::PromoteReplicaResponse>(message);
+  facts.target = response.replica_id();
+  absl::StrAppend(&facts.detail, " may_have_lost_writes=true applied=", response.applied().epoch(),
+                  "/", response.applied().index());
+}
+
 struct Entry {
   absl::string_view method;
   AuditedCall call;
@@ -76,6 +95,10 @@ constexpr Entry kAudited[] = {
      {"Scheduler.DecideApproval", DecideRequest, nullptr}},
     {"/taskboard.v1.Scheduler/DrainWorker", {"Scheduler.DrainWorker", DrainRequest, nullptr}},
     {"/taskboard.ha.v1.Backup/Backup", {"Backup.Backup", nullptr, nullptr}},
+    {"/taskboard.ha.v1.ReplicaAdmin/Switchover",
+     {"ReplicaAdmin.Switchover", SwitchoverRequest, SwitchoverResponse}},
+    {"/taskboard.ha.v1.ReplicaAdmin/PromoteReplica",
+     {"ReplicaAdmin.PromoteReplica", PromoteRequest, PromoteResponse}},
 };
 
 }  // namespace

@@ -74,7 +74,14 @@ HaMetrics::HaMetrics(metrics::Registry& registry)
               .Name("taskboard_scheduler_ha_follower_lag_seconds")
               .Help("A leader: how long ago it committed the oldest batch a follower does not "
                     "hold durably yet (0: the follower holds everything).")
-              .Register(registry)) {
+              .Register(registry)),
+      may_have_lost_writes_(
+          metrics::BuildGauge()
+              .Name("taskboard_scheduler_ha_may_have_lost_writes")
+              .Help("1 once a replica of this cluster was promoted by force (taskboard admin ha "
+                    "promote --force): writes acknowledged before may be lost.")
+              .Register(registry)
+              .Add({})) {
   SetLeader(false);
 }
 
@@ -101,6 +108,8 @@ void HaMetrics::SetAppliedIndex(uint64_t index) { applied_index_.Set(static_cast
 void HaMetrics::EffectsDropped(uint64_t effects) {
   if (effects > 0) effects_dropped_.Increment(static_cast<double>(effects));
 }
+
+void HaMetrics::SetMayHaveLostWrites(bool lost) { may_have_lost_writes_.Set(lost ? 1 : 0); }
 
 }  // namespace taskboard::server
 

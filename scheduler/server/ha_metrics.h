@@ -16,6 +16,9 @@
 //   taskboard_scheduler_ha_follower_lag_batches{replica} a leader, per follower it has heard
 //   taskboard_scheduler_ha_follower_lag_bytes{replica}   from: batches, bytes and seconds behind
 //   taskboard_scheduler_ha_follower_lag_seconds{replica} (the age of its oldest missing batch)
+//   taskboard_scheduler_ha_may_have_lost_writes          1 once a replica of the cluster was
+//                                                        promoted by force (this one, or the
+//                                                        leader that found the etcd record)
 //
 // Thread-safe (atomic gauges and counters).
 
@@ -57,6 +60,7 @@ class HaMetrics {
   };
   void SetFollowerLag(const std::string& replica, const FollowerLag& lag);
   static constexpr size_t kMaxFollowers = 16;
+  void SetMayHaveLostWrites(bool lost);
 
  private:
   metrics::Family<metrics::Gauge>& role_;
@@ -74,6 +78,7 @@ class HaMetrics {
   metrics::Family<metrics::Gauge>& follower_lag_seconds_;
   absl::Mutex followers_mu_;
   absl::flat_hash_set<std::string> followers_ ABSL_GUARDED_BY(followers_mu_);
+  metrics::Gauge& may_have_lost_writes_;
 };
 
 }  // namespace taskboard::server

@@ -32,6 +32,7 @@ absl::StatusOr<std::unique_ptr<ReplicaRole>> ReplicaRole::Start(ReplicaRoleOptio
                                  .token = ha.token});
   if (!follower.ok()) return follower.status();
   role->follower_ = *std::move(follower);
+  role->applied_index_ = role->follower_->position().index;
   absl::StatusOr<std::unique_ptr<ha::EtcdClient>> etcd =
       ha::EtcdClient::Create(ha::EtcdClientOptions{.endpoints = ha.etcd_endpoints});
   if (!etcd.ok()) return etcd.status();
@@ -69,19 +70,51 @@ ReplicaRole::~ReplicaRole() {
 bool ReplicaRole::IsLeader() const { return promoted_.load() && election_->IsLeader(); }
 
 bool ReplicaRole::Eligible(const std::optional<ha::InSyncSet>& set) const {
-  // No set yet: the cluster's first election (or none of its leaders had a
-  // follower in sync); any replica may lead.
-  if (!set.has_value()) return true;
   const std::string& me = options_.ha.replica_id;
-  const bool eligible = set->leader == me || std::find(set->replicas.begin(), set->replicas.end(),
-                                                       me) != set->replicas.end();
+  const uint64_t applied = applied_index_.load();
+  if (!set.has_value()) {
+    // A new cluster (docs/decisions.md, decision 214): a replica that holds
+    // no replicated batch stands aside for two TTLs after it started, so
+    // that a replica with data (a restored backup, the former single
+    // scheduler) is elected first; then any replica may lead.
+    if (applied == 0 && absl::Now() < started_ + 2 * options_.ha.lease_ttl) {
+      log::Debug("not campaigning yet: a new cluster, and this replica holds no data")
+          .With("replica", me);
+      return false;
+    }
+    return true;
+  }
+  // Data older than the set says (a wiped or restored member): it lacks
+  // acknowledged writes (decision 213).
+  if (applied < set->index) {
+    log::Warn("not campaigning: this replica's store is older than the in-sync set says")
+        .With("replica", me)
+        .With("applied_index", static_cast<int64_t>(applied))
+        .With("in_sync_index", static_cast<int64_t>(set->index));
+    return false;
+  }
+  // During a handover by hand only the named successor campaigns
+  // (docs/operations.md#failing-over-by-hand).
+  const bool eligible = set->MayCampaign(me, absl::Now());
   if (!eligible) {
     log::Debug("not campaigning: not in the in-sync set")
         .With("replica", me)
         .With("in_sync", absl::StrJoin(set->replicas, ","))
-        .With("last_leader", set->leader);
+        .With("last_leader", set->leader)
+        .With("successor", set->successor);
   }
   return eligible;
+}
+
+void ReplicaRole::RunOnRoleThread(std::function<void(bool shutting_down)> task) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!shutting_down_) {
+      tasks_.push_back(std::move(task));
+      return;
+    }
+  }
+  task(/*shutting_down=*/true);
 }
 
 void ReplicaRole::Enqueue(const ha::ElectionEvent& event) {
@@ -92,19 +125,25 @@ void ReplicaRole::Enqueue(const ha::ElectionEvent& event) {
 void ReplicaRole::Run() {
   while (true) {
     std::optional<ha::ElectionEvent> event;
+    std::function<void(bool)> task;
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-        return shutting_down_ || !events_.empty();
+        return shutting_down_ || !events_.empty() || !tasks_.empty();
       };
       mu_.AwaitWithTimeout(absl::Condition(&ready), kTick);
       if (shutting_down_) return;
-      if (!events_.empty()) {
+      if (!tasks_.empty()) {
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      } else if (!events_.empty()) {
         event = std::move(events_.front());
         events_.pop_front();
       }
     }
-    if (event.has_value()) {
+    if (task) {
+      task(/*shutting_down=*/false);
+    } else if (event.has_value()) {
       Handle(*event);
     } else {
       Tick();
@@ -133,6 +172,9 @@ void ReplicaRole::PublishStatus() {
     status.in_sync = in_sync_;
     status.followers = progress_.Snapshot();
   }
+  applied_index_ = status.applied.index;
+  status.may_have_lost_writes = may_have_lost_writes_;
+  status.lost_writes = lost_writes_;
   absl::MutexLock lock(&status_mu_);
   status_ = std::move(status);
 }
@@ -188,8 +230,12 @@ void ReplicaRole::Promote(int64_t epoch) {
           .written_index = [hook] { return hook->last().index; },
           .lease_valid = [election] { return election->IsLeader(); }},
       &progress_);
-  if (absl::Status promoted =
-          options_.promote(hook_, gate_.get(), [election] { return election->IsLeader(); });
+  // During a switchover the leader admits no new call (they answer
+  // NotLeader) while what was admitted finishes and the target catches up.
+  std::atomic<bool>* handing_over = &handing_over_;
+  if (absl::Status promoted = options_.promote(
+          hook_, gate_.get(),
+          [election, handing_over] { return election->IsLeader() && !handing_over->load(); });
       !promoted.ok()) {
     StepDown(absl::StrCat("cannot start as the leader of epoch ", epoch, ": ", promoted.message()));
   }
@@ -213,8 +259,11 @@ void ReplicaRole::Promote(int64_t epoch) {
     options_.metrics->SetLagBatches(0);
     options_.metrics->ElectionWon(/*failover=*/last_observed_epoch_ != 0);
   }
+  ReadLostWritesRecord();
+  if (forced_here_ && options_.promoted_by_force) options_.promoted_by_force(lost_writes_);
   log::Info("became leader")
       .With("replica", options_.ha.replica_id)
+      .With("may_have_lost_writes", may_have_lost_writes_)
       .With("epoch", epoch)
       .With("applied_index", static_cast<int64_t>(applied.index))
       .With("store_index", static_cast<int64_t>(hook_->last().index))
@@ -249,7 +298,7 @@ void ReplicaRole::Tick() {
     return;
   }
   if (!promoted_.load()) return;
-  MaintainInSync();
+  if (!handing_over_.load()) MaintainInSync();
   if (options_.metrics != nullptr) PublishLeaderMetrics();
 }
 
@@ -339,6 +388,7 @@ void ReplicaRole::MaintainInSync() {
   }
   ha::InSyncSet set;
   set.replicas = members;
+  set.index = released;
   if (absl::Status written = election_->UpdateInSync(set); !written.ok()) {
     // The write may have landed or not: the gate keeps needing both sets.
     log::Warn("cannot write the in-sync set; retrying")
@@ -370,6 +420,12 @@ void ReplicaRole::BeginShutdown() {
     shutting_down_ = true;
   }
   if (thread_.joinable()) thread_.join();
+  std::deque<std::function<void(bool)>> tasks;
+  {
+    absl::MutexLock lock(&mu_);
+    tasks.swap(tasks_);
+  }
+  for (auto& task : tasks) task(/*shutting_down=*/true);
   if (service_ != nullptr) service_->Close();
 }
 

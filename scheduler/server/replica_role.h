@@ -20,9 +20,17 @@
 //                  |        the in-sync set kept in etcd, and a batch's
 //                  |        effects released once that set holds it
 //                  |        (InSyncGate)
-//                  | deposed (lease deadline passed, key lost)
+//                  | deposed (lease deadline passed, key lost), or
+//                  | resigned for a switchover (HANDING OVER: calls answer
+//                  | NotLeader while the target catches up; then the
+//                  | target is named successor in etcd and the lease revoked)
 //                  v
 //                exit(kSteppedDownExitCode) after "stepped down: <reason>"
+//
+// By hand (docs/operations.md#failing-over-by-hand): Switchover() on the
+// leader hands over to an in-sync follower; PromoteByForce() on a follower
+// names it the only candidate although it is not in sync, recording that
+// acknowledged writes may be lost (MayHaveLostWrites).
 //
 // Stepping down is an exit, not a return to FOLLOWING: that is the one way
 // to be sure no thread of the old leader sends anything after the decision
@@ -48,6 +56,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "scheduler/ha/etcd_client.h"
 #include "scheduler/ha/etcd_election_kv.h"
 #include "scheduler/ha/in_sync_gate.h"
@@ -83,6 +92,24 @@ struct ReplicaStatus {
   std::vector<std::string> in_sync;
   // A leader's followers and how far each is durable (a follower: empty).
   std::vector<ha::ReplicaProgress::Replica> followers;
+  // A replica of the cluster was promoted by force (this one, or the etcd
+  // record this leader found); `lost_writes` is that record.
+  bool may_have_lost_writes = false;
+  std::string lost_writes;
+};
+
+// A switchover's outcome (replication.proto's SwitchoverResponse).
+struct Handover {
+  std::string from;
+  std::string to;
+  int64_t epoch = 0;   // the term that ends
+  uint64_t index = 0;  // what the target held
+};
+
+// A promotion by force (replication.proto's PromoteReplicaResponse).
+struct ForcedPromotion {
+  ha::LogPosition applied;
+  std::vector<std::string> in_sync_before;
 };
 
 struct ReplicaRoleOptions {
@@ -104,6 +131,9 @@ struct ReplicaRoleOptions {
   // Drops every effect the gate did not release (Engine::AbandonUnreleased)
   // and returns how many; called when the leader steps down. Null: none.
   std::function<size_t()> abandon_unreleased;
+  // Called once this replica leads after it was promoted by force, with the
+  // record it wrote: the server puts it in the audit trail. Null: none.
+  std::function<void(const std::string& record)> promoted_by_force;
 };
 
 class ReplicaRole {
@@ -127,6 +157,17 @@ class ReplicaRole {
   // over in a round trip to etcd instead of a TTL) and stops following.
   void Stop();
 
+  // `taskboard admin ha switchover` on the leader (the errors are
+  // replication.proto's Switchover's). `done` is called once, on the role's
+  // thread; on success the leader then waits for `replied` (the answer
+  // left; at most a second) and resigns, and the process exits as any
+  // deposed leader does.
+  void Switchover(std::string to, std::function<void(absl::StatusOr<Handover>)> done,
+                  std::shared_ptr<absl::Notification> replied);
+  // `taskboard admin ha promote [--force]` on a follower (the errors are
+  // replication.proto's PromoteReplica's). `done` is called once.
+  void PromoteByForce(bool force, std::function<void(absl::StatusOr<ForcedPromotion>)> done);
+
  private:
   explicit ReplicaRole(ReplicaRoleOptions options);
   void Enqueue(const ha::ElectionEvent& event);
@@ -142,6 +183,17 @@ class ReplicaRole {
   // A leader's in-sync count and each follower's lag, for /metrics.
   void PublishLeaderMetrics();
   bool Eligible(const std::optional<ha::InSyncSet>& set) const;
+  // Runs `task` on the role's thread (with true when the role shuts down
+  // before it ran, so that a waiting caller still gets an answer).
+  void RunOnRoleThread(std::function<void(bool shutting_down)> task);
+  // On the role's thread (replica_handover.cc).
+  absl::StatusOr<Handover> PrepareHandover(const std::string& to);
+  absl::StatusOr<ForcedPromotion> ForcePromotion(bool force);
+  // Reads the cluster's MayHaveLostWrites record from etcd into the status
+  // and metrics (a leader, at promotion).
+  void ReadLostWritesRecord();
+  // How long a handover's successor alone may campaign.
+  absl::Duration SuccessorWindow() const;
 
   const ReplicaRoleOptions options_;
   std::unique_ptr<ha::EtcdClient> etcd_;
@@ -164,9 +216,20 @@ class ReplicaRole {
   bool in_sync_uncertain_ = false;
   int64_t last_observed_epoch_ = 0;
   std::atomic<bool> promoted_{false};
+  // The newest index this replica's store holds, as of the last tick (read
+  // by the election thread's eligibility check).
+  std::atomic<uint64_t> applied_index_{0};
+  const absl::Time started_ = absl::Now();
+  // A switchover under way: calls answer NotLeader, the in-sync set stays.
+  std::atomic<bool> handing_over_{false};
+  // Promoted by force (this replica), or the record found at promotion.
+  bool may_have_lost_writes_ = false;
+  bool forced_here_ = false;
+  std::string lost_writes_;
 
   absl::Mutex mu_;
   std::deque<ha::ElectionEvent> events_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::function<void(bool)>> tasks_ ABSL_GUARDED_BY(mu_);
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   mutable absl::Mutex status_mu_;
   ReplicaStatus status_ ABSL_GUARDED_BY(status_mu_);

@@ -229,6 +229,18 @@ absl::Status SchedulerServer::StartReplica(const std::string& http_address) {
     engine::Engine* engine = handle_->engine();
     return engine == nullptr ? 0 : engine->AbandonUnreleased();
   };
+  // A follower keeps no audit records of its own (its store is the
+  // leader's copy), so the promotion by force goes into the trail once the
+  // replica leads (docs/operations.md#failing-over-by-hand).
+  role.promoted_by_force = [this](const std::string& record) {
+    v1::AuditEvent event;
+    event.set_method("ReplicaAdmin.PromoteReplica");
+    event.set_target(options_.ha->replica_id);
+    event.set_outcome(v1::AUDIT_OUTCOME_OK);
+    event.set_code("OK");
+    event.set_detail(absl::StrCat("may_have_lost_writes=true record=", record));
+    audit_->Record(std::move(event));
+  };
   absl::StatusOr<std::unique_ptr<ReplicaRole>> started = ReplicaRole::Start(std::move(role));
   if (!started.ok()) return started.status();
   role_ = *std::move(started);

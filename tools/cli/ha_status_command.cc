@@ -10,6 +10,7 @@
 #include "grpcpp/client_context.h"
 #include "scheduler/ha/replication.grpc.pb.h"
 #include "tools/cli/command_set.h"
+#include "tools/cli/ha_failover_command.h"
 #include "tools/cli/proto_json.h"
 #include "tools/cli/scheduler_client.h"
 #include "tools/cli/text_table.h"
@@ -77,16 +78,22 @@ void PrintHaStatus(const std::vector<ReplicaAnswer>& answers, bool json, std::os
   if (leader != nullptr && leader->status->in_sync().empty()) {
     out << "no follower is in sync yet: the leader waits for one before it acknowledges\n";
   }
+  for (const ReplicaAnswer& answer : answers) {
+    if (answer.status.has_value() && answer.status->may_have_lost_writes()) {
+      out << "may have lost writes: a replica was promoted by force (" << answer.address
+          << " says: " << answer.status->lost_writes() << ")\n";
+      break;
+    }
+  }
 }
 
-int RunHaStatus(const HaStatusOptions& options, std::ostream& out, std::ostream& err) {
-  SchedulerClient client(options.scheduler);
+std::vector<ReplicaAnswer> AskReplicas(SchedulerClient& client, absl::Duration timeout) {
   std::vector<ReplicaAnswer> answers;
   for (size_t i = 0; i < client.channels().size(); ++i) {
     ReplicaAnswer answer;
     std::shared_ptr<grpc::Channel> channel = client.channels().At(i, &answer.address);
     std::unique_ptr<grpc::ClientContext> context = client.CallContext();
-    context->set_deadline(absl::ToChronoTime(absl::Now() + kAskTimeout));
+    context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
     ha::v1::ReplicaStatus status;
     const grpc::Status called =
         ha::v1::ReplicaAdmin::NewStub(channel)->GetReplicaStatus(context.get(), {}, &status);
@@ -99,6 +106,12 @@ int RunHaStatus(const HaStatusOptions& options, std::ostream& out, std::ostream&
     }
     answers.push_back(std::move(answer));
   }
+  return answers;
+}
+
+int RunHaStatus(const HaStatusOptions& options, std::ostream& out, std::ostream& err) {
+  SchedulerClient client(options.scheduler);
+  std::vector<ReplicaAnswer> answers = AskReplicas(client, kAskTimeout);
   PrintHaStatus(answers, options.json, out);
   const auto answered = std::count_if(answers.begin(), answers.end(),
                                       [](const ReplicaAnswer& a) { return a.status.has_value(); });
@@ -128,6 +141,7 @@ void AddHaCommand(CLI::App& admin, CommandSet& commands) {
   commands.Add(status, [options](std::ostream& out, std::ostream& err) {
     return RunHaStatus(*options, out, err);
   });
+  AddHaFailoverCommands(*ha, commands);
 }
 
 }  // namespace taskboard::cli

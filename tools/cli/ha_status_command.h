@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/time/time.h"
 #include "scheduler/ha/replication.pb.h"
 #include "tools/cli/command_set.h"
 
@@ -30,6 +31,12 @@ struct ReplicaAnswer {
   std::optional<ha::v1::ReplicaStatus> status;
   std::string error;  // when no status
 };
+
+class SchedulerClient;
+
+// Asks every replica `client` names for its status, each within `timeout`
+// (failover by hand uses this too, tools/cli/ha_failover_command.h).
+std::vector<ReplicaAnswer> AskReplicas(SchedulerClient& client, absl::Duration timeout);
 
 // The table (or, with `json`, one JSON object with a "replicas" array).
 void PrintHaStatus(const std::vector<ReplicaAnswer>& answers, bool json, std::ostream& out);

@@ -49,6 +49,8 @@ TEST(MethodRolesTest, Table) {
   EXPECT_THAT(RolesFor("/taskboard.ha.v1.ReplicaService/FetchCheckpoint"),
               ElementsAre(Role::kAdmin));
   EXPECT_THAT(RolesFor("/taskboard.ha.v1.ReplicaService/Unknown"), IsEmpty());
+  EXPECT_THAT(RolesFor("/taskboard.ha.v1.ReplicaAdmin/Switchover"), ElementsAre(Role::kAdmin));
+  EXPECT_THAT(RolesFor("/taskboard.ha.v1.ReplicaAdmin/PromoteReplica"), ElementsAre(Role::kAdmin));
   EXPECT_THAT(RolesFor("/taskboard.ha.v1.ReplicaAdmin/GetReplicaStatus"),
               ElementsAre(Role::kAdmin));
 }

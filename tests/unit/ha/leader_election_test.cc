@@ -272,6 +272,42 @@ TEST(ElectionKeysTest, For_PrefixAndCluster_NamesBothKeys) {
   ASSERT_THAT(keys, IsOk());
   EXPECT_EQ(keys->leader, "/taskboard/prod/leader");
   EXPECT_EQ(keys->in_sync, "/taskboard/prod/in_sync");
+  EXPECT_EQ(keys->lost_writes, "/taskboard/prod/may_have_lost_writes");
+}
+
+TEST_F(LeaderElectionTest, WriteInSyncIfNoLeader_RefusedWhileALeaderHoldsTheKey) {
+  std::unique_ptr<LeaderElection> a = Candidate("a");
+  a->Step();
+  ASSERT_TRUE(a->IsLeader());
+  ASSERT_THAT(a->UpdateInSync(InSyncSet{0, "", {"b"}}), IsOk());
+  InSyncSet forced{0, "a", {"c"}};
+  forced.successor = "c";
+  forced.successor_until = absl::Now() + absl::Seconds(10);
+  std::optional<InSyncSet> before;
+  EXPECT_THAT(WriteInSyncIfNoLeader(kv_, a->keys(), forced, &before, absl::Now()),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("a leader holds")));
+  absl::StatusOr<std::optional<InSyncSet>> kept = a->ReadInSync();
+  ASSERT_THAT(kept, IsOk());
+  ASSERT_TRUE(kept->has_value());
+  EXPECT_EQ((*kept)->replicas, std::vector<std::string>{"b"});
+
+  // Once the leader is gone, the forced set is written and names c alone.
+  a->Stop();
+  ASSERT_THAT(WriteInSyncIfNoLeader(kv_, a->keys(), forced, &before, absl::Now()), IsOk());
+  ASSERT_TRUE(before.has_value());
+  EXPECT_EQ(before->replicas, std::vector<std::string>{"b"});
+  std::unique_ptr<LeaderElection> b =
+      Candidate("b", {.eligible = [](const auto& set) {
+                  return set.has_value() && set->MayCampaign("b", absl::Now());
+                }});
+  std::unique_ptr<LeaderElection> c =
+      Candidate("c", {.eligible = [](const auto& set) {
+                  return set.has_value() && set->MayCampaign("c", absl::Now());
+                }});
+  b->Step();
+  EXPECT_FALSE(b->IsLeader());
+  c->Step();
+  EXPECT_TRUE(c->IsLeader());
 }
 
 }  // namespace
