@@ -1,7 +1,8 @@
 // The leader of a replicated scheduler (docs/high-availability.md) SIGKILLed
 // ten times under a mixed workload: three replicas on a real 3-member etcd,
 // two workers given the three addresses, a board run of tasks of which one
-// in five calls the cacheable tool `lookup`, and a client that, throughout,
+// in five calls the cacheable tool `lookup` (session-scoped, so its cache
+// entries are shared by every run), and a client that, throughout,
 // submits small runs (a lookup call, then an echo) under idempotency keys
 // through the failover channels the CLI uses, retrying each key until it is
 // acknowledged. After each kill the test times the failover (the kill -> a
@@ -197,7 +198,9 @@ class LeaderKillsTest : public ::testing::Test {
     std::filesystem::create_directory(agents_dir());
     std::filesystem::create_directory(tools_dir());
     testing::LoggingAgents(agents_dir(), {{"echo", executions_log()}, {"helper", executions_log()}});
-    testing::WriteLookupTool(tools_dir(), tool_log(), "0.2");
+    // Session scope: every run of the test shares one cache, so a key's
+    // result must survive the failovers between its calls.
+    testing::WriteLookupTool(tools_dir(), tool_log(), "0.2", "session");
     absl::StatusOr<std::unique_ptr<ReplicaCluster>> cluster = ReplicaCluster::Start(
         {.lease_ttl = kLeaseTtl,
          .lease_timeout_ms = kTaskLeaseMs,
@@ -377,8 +380,13 @@ TEST_F(LeaderKillsTest, MixedWorkload_LeaderKilledTenTimes_NothingLostOrRepeated
   for (const auto& [key, tool_key] : submitter.tool_keys()) {
     if (acked.count(key)) ++tool_calls[tool_key];
   }
+  // An execution after a key's first is explained when an earlier one ran
+  // while a leader died: started up to 1 s before the kill (the tool takes
+  // 0.2 s, then its result goes to the leader) or before a new leader
+  // acknowledged, so its result may never have reached a leader's cache.
   const auto tool_runs = testing::ToolExecutions(tool_log());
   std::vector<std::string> tool_repeats;
+  std::vector<std::string> tool_explained;
   int tool_executions = 0;
   for (const auto& [key, calls] : tool_calls) {
     auto it = tool_runs.find(key);
@@ -386,18 +394,35 @@ TEST_F(LeaderKillsTest, MixedWorkload_LeaderKilledTenTimes_NothingLostOrRepeated
     tool_executions += static_cast<int>(count);
     EXPECT_GE(count, 1u) << "tool key " << key << " never ran";
     if (count <= 1) continue;
+    std::vector<testing::ToolExecution> runs = it->second;
+    std::sort(runs.begin(), runs.end(),
+              [](const auto& a, const auto& b) { return a.ms < b.ms; });
+    bool explained = true;
+    for (size_t r = 1; r < runs.size(); ++r) {
+      explained = explained && std::any_of(runs.begin(), runs.begin() + r, [&](const auto& earlier) {
+                    return std::any_of(kills_.begin(), kills_.end(), [&](const Kill& kill) {
+                      return earlier.ms >= kill.at_ms - 1'000 &&
+                             earlier.ms <= kill.at_ms + absl::ToInt64Milliseconds(kill.failover);
+                    });
+                  });
+    }
     std::vector<std::string> detail;
-    for (const testing::ToolExecution& execution : it->second) {
+    for (const testing::ToolExecution& execution : runs) {
       detail.push_back(absl::StrCat("pid ", execution.pid, " at +",
                                     execution.ms - absl::ToUnixMillis(start), " ms (",
                                     KillsNear(execution.ms), ")"));
     }
-    tool_repeats.push_back(absl::StrCat(key, " (", calls, " calls) x", count, ": ",
-                                        absl::StrJoin(detail, "; ")));
+    (explained ? tool_explained : tool_repeats)
+        .push_back(absl::StrCat(key, " (", calls, " calls) x", count, ": ",
+                                absl::StrJoin(detail, "; ")));
   }
   EXPECT_TRUE(tool_repeats.empty())
-      << tool_repeats.size() << " cache keys ran more than once though no worker was killed:\n"
+      << tool_repeats.size()
+      << " cache keys ran more than once with no leader kill during an earlier execution:\n"
       << absl::StrJoin(tool_repeats, "\n");
+  for (const std::string& line : tool_explained) {
+    std::cout << "[ha-chaos] ran again after a leader kill: " << line << "\n";
+  }
 
   // The workers kept their leases across every failover.
   int leases_lost = 0;

@@ -35,9 +35,12 @@ inline std::string OnePhaseFlow(const std::string& phase_id, const std::string& 
 }
 
 // The request every HA test submits: `flow` under idempotency key `key`,
-// labelled key=`key`.
+// labelled key=`key`, in session kSession (so a session-scoped tool cache
+// is shared by all of a test's runs).
+inline constexpr char kSession[] = "ha-tests";
 inline v1::SubmitRunRequest KeyedSubmit(const std::string& flow, const std::string& key) {
   v1::SubmitRunRequest request;
+  request.set_session_id(kSession);
   request.mutable_source()->set_text(flow);
   request.set_idempotency_key(key);
   (*request.mutable_labels())["key"] = key;

@@ -57,9 +57,10 @@ inline std::map<std::string, int> Executions(const std::filesystem::path& log) {
 // worker's --tools: it logs "WORKER_PID UNIX_MS ARGS" to `log` before doing
 // anything, so an execution cut short by a kill still counts, then answers
 // {"fact":"looked up","args":ARGS} after `seconds`. The worker is the parent
-// of the tool's taskboard-reaper ($PPID).
+// of the tool's taskboard-reaper ($PPID). `scope`: its declared cache scope
+// (empty: the default, `run`).
 inline void WriteLookupTool(const std::filesystem::path& dir, const std::filesystem::path& log,
-                            const std::string& seconds) {
+                            const std::string& seconds, const std::string& scope = "") {
   std::ofstream(dir / "lookup.sh")
       << "#!/bin/sh\nargs=$(cat)\n"
       << "worker=$(sed -n 's/^PPid:[[:space:]]*//p' \"/proc/$PPID/status\")\n"
@@ -71,7 +72,8 @@ inline void WriteLookupTool(const std::filesystem::path& dir, const std::filesys
   std::ofstream(dir / "lookup.yaml")
       << "name: lookup\ndescription: Looks up a fact about a topic\n"
       << "parameters: {type: object, properties: {topic: {type: string}}, required: [topic]}\n"
-      << "command: [\"./lookup.sh\"]\ncacheable: true\nttl_ms: 600000\n";
+      << "command: [\"./lookup.sh\"]\ncacheable: true\nttl_ms: 600000\n"
+      << (scope.empty() ? "" : "scope: " + scope + "\n");
 }
 
 // One real execution of the lookup tool, from its log.
