@@ -262,24 +262,6 @@ std::string PlanScript(const Workload& workload) {
   return DumpJson({{"rules", rules}});
 }
 
-// The cacheable tool: logs "WORKER_PID UNIX_MS ARGS" before doing anything,
-// so an execution cut short by a kill still counts, then answers after a
-// pause. The worker is the parent of the tool's taskboard-reaper ($PPID).
-void WriteLookupTool(const std::filesystem::path& dir, const std::filesystem::path& log) {
-  std::ofstream(dir / "lookup.sh")
-      << "#!/bin/sh\nargs=$(cat)\n"
-      << "worker=$(sed -n 's/^PPid:[[:space:]]*//p' \"/proc/$PPID/status\")\n"
-      << "printf '%s %s %s\\n' \"$worker\" \"$(date +%s%3N)\" \"$args\""
-      << " >> '" << log.string() << "'\n"
-      << "sleep " << kToolSeconds << "\n"
-      << "printf '{\"fact\":\"looked up\",\"args\":%s}\\n' \"$args\"\n";
-  std::filesystem::permissions(dir / "lookup.sh", std::filesystem::perms::owner_all);
-  std::ofstream(dir / "lookup.yaml")
-      << "name: lookup\ndescription: Looks up a fact about a topic\n"
-      << "parameters: {type: object, properties: {topic: {type: string}}, required: [topic]}\n"
-      << "command: [\"./lookup.sh\"]\ncacheable: true\nttl_ms: 600000\n";
-}
-
 void WriteLlmAgents(const std::filesystem::path& dir, const std::string& base_url) {
   const std::pair<const char*, const char*> agents[] = {{"planner", "You plan work."},
                                                         {"executor", "You execute one step."},
@@ -767,31 +749,6 @@ void ExpectStepOutput(const Step& step, const v1::Task& task) {
   EXPECT_EQ(CanonicalJson(*output), CanonicalJson(ToolResult(step.tool_key))) << task.task_id();
 }
 
-// One real execution of the tool, from its log.
-struct ToolExecution {
-  pid_t pid = 0;
-  int64_t ms = 0;
-};
-
-std::map<std::string, std::vector<ToolExecution>> ToolExecutions(const std::filesystem::path& log) {
-  std::map<std::string, std::vector<ToolExecution>> executions;
-  std::ifstream in(log);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream fields(line);
-    ToolExecution execution;
-    std::string args;
-    fields >> execution.pid >> execution.ms >> args;
-    // A tool started by a worker killed before it could hand over the
-    // arguments (reparented to init, stdin closed empty) did no call.
-    if (args.empty() && execution.pid == 1) continue;
-    absl::StatusOr<Json> parsed = ParseJson(args);
-    const std::string key =
-        parsed.ok() && parsed->is_object() ? parsed->value("topic", args) : args;
-    executions[key].push_back(execution);
-  }
-  return executions;
-}
-
 // Whether a tool execution ran on a worker process around the time it was
 // killed or stopped: a call that started up to 1 s before (the tool takes
 // 0.2 s) may have lost its result with the worker, and calls blocked in a
@@ -799,7 +756,7 @@ std::map<std::string, std::vector<ToolExecution>> ToolExecutions(const std::file
 // as soon as it resumes.
 // A tool whose parent was gone by the time it logged (its parent pid is 1:
 // it was reparented to init) was started by a worker killed just before.
-bool ExecutedByDisturbedWorker(const ToolExecution& execution,
+bool ExecutedByDisturbedWorker(const testing::ToolExecution& execution,
                                const std::vector<Disturbance>& chaos) {
   return std::any_of(chaos.begin(), chaos.end(), [&](const Disturbance& d) {
     const bool orphaned = execution.pid == 1;
@@ -894,7 +851,7 @@ class ChaosSuite : public ::testing::Test {
     testing::LoggingAgents(agents_dir(),
                            {{"echo", board_log()}, {"helper", board_log()}, {"mapper", map_log()}});
     WriteLlmAgents(agents_dir(), llm_->base_url());
-    WriteLookupTool(tools_dir(), tool_log());
+    testing::WriteLookupTool(tools_dir(), tool_log(), kToolSeconds);
 
     ClusterOptions options;
     options.workers = kWorkers;
@@ -1039,19 +996,20 @@ class ChaosSuite : public ::testing::Test {
   // The tool really ran once per cache key, except for calls whose worker
   // was killed or stopped during the call.
   void ExpectToolExecutions() {
-    const std::map<std::string, std::vector<ToolExecution>> ran = ToolExecutions(tool_log());
+    const std::map<std::string, std::vector<testing::ToolExecution>> ran =
+        testing::ToolExecutions(tool_log());
     std::vector<std::string> unexpected;
     for (const auto& [key, calls] : workload_.tool_calls) {
       auto it = ran.find(key);
-      const std::vector<ToolExecution> executions =
-          it == ran.end() ? std::vector<ToolExecution>() : it->second;
+      const std::vector<testing::ToolExecution> executions =
+          it == ran.end() ? std::vector<testing::ToolExecution>() : it->second;
       tool_executions_ += static_cast<int>(executions.size());
       EXPECT_GE(executions.size(), 1u) << "tool key " << key << " never ran";
       if (executions.size() == 1) ++tool_keys_once_;
       if (executions.size() <= 1) continue;
       int undisturbed = 0;
       std::vector<std::string> detail;
-      for (const ToolExecution& execution : executions) {
+      for (const testing::ToolExecution& execution : executions) {
         const bool disturbed = ExecutedByDisturbedWorker(execution, chaos_.disturbances);
         if (!disturbed) ++undisturbed;
         detail.push_back(absl::StrCat("+", execution.ms - origin_ms_, " ms pid ", execution.pid,

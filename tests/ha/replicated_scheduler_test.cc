@@ -13,8 +13,6 @@
 #include <signal.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <future>
 #include <memory>
 #include <optional>
@@ -24,6 +22,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "common/child_process.h"
 #include "common/files.h"
 #include "common/json.h"
@@ -31,16 +30,12 @@
 #include "grpcpp/client_context.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
-#include "scheduler/ha/etcd_client.h"
 #include "scheduler/ha/in_sync_set.h"
 #include "taskboard/v1/common.pb.h"
 #include "taskboard/v1/scheduler.grpc.pb.h"
-#include "tests/testing/cluster.h"
-#include "tests/testing/etcd_cluster.h"
-#include "tests/testing/metrics_port.h"
+#include "tests/ha/replica_cluster.h"
 #include "tests/testing/prometheus_text.h"
 #include "tests/testing/promtool.h"
-#include "tests/testing/temp_dir.h"
 #include "tests/testing/test_channel.h"
 
 namespace taskboard {
@@ -64,122 +59,31 @@ phases:
     task: echo replicated hello
 )";
 
-// Reads the port a --*-port-file names; 0 until it is written.
-int ReadPort(const std::filesystem::path& file) {
-  int port = 0;
-  std::ifstream(file) >> port;
-  return port;
-}
-
 class ReplicatedSchedulerTest : public ::testing::Test {
  protected:
-  struct Replica {
-    std::unique_ptr<ChildProcess> process;
-    std::string address;  // 127.0.0.1:<grpc port>
-    int metrics_port = 0;
-    int http_port = 0;
-  };
-
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<testing::EtcdCluster>> etcd = testing::EtcdCluster::Start();
-    if (!etcd.ok() && absl::StrContains(etcd.status().message(), "/usr/bin/etcd")) {
+    absl::StatusOr<std::unique_ptr<testing::ReplicaCluster>> cluster =
+        testing::ReplicaCluster::Start({.replicas = kReplicas, .lease_ttl = kLeaseTtl});
+    if (testing::ReplicaCluster::EtcdMissing(cluster.status())) {
       GTEST_SKIP() << "etcd is not installed (Debian package etcd-server): "
-                   << etcd.status().message();
+                   << cluster.status().message();
     }
-    ASSERT_TRUE(etcd.ok()) << etcd.status();
-    etcd_ = *std::move(etcd);
-    replicas_.resize(kReplicas);
-    for (int i = 0; i < kReplicas; ++i) {
-      absl::Status started = StartReplica(i);
-      ASSERT_TRUE(started.ok()) << started << "\n" << Logs();
-    }
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = *std::move(cluster);
   }
 
-  void TearDown() override {
-    worker_.reset();
-    for (Replica& replica : replicas_) replica.process.reset();
-  }
-
-  std::filesystem::path File(int replica, const std::string& name) const {
-    return dir_.path() / absl::StrCat("s", replica, ".", name);
-  }
-
-  absl::Status StartReplica(int i) {
-    for (const char* name : {"port", "metrics-port", "http-port"}) {
-      std::filesystem::remove(File(i, name));
-    }
-    std::vector<std::string> argv = {testing::BinaryPath("taskboard-scheduler"),
-                                     "--listen",
-                                     "127.0.0.1:0",
-                                     "--data-dir",
-                                     File(i, "data").string(),
-                                     "--durability",
-                                     "wal",
-                                     "--port-file",
-                                     File(i, "port").string(),
-                                     "--metrics-listen",
-                                     "127.0.0.1:0",
-                                     "--metrics-port-file",
-                                     File(i, "metrics-port").string(),
-                                     "--http-listen",
-                                     "127.0.0.1:0",
-                                     "--http-port-file",
-                                     File(i, "http-port").string(),
-                                     "--lease-timeout-ms",
-                                     "3000",
-                                     "--ha-etcd-endpoints",
-                                     absl::StrJoin(etcd_->endpoints(), ","),
-                                     "--ha-cluster",
-                                     "test",
-                                     "--ha-replica-id",
-                                     absl::StrCat("s", i),
-                                     "--ha-lease-ttl",
-                                     kLeaseTtl};
-    absl::StatusOr<std::unique_ptr<ChildProcess>> child =
-        ChildProcess::Spawn(argv, File(i, "log").string());
-    if (!child.ok()) return child.status();
-    Replica& replica = replicas_.at(i);
-    replica.process = *std::move(child);
-    absl::StatusOr<int> port = WaitForPortFile(*replica.process, File(i, "port").string(), 30'000);
-    if (!port.ok()) return port.status();
-    replica.address = absl::StrCat("127.0.0.1:", *port);
-    replica.metrics_port = ReadPort(File(i, "metrics-port"));
-    replica.http_port = ReadPort(File(i, "http-port"));
-    if (replica.metrics_port == 0 || replica.http_port == 0) {
-      return absl::InternalError(absl::StrCat("replica ", i, " wrote no metrics or HTTP port"));
-    }
-    return absl::OkStatus();
-  }
-
-  // The HTTP status of GET `path` on the replica's metrics port (0: no
-  // answer), and the body in `body`.
   int Get(int i, const std::string& path, std::string* body = nullptr) {
-    return testing::GetOnMetricsPort(replicas_.at(i).metrics_port, path, body);
+    return cluster_->Get(i, path, body);
   }
-
   std::optional<double> Sample(int i, const std::string& series) {
-    return testing::SampleOnMetricsPort(replicas_.at(i).metrics_port, series);
+    return cluster_->Sample(i, series);
   }
-
-  // Waits until exactly one running replica (other than `not_this`) is ready
-  // (/readyz: an unfenced leader) and the others are not; its index.
   std::optional<int> WaitForOneLeader(std::chrono::seconds timeout, int not_this = -1) {
-    const auto deadline = Clock::now() + timeout;
-    while (Clock::now() < deadline) {
-      std::vector<int> ready;
-      for (int i = 0; i < kReplicas; ++i) {
-        if (i == not_this || replicas_.at(i).process == nullptr) continue;
-        if (Get(i, "/readyz") == 200) ready.push_back(i);
-      }
-      if (ready.size() == 1) return ready.front();
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return std::nullopt;
+    return cluster_->WaitForOneLeader(absl::FromChrono(timeout), not_this);
   }
-
-  std::unique_ptr<v1::Scheduler::Stub> Client(int i) {
-    return v1::Scheduler::NewStub(testing::TestChannel(replicas_.at(i).address));
-  }
+  std::unique_ptr<v1::Scheduler::Stub> Client(int i) { return cluster_->Client(i); }
+  ChildProcess& Process(int i) { return *cluster_->replica(i); }
+  std::string Logs() const { return cluster_->Logs(); }
 
   grpc::Status Submit(int i, grpc::ClientContext& context, v1::SubmitRunResponse& response) {
     v1::SubmitRunRequest request;
@@ -226,41 +130,8 @@ class ReplicatedSchedulerTest : public ::testing::Test {
     return events;
   }
 
-  absl::Status StartWorker(const std::string& scheduler) {
-    absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Spawn(
-        {testing::BinaryPath("taskboard-worker"), "--scheduler", scheduler, "--agents",
-         testing::SourcePath("tests/integration/agents"), "--slots", "2", "--worker-id", "worker-0",
-         "--workspace-root", dir_.path().string()},
-        (dir_.path() / "worker.log").string());
-    if (!child.ok()) return child.status();
-    worker_ = *std::move(child);
-    return absl::OkStatus();
-  }
-
-  // The in-sync set in etcd once this leader (replica `leader`) wrote one
-  // naming a follower.
   absl::StatusOr<ha::InSyncSet> WaitForInSyncSet(int leader) {
-    absl::StatusOr<std::unique_ptr<ha::EtcdClient>> etcd =
-        ha::EtcdClient::Create(ha::EtcdClientOptions{.endpoints = etcd_->endpoints()});
-    if (!etcd.ok()) return etcd.status();
-    const auto deadline = Clock::now() + std::chrono::seconds(20);
-    std::string last;
-    while (Clock::now() < deadline) {
-      etcdserverpb::RangeRequest request;
-      request.set_key("/taskboard/test/in_sync");
-      absl::StatusOr<etcdserverpb::RangeResponse> range =
-          (*etcd)->Range(request, absl::Now() + absl::Seconds(2));
-      if (range.ok() && range->kvs_size() == 1) {
-        last = range->kvs(0).value();
-        absl::StatusOr<ha::InSyncSet> set = ha::DecodeInSyncSet(last);
-        if (set.ok() && set->leader == absl::StrCat("s", leader) && !set->replicas.empty()) {
-          return set;
-        }
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return absl::DeadlineExceededError(absl::StrCat("no in-sync set of leader s", leader,
-                                                    " in etcd (last: '", last, "')", Logs()));
+    return cluster_->WaitForInSyncSet(leader, absl::Seconds(20));
   }
 
   // SubmitRun to replica `i` on another thread (a 60 s deadline); the
@@ -277,22 +148,7 @@ class ReplicatedSchedulerTest : public ::testing::Test {
     });
   }
 
-  std::string Logs() const {
-    std::string logs;
-    for (int i = 0; i < kReplicas; ++i) {
-      const std::string text = ReadFileOrEmpty(File(i, "log").string());
-      absl::StrAppend(&logs, "\n--- s", i, ".log\n",
-                      text.size() > 4000 ? text.substr(text.size() - 4000) : text);
-    }
-    absl::StrAppend(&logs, "\n--- worker.log\n",
-                    ReadFileOrEmpty((dir_.path() / "worker.log").string()));
-    return logs;
-  }
-
-  testing::TempDir dir_;
-  std::unique_ptr<testing::EtcdCluster> etcd_;
-  std::vector<Replica> replicas_;
-  std::unique_ptr<ChildProcess> worker_;
+  std::unique_ptr<testing::ReplicaCluster> cluster_;
 };
 
 TEST_F(ReplicatedSchedulerTest, FollowerRefuses_LeaderServes_FailoverKeepsTheRun) {
@@ -300,7 +156,7 @@ TEST_F(ReplicatedSchedulerTest, FollowerRefuses_LeaderServes_FailoverKeepsTheRun
   std::optional<int> leader = WaitForOneLeader(std::chrono::seconds(30));
   ASSERT_TRUE(leader.has_value()) << "no single leader\n" << Logs();
   const int follower = (*leader + 1) % kReplicas;
-  const std::string leader_address = replicas_.at(*leader).address;
+  const std::string leader_address = cluster_->Address(*leader);
   EXPECT_EQ(Sample(*leader, R"(taskboard_scheduler_ha_role{role="leader"})"), 1);
   EXPECT_EQ(Sample(follower, R"(taskboard_scheduler_ha_role{role="follower"})"), 1);
   EXPECT_EQ(Get(follower, "/healthz"), 200);  // the process is up
@@ -333,12 +189,12 @@ TEST_F(ReplicatedSchedulerTest, FollowerRefuses_LeaderServes_FailoverKeepsTheRun
     ASSERT_TRUE(details.details(0).UnpackTo(&not_leader));
     EXPECT_EQ(not_leader.leader_grpc(), leader_address);
     EXPECT_EQ(not_leader.leader_http(),
-              absl::StrCat("127.0.0.1:", replicas_.at(*leader).http_port));
+              absl::StrCat("127.0.0.1:", cluster_->http_port(*leader)));
     EXPECT_GT(not_leader.epoch(), 0);
   }
   // And so does its HTTP API: 503, the leader in the body and a header.
   {
-    httplib::Client client("127.0.0.1", replicas_.at(follower).http_port);
+    httplib::Client client("127.0.0.1", cluster_->http_port(follower));
     client.set_read_timeout(10, 0);
     httplib::Result result = client.Post("/api/v1/ListRuns", "{}", "application/json");
     ASSERT_TRUE(result) << httplib::to_string(result.error());
@@ -349,11 +205,11 @@ TEST_F(ReplicatedSchedulerTest, FollowerRefuses_LeaderServes_FailoverKeepsTheRun
     ASSERT_TRUE(body.contains("leader")) << result->body;
     EXPECT_EQ(body["leader"].value("grpc", ""), leader_address);
     EXPECT_EQ(body["leader"].value("http", ""),
-              absl::StrCat("127.0.0.1:", replicas_.at(*leader).http_port));
+              absl::StrCat("127.0.0.1:", cluster_->http_port(*leader)));
   }
 
   // The leader takes the run; a worker connected to it completes it.
-  ASSERT_TRUE(StartWorker(leader_address).ok());
+  ASSERT_TRUE(cluster_->StartWorker(0).ok());
   std::string run_id;
   {
     grpc::ClientContext context;
@@ -395,8 +251,8 @@ TEST_F(ReplicatedSchedulerTest, FollowerRefuses_LeaderServes_FailoverKeepsTheRun
 
   // SIGKILL the leader: another replica leads within the deadline.
   const auto killed = Clock::now();
-  replicas_.at(*leader).process->Signal(SIGKILL);
-  replicas_.at(*leader).process->WaitFor(10'000);
+  Process(*leader).Signal(SIGKILL);
+  Process(*leader).WaitFor(10'000);
   std::optional<int> next = WaitForOneLeader(
       std::chrono::duration_cast<std::chrono::seconds>(kFailoverDeadline), *leader);
   const auto failover_ms =
@@ -425,7 +281,7 @@ TEST_F(ReplicatedSchedulerTest, FollowerRefuses_LeaderServes_FailoverKeepsTheRun
   EXPECT_EQ(testing::SampleValue(metrics, "taskboard_scheduler_ha_failovers_total"), 1);
   EXPECT_EQ(testing::SampleValue(metrics, "taskboard_scheduler_ha_elections_won_total"), 1);
   std::optional<testing::Promtool> promtool =
-      testing::CheckMetrics(metrics, (dir_.path() / "replica.metrics").string());
+      testing::CheckMetrics(metrics, (cluster_->dir() / "replica.metrics").string());
   if (promtool.has_value()) {
     EXPECT_EQ(promtool->exit_code, 0) << promtool->output << "\n" << metrics;
     EXPECT_EQ(promtool->output, "") << metrics;
@@ -435,7 +291,7 @@ TEST_F(ReplicatedSchedulerTest, FollowerRefuses_LeaderServes_FailoverKeepsTheRun
 TEST_F(ReplicatedSchedulerTest, StoppedLeader_IsReplacedAndStepsDownWithExitCode3) {
   std::optional<int> leader = WaitForOneLeader(std::chrono::seconds(30));
   ASSERT_TRUE(leader.has_value()) << "no single leader\n" << Logs();
-  ChildProcess& stopped = *replicas_.at(*leader).process;
+  ChildProcess& stopped = Process(*leader);
 
   // Frozen past its lease: etcd expires the key and another replica leads.
   stopped.Signal(SIGSTOP);
@@ -450,7 +306,7 @@ TEST_F(ReplicatedSchedulerTest, StoppedLeader_IsReplacedAndStepsDownWithExitCode
   std::optional<int> exit_code = stopped.WaitFor(10'000);
   ASSERT_TRUE(exit_code.has_value()) << "the old leader did not exit" << Logs();
   EXPECT_EQ(*exit_code, 3) << Logs();
-  EXPECT_TRUE(absl::StrContains(ReadFileOrEmpty(File(*leader, "log").string()), "stepped down: "))
+  EXPECT_TRUE(absl::StrContains(ReadFileOrEmpty(cluster_->File(*leader, "log").string()), "stepped down: "))
       << Logs();
   // The new leader still serves.
   grpc::ClientContext context;
@@ -475,15 +331,15 @@ TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_SubmitWaitsUntilItHoldsThe
   const int other = 3 - *leader - in_sync;
   ASSERT_NE(in_sync, *leader);
 
-  replicas_.at(in_sync).process->Signal(SIGSTOP);
-  replicas_.at(other).process->Signal(SIGSTOP);
+  Process(in_sync).Signal(SIGSTOP);
+  Process(other).Signal(SIGSTOP);
   auto submitted = SubmitAsync(*leader);
   // Several --ha-sync-timeouts (1 s) and role ticks: still no answer.
   EXPECT_EQ(submitted.wait_for(std::chrono::seconds(4)), std::future_status::timeout)
       << "the leader answered before any follower held the run" << Logs();
 
   const auto continued = Clock::now();
-  replicas_.at(in_sync).process->Signal(SIGCONT);
+  Process(in_sync).Signal(SIGCONT);
   ASSERT_EQ(submitted.wait_for(std::chrono::seconds(30)), std::future_status::ready)
       << "no answer after the in-sync follower continued" << Logs();
   const auto [status, run_id] = submitted.get();
@@ -492,12 +348,12 @@ TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_SubmitWaitsUntilItHoldsThe
       << "SubmitRun answered "
       << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - continued).count()
       << " ms after the in-sync follower continued\n";
-  replicas_.at(other).process->Signal(SIGCONT);
+  Process(other).Signal(SIGCONT);
 
   // The run is on the in-sync follower: kill the leader, and that follower
   // (the only eligible one) serves it.
-  replicas_.at(*leader).process->Signal(SIGKILL);
-  replicas_.at(*leader).process->WaitFor(10'000);
+  Process(*leader).Signal(SIGKILL);
+  Process(*leader).WaitFor(10'000);
   std::optional<int> next = WaitForOneLeader(
       std::chrono::duration_cast<std::chrono::seconds>(kFailoverDeadline), *leader);
   ASSERT_TRUE(next.has_value()) << "no new leader" << Logs();
@@ -524,7 +380,7 @@ TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_ReplacedAfterSyncTimeout) 
   const int in_sync = set->replicas.front().back() - '0';
   const int other = 3 - *leader - in_sync;
 
-  replicas_.at(in_sync).process->Signal(SIGSTOP);
+  Process(in_sync).Signal(SIGSTOP);
   const auto stopped = Clock::now();
   auto submitted = SubmitAsync(*leader);
   ASSERT_EQ(submitted.wait_for(std::chrono::seconds(30)), std::future_status::ready)
@@ -541,10 +397,10 @@ TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_ReplacedAfterSyncTimeout) 
   absl::StatusOr<ha::InSyncSet> replaced = WaitForInSyncSet(*leader);
   ASSERT_TRUE(replaced.ok()) << replaced.status();
   EXPECT_EQ(replaced->replicas, std::vector<std::string>{absl::StrCat("s", other)});
-  EXPECT_TRUE(absl::StrContains(ReadFileOrEmpty(File(*leader, "log").string()),
+  EXPECT_TRUE(absl::StrContains(ReadFileOrEmpty(cluster_->File(*leader, "log").string()),
                                 "replaced a lagging in-sync follower"))
       << Logs();
-  replicas_.at(in_sync).process->Signal(SIGCONT);
+  Process(in_sync).Signal(SIGCONT);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "common/child_process.h"
 #include "common/files.h"
 #include "common/json.h"
@@ -32,8 +33,7 @@
 #include "scheduler/ha/replication.grpc.pb.h"
 #include "taskboard/v1/scheduler.grpc.pb.h"
 #include "tests/testing/cluster.h"
-#include "tests/testing/etcd_cluster.h"
-#include "tests/testing/metrics_port.h"
+#include "tests/ha/replica_cluster.h"
 #include "tests/testing/prometheus_text.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_certificates.h"
@@ -50,97 +50,46 @@ constexpr char kFlow[] = "name: secured\nphases:\n  - id: a\n    agent: echo\n  
 
 class SecuredReplicasTest : public ::testing::Test {
  protected:
-  struct Replica {
-    std::unique_ptr<ChildProcess> process;
-    std::string address;
-    int metrics_port = 0;
-  };
-
   void SetUp() override {
     ASSERT_FALSE(testing::TestCertificatesDir().empty())
         << "could not make test certificates with the openssl CLI; install it "
            "(scripts/install-deps.sh --test)";
-    absl::StatusOr<std::unique_ptr<testing::EtcdCluster>> etcd = testing::EtcdCluster::Start();
-    if (!etcd.ok() && absl::StrContains(etcd.status().message(), "/usr/bin/etcd")) {
-      GTEST_SKIP() << "etcd is not installed (Debian package etcd-server): "
-                   << etcd.status().message();
-    }
-    ASSERT_TRUE(etcd.ok()) << etcd.status();
-    etcd_ = *std::move(etcd);
     std::ofstream(dir_.path() / "tokens.yaml")
         << "tokens:\n"
         << "  - {token: " << kAdminToken << ", name: replicas, role: admin}\n"
         << "  - {token: " << kClientToken << ", name: ci, role: client, tenant: acme}\n";
-    replicas_.resize(kReplicas);
-    for (int i = 0; i < kReplicas; ++i) {
-      absl::Status started = StartReplica(i);
-      ASSERT_TRUE(started.ok()) << started << Logs();
+    absl::StatusOr<std::unique_ptr<testing::ReplicaCluster>> cluster =
+        testing::ReplicaCluster::Start({
+            .replicas = kReplicas,
+            .cluster = "secured",
+            .scheduler_flags =
+                {absl::StrCat("--tls-cert=", testing::TestCertificate("server.pem")),
+                 absl::StrCat("--tls-key=", testing::TestCertificate("server.key")),
+                 absl::StrCat("--auth-tokens=", (dir_.path() / "tokens.yaml").string()),
+                 absl::StrCat("--ha-tls-ca=", testing::TestCertificate("ca.pem"))},
+            // The token through its variable, as the Kubernetes overlay passes it.
+            .scheduler_env = {{"TASKBOARD_HA_TOKEN", kAdminToken}},
+        });
+    if (testing::ReplicaCluster::EtcdMissing(cluster.status())) {
+      GTEST_SKIP() << "etcd is not installed (Debian package etcd-server): "
+                   << cluster.status().message();
     }
-  }
-
-  void TearDown() override {
-    for (Replica& replica : replicas_) replica.process.reset();
-  }
-
-  std::filesystem::path File(int i, const std::string& name) const {
-    return dir_.path() / absl::StrCat("s", i, ".", name);
-  }
-
-  absl::Status StartReplica(int i) {
-    std::vector<std::string> argv = {
-        testing::BinaryPath("taskboard-scheduler"),
-        "--listen=127.0.0.1:0",
-        absl::StrCat("--data-dir=", File(i, "data").string()),
-        "--durability=wal",
-        absl::StrCat("--port-file=", File(i, "port").string()),
-        "--metrics-listen=127.0.0.1:0",
-        absl::StrCat("--metrics-port-file=", File(i, "metrics-port").string()),
-        absl::StrCat("--tls-cert=", testing::TestCertificate("server.pem")),
-        absl::StrCat("--tls-key=", testing::TestCertificate("server.key")),
-        absl::StrCat("--auth-tokens=", (dir_.path() / "tokens.yaml").string()),
-        absl::StrCat("--ha-tls-ca=", testing::TestCertificate("ca.pem")),
-        absl::StrCat("--ha-etcd-endpoints=", absl::StrJoin(etcd_->endpoints(), ",")),
-        "--ha-cluster=secured",
-        absl::StrCat("--ha-replica-id=s", i),
-        "--ha-lease-ttl=2s"};
-    // The token through its variable, as the Kubernetes overlay passes it.
-    absl::StatusOr<std::unique_ptr<ChildProcess>> child =
-        ChildProcess::Spawn(argv, File(i, "log").string(), {{"TASKBOARD_HA_TOKEN", kAdminToken}});
-    if (!child.ok()) return child.status();
-    Replica& replica = replicas_.at(i);
-    replica.process = *std::move(child);
-    absl::StatusOr<int> port = WaitForPortFile(*replica.process, File(i, "port").string(), 30'000);
-    if (!port.ok()) return port.status();
-    replica.address = absl::StrCat("127.0.0.1:", *port);
-    std::ifstream(File(i, "metrics-port")) >> replica.metrics_port;
-    return replica.metrics_port == 0 ? absl::InternalError("no metrics port") : absl::OkStatus();
-  }
-
-  int Get(int i, const std::string& path, std::string* body = nullptr) {
-    return testing::GetOnMetricsPort(replicas_.at(i).metrics_port, path, body);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = *std::move(cluster);
   }
 
   std::optional<double> Sample(int i, const std::string& series) {
-    return testing::SampleOnMetricsPort(replicas_.at(i).metrics_port, series);
+    return cluster_->Sample(i, series);
   }
-
   std::optional<int> WaitForOneLeader(std::chrono::seconds timeout, int not_this = -1) {
-    const auto deadline = Clock::now() + timeout;
-    while (Clock::now() < deadline) {
-      std::vector<int> ready;
-      for (int i = 0; i < kReplicas; ++i) {
-        if (i != not_this && Get(i, "/readyz") == 200) ready.push_back(i);
-      }
-      if (ready.size() == 1) return ready.front();
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return std::nullopt;
+    return cluster_->WaitForOneLeader(absl::FromChrono(timeout), not_this);
   }
+  std::string Logs() const { return cluster_->Logs(); }
 
   std::shared_ptr<grpc::Channel> TlsChannel(int i) {
     grpc::SslCredentialsOptions options;
     options.pem_root_certs = testing::TestCertificatePem("ca.pem");
-    return grpc::CreateChannel(replicas_.at(i).address, grpc::SslCredentials(options));
+    return grpc::CreateChannel(cluster_->Address(i), grpc::SslCredentials(options));
   }
 
   std::unique_ptr<grpc::ClientContext> Context(const std::string& token) {
@@ -169,7 +118,7 @@ class SecuredReplicasTest : public ::testing::Test {
     const std::string output = (dir_.path() / "ha-status.out").string();
     absl::StatusOr<std::unique_ptr<ChildProcess>> cli = ChildProcess::Spawn(
         {testing::BinaryPath("taskboard"), "admin", "ha", "status", "--json", "--scheduler",
-         absl::StrCat(replicas_.at(0).address, ",", replicas_.at(1).address), "--tls-ca",
+         cluster_->Addresses(), "--tls-ca",
          testing::TestCertificate("ca.pem"), "--token", token},
         output);
     if (!cli.ok()) return cli.status();
@@ -178,19 +127,8 @@ class SecuredReplicasTest : public ::testing::Test {
     return std::make_pair(*code, ReadFileOrEmpty(output));
   }
 
-  std::string Logs() const {
-    std::string logs;
-    for (int i = 0; i < kReplicas; ++i) {
-      const std::string text = ReadFileOrEmpty(File(i, "log").string());
-      absl::StrAppend(&logs, "\n--- s", i, ".log\n",
-                      text.size() > 4000 ? text.substr(text.size() - 4000) : text);
-    }
-    return logs;
-  }
-
   testing::TempDir dir_;
-  std::unique_ptr<testing::EtcdCluster> etcd_;
-  std::vector<Replica> replicas_;
+  std::unique_ptr<testing::ReplicaCluster> cluster_;
 };
 
 TEST_F(SecuredReplicasTest, FollowerReplicatesWithItsToken_OthersCannotReadTheStream) {
@@ -240,7 +178,7 @@ TEST_F(SecuredReplicasTest, FollowerReplicatesWithItsToken_OthersCannotReadTheSt
            Clock::now() < in_sync_deadline);
   EXPECT_EQ(replicas[*leader].value("role", ""), "leader");
   EXPECT_EQ(replicas[follower].value("role", ""), "follower");
-  EXPECT_EQ(replicas[follower].value("leader", ""), replicas_.at(*leader).address);
+  EXPECT_EQ(replicas[follower].value("leader", ""), cluster_->Address(*leader));
   EXPECT_EQ(replicas[*leader]["inSync"], Json::array({absl::StrCat("s", follower)}));
   // A client's token sees nothing of the replicas.
   absl::StatusOr<std::pair<int, std::string>> refused = HaStatus(kClientToken);
@@ -249,8 +187,7 @@ TEST_F(SecuredReplicasTest, FollowerReplicatesWithItsToken_OthersCannotReadTheSt
   EXPECT_TRUE(absl::StrContains(refused->second, "needs role admin")) << refused->second;
 
   // Killed, the leader is replaced by the follower, which holds the run.
-  replicas_.at(*leader).process->Signal(SIGKILL);
-  replicas_.at(*leader).process->WaitFor(10'000);
+  cluster_->Kill(*leader);
   std::optional<int> next = WaitForOneLeader(std::chrono::seconds(20), *leader);
   ASSERT_EQ(next, follower) << Logs();
   auto promoted = v1::Scheduler::NewStub(TlsChannel(follower));

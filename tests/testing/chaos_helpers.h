@@ -1,17 +1,23 @@
 #ifndef TASKBOARD_TESTS_TESTING_CHAOS_HELPERS_H_
 #define TASKBOARD_TESTS_TESTING_CHAOS_HELPERS_H_
 
-// What the chaos tests (tests/chaos) count and check with: command agents
+// What the chaos tests (tests/chaos, tests/ha) count and check with: command agents
 // that log every execution themselves, so a test counts what really ran
 // rather than what the scheduler believes ran, and the checks every run's
 // event log must pass however often its processes were killed.
 
+#include <sys/types.h>
+
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "common/json.h"
 #include "gtest/gtest.h"
 #include "taskboard/v1/scheduler.pb.h"
 #include "tests/testing/cluster.h"
@@ -45,6 +51,56 @@ inline std::map<std::string, int> Executions(const std::filesystem::path& log) {
   int attempt = 0;
   while (in >> task_id >> attempt) ++runs[task_id];
   return runs;
+}
+
+// Writes the cacheable tool `lookup` (lookup.yaml, lookup.sh) into `dir`, a
+// worker's --tools: it logs "WORKER_PID UNIX_MS ARGS" to `log` before doing
+// anything, so an execution cut short by a kill still counts, then answers
+// {"fact":"looked up","args":ARGS} after `seconds`. The worker is the parent
+// of the tool's taskboard-reaper ($PPID). `scope`: its declared cache scope
+// (empty: the default, `run`).
+inline void WriteLookupTool(const std::filesystem::path& dir, const std::filesystem::path& log,
+                            const std::string& seconds, const std::string& scope = "") {
+  std::ofstream(dir / "lookup.sh")
+      << "#!/bin/sh\nargs=$(cat)\n"
+      << "worker=$(sed -n 's/^PPid:[[:space:]]*//p' \"/proc/$PPID/status\")\n"
+      << "printf '%s %s %s\\n' \"$worker\" \"$(date +%s%3N)\" \"$args\""
+      << " >> '" << log.string() << "'\n"
+      << "sleep " << seconds << "\n"
+      << "printf '{\"fact\":\"looked up\",\"args\":%s}\\n' \"$args\"\n";
+  std::filesystem::permissions(dir / "lookup.sh", std::filesystem::perms::owner_all);
+  std::ofstream(dir / "lookup.yaml")
+      << "name: lookup\ndescription: Looks up a fact about a topic\n"
+      << "parameters: {type: object, properties: {topic: {type: string}}, required: [topic]}\n"
+      << "command: [\"./lookup.sh\"]\ncacheable: true\nttl_ms: 600000\n"
+      << (scope.empty() ? "" : "scope: " + scope + "\n");
+}
+
+// One real execution of the lookup tool, from its log.
+struct ToolExecution {
+  pid_t pid = 0;  // the worker's
+  int64_t ms = 0;
+};
+
+// The lookup tool's executions by key (its `topic` argument).
+inline std::map<std::string, std::vector<ToolExecution>> ToolExecutions(
+    const std::filesystem::path& log) {
+  std::map<std::string, std::vector<ToolExecution>> executions;
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    ToolExecution execution;
+    std::string args;
+    fields >> execution.pid >> execution.ms >> args;
+    // A tool started by a worker killed before it could hand over the
+    // arguments (reparented to init, stdin closed empty) did no call.
+    if (args.empty() && execution.pid == 1) continue;
+    absl::StatusOr<Json> parsed = ParseJson(args);
+    const std::string key =
+        parsed.ok() && parsed->is_object() ? parsed->value("topic", args) : args;
+    executions[key].push_back(execution);
+  }
+  return executions;
 }
 
 // Every event seq 1..N exactly once, run_finished last, and each of the
