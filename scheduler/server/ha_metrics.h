@@ -29,7 +29,6 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
-
 #include "common/metrics/counter.h"
 #include "common/metrics/family.h"
 #include "common/metrics/gauge.h"

@@ -267,7 +267,6 @@ class RocksDbStore : public RocksDbReadingStore {
     return written;
   }
 
-
   std::shared_ptr<Store> ReadSnapshot() override {
     return std::make_shared<RocksDbSnapshot>(db_.get(), handles_);
   }

@@ -188,8 +188,7 @@ TEST_F(ReplicatedSchedulerTest, FollowerRefuses_LeaderServes_FailoverKeepsTheRun
     v1::NotLeader not_leader;
     ASSERT_TRUE(details.details(0).UnpackTo(&not_leader));
     EXPECT_EQ(not_leader.leader_grpc(), leader_address);
-    EXPECT_EQ(not_leader.leader_http(),
-              absl::StrCat("127.0.0.1:", cluster_->http_port(*leader)));
+    EXPECT_EQ(not_leader.leader_http(), absl::StrCat("127.0.0.1:", cluster_->http_port(*leader)));
     EXPECT_GT(not_leader.epoch(), 0);
   }
   // And so does its HTTP API: 503, the leader in the body and a header.
@@ -247,6 +246,23 @@ TEST_F(ReplicatedSchedulerTest, FollowerRefuses_LeaderServes_FailoverKeepsTheRun
     ASSERT_TRUE(applied.has_value() && *applied >= *written)
         << "replica " << i << " applied " << applied.value_or(-1) << " of " << *written << Logs();
     EXPECT_EQ(Sample(i, "taskboard_scheduler_ha_replication_lag_batches"), 0);
+  }
+  // The leader's view: one in-sync follower, and each follower's lag, which
+  // falls to nothing once it holds every batch.
+  EXPECT_EQ(Sample(*leader, "taskboard_scheduler_ha_in_sync_followers"), 1);
+  for (int i = 0; i < kReplicas; ++i) {
+    if (i == *leader) continue;
+    const std::string lag =
+        absl::StrCat(R"(taskboard_scheduler_ha_follower_lag_batches{replica="s)", i, R"("})");
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    while (Clock::now() < deadline && Sample(*leader, lag) != 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_EQ(Sample(*leader, lag), 0) << Logs();
+    EXPECT_EQ(
+        Sample(*leader, absl::StrCat(R"(taskboard_scheduler_ha_follower_lag_seconds{replica="s)", i,
+                                     R"("})")),
+        0);
   }
 
   // SIGKILL the leader: another replica leads within the deadline.
@@ -306,7 +322,8 @@ TEST_F(ReplicatedSchedulerTest, StoppedLeader_IsReplacedAndStepsDownWithExitCode
   std::optional<int> exit_code = stopped.WaitFor(10'000);
   ASSERT_TRUE(exit_code.has_value()) << "the old leader did not exit" << Logs();
   EXPECT_EQ(*exit_code, 3) << Logs();
-  EXPECT_TRUE(absl::StrContains(ReadFileOrEmpty(cluster_->File(*leader, "log").string()), "stepped down: "))
+  EXPECT_TRUE(
+      absl::StrContains(ReadFileOrEmpty(cluster_->File(*leader, "log").string()), "stepped down: "))
       << Logs();
   // The new leader still serves.
   grpc::ClientContext context;
@@ -387,6 +404,22 @@ TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_ReplacedAfterSyncTimeout) 
       << "no answer although another follower holds the run" << Logs();
   const auto answered_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - stopped).count();
+  // The leader's metrics show the stopped follower behind: batches, bytes,
+  // and an age that grows while it stays stopped.
+  const std::string stopped_label = absl::StrCat(R"({replica="s)", in_sync, R"("})");
+  std::optional<double> lag_seconds;
+  const auto lag_deadline = Clock::now() + std::chrono::seconds(10);
+  while (Clock::now() < lag_deadline) {
+    lag_seconds = Sample(*leader, "taskboard_scheduler_ha_follower_lag_seconds" + stopped_label);
+    if (lag_seconds.value_or(0) > 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_GT(lag_seconds.value_or(0), 0) << Logs();
+  EXPECT_GE(
+      Sample(*leader, "taskboard_scheduler_ha_follower_lag_batches" + stopped_label).value_or(0),
+      1);
+  EXPECT_GT(
+      Sample(*leader, "taskboard_scheduler_ha_follower_lag_bytes" + stopped_label).value_or(0), 0);
   const auto [status, run_id] = submitted.get();
   EXPECT_TRUE(status.ok()) << status.error_message() << Logs();
   // Not before the sync timeout (1 s) made the stopped member lag.

@@ -37,8 +37,8 @@ absl::StatusOr<std::vector<std::optional<std::string>>> AckedStore::MultiGet(
   return Visible()->MultiGet(column, keys);
 }
 
-absl::Status AckedStore::Scan(store::Column column, absl::string_view start,
-                              absl::string_view end, const Visitor& visit) {
+absl::Status AckedStore::Scan(store::Column column, absl::string_view start, absl::string_view end,
+                              const Visitor& visit) {
   return Visible()->Scan(column, start, end, visit);
 }
 

@@ -101,8 +101,7 @@ std::shared_ptr<store::Store> CommitPipeline::SnapshotAfterWrite(bool empty) {
   return store_->ReadSnapshot();
 }
 
-void CommitPipeline::Hold(uint64_t index, Effects effects,
-                          std::shared_ptr<store::Store> snapshot) {
+void CommitPipeline::Hold(uint64_t index, Effects effects, std::shared_ptr<store::Store> snapshot) {
   if (abandoned_) {
     dropped_effects_ += effects.size();
     ++done_;

@@ -60,9 +60,10 @@ TEST(ReplicaLogTest, Trim_OverMaxBytes_DropsOldest) {
 TEST(ReplicaLogTest, LagAfter_CountsBatchesBytesAndTheOldestMissingEntry) {
   ReplicaLog log(ReplicaLogOptions{3, 1 << 20});
   for (uint64_t i = 1; i <= 5; ++i) {
-    ASSERT_THAT(log.Append(LogEntry{{1, i}, std::make_shared<const std::string>(i, 'x'),
-                                    static_cast<int64_t>(1000 * i)}),
-                IsOk());
+    ASSERT_THAT(
+        log.Append(LogEntry{
+            {1, i}, std::make_shared<const std::string>(i, 'x'), static_cast<int64_t>(1000 * i)}),
+        IsOk());
   }
   // Holds everything: no lag.
   ReplicaLog::Lag none = log.LagAfter(5);

@@ -267,9 +267,9 @@ TEST_P(StoreTest, ReadSnapshot_ShowsTheStoreAsItWas_LaterWritesDoNot) {
 
   EXPECT_THAT(*snapshot->Get(Column::kRuns, "r1"), Optional(std::string("old")));
   EXPECT_THAT(*snapshot->Get(Column::kRuns, "r3"), std::nullopt);
-  EXPECT_THAT(*snapshot->MultiGet(Column::kRuns, {"r1", "r2", "r3"}),
-              ElementsAre(Optional(std::string("old")), Optional(std::string("kept")),
-                          std::nullopt));
+  EXPECT_THAT(
+      *snapshot->MultiGet(Column::kRuns, {"r1", "r2", "r3"}),
+      ElementsAre(Optional(std::string("old")), Optional(std::string("kept")), std::nullopt));
   std::vector<KV> forward;
   ASSERT_THAT(snapshot->Scan(Column::kRuns, "", "",
                              [&](absl::string_view key, absl::string_view value) {
