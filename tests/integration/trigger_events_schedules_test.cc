@@ -168,8 +168,7 @@ class TriggerEventsTest : public ::testing::Test {
   int port_ = 0;
 };
 
-TEST_F(TriggerEventsTest,
-       SignedEvent_StartsRunThatCompletes_RedeliveryAndBadSignatureStartNothing) {
+TEST_F(TriggerEventsTest, SignedEvent_RunCompletes_RedeliveryAndForgeryStartNothing) {
   ASSERT_TRUE(CreateTrigger(kAcme, kGitHubTrigger).ok());
 
   // No token: the signature alone admits it.
@@ -244,8 +243,8 @@ TEST_F(TriggerEventsTest, Flood_IsRateLimitedWith429_WhileASubmittedRunCompletes
   EXPECT_FALSE(retry_after.empty());
   EXPECT_GE(std::atoi(retry_after.c_str()), 1);
 
-  absl::StatusOr<std::string> run_id =
-      cluster_.Submit("{name: normal, phases: [{id: a, agent: echo, task: 'echo still here'}]}");
+  absl::StatusOr<std::string> run_id = cluster_.Submit(
+      "--- {name: normal, phases: [{id: a, agent: echo, task: 'echo still here'}]}");
   ASSERT_THAT(run_id.status(), IsOk());
   absl::StatusOr<v1::Run> run = cluster_.WaitForRun(*run_id);
   ASSERT_THAT(run.status(), IsOk());

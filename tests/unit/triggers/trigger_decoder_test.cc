@@ -50,7 +50,7 @@ TEST(TriggerDecoderTest, Load_FullFile_EveryField) {
 }
 
 TEST(TriggerDecoderTest, Load_Minimal_BearerAndDefaultRate) {
-  absl::StatusOr<TriggerDefinition> trigger = LoadTriggerText("{name: t, event: e, flow: f}");
+  absl::StatusOr<TriggerDefinition> trigger = LoadTriggerText("--- {name: t, event: e, flow: f}");
   ASSERT_TRUE(trigger.ok()) << trigger.status();
   EXPECT_TRUE(trigger->auth.bearer);
   EXPECT_FALSE(trigger->dedupe.enabled());
@@ -78,7 +78,7 @@ extra: 1
 }
 
 TEST(TriggerDecoderTest, Load_NoWayToPublish_IsRefused) {
-  EXPECT_THAT(LoadTriggerText("{name: t, event: e, flow: f, auth: {bearer: false}}"),
+  EXPECT_THAT(LoadTriggerText("--- {name: t, event: e, flow: f, auth: {bearer: false}}"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("give hmacSecret")));
 }
 

@@ -186,7 +186,7 @@ TEST_F(TriggersEngineTest, Filter_And_MissingArg_StartNothingAndSayWhy) {
 }
 
 TEST_F(TriggersEngineTest, TriggerRate_RefusesWithRetryAfter_ThenRefills) {
-  ASSERT_TRUE(Create("{name: t, event: e, flow: review, args: {pr: $.n}, "
+  ASSERT_TRUE(Create("--- {name: t, event: e, flow: review, args: {pr: $.n}, "
                      "rate: {perMinute: 6, burst: 1}}")
                   .ok());
   EXPECT_EQ(OutcomeOf(Publish("acme", "e", {{"n", 1}}, {})), "accepted");
@@ -203,7 +203,7 @@ TEST_F(TriggersEngineTest, TriggerRate_RefusesWithRetryAfter_ThenRefills) {
 
 TEST_F(TriggersEngineTest, TenantRate_BoundsAllItsTriggers) {
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(Create(absl::StrCat("{name: t", i, ", event: e", i,
+    ASSERT_TRUE(Create(absl::StrCat("--- {name: t", i, ", event: e", i,
                                     ", flow: review, args: {pr: 1}, rate: {perMinute: 600, "
                                     "burst: 100}}"))
                     .ok());
@@ -216,14 +216,14 @@ TEST_F(TriggersEngineTest, TenantRate_BoundsAllItsTriggers) {
   }
   EXPECT_EQ(accepted, 5);  // the tenant's burst
   // Another tenant has its own bucket.
-  ASSERT_TRUE(Create("{name: t, event: e, flow: review, args: {pr: 1}}", "globex").ok());
+  ASSERT_TRUE(Create("--- {name: t, event: e, flow: review, args: {pr: 1}}", "globex").ok());
   EXPECT_EQ(OutcomeOf(Publish("globex", "e", Json::object(), {})), "accepted");
 }
 
 TEST_F(TriggersEngineTest, OneEvent_StartsAtMostMaxRunsPerEvent) {
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(
-        Create(absl::StrCat("{name: t", i, ", event: e, flow: review, args: {pr: 1}}")).ok());
+        Create(absl::StrCat("--- {name: t", i, ", event: e, flow: review, args: {pr: 1}}")).ok());
   }
   absl::StatusOr<v1::PublishEventResponse> published = Publish("acme", "e", Json::object(), {});
   ASSERT_TRUE(published.ok()) << published.status();
@@ -234,7 +234,7 @@ TEST_F(TriggersEngineTest, OneEvent_StartsAtMostMaxRunsPerEvent) {
 }
 
 TEST_F(TriggersEngineTest, OtherTenant_NeitherSeesNorReaches) {
-  ASSERT_TRUE(Create("{name: t, event: e, flow: review, args: {pr: 1}}").ok());
+  ASSERT_TRUE(Create("--- {name: t, event: e, flow: review, args: {pr: 1}}").ok());
   EXPECT_EQ(Publish("globex", "e", Json::object(), {}).status().code(),
             absl::StatusCode::kNotFound);
   EXPECT_EQ(Call<absl::StatusOr<v1::Trigger>>([](Triggers& t) { return t.Get("globex", "t"); })
@@ -248,10 +248,11 @@ TEST_F(TriggersEngineTest, OtherTenant_NeitherSeesNorReaches) {
 
 TEST_F(TriggersEngineTest, Create_UnknownFlowOrNameInUse_IsRefused) {
   runs.missing_flow = true;
-  EXPECT_EQ(Create("{name: t, event: e, flow: nope}").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(Create("--- {name: t, event: e, flow: nope}").status().code(),
+            absl::StatusCode::kNotFound);
   runs.missing_flow = false;
-  ASSERT_TRUE(Create("{name: t, event: e, flow: review}").ok());
-  EXPECT_EQ(Create("{name: t, event: e, flow: review}").status().code(),
+  ASSERT_TRUE(Create("--- {name: t, event: e, flow: review}").ok());
+  EXPECT_EQ(Create("--- {name: t, event: e, flow: review}").status().code(),
             absl::StatusCode::kAlreadyExists);
 }
 
