@@ -20,7 +20,11 @@ constexpr absl::string_view kClientMethods[] = {
     "DecideApproval", "GetCacheStats", "ListAuditEvents",
     // Schedules (docs/schedules.md): a tenant's own, like its saved flows.
     "CreateSchedule", "UpdateSchedule", "DeleteSchedule", "PauseSchedule", "UnpauseSchedule",
-    "TriggerSchedule", "BackfillSchedule", "DescribeSchedule", "ListSchedules"};
+    "TriggerSchedule", "BackfillSchedule", "DescribeSchedule", "ListSchedules",
+    // Triggers (docs/schedules.md#event-triggers): a tenant's own too. An
+    // event signed with a trigger's secret needs no token (call_gate.h).
+    "CreateTrigger", "UpdateTrigger", "GetTrigger", "ListTriggers", "DeleteTrigger", "PublishEvent",
+    "ListTriggerDeliveries"};
 constexpr absl::string_view kAdminMethods[] = {"ListWorkers", "DrainWorker"};
 
 bool Contains(const auto& names, absl::string_view name) {

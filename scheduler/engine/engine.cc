@@ -48,7 +48,8 @@ Engine::Engine(EngineOptions options)
              options_.limits,
              options_.default_agent,
              {options_.retention_ms, options_.retention_keys_per_batch},
-             options_.metrics, options_.tracer},
+             options_.metrics,
+             options_.tracer},
             &batch_, &workers_, &tool_calls_),
       workers_({options_.store, options_.scheduler_id, options_.lease_timeout_ms,
                 options_.heartbeat_interval_ms, options_.max_infra_attempts, options_.retry_backoff,
@@ -66,6 +67,10 @@ Engine::Engine(EngineOptions options)
       schedules_({options_.store, options_.schedule_runs, options_.schedule_metrics,
                   options_.schedules_max_per_tenant},
                  &batch_, &runs_, &workers_.streams().registry()),
+      triggers_({options_.store, options_.trigger_runs, options_.trigger_metrics,
+                 options_.triggers_max_per_tenant, options_.triggers_max_runs_per_event,
+                 options_.triggers_tenant_per_minute, options_.triggers_tenant_burst},
+                &batch_, &runs_, &workers_.streams().registry()),
       traces_(options_.tracer) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
   workers_.AddListener(&tool_calls_);
@@ -381,6 +386,8 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   for (auto& event : batch) event();
   FireTimers();
   schedules_.Tick();
+  // The trigger records this batch's deliveries touched, once each.
+  triggers_.Flush();
   if (workers_.leases().SweepDue(batch_.now_ms())) {
     tool_calls_.SweepCache();
     workers_.leases().ExpireDue(std::min(batch_.now_ms(), backlog_since_ms_));
@@ -500,6 +507,7 @@ absl::Status Engine::Recover() {
   if (absl::Status loaded = tool_calls_.LoadCache(); !loaded.ok()) return loaded;
   // After the runs: a schedule's running runs are looked up among them.
   if (absl::Status loaded = schedules_.Load(); !loaded.ok()) return loaded;
+  if (absl::Status loaded = triggers_.Load(); !loaded.ok()) return loaded;
   const absl::Time done = absl::Now();
   log::Info("recovered the active runs")
       .With("runs", runs_.active().size())

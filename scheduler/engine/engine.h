@@ -64,6 +64,9 @@
 #include "scheduler/engine/tool_calls/policy_service_caller.h"
 #include "scheduler/engine/tool_calls/tool_calls.h"
 #include "scheduler/engine/traces/run_traces.h"
+#include "scheduler/engine/triggers/trigger_metrics.h"
+#include "scheduler/engine/triggers/trigger_run_source.h"
+#include "scheduler/engine/triggers/triggers.h"
 #include "scheduler/engine/workers/retry_backoff.h"
 #include "scheduler/engine/workers/worker_manager.h"
 #include "scheduler/governance/llm_limits.h"
@@ -127,6 +130,15 @@ struct EngineOptions {
   ScheduleRunSource* schedule_runs = nullptr;
   ScheduleMetrics* schedule_metrics = nullptr;
   int64_t schedules_max_per_tenant = 1'000;
+  // Event triggers (docs/schedules.md#event-triggers): what turns a
+  // delivery into a run (null: triggers cannot be created), their metrics
+  // (null: none) and their bounds (--triggers-*). Both outlive the engine.
+  TriggerRunSource* trigger_runs = nullptr;
+  TriggerMetrics* trigger_metrics = nullptr;
+  int64_t triggers_max_per_tenant = 1'000;
+  int64_t triggers_max_runs_per_event = 10;
+  double triggers_tenant_per_minute = 600;
+  int64_t triggers_tenant_burst = 60;
   // Threads that read the active runs back from the store at start
   // (run_loader.h), next to the one that takes them over: reading and
   // parsing is most of a restart's work.
@@ -268,6 +280,16 @@ class Engine : private EventPoster {
     });
   }
 
+  // Triggers (triggers/triggers.h), as OnSchedules.
+  template <typename Answer>
+  void OnTriggers(std::function<Answer(Triggers&)> work, std::function<void(Answer)> done) {
+    Post([this, work = std::move(work), done = std::move(done)]() mutable {
+      batch_.AfterCommit([done = std::move(done), answer = work(triggers_)]() mutable {
+        done(std::move(answer));
+      });
+    });
+  }
+
   WatchHub& watch_hub() { return runs_.watch_hub(); }
   // The store for reads from other threads (RPC handlers): they see a batch
   // once it is written, or on a replicated leader once it is acknowledged
@@ -355,6 +377,7 @@ class Engine : private EventPoster {
   LlmGrants llm_;
   Approvals approvals_;
   Schedules schedules_;
+  Triggers triggers_;
   // Its OnCommitted runs on the commit thread, as effects of the batches.
   RunTraces traces_;
 };

@@ -219,6 +219,30 @@ void AddSchedulerFlags(CLI::App& app, SchedulerOptions& options) {
       ->envname("TASKBOARD_SCHEDULES_MAX_PER_TENANT")
       ->check(CLI::Range(int64_t{0}, int64_t{1'000'000}))
       ->capture_default_str();
+  engine::EngineOptions& engine_options = options.server.engine;
+  app.add_option("--triggers-max-per-tenant", engine_options.triggers_max_per_tenant,
+                 "Event triggers one tenant may have (more: RESOURCE_EXHAUSTED; "
+                 "docs/schedules.md#event-triggers)")
+      ->envname("TASKBOARD_TRIGGERS_MAX_PER_TENANT")
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000}))
+      ->capture_default_str();
+  app.add_option("--triggers-max-runs-per-event", engine_options.triggers_max_runs_per_event,
+                 "Runs one event may start across the triggers of its name (the rest are "
+                 "refused; docs/schedules.md#rate-limits)")
+      ->envname("TASKBOARD_TRIGGERS_MAX_RUNS_PER_EVENT")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000}))
+      ->capture_default_str();
+  app.add_option("--triggers-tenant-per-minute", engine_options.triggers_tenant_per_minute,
+                 "Events one tenant's triggers accept a minute, all triggers together (over "
+                 "it: HTTP 429 with Retry-After; docs/schedules.md#rate-limits)")
+      ->envname("TASKBOARD_TRIGGERS_TENANT_PER_MINUTE")
+      ->check(CLI::Range(0.001, 1'000'000.0))
+      ->capture_default_str();
+  app.add_option("--triggers-tenant-burst", engine_options.triggers_tenant_burst,
+                 "Events one tenant's triggers accept at once from a full bucket")
+      ->envname("TASKBOARD_TRIGGERS_TENANT_BURST")
+      ->check(CLI::Range(int64_t{1}, int64_t{100'000}))
+      ->capture_default_str();
   web::AddHttpFlags(app, options.http);
   app.add_option("--max-request-bytes", options.server.max_request_bytes,
                  "Largest client request accepted (RESOURCE_EXHAUSTED above); 0: no limit")

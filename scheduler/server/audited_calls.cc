@@ -80,6 +80,60 @@ void PromoteResponse(const void* message, AuditFacts& facts) {
                   "/", response.applied().index());
 }
 
+// Schedules and triggers (docs/schedules.md): the name, and what changed
+// with it. A created or updated one is named by its response (the file's
+// name is only known once decoded).
+template <typename Request>
+void NameRequest(const void* message, AuditFacts& facts) {
+  facts.target = As<Request>(message).name();
+}
+void ScheduleResponse(AuditFacts& facts, const v1::Schedule& schedule) {
+  facts.target = schedule.name();
+  facts.detail = absl::StrCat("flow=", schedule.flow());
+}
+void CreateScheduleResponse(const void* message, AuditFacts& facts) {
+  ScheduleResponse(facts, As<v1::CreateScheduleResponse>(message).schedule());
+}
+void UpdateScheduleResponse(const void* message, AuditFacts& facts) {
+  ScheduleResponse(facts, As<v1::UpdateScheduleResponse>(message).schedule());
+}
+template <typename Request>
+void PauseRequest(const void* message, AuditFacts& facts) {
+  const auto& request = As<Request>(message);
+  facts.target = request.name();
+  if (!request.note().empty()) facts.detail = absl::StrCat("note=", request.note());
+}
+void TriggerScheduleRequest(const void* message, AuditFacts& facts) {
+  const auto& request = As<v1::TriggerScheduleRequest>(message);
+  facts.target = request.name();
+  if (!request.overlap().empty()) facts.detail = absl::StrCat("overlap=", request.overlap());
+}
+void TriggerScheduleResponse(const void* message, AuditFacts& facts) {
+  const auto& action = As<v1::TriggerScheduleResponse>(message).action();
+  absl::StrAppend(&facts.detail, facts.detail.empty() ? "" : " ", "action=", action.action());
+  if (!action.run_id().empty()) absl::StrAppend(&facts.detail, " run=", action.run_id());
+}
+void BackfillRequest(const void* message, AuditFacts& facts) {
+  const auto& request = As<v1::BackfillScheduleRequest>(message);
+  facts.target = request.name();
+  facts.detail =
+      absl::StrCat("start=", request.start_time().seconds(), " end=", request.end_time().seconds());
+}
+void BackfillResponse(const void* message, AuditFacts& facts) {
+  absl::StrAppend(&facts.detail,
+                  " fires=", As<v1::BackfillScheduleResponse>(message).actions_size());
+}
+void TriggerResponse(AuditFacts& facts, const v1::Trigger& trigger) {
+  facts.target = trigger.name();
+  facts.detail = absl::StrCat("event=", trigger.event(), " flow=", trigger.flow());
+}
+void CreateTriggerResponse(const void* message, AuditFacts& facts) {
+  TriggerResponse(facts, As<v1::CreateTriggerResponse>(message).trigger());
+}
+void UpdateTriggerResponse(const void* message, AuditFacts& facts) {
+  TriggerResponse(facts, As<v1::UpdateTriggerResponse>(message).trigger());
+}
+
 struct Entry {
   absl::string_view method;
   AuditedCall call;
@@ -94,6 +148,26 @@ constexpr Entry kAudited[] = {
     {"/taskboard.v1.Scheduler/DecideApproval",
      {"Scheduler.DecideApproval", DecideRequest, nullptr}},
     {"/taskboard.v1.Scheduler/DrainWorker", {"Scheduler.DrainWorker", DrainRequest, nullptr}},
+    {"/taskboard.v1.Scheduler/CreateSchedule",
+     {"Scheduler.CreateSchedule", nullptr, CreateScheduleResponse}},
+    {"/taskboard.v1.Scheduler/UpdateSchedule",
+     {"Scheduler.UpdateSchedule", nullptr, UpdateScheduleResponse}},
+    {"/taskboard.v1.Scheduler/DeleteSchedule",
+     {"Scheduler.DeleteSchedule", NameRequest<v1::DeleteScheduleRequest>, nullptr}},
+    {"/taskboard.v1.Scheduler/PauseSchedule",
+     {"Scheduler.PauseSchedule", PauseRequest<v1::PauseScheduleRequest>, nullptr}},
+    {"/taskboard.v1.Scheduler/UnpauseSchedule",
+     {"Scheduler.UnpauseSchedule", PauseRequest<v1::UnpauseScheduleRequest>, nullptr}},
+    {"/taskboard.v1.Scheduler/TriggerSchedule",
+     {"Scheduler.TriggerSchedule", TriggerScheduleRequest, TriggerScheduleResponse}},
+    {"/taskboard.v1.Scheduler/BackfillSchedule",
+     {"Scheduler.BackfillSchedule", BackfillRequest, BackfillResponse}},
+    {"/taskboard.v1.Scheduler/CreateTrigger",
+     {"Scheduler.CreateTrigger", nullptr, CreateTriggerResponse}},
+    {"/taskboard.v1.Scheduler/UpdateTrigger",
+     {"Scheduler.UpdateTrigger", nullptr, UpdateTriggerResponse}},
+    {"/taskboard.v1.Scheduler/DeleteTrigger",
+     {"Scheduler.DeleteTrigger", NameRequest<v1::DeleteTriggerRequest>, nullptr}},
     {"/taskboard.ha.v1.Backup/Backup", {"Backup.Backup", nullptr, nullptr}},
     {"/taskboard.ha.v1.ReplicaAdmin/Switchover",
      {"ReplicaAdmin.Switchover", SwitchoverRequest, SwitchoverResponse}},

@@ -52,7 +52,19 @@ absl::StatusOr<auth::Caller> CallGate::Admit(grpc::CallbackServerContext& contex
                                              const google::protobuf::MessageLite* request) const {
   absl::StatusOr<auth::Caller> authenticated = Authenticate(context, method);
   if (!authenticated.ok()) return authenticated.status();
-  auth::Caller caller = *std::move(authenticated);
+  return AdmitAs(*std::move(authenticated), context, method, request);
+}
+
+absl::StatusOr<auth::Caller> CallGate::AdmitSigned(
+    grpc::CallbackServerContext& context, absl::string_view method,
+    const google::protobuf::MessageLite* request) const {
+  return AdmitAs(auth::Caller{}, context, method, request);
+}
+
+absl::StatusOr<auth::Caller> CallGate::AdmitAs(auth::Caller caller,
+                                               grpc::CallbackServerContext& context,
+                                               absl::string_view method,
+                                               const google::protobuf::MessageLite* request) const {
   // After the token: only an admitted caller learns where the leader is.
   if (options_.leader != nullptr) {
     if (absl::Status leading = options_.leader->CheckLeader(); !leading.ok()) {

@@ -51,6 +51,14 @@ class CallGate {
   absl::StatusOr<auth::Caller> Admit(grpc::CallbackServerContext& context, absl::string_view method,
                                      const google::protobuf::MessageLite* request) const;
 
+  // Admit without a token, for an event whose signature the engine checks
+  // against its triggers' secrets (PublishEvent with X-Hub-Signature-256;
+  // docs/schedules.md#signed-events): the leader and size checks only. The
+  // caller has no principal.
+  absl::StatusOr<auth::Caller> AdmitSigned(grpc::CallbackServerContext& context,
+                                           absl::string_view method,
+                                           const google::protobuf::MessageLite* request) const;
+
   // The token and the role only, for a call any replica answers about
   // itself whether it leads or not (`taskboard admin ha status`).
   absl::StatusOr<auth::Caller> Authenticate(const grpc::CallbackServerContext& context,
@@ -69,6 +77,11 @@ class CallGate {
   int CloseRevoked() const;
 
  private:
+  // The leader and size checks, for an authenticated (or signed) caller.
+  absl::StatusOr<auth::Caller> AdmitAs(auth::Caller caller, grpc::CallbackServerContext& context,
+                                       absl::string_view method,
+                                       const google::protobuf::MessageLite* request) const;
+
   CallGateOptions options_;
   mutable OpenStreams streams_;
 };

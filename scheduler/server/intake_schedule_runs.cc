@@ -7,22 +7,42 @@
 
 namespace taskboard::server {
 
-absl::StatusOr<engine::SubmitRequest> IntakeScheduleRuns::Prepare(
-    const std::string& tenant, const schedules::ScheduleDefinition& definition,
+absl::StatusOr<engine::SubmitRequest> IntakeScheduleRuns::PrepareSaved(
+    const std::string& tenant, const std::string& flow, std::optional<int64_t> version,
+    const Json& args, const std::map<std::string, std::string>& labels,
+    const std::string& label_key, const std::string& label_value,
     const std::string& idempotency_key) {
   v1::SubmitRunRequest request;
-  request.mutable_saved()->set_name(definition.flow);
-  request.mutable_saved()->set_version(definition.flow_version.value_or(0));
-  *request.mutable_args() = flow::JsonToProtoValue(definition.args).struct_value();
-  for (const auto& [key, value] : definition.labels) (*request.mutable_labels())[key] = value;
-  if (!request.labels().contains("schedule")) {
-    (*request.mutable_labels())["schedule"] = definition.name;
-  }
+  request.mutable_saved()->set_name(flow);
+  request.mutable_saved()->set_version(version.value_or(0));
+  *request.mutable_args() = flow::JsonToProtoValue(args).struct_value();
+  for (const auto& [key, value] : labels) (*request.mutable_labels())[key] = value;
+  if (!request.labels().contains(label_key)) (*request.mutable_labels())[label_key] = label_value;
   absl::StatusOr<engine::SubmitRequest> submit = PrepareSubmit(request, tenant, *saved_, limits_);
   if (!submit.ok()) return submit.status();
   submit->tenant = tenant;
-  submit->idempotency_key = ScopedIdempotencyKey(tenant, idempotency_key);
+  if (!idempotency_key.empty()) {
+    submit->idempotency_key = ScopedIdempotencyKey(tenant, idempotency_key);
+  }
   return submit;
+}
+
+absl::StatusOr<engine::SubmitRequest> IntakeScheduleRuns::Prepare(
+    const std::string& tenant, const schedules::ScheduleDefinition& definition,
+    const std::string& idempotency_key) {
+  return PrepareSaved(tenant, definition.flow, definition.flow_version, definition.args,
+                      definition.labels, "schedule", definition.name, idempotency_key);
+}
+
+absl::Status IntakeScheduleRuns::CheckFlow(const std::string& tenant, const std::string& flow,
+                                           std::optional<int64_t> version) {
+  return saved_->Get(tenant, flow, version.value_or(0)).status();
+}
+
+absl::StatusOr<engine::SubmitRequest> IntakeScheduleRuns::Prepare(
+    const std::string& tenant, const engine::TriggerRun& run, const std::string& idempotency_key) {
+  return PrepareSaved(tenant, run.flow, run.flow_version, run.args, run.labels, "trigger",
+                      run.trigger, idempotency_key);
 }
 
 }  // namespace taskboard::server

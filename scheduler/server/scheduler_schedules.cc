@@ -5,11 +5,11 @@
 // and the runs it started is written.
 
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "absl/time/time.h"
+#include "scheduler/server/engine_answer.h"
 #include "scheduler/server/grpc_status.h"
 #include "scheduler/server/scheduler_service.h"
 
@@ -37,16 +37,7 @@ grpc::ServerUnaryReactor* SchedulerService::OnSchedules(
       [work = std::move(work), tenant = caller->tenant()](engine::Schedules& schedules) {
         return work(schedules, tenant);
       },
-      [reactor, fill = std::move(fill)](Answer answer) {
-        absl::Status status;
-        if constexpr (std::is_same_v<Answer, absl::Status>) {
-          status = answer;
-        } else {
-          status = answer.status();
-        }
-        if (status.ok()) fill(answer);
-        reactor->Finish(ToGrpcStatus(status));
-      });
+      [reactor, fill = std::move(fill)](Answer answer) { FinishAnswer(reactor, answer, fill); });
   return reactor;
 }
 

@@ -49,6 +49,8 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Create(
     server->schedule_metrics_ =
         std::make_unique<engine::ScheduleMetrics>(*options.metrics_registry);
     options.engine.schedule_metrics = server->schedule_metrics_.get();
+    server->trigger_metrics_ = std::make_unique<engine::TriggerMetrics>(*options.metrics_registry);
+    options.engine.trigger_metrics = server->trigger_metrics_.get();
     if (options.ha.has_value()) {
       server->ha_metrics_ = std::make_unique<HaMetrics>(*options.metrics_registry);
     }
@@ -196,6 +198,7 @@ absl::Status SchedulerServer::OpenEngine(std::shared_ptr<store::RocksDbWriteHook
   engine::EngineOptions engine_options = options_.engine;
   engine_options.store = store_.get();
   engine_options.schedule_runs = schedule_runs_.get();
+  engine_options.trigger_runs = schedule_runs_.get();
   engine_options.replication_gate = gate;
   absl::StatusOr<std::unique_ptr<engine::Engine>> engine =
       engine::Engine::Create(std::move(engine_options));

@@ -149,6 +149,7 @@ class SchedulerServer {
   std::unique_ptr<GrpcRequestMetrics> grpc_metrics_;
   std::unique_ptr<engine::ApprovalMetrics> approval_metrics_;
   std::unique_ptr<engine::ScheduleMetrics> schedule_metrics_;
+  std::unique_ptr<engine::TriggerMetrics> trigger_metrics_;
   // Before the engine, which notifies it until it stops; stopped after it.
   std::unique_ptr<notify::WebhookNotifier> approval_notifier_;
   std::unique_ptr<store::Store> store_;
@@ -157,7 +158,8 @@ class SchedulerServer {
   // answers post to the (stopped, still alive) engine.
   std::unique_ptr<PolicyServiceClient> policy_client_;
   std::unique_ptr<engine::SavedFlows> saved_;
-  // Over saved_: what the engine's schedules start (stopped with the engine).
+  // Over saved_: what the engine's schedules and triggers start (stopped
+  // with the engine).
   std::unique_ptr<IntakeScheduleRuns> schedule_runs_;
   std::unique_ptr<BlockingPool> pool_;
   // After the engine (its sweeps commit through it), before the gRPC

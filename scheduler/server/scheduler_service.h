@@ -121,7 +121,38 @@ class SchedulerService final : public v1::Scheduler::CallbackService {
                                           const v1::ListSchedulesRequest* request,
                                           v1::ListSchedulesResponse* response) override;
 
+  // Triggers (scheduler_triggers.cc, docs/schedules.md#event-triggers).
+  grpc::ServerUnaryReactor* CreateTrigger(grpc::CallbackServerContext* context,
+                                          const v1::CreateTriggerRequest* request,
+                                          v1::CreateTriggerResponse* response) override;
+  grpc::ServerUnaryReactor* UpdateTrigger(grpc::CallbackServerContext* context,
+                                          const v1::UpdateTriggerRequest* request,
+                                          v1::UpdateTriggerResponse* response) override;
+  grpc::ServerUnaryReactor* GetTrigger(grpc::CallbackServerContext* context,
+                                       const v1::GetTriggerRequest* request,
+                                       v1::GetTriggerResponse* response) override;
+  grpc::ServerUnaryReactor* ListTriggers(grpc::CallbackServerContext* context,
+                                         const v1::ListTriggersRequest* request,
+                                         v1::ListTriggersResponse* response) override;
+  grpc::ServerUnaryReactor* DeleteTrigger(grpc::CallbackServerContext* context,
+                                          const v1::DeleteTriggerRequest* request,
+                                          v1::DeleteTriggerResponse* response) override;
+  grpc::ServerUnaryReactor* PublishEvent(grpc::CallbackServerContext* context,
+                                         const v1::PublishEventRequest* request,
+                                         v1::PublishEventResponse* response) override;
+  grpc::ServerUnaryReactor* ListTriggerDeliveries(
+      grpc::CallbackServerContext* context, const v1::ListTriggerDeliveriesRequest* request,
+      v1::ListTriggerDeliveriesResponse* response) override;
+
  private:
+  // Admits a trigger call as `method` and runs `work` on the engine's loop
+  // with the caller's tenant, as OnSchedules.
+  template <typename Answer, typename Request>
+  grpc::ServerUnaryReactor* OnTriggers(
+      grpc::CallbackServerContext* context, const char* method, const Request* request,
+      std::function<Answer(engine::Triggers&, const std::string& tenant)> work,
+      std::function<void(Answer&)> fill);
+
   // Admits a schedule call as `method` and runs `work` on the engine's
   // loop with the caller's tenant; `fill` writes an OK answer into the
   // response. Finishes the reactor either way.

@@ -291,6 +291,15 @@ std::string TenantSchedules(absl::string_view tenant) {
 
 std::string AllSchedules() { return "schedule/"; }
 
+std::string Trigger(absl::string_view tenant, absl::string_view name) {
+  std::string out = AllTriggers();
+  AppendStr(out, tenant);
+  AppendStr(out, name);
+  return out;
+}
+
+std::string AllTriggers() { return "trigger/"; }
+
 std::string Idempotency(absl::string_view idempotency_key) {
   return absl::StrCat("idempotency/", idempotency_key);
 }

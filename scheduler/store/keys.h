@@ -29,7 +29,8 @@
 //           Str(tenant) (every tenant's, for admins and retention;
 //           docs/audit.md)
 //           complete; "schedule/" Str(tenant) Str(name) (a schedule and its
-//           state, ScheduleRecord: a tenant's schedules are one prefix)
+//           state, ScheduleRecord: a tenant's schedules are one prefix);
+//           "trigger/" Str(tenant) Str(name) (TriggerRecord)
 
 #include <cstdint>
 #include <optional>
@@ -107,6 +108,9 @@ std::optional<LlmUsageKey> ParseLlmUsage(absl::string_view key);
 std::string Schedule(absl::string_view tenant, absl::string_view name);
 std::string TenantSchedules(absl::string_view tenant);  // prefix
 std::string AllSchedules();                             // prefix
+// A tenant's trigger (meta column, TriggerRecord; docs/schedules.md#event-triggers).
+std::string Trigger(absl::string_view tenant, absl::string_view name);
+std::string AllTriggers();  // prefix
 // Marks that runs stored before these indexes existed were added to them.
 std::string RunIndexesBuilt();
 // Marks that the flows column has only tenant-prefixed keys (meta column).

@@ -5,6 +5,8 @@
 // the request as JSON calls that Scheduler method (json_gateway.h) and
 // answers the response as JSON, or, for WatchRun, as server-sent events
 // (watch_bridge.h). Errors are JSON with the gRPC code (http_status.h).
+// `POST /api/v1/events/<name>` publishes its body as an event to the
+// triggers of that name (PublishEvent; docs/http-api.md#events).
 //
 // Before a byte of a body is read, the head must pass the request guard
 // (request_guard.h: Host, Origin, JSON content type, console token) and name
@@ -65,6 +67,11 @@ class HttpApi {
 
  private:
   std::optional<http::HttpResponse> Admit(const http::HttpRequest& head) const;
+  // POST /api/v1/events/<name> (docs/http-api.md#events): its head, then
+  // PublishEvent with the body as the payload and the headers beside it.
+  std::optional<http::HttpResponse> AdmitEvent(const http::HttpRequest& head) const;
+  void Publish(const http::HttpRequest& request,
+               const std::shared_ptr<http::HttpResponder>& responder);
   void Handle(http::HttpRequest request, std::shared_ptr<http::HttpResponder> responder);
   void Stream(const http::HttpRequest& request, absl::string_view method,
               std::shared_ptr<http::HttpResponder> responder);

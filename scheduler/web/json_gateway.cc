@@ -79,8 +79,8 @@ absl::StatusOr<std::unique_ptr<pb::Message>> ParseRequest(const pb::MethodDescri
   return request;
 }
 
-void Prepare(grpc::ClientContext& context, absl::string_view authorization,
-             absl::Duration timeout, JsonGateway::TraceHeaders trace = {}) {
+void Prepare(grpc::ClientContext& context, absl::string_view authorization, absl::Duration timeout,
+             JsonGateway::TraceHeaders trace = {}) {
   context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
   if (!authorization.empty()) context.AddMetadata("authorization", std::string(authorization));
   // Bounded and checked by the scheduler when it reads them; a value gRPC
@@ -130,7 +130,30 @@ absl::StatusOr<std::string> JsonGateway::Call(absl::string_view method, absl::st
   }
   absl::StatusOr<std::unique_ptr<pb::Message>> request = ParseRequest(*found, json);
   if (!request.ok()) return request.status();
-  const std::string bytes = (*request)->SerializeAsString();
+  return Invoke(*found, (*request)->SerializeAsString(), authorization, peer, trace);
+}
+
+absl::StatusOr<std::string> JsonGateway::CallMessage(absl::string_view method,
+                                                     const pb::Message& request,
+                                                     absl::string_view authorization,
+                                                     absl::string_view peer) {
+  const pb::MethodDescriptor* found = FindMethod(method);
+  if (found == nullptr || found->server_streaming() ||
+      found->input_type() != request.GetDescriptor()) {
+    return UnknownMethod(method);
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    if (shut_down_) return absl::UnavailableError("the scheduler is shutting down");
+  }
+  return Invoke(*found, request.SerializeAsString(), authorization, peer, {});
+}
+
+absl::StatusOr<std::string> JsonGateway::Invoke(const pb::MethodDescriptor& method,
+                                                const std::string& bytes,
+                                                absl::string_view authorization,
+                                                absl::string_view peer, TraceHeaders trace) {
+  const pb::MethodDescriptor* found = &method;
   grpc::Slice slice(bytes);
   grpc::ByteBuffer request_buffer(&slice, 1);
   grpc::ByteBuffer response_buffer;

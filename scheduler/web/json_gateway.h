@@ -24,6 +24,7 @@
 
 namespace google::protobuf {
 class Message;
+class MethodDescriptor;
 }  // namespace google::protobuf
 
 namespace grpc {
@@ -76,6 +77,14 @@ class JsonGateway {
                                    absl::string_view authorization, absl::string_view peer = "",
                                    TraceHeaders trace = {});
 
+  // Call with the request given as a message rather than JSON (the HTTP
+  // API's events, docs/http-api.md#events, whose body is the payload, not
+  // the request). Errors as Call.
+  absl::StatusOr<std::string> CallMessage(absl::string_view method,
+                                          const google::protobuf::Message& request,
+                                          absl::string_view authorization,
+                                          absl::string_view peer = "");
+
   // WatchRun's request from its JSON, replaying after `resume_after` (an
   // SSE reader's Last-Event-ID) when that is later than the body's
   // afterSeq. INVALID_ARGUMENT as Call.
@@ -97,6 +106,12 @@ class JsonGateway {
   void Shutdown();
 
  private:
+  // The call of a found unary method with its serialized request.
+  absl::StatusOr<std::string> Invoke(const google::protobuf::MethodDescriptor& method,
+                                     const std::string& request_bytes,
+                                     absl::string_view authorization, absl::string_view peer,
+                                     TraceHeaders trace);
+
   const std::shared_ptr<grpc::Channel> channel_;
   const GatewayOptions options_;
   absl::Mutex mu_;

@@ -37,8 +37,10 @@ LAYERS = {
     # tasks of runs to workers, approvals/ decide waiting tasks (plan_approval.h is a
     # driver's); tool_calls/ and llm/ answer what a leased task asks for; traces/ makes
     # the spans of runs from their committed events.
-    # schedules/ starts runs through runs/ on a timetable (docs/schedules.md).
-    "scheduler/engine": [("core", "state"), "drivers", "runs", ("workers", "approvals", "schedules"),
+    # schedules/ starts runs through runs/ on a timetable, triggers/ when an event
+    # arrives (docs/schedules.md).
+    "scheduler/engine": [("core", "state"), "drivers", "runs",
+                         ("workers", "approvals", "schedules", "triggers"),
                          ("tool_calls", "llm", "traces")],
 }
 

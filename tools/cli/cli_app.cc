@@ -12,13 +12,14 @@
 #include "tools/cli/command_set.h"
 #include "tools/cli/dev_command.h"
 #include "tools/cli/flows_command.h"
-#include "tools/cli/schedules_command.h"
 #include "tools/cli/mcp_command.h"
 #include "tools/cli/resume_command.h"
 #include "tools/cli/run_command.h"
 #include "tools/cli/runs_command.h"
+#include "tools/cli/schedules_command.h"
 #include "tools/cli/show_command.h"
 #include "tools/cli/tool_command.h"
+#include "tools/cli/triggers_command.h"
 #include "tools/cli/usage_command.h"
 #include "tools/cli/validate_command.h"
 #include "tools/cli/watch_command.h"
@@ -46,6 +47,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   AddResumeCommand(app, commands);
   AddFlowsCommand(app, commands);
   AddSchedulesCommand(app, commands);
+  AddTriggersCommand(app, commands);
   AddToolCommand(app, commands);
   AddWorkersCommand(app, commands);
   AddUsageCommand(app, commands);

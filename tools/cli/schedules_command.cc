@@ -14,23 +14,11 @@
 #include "tools/cli/flow_file.h"
 #include "tools/cli/proto_json.h"
 #include "tools/cli/rpc_call.h"
+#include "tools/cli/schedule_text.h"
 #include "tools/cli/text_table.h"
 
 namespace taskboard::cli {
 namespace {
-
-std::string TimeText(const google::protobuf::Timestamp& stamp) {
-  if (stamp.seconds() == 0 && stamp.nanos() == 0) return "-";
-  const absl::Time time = absl::FromUnixSeconds(stamp.seconds()) + absl::Nanoseconds(stamp.nanos());
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%E*SZ", time, absl::UTCTimeZone());
-}
-
-std::string RunStatusText(v1::RunStatus status) {
-  if (status == v1::RUN_STATUS_UNSPECIFIED) return "-";
-  std::string name(absl::StripPrefix(v1::RunStatus_Name(status), "RUN_STATUS_"));
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name;
-}
 
 // Reads and checks the schedule file; its text on success.
 int LoadScheduleFile(absl::string_view command, const std::string& path, std::string* text,
