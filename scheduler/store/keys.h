@@ -29,7 +29,10 @@
 //           Str(tenant) (every tenant's, for admins and retention;
 //           docs/audit.md)
 //           complete; "schedule/" Str(tenant) Str(name) (a schedule and its
-//           state, ScheduleRecord: a tenant's schedules are one prefix)
+//           state, ScheduleRecord: a tenant's schedules are one prefix);
+//           "run-state/" Str(tenant) Str(root run id) Str(space) Str(key)
+//           (a run storage value, the raw bytes: a tenant's and a root
+//           run's are one prefix; docs/mcp.md#flowstate)
 
 #include <cstdint>
 #include <optional>
@@ -107,6 +110,19 @@ std::optional<LlmUsageKey> ParseLlmUsage(absl::string_view key);
 std::string Schedule(absl::string_view tenant, absl::string_view name);
 std::string TenantSchedules(absl::string_view tenant);  // prefix
 std::string AllSchedules();                             // prefix
+// A root run's storage (docs/mcp.md#flowstate), one key per value (meta
+// column): the tenant first, so a tenant's usage is one scan.
+std::string RunStateEntry(absl::string_view tenant, absl::string_view root_run_id,
+                          absl::string_view space, absl::string_view key);
+std::string RunStateOfRun(absl::string_view tenant, absl::string_view root_run_id);  // prefix
+std::string RunStateOfTenant(absl::string_view tenant);                              // prefix
+struct RunStateKey {
+  std::string tenant;
+  std::string root_run_id;
+  std::string space;
+  std::string key;
+};
+std::optional<RunStateKey> ParseRunStateEntry(absl::string_view key);
 // Marks that runs stored before these indexes existed were added to them.
 std::string RunIndexesBuilt();
 // Marks that the flows column has only tenant-prefixed keys (meta column).
