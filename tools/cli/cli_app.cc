@@ -18,6 +18,7 @@
 #include "tools/cli/run_command.h"
 #include "tools/cli/runs_command.h"
 #include "tools/cli/show_command.h"
+#include "tools/cli/state_command.h"
 #include "tools/cli/tool_command.h"
 #include "tools/cli/usage_command.h"
 #include "tools/cli/validate_command.h"
@@ -47,6 +48,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   AddFlowsCommand(app, commands);
   AddSchedulesCommand(app, commands);
   AddToolCommand(app, commands);
+  AddStateCommand(app, commands);
   AddWorkersCommand(app, commands);
   AddUsageCommand(app, commands);
   AddAuditCommand(app, commands);

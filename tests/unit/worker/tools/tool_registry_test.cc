@@ -62,7 +62,9 @@ TEST(ToolRegistry, ToolsDir_AddsCommandToolsAfterBuiltins) {
   std::ofstream(dir.path() / "wc.yaml") << "command: [wc, -w]\ncacheable: true\n";
   absl::StatusOr<std::unique_ptr<ToolRegistry>> registry = LoadToolRegistry(dir.path());
   ASSERT_THAT(registry, IsOk());
-  EXPECT_THAT((*registry)->Names(), ElementsAre("list_files", "read_file", "wc"));
+  EXPECT_THAT((*registry)->Names(),
+              ElementsAre("flow_state", "list_files", "read_file", "state_delete", "state_get",
+                          "state_list", "state_set", "wc"));
 }
 
 TEST(ToolRegistry, ToolFileReusingABuiltinName_Rejected) {
