@@ -4,6 +4,7 @@
 // scheduler. None is cacheable: each answer is about the calling task, and
 // a write must happen every time.
 
+#include <map>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -150,7 +151,10 @@ class FlowStateTool : public Tool {
         break;
       case Kind::kList: {
         Json entries = Json::object();
-        for (const auto& [k, v] : response->entries()) entries[k] = value_json(v);
+        // In key order (a proto map has none).
+        const std::map<std::string, std::string> sorted(response->entries().begin(),
+                                                        response->entries().end());
+        for (const auto& [k, v] : sorted) entries[k] = value_json(v);
         out["entries"] = std::move(entries);
         break;
       }
