@@ -40,7 +40,7 @@ std::vector<Role> RolesFor(absl::string_view method) {
     return {};
   }
   if (absl::ConsumePrefix(&method, kWorkerGateway)) {
-    if (method == "Connect") return {Role::kWorker, Role::kAdmin};
+    if (method == "Connect" || method == "RunState") return {Role::kWorker, Role::kAdmin};
   }
   // A backup and a follower's stream both carry every tenant's state:
   // operators only (docs/decisions.md, decision 183).

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/log/log.h"
+#include "scheduler/engine/run_storage/run_state_calls.h"
 #include "scheduler/engine/runs/run_commit.h"
 #include "scheduler/engine/runs/run_recovery.h"
 #include "scheduler/engine/state/approval_task.h"
@@ -71,6 +72,7 @@ Engine::Engine(EngineOptions options)
                  options_.triggers_max_per_tenant, options_.triggers_max_runs_per_event,
                  options_.triggers_tenant_per_minute, options_.triggers_tenant_burst},
                 &batch_, &runs_, &workers_.streams().registry()),
+      run_storage_(options_.store, options_.run_storage_limits),
       traces_(options_.tracer) {
   if (options_.clock == nullptr) options_.clock = &system_clock_;
   workers_.AddListener(&tool_calls_);
@@ -193,6 +195,25 @@ void Engine::CommitWrites(store::WriteBatch writes, std::function<void()> writte
       }
     }
     if (written) batch_.AfterCommit(std::move(written));
+  });
+}
+
+void Engine::RunStateCall(std::string identity, v1::RunStateRequest request,
+                          std::function<void(absl::StatusOr<v1::RunStateResponse>)> done) {
+  Post([this, identity = std::move(identity), request = std::move(request),
+        done = std::move(done)]() mutable {
+    // Maps of finished runs leave memory once many are loaded; a later
+    // call (a resumed run) reads them again, after this batch is written.
+    constexpr size_t kMaxLoadedRuns = 1'024;
+    if (run_storage_.loaded_runs() > kMaxLoadedRuns) {
+      run_storage_.ForgetInactive(
+          [this](const std::string& root) { return runs_.active().Find(root) != nullptr; });
+    }
+    absl::StatusOr<v1::RunStateResponse> answer = CallRunState(
+        identity, request, workers_.leases(), runs_.active(), run_storage_, batch_.writes());
+    batch_.AfterCommit([done = std::move(done), answer = std::move(answer)]() mutable {
+      done(std::move(answer));
+    });
   });
 }
 

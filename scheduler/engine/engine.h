@@ -51,6 +51,8 @@
 #include "scheduler/engine/core/timer_queue.h"
 #include "scheduler/engine/llm/llm_grants.h"
 #include "scheduler/engine/llm/llm_metrics.h"
+#include "scheduler/engine/run_storage/run_storage.h"
+#include "scheduler/engine/run_storage/run_storage_limits.h"
 #include "scheduler/engine/runs/run_manager.h"
 #include "scheduler/engine/runs/run_requests.h"
 #include "scheduler/engine/runs/watch_hub.h"
@@ -139,6 +141,9 @@ struct EngineOptions {
   int64_t triggers_max_runs_per_event = 10;
   double triggers_tenant_per_minute = 600;
   int64_t triggers_tenant_burst = 60;
+  // What a root run's storage may hold (--run-state-max-*;
+  // docs/mcp.md#flowstate).
+  RunStorageLimits run_storage_limits;
   // Threads that read the active runs back from the store at start
   // (run_loader.h), next to the one that takes them over: reading and
   // parsing is most of a restart's work.
@@ -263,6 +268,13 @@ class Engine : private EventPoster {
   // the commit thread once they are; never, if the engine stops first.
   void CommitWrites(store::WriteBatch writes, std::function<void()> written);
 
+  // A task's run storage (run_storage/run_state_calls.h): `identity` is
+  // who the worker's call authenticated as. `done` runs on the commit thread
+  // once the batch holding the call's write is written (errors too, in
+  // order). Errors as CallRunState.
+  void RunStateCall(std::string identity, v1::RunStateRequest request,
+                    std::function<void(absl::StatusOr<v1::RunStateResponse>)> done);
+
   // Before a shutdown: ends every worker stream and watch as unavailable,
   // saying `reason`, so workers and watchers reconnect to the next
   // scheduler at once instead of holding the server's shutdown up.
@@ -378,6 +390,7 @@ class Engine : private EventPoster {
   Approvals approvals_;
   Schedules schedules_;
   Triggers triggers_;
+  RunStorage run_storage_;
   // Its OnCommitted runs on the commit thread, as effects of the batches.
   RunTraces traces_;
 };

@@ -243,6 +243,28 @@ void AddSchedulerFlags(CLI::App& app, SchedulerOptions& options) {
       ->envname("TASKBOARD_TRIGGERS_TENANT_BURST")
       ->check(CLI::Range(int64_t{1}, int64_t{100'000}))
       ->capture_default_str();
+  // Run storage (docs/mcp.md#flowstate).
+  engine::RunStorageLimits& run_state = options.server.engine.run_storage_limits;
+  app.add_option("--run-state-max-keys", run_state.max_keys_per_run,
+                 "Keys one root run's storage may hold, both spaces, children included")
+      ->envname("TASKBOARD_RUN_STATE_MAX_KEYS")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}))
+      ->capture_default_str();
+  app.add_option("--run-state-max-value-bytes", run_state.max_value_bytes,
+                 "Largest value a task may set in its run storage")
+      ->envname("TASKBOARD_RUN_STATE_MAX_VALUE_BYTES")
+      ->check(CLI::Range(int64_t{1}, int64_t{16} << 20))
+      ->capture_default_str();
+  app.add_option("--run-state-max-run-bytes", run_state.max_run_bytes,
+                 "Bytes (keys and values) one root run's storage may hold")
+      ->envname("TASKBOARD_RUN_STATE_MAX_RUN_BYTES")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
+      ->capture_default_str();
+  app.add_option("--run-state-max-tenant-bytes", run_state.max_tenant_bytes,
+                 "Bytes (keys and values) the run storage of all of one tenant's runs may hold")
+      ->envname("TASKBOARD_RUN_STATE_MAX_TENANT_BYTES")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
+      ->capture_default_str();
   web::AddHttpFlags(app, options.http);
   app.add_option("--max-request-bytes", options.server.max_request_bytes,
                  "Largest client request accepted (RESOURCE_EXHAUSTED above); 0: no limit")

@@ -185,4 +185,22 @@ grpc::ServerBidiReactor<v1::ConnectRequest, v1::ConnectResponse>* WorkerGatewayS
                           caller->principal ? caller->principal->name : "");
 }
 
+grpc::ServerUnaryReactor* WorkerGatewayService::RunState(grpc::CallbackServerContext* context,
+                                                         const v1::RunStateRequest* request,
+                                                         v1::RunStateResponse* response) {
+  absl::StatusOr<auth::Caller> caller =
+      gate_->Admit(*context, "/taskboard.v1.WorkerGateway/RunState", request);
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (!caller.ok()) {
+    reactor->Finish(ToGrpcStatus(caller.status()));
+    return reactor;
+  }
+  handle_->engine()->RunStateCall(caller->principal ? caller->principal->name : "", *request,
+                                  [reactor, response](absl::StatusOr<v1::RunStateResponse> answer) {
+                                    if (answer.ok()) *response = *std::move(answer);
+                                    reactor->Finish(ToGrpcStatus(answer.status()));
+                                  });
+  return reactor;
+}
+
 }  // namespace taskboard::server

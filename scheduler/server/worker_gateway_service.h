@@ -6,6 +6,7 @@
 // writes what the engine sends through an outbox with one write in flight
 // (the route_guide callback pattern). The first message must be Hello.
 // A stream is admitted (call_gate.h: worker or admin token) before it starts.
+// RunState, the one unary method, reads and writes a held task's run storage.
 
 #include "scheduler/engine/engine.h"
 #include "scheduler/server/call_gate.h"
@@ -23,6 +24,11 @@ class WorkerGatewayService final : public v1::WorkerGateway::CallbackService {
 
   grpc::ServerBidiReactor<v1::ConnectRequest, v1::ConnectResponse>* Connect(
       grpc::CallbackServerContext* context) override;
+  // A task's run storage (docs/mcp.md#flowstate): admitted like Connect,
+  // then answered by the engine once the batch holding the write is written.
+  grpc::ServerUnaryReactor* RunState(grpc::CallbackServerContext* context,
+                                     const v1::RunStateRequest* request,
+                                     v1::RunStateResponse* response) override;
 
  private:
   const EngineHandle* handle_;

@@ -299,6 +299,35 @@ std::string Trigger(absl::string_view tenant, absl::string_view name) {
 }
 
 std::string AllTriggers() { return "trigger/"; }
+std::string RunStateOfTenant(absl::string_view tenant) {
+  std::string out = "run-state/";
+  AppendStr(out, tenant);
+  return out;
+}
+
+std::string RunStateOfRun(absl::string_view tenant, absl::string_view root_run_id) {
+  std::string out = RunStateOfTenant(tenant);
+  AppendStr(out, root_run_id);
+  return out;
+}
+
+std::string RunStateEntry(absl::string_view tenant, absl::string_view root_run_id,
+                          absl::string_view space, absl::string_view key) {
+  std::string out = RunStateOfRun(tenant, root_run_id);
+  AppendStr(out, space);
+  AppendStr(out, key);
+  return out;
+}
+
+std::optional<RunStateKey> ParseRunStateEntry(absl::string_view key) {
+  RunStateKey out;
+  if (!absl::ConsumePrefix(&key, "run-state/") || !ReadStr(key, &out.tenant) ||
+      !ReadStr(key, &out.root_run_id) || !ReadStr(key, &out.space) || !ReadStr(key, &out.key) ||
+      !key.empty()) {
+    return std::nullopt;
+  }
+  return out;
+}
 
 std::string Idempotency(absl::string_view idempotency_key) {
   return absl::StrCat("idempotency/", idempotency_key);

@@ -31,6 +31,9 @@
 //           complete; "schedule/" Str(tenant) Str(name) (a schedule and its
 //           state, ScheduleRecord: a tenant's schedules are one prefix);
 //           "trigger/" Str(tenant) Str(name) (TriggerRecord)
+//           "run-state/" Str(tenant) Str(root run id) Str(space) Str(key)
+//           (a run storage value, the raw bytes: a tenant's and a root
+//           run's are one prefix; docs/mcp.md#flowstate)
 
 #include <cstdint>
 #include <optional>
@@ -111,6 +114,19 @@ std::string AllSchedules();                             // prefix
 // A tenant's trigger (meta column, TriggerRecord; docs/schedules.md#event-triggers).
 std::string Trigger(absl::string_view tenant, absl::string_view name);
 std::string AllTriggers();  // prefix
+// A root run's storage (docs/mcp.md#flowstate), one key per value (meta
+// column): the tenant first, so a tenant's usage is one scan.
+std::string RunStateEntry(absl::string_view tenant, absl::string_view root_run_id,
+                          absl::string_view space, absl::string_view key);
+std::string RunStateOfRun(absl::string_view tenant, absl::string_view root_run_id);  // prefix
+std::string RunStateOfTenant(absl::string_view tenant);                              // prefix
+struct RunStateKey {
+  std::string tenant;
+  std::string root_run_id;
+  std::string space;
+  std::string key;
+};
+std::optional<RunStateKey> ParseRunStateEntry(absl::string_view key);
 // Marks that runs stored before these indexes existed were added to them.
 std::string RunIndexesBuilt();
 // Marks that the flows column has only tenant-prefixed keys (meta column).

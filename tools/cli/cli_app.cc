@@ -18,6 +18,7 @@
 #include "tools/cli/runs_command.h"
 #include "tools/cli/schedules_command.h"
 #include "tools/cli/show_command.h"
+#include "tools/cli/state_command.h"
 #include "tools/cli/tool_command.h"
 #include "tools/cli/triggers_command.h"
 #include "tools/cli/usage_command.h"
@@ -49,6 +50,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   AddSchedulesCommand(app, commands);
   AddTriggersCommand(app, commands);
   AddToolCommand(app, commands);
+  AddStateCommand(app, commands);
   AddWorkersCommand(app, commands);
   AddUsageCommand(app, commands);
   AddAuditCommand(app, commands);

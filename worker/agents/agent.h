@@ -22,6 +22,7 @@
 #include "taskboard/v1/worker.pb.h"
 #include "worker/agents/llm_call_gate.h"
 #include "worker/agents/task_trace.h"
+#include "worker/tools/flow_state.h"
 #include "worker/base/cancel_token.h"
 #include "worker/tools/tool_call_result.h"
 
@@ -83,6 +84,11 @@ class AgentContext {
   // context. Default (test contexts, untraced assignments): none, and the
   // agent makes no spans and sets no TRACEPARENT.
   virtual const TaskTrace* trace() const { return nullptr; }
+
+  // Where an LLM agent records its turns and messages as it goes, for the
+  // flow_state tool (worker/tools/flow_state.h); null (the default, command
+  // agents): nothing to record.
+  virtual ConversationLog* conversation_log() { return nullptr; }
 };
 
 // How one run ended. `error` is set exactly when !success and reads as a

@@ -241,6 +241,7 @@ AgentOutcome LlmAgent::Run(const v1::Assignment& assignment, AgentContext& conte
       return conversation.Succeed(std::move(request.messages), std::move(output));
     }
     for (const v1::ChatToolCall& call : response->message.tool_calls()) {
+      if (ConversationLog* log = context.conversation_log()) log->Sync(request.messages, turn);
       absl::StatusOr<ToolCallResult> result = context.CallTool(call.name(), call.arguments_json());
       if (cancel.cancelled()) {
         return conversation.Cancelled(std::move(request.messages), assignment, cancel);

@@ -142,7 +142,26 @@ class Session::TaskContext : public AgentContext {
         allowed_tools_(task->assignment.tools(), agent->allowed_tools()),
         llm_gate_(*session->llm_grants_, LlmTask{.task_id = task->assignment.task_id(),
                                                  .lease_id = task->assignment.lease_id(),
-                                                 .run_id = task->assignment.run_id()}) {}
+                                                 .run_id = task->assignment.run_id()}) {
+    const v1::Assignment& assignment = task->assignment;
+    flow_state_.run_id = assignment.run_id();
+    flow_state_.task_id = assignment.task_id();
+    flow_state_.root_run_id =
+        assignment.root_run_id().empty() ? assignment.run_id() : assignment.root_run_id();
+    flow_state_.parent_run_id = assignment.parent_run_id();
+    flow_state_.lease_id = assignment.lease_id();
+    flow_state_.agent = assignment.agent();
+    flow_state_.attempt = assignment.attempt();
+    flow_state_.storage = session->run_state_.get();
+    flow_state_.conversation = &conversation_;
+    // A grant of its own for the task's command tools and stdio MCP
+    // servers, so that they can run `taskboard state` (docs/mcp.md#flowstate).
+    if (session->tool_socket_ != nullptr) {
+      tokens_.push_back(session->tool_socket_->Grant(ToolTaskIn(task->directory)));
+      flow_state_.tool_environment = {{"TASKBOARD_TOOL_SOCKET", session->tool_socket_->path()},
+                                      {"TASKBOARD_TASK_TOKEN", tokens_.back()}};
+    }
+  }
   // Tool calls through the socket end with the task: they would otherwise
   // be observed after its result.
   ~TaskContext() override {
@@ -154,6 +173,7 @@ class Session::TaskContext : public AgentContext {
   const CancelToken& cancellation() const override { return task_->cancel; }
   LlmCallGate* llm_gate() override { return &llm_gate_; }
   const TaskTrace* trace() const override { return trace_; }
+  ConversationLog* conversation_log() override { return &conversation_; }
 
   absl::StatusOr<ToolCallResult> CallTool(absl::string_view name,
                                           absl::string_view args_json) override {
@@ -184,6 +204,7 @@ class Session::TaskContext : public AgentContext {
     tool_task.cancel = &task_->cancel;
     tool_task.allowed = allowed_tools_;
     tool_task.trace = trace_;
+    tool_task.flow_state = &flow_state_;
     return tool_task;
   }
 
@@ -196,6 +217,9 @@ class Session::TaskContext : public AgentContext {
   // Socket grants (used from the thread running the agent only).
   std::vector<std::string> tokens_;
   LlmTaskGate llm_gate_;
+  // What the task's tools read about where they run (flow_state.h).
+  ConversationLog conversation_;
+  FlowState flow_state_;
 };
 
 class Session::Link : public ToolLink, public LlmGrantLink {
@@ -252,6 +276,8 @@ Session::Session(SessionOptions options, const AgentRegistry& agents)
   channels_ = std::make_unique<failover::FailoverChannels>(
       targets.ok() ? *std::move(targets) : std::vector<std::string>{options_.scheduler_address},
       options_.credentials, std::move(args), failover_options);
+  run_state_ = std::make_unique<RunStateClient>(
+      [channels = channels_.get()] { return channels->Current(); }, options_.token);
   Locked lock(this);
   UpdateSlotMetricsLocked();
   if (options_.metrics != nullptr) options_.metrics->SetConnected(false);

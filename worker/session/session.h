@@ -88,6 +88,7 @@
 #include "worker/agents/task_workspace.h"
 #include "worker/session/llm_grants.h"
 #include "worker/session/prefetch_sizer.h"
+#include "worker/session/run_state_client.h"
 #include "worker/session/task_book.h"
 #include "worker/session/task_threads.h"
 #include "worker/session/tool_caller.h"
@@ -299,6 +300,8 @@ class Session {
   // One channel per scheduler address; made in the constructor so that
   // Readiness and logs can name the current address from any thread.
   std::unique_ptr<failover::FailoverChannels> channels_;
+  // Run storage calls on the current channel (run_state_client.h).
+  std::unique_ptr<RunStateClient> run_state_;
   // Set by Run before the first task and reset after the last one, so task
   // threads read it without mu_.
   std::unique_ptr<ToolSocketServer> tool_socket_;

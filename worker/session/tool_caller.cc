@@ -155,7 +155,7 @@ absl::StatusOr<ToolCallResult> ToolCaller::Call(const ToolTask& task, absl::stri
         }
         const absl::Time execution_start = absl::Now();
         absl::StatusOr<std::string> executed =
-            (*tool)->Execute(canonical, ToolContext{task.workdir, task.cancel});
+            (*tool)->Execute(canonical, ToolContext{task.workdir, task.cancel, task.flow_state});
         execution = absl::Now() - execution_start;
         if (owned.has_value()) {
           absl::MutexLock lock(&mu_);

@@ -53,6 +53,7 @@
 #include "worker/agents/task_trace.h"
 #include "worker/base/cancel_token.h"
 #include "worker/session/worker_metrics.h"
+#include "worker/tools/flow_state.h"
 #include "worker/tools/tool_call_result.h"
 #include "worker/tools/tool_registry.h"
 
@@ -85,6 +86,9 @@ struct ToolTask {
   // The attempt's trace: each call is an `execute_tool <name>` span under
   // it (docs/observability.md#worker-spans). Null: no span.
   const TaskTrace* trace = nullptr;
+  // Where the call runs (ToolContext::flow_state); null: nowhere known.
+  // Outlives the call.
+  const FlowState* flow_state = nullptr;
 };
 
 struct ToolCallerOptions {

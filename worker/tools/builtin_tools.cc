@@ -6,6 +6,7 @@ std::vector<std::unique_ptr<Tool>> BuiltinTools(const BuiltinToolOptions& option
   std::vector<std::unique_ptr<Tool>> tools;
   tools.push_back(NewReadFileTool(options));
   tools.push_back(NewListFilesTool(options));
+  for (std::unique_ptr<Tool>& tool : FlowStateTools(options)) tools.push_back(std::move(tool));
   return tools;
 }
 

@@ -4,6 +4,8 @@
 // The tools every worker offers without a tools directory (docs/agents-command.md):
 //   read_file  {path}          one UTF-8 text file of the task's working directory
 //   list_files {path?, glob?}  the files under a directory of it
+//   flow_state, state_get, state_set, state_delete, state_list: the task's
+//                              FlowState and its run's storage (flow_state.h)
 // Both open what they are asked for beneath a handle on the directory and
 // read through the descriptor they got (workdir_handle.h), so an agent that
 // re-links its tree meanwhile cannot point them outside.
@@ -31,6 +33,8 @@ struct BuiltinToolOptions {
   // How both open paths beneath the task's directory: openat2 where the
   // kernel has it, else a component-by-component walk. Tests force each.
   BeneathResolver resolver = BeneathResolver::kAuto;
+  // flow_state's conversation: at most this many bytes of messages.
+  size_t conversation_max_bytes = 64 << 10;
 };
 
 std::vector<std::unique_ptr<Tool>> BuiltinTools(const BuiltinToolOptions& options = {});
@@ -38,6 +42,8 @@ std::vector<std::unique_ptr<Tool>> BuiltinTools(const BuiltinToolOptions& option
 // One built-in each (worker/tools/read_file_tool.cc, list_files_tool.cc).
 std::unique_ptr<Tool> NewReadFileTool(const BuiltinToolOptions& options);
 std::unique_ptr<Tool> NewListFilesTool(const BuiltinToolOptions& options);
+// The FlowState tools (worker/tools/flow_state_tools.cc), never cacheable.
+std::vector<std::unique_ptr<Tool>> FlowStateTools(const BuiltinToolOptions& options);
 
 }  // namespace taskboard::worker
 

@@ -14,6 +14,7 @@
 #include "common/yaml_json.h"
 #include "worker/base/child_environment.h"
 #include "worker/base/subprocess.h"
+#include "worker/tools/flow_state.h"
 #include "worker/tools/mcp/mcp_server_file.h"
 #include "worker/tools/tool_cache_fields.h"
 
@@ -162,7 +163,21 @@ absl::StatusOr<std::string> CommandTool::Execute(absl::string_view args_json,
                                                  const ToolContext& context) const {
   SubprocessOptions process;
   process.argv = definition_.argv;
-  process.env = EnvironmentStrings(ChildEnvironment(definition_.pass_env));
+  std::map<std::string, std::string> env = ChildEnvironment(definition_.pass_env);
+  // Where the call runs, and the socket for `taskboard state`
+  // (docs/mcp.md#flowstate).
+  if (context.flow_state != nullptr) {
+    for (auto& [name, value] : context.flow_state->Environment()) env[name] = value;
+    // `taskboard` sits next to the worker, as for command agents.
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+      const std::string path = env["PATH"];
+      env["PATH"] = absl::StrCat(self.parent_path().string(), ":",
+                                 path.empty() ? "/usr/local/bin:/usr/bin:/bin" : path);
+    }
+  }
+  process.env = EnvironmentStrings(env);
   process.cwd = context.workdir.string();
   process.stdin_data = std::string(args_json);
   process.timeout = definition_.timeout;

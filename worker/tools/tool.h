@@ -30,6 +30,8 @@ inline bool IsValidToolName(absl::string_view name) {
   });
 }
 
+struct FlowState;  // flow_state.h
+
 // What one call may use besides its arguments.
 struct ToolContext {
   // The task's working directory; relative paths in arguments are against
@@ -38,6 +40,9 @@ struct ToolContext {
   // Fires when the task is cancelled or ends; long calls stop early. Never
   // null when the ToolCaller runs a tool.
   const CancelToken* cancel = nullptr;
+  // Where the call runs and the run's storage (flow_state.h); null outside
+  // a task (tests).
+  const FlowState* flow_state = nullptr;
 };
 
 class Tool {

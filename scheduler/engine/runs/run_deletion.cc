@@ -49,9 +49,12 @@ absl::StatusOr<RunDeletion> RunDeletion::Plan(store::Store& store, const std::st
     deletion.ranges_.push_back({store::Column::kMeta, store::keys::RunPhaseItemsOfRun(run_id), ""});
     deletion.ranges_.push_back({store::Column::kMeta, store::keys::PriorWorkOfRun(run_id), ""});
   }
-  // Child runs share their root's request ledger.
+  // Child runs share their root's request ledger, and its run storage
+  // (docs/mcp.md#flowstate).
   deletion.ranges_.push_back(
       {store::Column::kLedger, store::keys::LedgerKeysOfRequest(root_run_id), ""});
+  deletion.ranges_.push_back(
+      {store::Column::kMeta, store::keys::RunStateOfRun(deletion.tenant_, root_run_id), ""});
 
   for (const std::string& run_id : deletion.run_ids_) {
     deletion.last_keys_.emplace_back(store::Column::kMeta, store::keys::RunSpec(run_id));

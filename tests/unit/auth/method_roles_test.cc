@@ -41,6 +41,8 @@ TEST(MethodRolesTest, Table) {
               ElementsAre(Role::kClient, Role::kAdmin));
   EXPECT_THAT(RolesFor("/taskboard.v1.WorkerGateway/Connect"),
               ElementsAre(Role::kWorker, Role::kAdmin));
+  EXPECT_THAT(RolesFor("/taskboard.v1.WorkerGateway/RunState"),
+              ElementsAre(Role::kWorker, Role::kAdmin));
   EXPECT_THAT(RolesFor("/taskboard.v1.Scheduler/Unknown"), IsEmpty());
   // A backup holds every tenant's state: operators only.
   EXPECT_THAT(RolesFor("/taskboard.ha.v1.Backup/Backup"), ElementsAre(Role::kAdmin));

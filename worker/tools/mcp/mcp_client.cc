@@ -240,11 +240,12 @@ absl::StatusOr<std::vector<McpToolInfo>> McpClient::ListTools() {
 }
 
 absl::StatusOr<Json> McpClient::CallTool(const std::string& name, const Json& arguments,
-                                         const CancelToken* cancel) {
+                                         const CancelToken* cancel, const Json* meta) {
   const absl::Time deadline = absl::Now() + definition_.call_timeout;
   const std::string label = absl::StrCat("tool '", name, "'");
-  absl::StatusOr<Json> result =
-      Send("tools/call", Json{{"name", name}, {"arguments", arguments}}, deadline, cancel, label);
+  Json params = {{"name", name}, {"arguments", arguments}};
+  if (meta != nullptr) params["_meta"] = *meta;
+  absl::StatusOr<Json> result = Send("tools/call", params, deadline, cancel, label);
   if (absl::IsDeadlineExceeded(result.status())) {
     return absl::DeadlineExceededError(
         absl::StrCat("MCP server '", definition_.name, "', ", label, ": no answer within ",

@@ -89,8 +89,10 @@ class McpClient {
   // the file's timeout and `cancel`. The tools/call result object (content,
   // isError, structuredContent). Errors: those of McpConnection::Request
   // and of starting the server.
+  // `meta`, when not null, goes as the request's `_meta` (the task's
+  // FlowState, docs/mcp.md#flowstate).
   absl::StatusOr<Json> CallTool(const std::string& name, const Json& arguments,
-                                const CancelToken* cancel);
+                                const CancelToken* cancel, const Json* meta = nullptr);
 
   // Starts the background thread that relists the tools on
   // notifications/tools/list_changed, or until a listing succeeds when

@@ -1,11 +1,13 @@
 #include "worker/tools/mcp/mcp_tool.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/log/log.h"
+#include "worker/tools/flow_state.h"
 
 namespace taskboard::worker {
 namespace {
@@ -50,7 +52,20 @@ absl::StatusOr<std::string> McpTool::Execute(absl::string_view args_json,
     return absl::InvalidArgumentError(
         absl::StrCat("the arguments of tool '", name(), "' must be a JSON object"));
   }
-  absl::StatusOr<Json> result = client_->CallTool(server_tool_name_, *args, context.cancel);
+  // The task's FlowState in `_meta` (docs/mcp.md#flowstate, decision 208):
+  // its identity for every server; the socket and task token that let it
+  // use run storage only for a stdio server, which runs here as our user;
+  // a remote HTTP server never gets the token.
+  std::optional<Json> meta;
+  if (context.flow_state != nullptr) {
+    Json state = context.flow_state->IdentityJson();
+    if (!client_->definition().argv.empty()) {
+      for (const auto& [name, value] : context.flow_state->tool_environment) state[name] = value;
+    }
+    meta = Json{{"taskboard/flow_state", std::move(state)}};
+  }
+  absl::StatusOr<Json> result = client_->CallTool(server_tool_name_, *args, context.cancel,
+                                                  meta.has_value() ? &*meta : nullptr);
   if (!result.ok()) return result.status();
   return McpToolResultJson(
       *result,

@@ -26,16 +26,18 @@ TEST(ToolRegistry, Builtins_DeclaredSortedWithCacheDefaults) {
   absl::StatusOr<std::unique_ptr<ToolRegistry>> registry = LoadToolRegistry("");
   ASSERT_THAT(registry, IsOk());
   const std::vector<v1::ToolDeclaration> tools = (*registry)->Declarations();
-  ASSERT_EQ(tools.size(), 2u);
-  EXPECT_EQ(tools[0].name(), "list_files");
-  EXPECT_EQ(tools[1].name(), "read_file");
-  const v1::ToolDeclaration& read_file = tools[1];
+  // Sorted: flow_state, list_files, read_file, then the state_* tools.
+  ASSERT_EQ(tools.size(), 7u);
+  EXPECT_EQ(tools[1].name(), "list_files");
+  EXPECT_EQ(tools[2].name(), "read_file");
+  EXPECT_FALSE(tools[0].cacheable());
+  const v1::ToolDeclaration& read_file = tools[2];
   EXPECT_TRUE(read_file.cacheable());
   EXPECT_EQ(read_file.default_scope(), v1::CACHE_SCOPE_RUN);
   EXPECT_EQ(read_file.default_ttl_ms(), 60000);
   EXPECT_THAT(read_file.key_fields(), ElementsAre("path"));
   EXPECT_THAT(read_file.parameters_schema_json(), HasSubstr(R"("required":["path"])"));
-  EXPECT_TRUE(tools[0].cacheable());
+  EXPECT_TRUE(tools[1].cacheable());
 }
 
 TEST(ToolRegistry, DuplicateName_RejectedNamingBothDefinitions) {
@@ -62,7 +64,9 @@ TEST(ToolRegistry, ToolsDir_AddsCommandToolsAfterBuiltins) {
   std::ofstream(dir.path() / "wc.yaml") << "command: [wc, -w]\ncacheable: true\n";
   absl::StatusOr<std::unique_ptr<ToolRegistry>> registry = LoadToolRegistry(dir.path());
   ASSERT_THAT(registry, IsOk());
-  EXPECT_THAT((*registry)->Names(), ElementsAre("list_files", "read_file", "wc"));
+  EXPECT_THAT((*registry)->Names(),
+              ElementsAre("flow_state", "list_files", "read_file", "state_delete", "state_get",
+                          "state_list", "state_set", "wc"));
 }
 
 TEST(ToolRegistry, ToolFileReusingABuiltinName_Rejected) {
