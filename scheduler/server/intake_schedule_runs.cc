@@ -18,8 +18,10 @@ absl::StatusOr<engine::SubmitRequest> IntakeScheduleRuns::Prepare(
   if (!request.labels().contains("schedule")) {
     (*request.mutable_labels())["schedule"] = definition.name;
   }
+  request.set_run_timeout_seconds(definition.run_timeout_seconds);
   absl::StatusOr<engine::SubmitRequest> submit = PrepareSubmit(request, tenant, *saved_, limits_);
   if (!submit.ok()) return submit.status();
+  submit->run_timeout_source = v1::RUN_DEADLINE_SOURCE_SCHEDULE;
   submit->tenant = tenant;
   submit->idempotency_key = ScopedIdempotencyKey(tenant, idempotency_key);
   return submit;
