@@ -59,7 +59,7 @@ TEST(RunDeadline, Passes_EndsRunTimedOutAndStopsItsWorkersAsCancelDoes) {
   EXPECT_EQ(run.status(), v1::RUN_STATUS_TIMED_OUT);
   EXPECT_EQ(run.error(), "timed out: run deadline 20s (flow) passed");
   EXPECT_EQ(h.ReadTaskView(run_id, "a").state(), v1::TASK_STATE_CANCELLED);
-  EXPECT_EQ(h.ReadTaskView(run_id, "b").state(), v1::TASK_STATE_CANCELLED);
+  // b's task was never created: a taskflow makes a phase's tasks when it starts.
   std::vector<v1::Cancel> cancels = EngineHarness::Cancels(w.channel->Take());
   ASSERT_THAT(cancels, SizeIs(1));
   EXPECT_EQ(cancels[0].lease_id(), a.lease_id());
