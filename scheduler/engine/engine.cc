@@ -49,9 +49,8 @@ Engine::Engine(EngineOptions options)
              options_.limits,
              options_.default_agent,
              {options_.retention_ms, options_.retention_keys_per_batch},
-             options_.metrics,
-             options_.tracer},
-            &batch_, &workers_, &tool_calls_),
+             options_.metrics, options_.tracer},
+            &batch_, &timers_, &workers_, &tool_calls_),
       workers_({options_.store, options_.scheduler_id, options_.lease_timeout_ms,
                 options_.heartbeat_interval_ms, options_.max_infra_attempts, options_.retry_backoff,
                 options_.max_output_bytes, options_.metrics},
@@ -435,6 +434,10 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
 void Engine::FireTimers() {
   while (std::optional<Timer> due = timers_.PopDue(batch_.now_ms())) {
     const Timer& timer = *due;
+    if (timer.kind == TimerKind::kRunDeadline) {
+      runs_.OnDeadline(timer.run_id);
+      continue;
+    }
     if (timer.kind != TimerKind::kApprovalTimeout) {
       workers_.OnTimer(timer);
       continue;

@@ -335,7 +335,7 @@ class Engine : private EventPoster {
   // order, as if sent one by one.
   void RouteWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);
   // Hands each due timer to its owner: the workers' (retry, task timeout,
-  // scheduling) or the approvals'.
+  // scheduling), the approvals' or the runs' (run deadlines).
   void FireTimers();
   // Queues the READY tasks among `task_ids` (all of the run's when null)
   // and arms the deadlines of those waiting for a person; QueueTouched does

@@ -126,6 +126,10 @@ v1::FlowSpec DecodeFlow(const Json& doc, FlowErrorList* errors) {
       static_cast<int32_t>(root.Int("maxAttemptsPerTask", 1, 100).value_or(0)));
   spec.set_timeout_seconds(
       static_cast<int32_t>(root.Int("timeoutSeconds", 1, kMaxTimeoutSeconds).value_or(0)));
+  // The whole run's deadline; `timeoutSeconds` above is each task's
+  // (docs/semantics.md#run-deadlines, decision 190).
+  spec.set_run_timeout_seconds(
+      static_cast<int32_t>(root.Int("runTimeoutSeconds", 1, kMaxRunTimeoutSeconds).value_or(0)));
   DecodeLlmGovernance(root, &spec, errors);
   // Checked by the validator (common/webhook_url.h), and against the
   // scheduler's --approval-webhook-allow at intake.

@@ -21,6 +21,9 @@ namespace taskboard::flow {
 
 // Timeouts are seconds; a week bounds typos like 60000 meant as ms.
 inline constexpr int64_t kMaxTimeoutSeconds = 7 * 24 * 3600;
+// A whole run's deadline (runTimeoutSeconds, SubmitRun's, a schedule's): a
+// run waiting days for approvals may still need one, so 30 days at most.
+inline constexpr int64_t kMaxRunTimeoutSeconds = 30 * 24 * 3600;
 
 v1::FlowSpec DecodeFlow(const Json& doc, FlowErrorList* errors);
 

@@ -116,6 +116,7 @@ Json EncodeFlow(const v1::FlowSpec& spec) {
   if (spec.has_tool_cache()) out["toolCache"] = EncodeToolCache(spec.tool_cache());
   SetInt(out, "maxAttemptsPerTask", spec.max_attempts_per_task());
   SetInt(out, "timeoutSeconds", spec.timeout_seconds());
+  SetInt(out, "runTimeoutSeconds", spec.run_timeout_seconds());
   EncodeLlmGovernance(spec, out);
   SetString(out, "approvalWebhook", spec.approval_webhook());
   if (const FlowKindInfo* kind = FindFlowKind(spec)) kind->encode(spec, out);

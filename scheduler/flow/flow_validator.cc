@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/webhook_url.h"
+#include "scheduler/flow/flow_decoder.h"
 #include "scheduler/flow/flow_names.h"
 #include "scheduler/flow/flow_options_decoder.h"
 #include "scheduler/flow/interpolation.h"
@@ -81,6 +82,13 @@ void ValidateFlow(const v1::FlowSpec& spec, FlowErrorList* errors) {
   }
   const absl::flat_hash_set<std::string> args = ArgNames(spec, errors);
   ValidateLlmGovernance(spec, errors);
+  // A spec sent as a proto skips the decoder's bounds.
+  if (spec.run_timeout_seconds() < 0 || spec.run_timeout_seconds() > kMaxRunTimeoutSeconds) {
+    errors->Add("runTimeoutSeconds",
+                absl::StrCat("must be from 1 to ", kMaxRunTimeoutSeconds,
+                             " seconds (30 days), or 0 for no run deadline (got ",
+                             spec.run_timeout_seconds(), ")"));
+  }
   if (!spec.approval_webhook().empty()) {
     if (absl::Status url = CheckWebhookUrl(spec.approval_webhook()); !url.ok()) {
       errors->Add("approvalWebhook", std::string(url.message()));

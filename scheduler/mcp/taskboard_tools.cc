@@ -173,7 +173,7 @@ std::string RunStatus(const Json& run) {
 
 bool Finished(const std::string& status) {
   return status == "completed" || status == "failed" || status == "blocked" ||
-         status == "cancelled" || status == "paused";
+         status == "cancelled" || status == "paused" || status == "timed_out";
 }
 
 Json RunSummary(const Json& run) {

@@ -9,6 +9,7 @@
 #include "common/duration_text.h"
 #include "common/utf8.h"
 #include "scheduler/flow/dsl_text.h"
+#include "scheduler/flow/flow_decoder.h"
 #include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/flow_validator.h"
 #include "scheduler/flow/json_reader.h"
@@ -225,6 +226,8 @@ absl::StatusOr<ScheduleDefinition> DecodeSchedule(const Json& doc) {
     }
   }
   DecodeLabels(reader.Raw("labels"), "labels", &definition.labels, &errors);
+  definition.run_timeout_seconds = static_cast<int32_t>(
+      reader.Int("runTimeoutSeconds", 1, flow::kMaxRunTimeoutSeconds).value_or(0));
   if (const Json* spec = reader.Raw("spec"); spec != nullptr && !spec->is_null()) {
     definition.spec = DecodeSpec(*spec, "spec", &errors);
   } else {

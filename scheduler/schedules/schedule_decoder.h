@@ -35,6 +35,9 @@ struct ScheduleDefinition {
   std::optional<int64_t> flow_version;  // pinned; latest when unset
   Json args = Json::object();
   std::map<std::string, std::string> labels;
+  // `runTimeoutSeconds`: each run's deadline (0: none; the flow's own may be
+  // smaller; docs/semantics.md#run-deadlines).
+  int32_t run_timeout_seconds = 0;
   ScheduleSpec spec;
   SchedulePolicies policies;
   bool paused = false;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/webhook_url.h"
 #include "scheduler/flow/dsl_text.h"
+#include "scheduler/flow/flow_decoder.h"
 #include "scheduler/flow/flow_errors.h"
 #include "scheduler/flow/flow_loader.h"
 #include "scheduler/flow/kinds/flow_kind.h"
@@ -213,6 +214,15 @@ absl::StatusOr<engine::SubmitRequest> PrepareSubmit(const v1::SubmitRunRequest& 
   if (args_size > limits.max_args_bytes) {
     return TooLarge("the run's args", args_size, limits.max_args_bytes, "--max-args-bytes");
   }
+  if (request.run_timeout_seconds() < 0 ||
+      request.run_timeout_seconds() > flow::kMaxRunTimeoutSeconds) {
+    flow::FlowErrorList errors;
+    errors.Add("runTimeoutSeconds",
+               absl::StrCat("must be from 1 to ", flow::kMaxRunTimeoutSeconds,
+                            " seconds (30 days), or 0 for no run deadline (got ",
+                            request.run_timeout_seconds(), ")"));
+    return errors.ToStatus("the run request is invalid");
+  }
   absl::StatusOr<v1::FlowSpec> spec;
   switch (request.flow_case()) {
     case v1::SubmitRunRequest::kSpec:
@@ -249,6 +259,8 @@ absl::StatusOr<engine::SubmitRequest> PrepareSubmit(const v1::SubmitRunRequest& 
   submit.session_id = request.session_id();
   submit.idempotency_key = request.idempotency_key();
   for (const auto& [key, value] : request.labels()) submit.labels[key] = value;
+  submit.run_timeout_seconds = request.run_timeout_seconds();
+  submit.run_timeout_source = v1::RUN_DEADLINE_SOURCE_SUBMIT;
   return submit;
 }
 

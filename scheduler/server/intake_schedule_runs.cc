@@ -10,7 +10,7 @@ namespace taskboard::server {
 absl::StatusOr<engine::SubmitRequest> IntakeScheduleRuns::PrepareSaved(
     const std::string& tenant, const std::string& flow, std::optional<int64_t> version,
     const Json& args, const std::map<std::string, std::string>& labels,
-    const std::string& label_key, const std::string& label_value,
+    const std::string& label_key, const std::string& label_value, int64_t run_timeout_seconds,
     const std::string& idempotency_key) {
   v1::SubmitRunRequest request;
   request.mutable_saved()->set_name(flow);
@@ -18,6 +18,7 @@ absl::StatusOr<engine::SubmitRequest> IntakeScheduleRuns::PrepareSaved(
   *request.mutable_args() = flow::JsonToProtoValue(args).struct_value();
   for (const auto& [key, value] : labels) (*request.mutable_labels())[key] = value;
   if (!request.labels().contains(label_key)) (*request.mutable_labels())[label_key] = label_value;
+  request.set_run_timeout_seconds(run_timeout_seconds);
   absl::StatusOr<engine::SubmitRequest> submit = PrepareSubmit(request, tenant, *saved_, limits_);
   if (!submit.ok()) return submit.status();
   submit->tenant = tenant;
@@ -31,7 +32,8 @@ absl::StatusOr<engine::SubmitRequest> IntakeScheduleRuns::Prepare(
     const std::string& tenant, const schedules::ScheduleDefinition& definition,
     const std::string& idempotency_key) {
   return PrepareSaved(tenant, definition.flow, definition.flow_version, definition.args,
-                      definition.labels, "schedule", definition.name, idempotency_key);
+                      definition.labels, "schedule", definition.name,
+                      definition.run_timeout_seconds, idempotency_key);
 }
 
 absl::Status IntakeScheduleRuns::CheckFlow(const std::string& tenant, const std::string& flow,
@@ -41,8 +43,9 @@ absl::Status IntakeScheduleRuns::CheckFlow(const std::string& tenant, const std:
 
 absl::StatusOr<engine::SubmitRequest> IntakeScheduleRuns::Prepare(
     const std::string& tenant, const engine::TriggerRun& run, const std::string& idempotency_key) {
+  // A trigger's runs are bounded by their flow's runTimeoutSeconds alone.
   return PrepareSaved(tenant, run.flow, run.flow_version, run.args, run.labels, "trigger",
-                      run.trigger, idempotency_key);
+                      run.trigger, /*run_timeout_seconds=*/0, idempotency_key);
 }
 
 }  // namespace taskboard::server

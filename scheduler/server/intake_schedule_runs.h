@@ -39,11 +39,12 @@ class IntakeScheduleRuns final : public engine::ScheduleRunSource, public engine
                                                 const std::string& idempotency_key) override;
 
  private:
-  // One SubmitRun of a saved flow by `tenant`, labelled `label_key: label_value`.
+  // One SubmitRun of a saved flow by `tenant`, labelled `label_key: label_value`,
+  // with SubmitRun's run deadline (0: the flow's alone).
   absl::StatusOr<engine::SubmitRequest> PrepareSaved(
       const std::string& tenant, const std::string& flow, std::optional<int64_t> version,
       const Json& args, const std::map<std::string, std::string>& labels,
-      const std::string& label_key, const std::string& label_value,
+      const std::string& label_key, const std::string& label_value, int64_t run_timeout_seconds,
       const std::string& idempotency_key);
 
   engine::SavedFlows* const saved_;

@@ -98,6 +98,7 @@ int RunFlow(const RunFlowOptions& options, std::ostream& out, std::ostream& err)
   // made the run, and only a key it carried lets a retry find it.
   request.set_idempotency_key(options.idempotency_key.empty() ? AutomaticIdempotencyKey()
                                                               : options.idempotency_key);
+  request.set_run_timeout_seconds(options.run_timeout_seconds);
 
   v1::SubmitRunResponse response;
   if (int code = CallScheduler(client, kRunCommand, &v1::Scheduler::Stub::SubmitRun, request,
@@ -139,6 +140,11 @@ void AddRunCommand(CLI::App& app, CommandSet& commands) {
   command->add_option("--idempotency-key", options->idempotency_key,
                       "Submit at most once per key: a second submit with the same key answers "
                       "the first run (default: a fresh key, kept across retries)");
+  command
+      ->add_option("--run-timeout", options->run_timeout_seconds,
+                   "End the whole run as timed_out after this many seconds (the flow's "
+                   "runTimeoutSeconds wins when it is smaller)")
+      ->check(CLI::Range(1, 30 * 24 * 3600));
   AddSchedulerOption(command, &options->scheduler);
   commands.Add(command, [options](std::ostream& out, std::ostream& err) {
     return RunFlow(*options, out, err);

@@ -7,6 +7,7 @@
 // submits it, then follows the run live until it finishes and prints its
 // output.
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -35,6 +36,8 @@ struct RunFlowOptions {
   // SubmitRun's idempotency key; empty: an automatic one
   // (AutomaticIdempotencyKey).
   std::string idempotency_key;
+  // SubmitRun's run_timeout_seconds (0: none; docs/semantics.md#run-deadlines).
+  int32_t run_timeout_seconds = 0;
   std::string scheduler;
   FollowOptions follow;
 };

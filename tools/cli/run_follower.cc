@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "tools/cli/child_run_snapshots.h"
@@ -259,7 +260,8 @@ void Follower::PrintResult() {
   if (!run.error().empty()) {
     // "run r-1 paused: run r-1's budget ...", not "paused: paused: ...".
     absl::string_view error = run.error();
-    absl::ConsumePrefix(&error, absl::StrCat(status, ": "));
+    // "timed_out" reads "timed out: ..." in the error.
+    absl::ConsumePrefix(&error, absl::StrCat(absl::StrReplaceAll(status, {{"_", " "}}), ": "));
     err_ << ": " << error;
   }
   err_ << "\n";

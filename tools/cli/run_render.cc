@@ -67,6 +67,7 @@ Style RunStyle(v1::RunStatus status) {
       return Style::kGreen;
     case v1::RUN_STATUS_FAILED:
     case v1::RUN_STATUS_BLOCKED:
+    case v1::RUN_STATUS_TIMED_OUT:
       return Style::kRed;
     case v1::RUN_STATUS_RUNNING:
       return Style::kYellow;

@@ -39,7 +39,7 @@ std::optional<v1::RunStatus> RunStatusFromName(absl::string_view name) {
 bool IsSettled(v1::RunStatus status) {
   return status == v1::RUN_STATUS_COMPLETED || status == v1::RUN_STATUS_FAILED ||
          status == v1::RUN_STATUS_BLOCKED || status == v1::RUN_STATUS_CANCELLED ||
-         status == v1::RUN_STATUS_PAUSED;
+         status == v1::RUN_STATUS_PAUSED || status == v1::RUN_STATUS_TIMED_OUT;
 }
 
 bool IsTaskEnded(v1::TaskState state) {
@@ -85,6 +85,8 @@ absl::string_view RunStatusIcon(v1::RunStatus status) {
       return "■";
     case v1::RUN_STATUS_PAUSED:
       return "‖";
+    case v1::RUN_STATUS_TIMED_OUT:
+      return "◷";
     default:
       return "○";
   }

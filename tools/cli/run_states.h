@@ -24,7 +24,8 @@ std::string RunKindName(v1::FlowKind kind);
 std::optional<v1::RunStatus> RunStatusFromName(absl::string_view name);
 
 // Nothing more happens to the run without a user's action: completed,
-// failed, blocked, cancelled, and paused (waiting for `taskboard resume`).
+// failed, blocked, cancelled, timed_out, and paused (waiting for `taskboard
+// resume`).
 bool IsSettled(v1::RunStatus status);
 
 // The task or phase is over: completed, failed, skipped or cancelled (what

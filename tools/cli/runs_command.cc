@@ -53,7 +53,7 @@ int RunListRuns(const RunsOptions& options, std::ostream& out, std::ostream& err
           RunStatusFromName(absl::StripAsciiWhitespace(name));
       if (!status) {
         err << kRunsCommand << ": unknown status '" << name
-            << "' (pending, running, completed, failed, blocked, cancelled, paused)\n";
+            << "' (pending, running, completed, failed, blocked, cancelled, paused, timed_out)\n";
         return 2;
       }
       request.add_statuses(*status);

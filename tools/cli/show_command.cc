@@ -13,6 +13,7 @@
 #include "tools/cli/rpc_call.h"
 #include "tools/cli/rpc_errors.h"
 #include "tools/cli/run_billing.h"
+#include "tools/cli/run_deadline_line.h"
 #include "tools/cli/run_render.h"
 #include "tools/cli/run_states.h"
 #include "tools/cli/task_attempts.h"
@@ -100,6 +101,9 @@ void PrintRunDetails(const v1::Run& run, absl::Time now, const TerminalInfo& ter
   // The header's usage sums the tasks' final results; budgets count every
   // call made (retries too), so that figure gets a line of its own.
   if (std::string billed = BilledLine(run); !billed.empty()) out << billed << "\n";
+  if (std::string deadline = RunDeadlineLine(run, now); !deadline.empty()) {
+    out << deadline << "\n";
+  }
   if (run.tasks_size() > 0) {
     out << "\ntasks:\n";
     PrintTasks(run, now, terminal.width, out);

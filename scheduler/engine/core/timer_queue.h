@@ -22,6 +22,7 @@ enum class TimerKind {
   kTaskTimeout,      // a dispatched task's timeoutSeconds (workers)
   kScheduling,       // an agent's scheduling deadline check (workers)
   kApprovalTimeout,  // an approval's deadline (approvals)
+  kRunDeadline,      // a run's deadline (runs; no task)
 };
 
 struct Timer {

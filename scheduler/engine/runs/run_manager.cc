@@ -9,6 +9,7 @@
 #include "scheduler/engine/runs/run_loader.h"
 #include "scheduler/engine/runs/run_reader.h"
 #include "scheduler/engine/state/run_control.h"
+#include "scheduler/engine/state/run_deadline.h"
 #include "scheduler/engine/state/run_trace.h"
 #include "scheduler/engine/state/task_states.h"
 #include "scheduler/flow/kinds/flow_kind.h"
@@ -37,10 +38,11 @@ void ReplyAfterCommit(LoopBatch& batch, Done& done, Answer answer) {
 
 }  // namespace
 
-RunManager::RunManager(Options options, LoopBatch* batch, LeaseRevoker* revoker,
+RunManager::RunManager(Options options, LoopBatch* batch, TimerQueue* timers, LeaseRevoker* revoker,
                        RunListener* listener)
     : options_(std::move(options)),
       batch_(batch),
+      timers_(timers),
       revoker_(revoker),
       starting_(&active_, batch),
       idempotency_(options_.store),
@@ -51,6 +53,13 @@ RunManager::RunManager(Options options, LoopBatch* batch, LeaseRevoker* revoker,
 ActiveRun& RunManager::Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver,
                                 v1::FlowSpec spec) {
   batch_->Touch(state->run_id());
+  const v1::Run& view = state->record().run();
+  // A past deadline (the scheduler was down when it passed) fires in the
+  // next batch.
+  if (const int64_t deadline_ms = RunDeadlineMs(view);
+      deadline_ms > 0 && !IsTerminal(view.status())) {
+    timers_->Add({deadline_ms, TimerKind::kRunDeadline, view.run_id(), "", ""});
+  }
   return active_.Activate(std::move(state), std::move(driver), std::move(spec));
 }
 
@@ -80,6 +89,11 @@ absl::StatusOr<std::string> RunManager::CreateRun(SubmitRequest& request, const 
   *run.mutable_args() = flow::JsonToProtoValue(request.args).struct_value();
   run.set_session_id(request.session_id);
   *run.mutable_budget() = request.spec.budget();
+  if (std::optional<v1::RunDeadline> deadline = ChooseRunDeadline(
+          request.spec, request.run_timeout_seconds, request.run_timeout_source)) {
+    StartRunDeadline(*deadline, now_ms);
+    *run.mutable_deadline() = *std::move(deadline);
+  }
   for (const auto& [key, value] : request.labels) (*run.mutable_labels())[key] = value;
   *run.mutable_created_at() = ToTimestamp(now_ms);
   record.set_created_unix_ms(now_ms);
@@ -168,6 +182,26 @@ void RunManager::CancelActive(RunState& run, const std::string& reason) {
   batch_->Touch(run.run_id());
 }
 
+void RunManager::OnDeadline(const std::string& run_id) {
+  ActiveRun* active = active_.Find(run_id);
+  if (active == nullptr) return;  // ended (and left memory) before its deadline
+  RunState& run = *active->state;
+  const v1::Run& view = run.record().run();
+  const int64_t deadline_ms = RunDeadlineMs(view);
+  // A run that ended, or a resumed one whose new deadline is later: this
+  // timer was armed for an earlier deadline.
+  if (IsTerminal(view.status()) || deadline_ms == 0 || deadline_ms > batch_->now_ms()) return;
+  const std::string reason = RunDeadlinePassed(view.deadline());
+  log::Info("run deadline passed")
+      .With("run_id", run_id)
+      .With("timeout_seconds", static_cast<int64_t>(view.deadline().timeout_seconds()))
+      .With("source", RunDeadlineSourceWord(view.deadline().source()));
+  // The workers holding its tasks are told to stop, as CancelRun tells them;
+  // its child runs are cancelled by NestedRuns::Advance in this batch.
+  revoker_->Revoke(TimeOutRunState(run, batch_->now_ms()), reason);
+  batch_->Touch(run_id);
+}
+
 absl::StatusOr<std::unique_ptr<RunState>> RunManager::LoadRun(const std::string& run_id) {
   return ReadRunState(*options_.store, run_id);
 }
@@ -218,6 +252,10 @@ absl::StatusOr<ResumeResult> RunManager::ResumeLoaded(std::unique_ptr<RunState> 
   if (run.record().has_trace()) RenewRunSpan(*run.MutableRecord().mutable_trace());
   // Started here, whatever an earlier scheduler left undone.
   run.MutableRecord().set_start_pending(false);
+  // The whole timeout again, from now (decision 190); Activate arms it.
+  if (v1::Run& view = *run.MutableRecord().mutable_run(); view.has_deadline()) {
+    StartRunDeadline(*view.mutable_deadline(), batch_->now_ms());
+  }
   (*driver)->Resume(run, batch_->now_ms());
   ResumeResult result;
   result.run_id = run_id;

@@ -22,6 +22,7 @@
 #include "scheduler/dispatch/worker_registry.h"
 #include "scheduler/engine/core/engine_metrics.h"
 #include "scheduler/engine/core/loop_batch.h"
+#include "scheduler/engine/core/timer_queue.h"
 #include "scheduler/engine/drivers/driver.h"
 #include "scheduler/engine/runs/active_runs.h"
 #include "scheduler/engine/runs/idempotency_keys.h"
@@ -54,7 +55,8 @@ class RunManager {
   // Everything outlives this. `revoker` and `listener` may be members of
   // the engine constructed after this one: they are not used before the
   // first batch.
-  RunManager(Options options, LoopBatch* batch, LeaseRevoker* revoker, RunListener* listener);
+  RunManager(Options options, LoopBatch* batch, TimerQueue* timers, LeaseRevoker* revoker,
+             RunListener* listener);
   RunManager(const RunManager&) = delete;
   RunManager& operator=(const RunManager&) = delete;
 
@@ -98,7 +100,12 @@ class RunManager {
   absl::StatusOr<std::unique_ptr<RunState>> LoadRun(const std::string& run_id);
   // Cancels an active run and tells the workers holding its tasks to stop.
   void CancelActive(RunState& run, const std::string& reason);
-  // Activates `state` (touched) under `driver`.
+  // A kRunDeadline timer: ends the run `timed_out` the way CancelActive
+  // ends it, if it is still active and its deadline (which a ResumeRun
+  // moves) has passed; otherwise does nothing (docs/semantics.md#run-deadlines).
+  void OnDeadline(const std::string& run_id);
+  // Activates `state` (touched) under `driver`, and arms its deadline, if it
+  // has one: for a new run, a resumed one and one recovered at start alike.
   ActiveRun& Activate(std::unique_ptr<RunState> state, std::unique_ptr<Driver> driver,
                       v1::FlowSpec spec);
 
@@ -114,6 +121,7 @@ class RunManager {
  private:
   const Options options_;
   LoopBatch* const batch_;
+  TimerQueue* const timers_;
   LeaseRevoker* const revoker_;
   ActiveRuns active_;
   StartingRuns starting_;

@@ -12,6 +12,7 @@
 #include "common/json.h"
 #include "common/otel/span_context.h"
 #include "taskboard/v1/flow.pb.h"
+#include "taskboard/v1/scheduler.pb.h"
 
 namespace taskboard::engine {
 
@@ -33,6 +34,11 @@ struct SubmitRequest {
   // SubmitRun, or a child run's parent task attempt. Unset or invalid: the
   // run starts a trace of its own (docs/observability.md#trace-context).
   std::optional<otel::SpanContext> trace_parent;
+  // The caller's deadline for the whole run in seconds (0: none) and who
+  // set it: SubmitRun's run_timeout_seconds or a schedule's
+  // runTimeoutSeconds. The flow's own may be smaller (run_deadline.h).
+  int32_t run_timeout_seconds = 0;
+  v1::RunDeadlineSource run_timeout_source = v1::RUN_DEADLINE_SOURCE_SUBMIT;
 };
 
 struct SubmitResult {

@@ -475,6 +475,7 @@ v1::Schedule Schedules::View(const Entry& entry, bool details) {
   view.set_note(record.note());
   view.set_overlap(std::string(schedules::OverlapPolicyName(definition.policies.overlap)));
   view.set_catchup_window_seconds(absl::ToInt64Seconds(definition.policies.catchup_window));
+  view.set_run_timeout_seconds(definition.run_timeout_seconds);
   const schedules::ScheduleState state = StateOf(record);
   // Fires already due are this batch's to decide (Tick); the view shows
   // what lies ahead.

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "scheduler/engine/state/run_deadline.h"
 #include "scheduler/engine/state/task_lifecycle.h"
 #include "scheduler/engine/state/task_states.h"
 #include "scheduler/governance/usage_sum.h"
@@ -64,12 +65,20 @@ std::vector<std::string> PauseRunState(RunState& run, absl::string_view reason, 
   return EndRunState(run, v1::RUN_STATUS_PAUSED, absl::StrCat("paused: ", reason), now_ms);
 }
 
+std::vector<std::string> TimeOutRunState(RunState& run, int64_t now_ms) {
+  const v1::Run& view = run.record().run();
+  if (!view.has_deadline()) return {};
+  return EndRunState(run, v1::RUN_STATUS_TIMED_OUT,
+                     absl::StrCat("timed out: ", RunDeadlinePassed(view.deadline())), now_ms);
+}
+
 absl::Status CheckResumable(const store::RunRecord& record) {
   switch (record.run().status()) {
     case v1::RUN_STATUS_FAILED:
     case v1::RUN_STATUS_BLOCKED:
     case v1::RUN_STATUS_CANCELLED:
     case v1::RUN_STATUS_PAUSED:
+    case v1::RUN_STATUS_TIMED_OUT:
       return absl::OkStatus();
     case v1::RUN_STATUS_COMPLETED:
       return absl::FailedPreconditionError(
@@ -77,9 +86,9 @@ absl::Status CheckResumable(const store::RunRecord& record) {
                        " already completed: there is nothing to resume (submit the flow again "
                        "to run it anew)"));
     default:
-      return absl::FailedPreconditionError(
-          absl::StrCat("run ", record.run().run_id(), " is ", RunStatusWord(record.run().status()),
-                       "; only failed, blocked, cancelled or paused runs can be resumed"));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "run ", record.run().run_id(), " is ", RunStatusWord(record.run().status()),
+          "; only failed, blocked, cancelled, paused or timed-out runs can be resumed"));
   }
 }
 

@@ -30,7 +30,13 @@ std::vector<std::string> CancelRunState(RunState& run, absl::string_view reason,
 // budget stopped it, and ResumeRun continues it, keeping completed work.
 std::vector<std::string> PauseRunState(RunState& run, absl::string_view reason, int64_t now_ms);
 
-// FAILED_PRECONDITION unless the run is failed, blocked, cancelled or paused.
+// Like CancelRunState, but the run ends `timed_out` ("timed out: run
+// deadline 30s (flow) passed"): its deadline passed
+// (docs/semantics.md#run-deadlines). A run without a deadline is left as is.
+std::vector<std::string> TimeOutRunState(RunState& run, int64_t now_ms);
+
+// FAILED_PRECONDITION unless the run is failed, blocked, cancelled, paused or
+// timed out.
 absl::Status CheckResumable(const store::RunRecord& record);
 
 // ResumeRun's new budget: FAILED_PRECONDITION when a limit it sets is not

@@ -37,6 +37,7 @@ bool IsTerminal(v1::RunStatus status) {
     // Stopped by a budget: it leaves memory like any ended run, and
     // ResumeRun brings it back.
     case v1::RUN_STATUS_PAUSED:
+    case v1::RUN_STATUS_TIMED_OUT:
       return true;
     default:
       return false;

@@ -17,7 +17,7 @@ namespace taskboard::engine {
 bool IsTerminal(v1::TaskState state);
 // ready, dispatched, running or retrying: counts against concurrency limits.
 bool IsInFlight(v1::TaskState state);
-// completed, failed, blocked, cancelled or paused: the run has ended.
+// completed, failed, blocked, cancelled, paused or timed_out: the run has ended.
 bool IsTerminal(v1::RunStatus status);
 // The status as users read it in messages: `completed`, `failed`, ...
 std::string RunStatusWord(v1::RunStatus status);

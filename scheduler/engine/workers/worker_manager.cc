@@ -89,7 +89,8 @@ void WorkerManager::OnTimer(const Timer& timer) {
       dispatcher_.CheckSchedulingDeadlines(timer.token, timer.due_ms);
       break;
     case TimerKind::kApprovalTimeout:
-      break;  // the approvals' own
+    case TimerKind::kRunDeadline:
+      break;  // the approvals' and the runs' own
   }
 }
 

@@ -90,6 +90,10 @@ class EngineHarness {
     EXPECT_TRUE(bound.ok()) << bound.status();
     if (bound.ok()) request.args = *bound;
     request.idempotency_key = std::move(idempotency_key);
+    return TrySubmitRequest(std::move(request));
+  }
+  // Submits `request` as built (a caller's run deadline, say).
+  absl::StatusOr<SubmitResult> TrySubmitRequest(SubmitRequest request) {
     std::optional<absl::StatusOr<SubmitResult>> result;
     engine_->Submit(std::move(request), [&](absl::StatusOr<SubmitResult> r) { result = r; });
     engine_->RunOnce();

@@ -22,6 +22,7 @@ flow: dependency-audit
 flowVersion: 3
 args: {repo: "github.com/acme/api", depth: 2}
 labels: {team: infra}
+runTimeoutSeconds: 3600
 spec:
   cron:
     - "0 2 * * *"
@@ -59,6 +60,7 @@ TEST(LoadScheduleText, FullFile_DecodesEveryField) {
   EXPECT_EQ(schedule->policies.catchup_window, absl::Minutes(5));
   EXPECT_TRUE(schedule->paused);
   EXPECT_EQ(schedule->note, "created for the audit");
+  EXPECT_EQ(schedule->run_timeout_seconds, 3600);
 }
 
 TEST(LoadScheduleText, Minimal_DefaultsApply) {

@@ -48,3 +48,15 @@ export function when(timestamp: string | undefined): string {
 export function endedWord(ended: string | undefined): string {
   return (ended ?? "").replace(/_/g, " ") || "ended";
 }
+
+// A run's deadline (docs/semantics.md#run-deadlines) as the run page shows it:
+// "deadline 30s (flow)", "deadline 30s (flow) passed" once it ended the run;
+// "" for a run without one.
+export function deadlineText(run: any): string {
+  const deadline = run?.deadline;
+  const seconds = Number(deadline?.timeoutSeconds ?? 0);
+  if (!seconds) return "";
+  const source = String(deadline.source ?? "").replace(/^RUN_DEADLINE_SOURCE_/, "").toLowerCase() || "unknown";
+  const text = `deadline ${seconds}s (${source})`;
+  return shortStatus(run.status) === "timed_out" ? `${text} passed` : text;
+}

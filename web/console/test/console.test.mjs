@@ -176,6 +176,22 @@ test("cancel a waiting run from its page", async () => {
   await page.close();
 });
 
+test("a run its deadline ended says which deadline", async () => {
+  // The approval waits for nobody: the 1 s deadline SubmitRun gives ends the run.
+  const { runId } = await api("SubmitRun", { source: { text: APPROVAL_FLOW }, runTimeoutSeconds: 1 });
+  const page = await signedInPage();
+  await page.evaluate((h) => (location.hash = h), `#/runs/${encodeURIComponent(runId)}`);
+  await page.waitForSelector("h1 .badge.s-timed_out");
+  const deadline = await page.$eval("[data-testid=run-deadline]", (dd) => dd.textContent);
+  assert.equal(deadline, "deadline 1s (submit) passed");
+  await page.waitForSelector("button ::-p-text(Resume run)");
+  assert.deepEqual(await accessibilityViolations(page), []);
+  const { run } = await api("GetRun", { runId });
+  assert.equal(run.status, "RUN_STATUS_TIMED_OUT");
+  assert.equal(run.deadline.source, "RUN_DEADLINE_SOURCE_SUBMIT");
+  await page.close();
+});
+
 test("approve a pending approval with its form", async () => {
   const { runId } = await api("SubmitRun", { source: { text: APPROVAL_FLOW } });
   await until("the approval to wait", async () =>

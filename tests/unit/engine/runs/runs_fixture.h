@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/dispatch/worker_registry.h"
 #include "scheduler/engine/core/loop_batch.h"
+#include "scheduler/engine/core/timer_queue.h"
 #include "scheduler/engine/runs/lease_revoker.h"
 #include "scheduler/engine/runs/run_commit.h"
 #include "scheduler/engine/runs/run_listener.h"
@@ -69,12 +70,14 @@ class RunsFixture {
   static constexpr int64_t kStartMs = 1'700'000'000'000;
 
   explicit RunsFixture(Retention::Options retention = {})
-      : runs_({&store_, RunLimits(), "", retention, nullptr}, &batch_, &revoker_, &listener_) {
+      : runs_({&store_, RunLimits(), "", retention, nullptr}, &batch_, &timers_, &revoker_,
+              &listener_) {
     batch_.Begin(kStartMs);
   }
 
   RunManager& runs() { return runs_; }
   LoopBatch& batch() { return batch_; }
+  TimerQueue& timers() { return timers_; }
   store::MemoryStore& store() { return store_; }
   FakeLeaseRevoker& revoker() { return revoker_; }
   FakeRunListener& listener() { return listener_; }
@@ -122,6 +125,7 @@ class RunsFixture {
  private:
   store::MemoryStore store_;
   LoopBatch batch_;
+  TimerQueue timers_;
   FakeLeaseRevoker revoker_;
   FakeRunListener listener_;
   FakeCommitObserver observer_;

@@ -188,14 +188,15 @@ TEST(RunControl, CheckResumable_RunningOrCompleted_FailedPrecondition) {
   record.mutable_run()->set_status(v1::RUN_STATUS_RUNNING);
   EXPECT_THAT(CheckResumable(record),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("run run-7 is running; only failed, blocked, cancelled or "
-                                 "paused runs can be resumed")));
+                       HasSubstr("run run-7 is running; only failed, blocked, cancelled, "
+                                 "paused or timed-out runs can be resumed")));
   record.mutable_run()->set_status(v1::RUN_STATUS_COMPLETED);
   EXPECT_THAT(CheckResumable(record),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        HasSubstr("already completed: there is nothing to resume")));
-  for (v1::RunStatus status : {v1::RUN_STATUS_FAILED, v1::RUN_STATUS_BLOCKED,
-                               v1::RUN_STATUS_CANCELLED, v1::RUN_STATUS_PAUSED}) {
+  for (v1::RunStatus status :
+       {v1::RUN_STATUS_FAILED, v1::RUN_STATUS_BLOCKED, v1::RUN_STATUS_CANCELLED,
+        v1::RUN_STATUS_PAUSED, v1::RUN_STATUS_TIMED_OUT}) {
     record.mutable_run()->set_status(status);
     EXPECT_THAT(CheckResumable(record), IsOk()) << v1::RunStatus_Name(status);
   }

@@ -1,13 +1,14 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { call } from "../api";
 import { followRun } from "../live_run";
-import { duration, shortStatus, tokens, usd } from "../format";
+import { deadlineText, duration, shortStatus, tokens, usd } from "../format";
 import { ApprovalCard } from "./approvals";
 import { ErrorNote, StatusBadge } from "./errors";
 import { RunGraph } from "./run_graph";
 import { TaskPanel } from "./task";
 
-const ENDED = ["completed", "failed", "blocked", "cancelled", "paused"];
+const ENDED = ["completed", "failed", "blocked", "cancelled", "paused", "timed_out"];
+const RESUMABLE = ["failed", "cancelled", "blocked", "paused", "timed_out"];
 
 // One run: its graph, live while it runs (live_run.ts), its output, and what
 // can be done.
@@ -58,6 +59,12 @@ export function RunPage({ runId, taskId }: { runId: string; taskId?: string }) {
         </dd>
         <dt>Duration</dt>
         <dd>{duration(run.createdAt, run.finishedAt)}</dd>
+        {deadlineText(run) && (
+          <>
+            <dt>Deadline</dt>
+            <dd data-testid="run-deadline">{deadlineText(run)}</dd>
+          </>
+        )}
         {tokens(run.billed ?? run.usage) && (
           <>
             <dt>Usage</dt>
@@ -127,7 +134,7 @@ function RunActions({ run, onDone }: { run: any; onDone: () => void }) {
   return (
     <div class="actions">
       {!ENDED.includes(status) && <button onClick={() => act("CancelRun")}>Cancel run</button>}
-      {["failed", "cancelled", "blocked", "paused"].includes(status) && (
+      {RESUMABLE.includes(status) && (
         <button onClick={() => act("ResumeRun")}>Resume run</button>
       )}
       <ErrorNote error={error} />

@@ -3,7 +3,17 @@ import { call } from "../api";
 import { ago, duration, shortStatus } from "../format";
 import { ErrorNote, StatusBadge } from "./errors";
 
-const STATUSES = ["", "RUNNING", "PENDING", "COMPLETED", "FAILED", "BLOCKED", "CANCELLED", "PAUSED"];
+const STATUSES = [
+  "",
+  "RUNNING",
+  "PENDING",
+  "COMPLETED",
+  "FAILED",
+  "BLOCKED",
+  "CANCELLED",
+  "PAUSED",
+  "TIMED_OUT",
+];
 
 // The runs the token may see, newest first, a page at a time (the
 // scheduler pages; the page never holds more than one page of runs).
