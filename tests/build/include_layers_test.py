@@ -35,13 +35,13 @@ LAYERS = {
     # records and the rules of its tasks) need no other engine folder; drivers/ advance a
     # run's state; runs/ own the active runs and start their drivers; workers/ lease
     # tasks of runs to workers, approvals/ decide waiting tasks (plan_approval.h is a
-    # driver's); tool_calls/ and llm/ answer what a leased task asks for; traces/ makes
-    # the spans of runs from their committed events.
+    # driver's); tool_calls/, llm/ and run_storage/ answer what a leased task asks for;
+    # traces/ makes the spans of runs from their committed events.
     # schedules/ starts runs through runs/ on a timetable, triggers/ when an event
     # arrives (docs/schedules.md).
     "scheduler/engine": [("core", "state"), "drivers", "runs",
                          ("workers", "approvals", "schedules", "triggers"),
-                         ("tool_calls", "llm", "traces")],
+                         ("tool_calls", "llm", "traces", "run_storage")],
 }
 
 # Test tree -> the tree whose layers its sub-folders follow.
