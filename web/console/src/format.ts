@@ -48,3 +48,16 @@ export function when(timestamp: string | undefined): string {
 export function endedWord(ended: string | undefined): string {
   return (ended ?? "").replace(/_/g, " ") || "ended";
 }
+
+// A run's trace link: the scheduler's --trace-url-template with {trace_id}
+// replaced (docs/console.md#trace-links). "" without a template or a trace
+// id, or when the result is not an http(s) URL (the scheduler checks the
+// template; this keeps a javascript: URL out of an href whatever it sent).
+export function traceUrl(template: string, traceId: string | undefined): string {
+  if (!template || !traceId || !/^[0-9a-f]{32}$/.test(traceId)) return "";
+  const url = template.split("{trace_id}").join(traceId);
+  return /^https?:\/\//i.test(url) ? url : "";
+}
+
+// 64-bit counts arrive as strings and zeros not at all (proto JSON).
+export const count = (value: string | number | undefined): number => Number(value ?? 0);
