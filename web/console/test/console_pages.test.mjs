@@ -45,7 +45,7 @@ You write one line.
 
 const USAGE_FLOW = `
 name: console-usage
-budget: {tokens: 1000, usd: 1}
+budget: {tokens: 100000, usd: 1}
 phases:
   - id: write
     agent: writer
@@ -127,6 +127,43 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+// Waits until the schedule's badge says `state`; on a timeout, says what the
+// card showed (an action's refusal among it).
+async function stateIs(page, state) {
+  const card = "[data-testid=schedule][data-name=console-yearly]";
+  try {
+    await page.waitForFunction(
+      (card, state) => document.querySelector(`${card} [data-testid=schedule-state]`)?.textContent === state,
+      { timeout: 15_000 },
+      card,
+      state,
+    );
+  } catch (e) {
+    const text = await page.$eval(card, (c) => c.textContent).catch(() => "(no card)");
+    throw new Error(`the schedule never showed ${state}: ${text}`);
+  }
+}
+
+// Sets a filter field and lets it apply (the filters apply on change).
+async function setFilter(page, name, value) {
+  await page.$eval(`input[name=${name}]`, (input, value) => {
+    input.value = value;
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+  }, value);
+}
+
+// Waits until the audit rows' methods are `expected` (joined with ","),
+// saying what they were on a timeout.
+async function auditMethodsAre(page, check, what) {
+  const methods = () =>
+    page.$$eval("[data-testid=audit] tbody tr", (trs) => trs.map((tr) => `${tr.dataset.method} ${tr.querySelector("td[data-col=target]")?.textContent}`));
+  try {
+    await page.waitForFunction(check, { timeout: 15_000 });
+  } catch (e) {
+    throw new Error(`the audit rows never were ${what}: ${JSON.stringify(await methods())}`);
+  }
+}
+
 const ended = (status) => !["RUN_STATUS_PENDING", "RUN_STATUS_RUNNING"].includes(status);
 
 test("schedules page: next times, pause and unpause with a note, trigger now and follow the run to its trace", async () => {
@@ -146,7 +183,7 @@ test("schedules page: next times, pause and unpause with a note, trigger now and
   // Pause with a note: the card says paused and why, and so does the API.
   await (await card.$("input[name=note]")).type("freeze for the release");
   await (await card.$("button ::-p-text(Pause)")).click();
-  await card.waitForSelector("[data-testid=schedule-state] ::-p-text(paused)");
+  await stateIs(page, "paused");
   assert.equal(await card.$eval("[data-testid=schedule-note]", (e) => e.textContent), "freeze for the release");
   let described = (await api("DescribeSchedule", { name: "console-yearly" })).schedule;
   assert.equal(described.paused, true);
@@ -155,7 +192,7 @@ test("schedules page: next times, pause and unpause with a note, trigger now and
 
   await (await card.$("input[name=note]")).type("release shipped");
   await (await card.$("button ::-p-text(Unpause)")).click();
-  await card.waitForSelector("[data-testid=schedule-state] ::-p-text(active)");
+  await stateIs(page, "active");
   described = (await api("DescribeSchedule", { name: "console-yearly" })).schedule;
   assert.equal(described.paused ?? false, false);
   assert.equal(described.note, "release shipped");
@@ -212,14 +249,15 @@ test("usage page: tokens and cost per tenant and model, and per run against its 
     assert.equal(await cell(row, "cost"), `$${cost.toFixed(4)}`);
   }
 
-  // This run: 15 tokens billed of its 1,000, $0.00007 of its $1.
+  // This run: 15 tokens billed of its 100,000, $0.00007 of its $1. (The
+  // budget must hold a call's most, max tokens included, or the call waits.)
   const run = (await api("GetRun", { runId })).run;
   assert.equal(Number(run.billed.inputTokens) + Number(run.billed.outputTokens), 15);
   const runRow = await page.waitForSelector(`[data-testid=run-usage] tr[data-run='${runId}']`);
   assert.equal(await cell(runRow, "tokens"), "15");
   assert.equal(await cell(runRow, "cost"), `$${run.billed.costUsd.toFixed(4)}`);
-  assert.equal(await cell(runRow, "budget"), "1,000 tokens, $1.00");
-  assert.equal(await cell(runRow, "left"), `985 tokens, $${(1 - run.billed.costUsd).toFixed(4)}`);
+  assert.equal(await cell(runRow, "budget"), "100,000 tokens, $1.00");
+  assert.equal(await cell(runRow, "left"), `99,985 tokens, $${(1 - run.billed.costUsd).toFixed(4)}`);
 
   // Grouped by model instead: one line, the same total.
   await page.select("select[name=by]", "model");
@@ -256,22 +294,19 @@ test("audit page: a submitted and a cancelled run are both recorded; filtering b
   assert.deepEqual(await accessibilityViolations(page), []);
   await shot(page, "audit");
 
-  await page.type("input[name=method]", "CancelRun");
-  await page.keyboard.press("Tab");
-  await page.waitForFunction(() => {
+  await setFilter(page, "method", "CancelRun");
+  await auditMethodsAre(page, () => {
     const methods = [...document.querySelectorAll("[data-testid=audit] tbody tr")].map((tr) => tr.dataset.method);
     return methods.length > 0 && methods.every((m) => m === "Scheduler.CancelRun");
-  });
+  }, "cancels only");
   await page.waitForSelector(`[data-testid=audit] tbody tr a[href='#/runs/${encodeURIComponent(runId)}']`);
   // And by target: this run's records only, newest (the cancel) first.
-  await page.click("input[name=method]", { count: 3 });
-  await page.keyboard.press("Backspace");
-  await page.type("input[name=target]", runId);
-  await page.keyboard.press("Tab");
-  await page.waitForFunction(() => {
+  await setFilter(page, "method", "");
+  await setFilter(page, "target", runId);
+  await auditMethodsAre(page, () => {
     const methods = [...document.querySelectorAll("[data-testid=audit] tbody tr")].map((tr) => tr.dataset.method);
     return methods.join() === "Scheduler.CancelRun,Scheduler.SubmitRun";
-  });
+  }, "this run's cancel and submit");
   await page.close();
 });
 
