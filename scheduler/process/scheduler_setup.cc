@@ -71,9 +71,11 @@ absl::StatusOr<std::optional<web::ApiServerOptions>> HttpApiFromFlags(
     const SchedulerOptions& options) {
   const web::HttpFlags& http = options.http;
   if (http.http_listen.empty()) {
-    if (!http.http_port_file.empty() || !http.console_token_file.empty() || http.http_tls_given) {
+    if (!http.http_port_file.empty() || !http.console_token_file.empty() || http.http_tls_given ||
+        !http.trace_url_template.empty()) {
       return absl::InvalidArgumentError(
-          "--http-port-file, --http-tls and --http-console-token-file need --http-listen");
+          "--http-port-file, --http-tls, --http-console-token-file and --trace-url-template need "
+          "--http-listen");
     }
     return std::nullopt;
   }

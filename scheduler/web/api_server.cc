@@ -43,7 +43,7 @@ absl::StatusOr<std::unique_ptr<ApiServer>> ApiServer::Start(
   serving.tls_key_file = options.tls_key_file;
   serving.limits = options.limits;
   serving.headers = {{"X-Content-Type-Options", "nosniff"}};
-  serving.routes = ConsoleRoutes(guard);
+  serving.routes = ConsoleRoutes(guard, options.console);
   serving.routes.push_back(server->api_->Route());
   for (http::HttpRoute& route : server->mcp_->Routes()) serving.routes.push_back(std::move(route));
   serving.routes.push_back(metrics::ProbeRoute("/healthz", nullptr));

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "common/http/http_server.h"
 #include "common/metrics/metrics_http.h"
+#include "scheduler/web/console_config.h"
 #include "scheduler/web/http_api.h"
 #include "scheduler/web/http_mcp.h"
 #include "scheduler/web/json_gateway.h"
@@ -31,6 +32,7 @@ struct ApiServerOptions {
   std::string tls_key_file;
   http::HttpLimits limits;
   GatewayOptions gateway;
+  ConsoleOptions console;
   HttpApiOptions api;
   metrics::HealthCheck readiness;
 };

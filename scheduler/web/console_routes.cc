@@ -70,10 +70,26 @@ http::HttpRoute Get(std::string path, bool prefix, const RequestGuardOptions& gu
   return route;
 }
 
+http::HttpRoute Config(const RequestGuardOptions& guard, const ConsoleOptions& console) {
+  http::HttpRoute route = Get("/console-config.json", /*prefix=*/false, guard);
+  route.handle = [body = ConsoleConfigJson(console)](
+                     http::HttpRequest, std::shared_ptr<http::HttpResponder> responder) {
+    http::HttpResponse response;
+    Secure(response);
+    response.headers.emplace_back("Cache-Control", "no-cache");
+    response.content_type = "application/json";
+    response.body = body;
+    responder->Respond(std::move(response));
+  };
+  return route;
+}
+
 }  // namespace
 
-std::vector<http::HttpRoute> ConsoleRoutes(const RequestGuardOptions& guard) {
-  return {Get("/", /*prefix=*/false, guard), Get("/assets/", /*prefix=*/true, guard)};
+std::vector<http::HttpRoute> ConsoleRoutes(const RequestGuardOptions& guard,
+                                          const ConsoleOptions& console) {
+  return {Get("/", /*prefix=*/false, guard), Get("/assets/", /*prefix=*/true, guard),
+          Config(guard, console)};
 }
 
 }  // namespace taskboard::web

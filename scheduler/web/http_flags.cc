@@ -7,6 +7,7 @@
 #include "common/files.h"
 #include "common/metrics/metrics_http.h"
 #include "scheduler/auth/listen_exposure.h"
+#include "scheduler/web/console_config.h"
 
 namespace taskboard::web {
 
@@ -117,6 +118,11 @@ void AddHttpFlags(CLI::App& app, HttpFlags& flags) {
                  "'Authorization: Bearer TOKEN', for a scheduler without --auth-tokens "
                  "(taskboard dev makes one per session and prints the console link with it)")
       ->envname("TASKBOARD_HTTP_CONSOLE_TOKEN_FILE");
+  app.add_option("--trace-url-template", flags.trace_url_template,
+                 "Web console: link each traced run to its trace at this URL, {trace_id} "
+                 "replaced by the run's trace id, e.g. 'https://tempo.example/trace/{trace_id}' "
+                 "(docs/console.md#trace-links); empty: no link")
+      ->envname("TASKBOARD_TRACE_URL_TEMPLATE");
 }
 
 absl::StatusOr<ApiServerOptions> ApiServerOptionsFromFlags(const HttpFlags& flags,
@@ -176,6 +182,10 @@ absl::StatusOr<ApiServerOptions> ApiServerOptionsFromFlags(const HttpFlags& flag
     }
     api.guard.console_token = token;
   }
+  if (absl::Status trace = CheckTraceUrlTemplate(flags.trace_url_template); !trace.ok()) {
+    return trace;
+  }
+  options.console.trace_url_template = flags.trace_url_template;
   // The HTTP API answers with the same token checks as gRPC, so the same
   // rule holds for its port: reachable from elsewhere needs tokens or
   // --insecure. Without either, the probes stay served and the API refuses.

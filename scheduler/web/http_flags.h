@@ -44,6 +44,8 @@ struct HttpFlags {
   std::vector<std::string> allowed_hosts;
   std::vector<std::string> allowed_origins;
   std::string console_token_file;
+  // --trace-url-template: the console's link from a run to its trace.
+  std::string trace_url_template;
 };
 
 void AddHttpFlags(CLI::App& app, HttpFlags& flags);
@@ -59,8 +61,9 @@ struct HttpContext {
 // The API server's options from the flags (without readiness and tenant
 // lookups, which need the running scheduler). INVALID_ARGUMENT naming the
 // flag for a bad listen address, --http-tls without a certificate, or a
-// console token where tokens are required; the console token file's read
-// error as UNAVAILABLE.
+// console token where tokens are required, a --trace-url-template that is not
+// an http(s) URL holding {trace_id}; the console token file's read error as
+// UNAVAILABLE.
 absl::StatusOr<ApiServerOptions> ApiServerOptionsFromFlags(const HttpFlags& flags,
                                                            const HttpContext& context);
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/engine/state/run_trace.h"
 #include "scheduler/engine/state/task_states.h"
 #include "scheduler/store/keys.h"
 #include "scheduler/store/records.pb.h"
@@ -68,6 +69,11 @@ v1::Run ViewOf(store::RunRecord& record) {
   // Pattern runs: where the run is, as its board_meta events name it.
   run.set_board_meta(record.pattern_phase());
   run.set_tenant(record.tenant());
+  // Only a sampled run has spans to look at: an unsampled one's trace id
+  // would link to nothing (docs/console.md#trace-links).
+  if (const store::RunTrace& trace = record.trace(); trace.sampled() && IsTraced(trace)) {
+    run.set_trace_id(RunSpanContext(trace).trace_id.Hex());
+  }
   for (store::PhaseRecord& phase : *record.mutable_phases()) {
     *run.add_phases() = std::move(*phase.mutable_status());
   }

@@ -215,6 +215,18 @@ TEST(SchedulerFlags, Help_ListsTheHaFlags) {
   }
 }
 
+TEST(SchedulerFlags, TraceUrlTemplate_IsReadAndListedInHelp) {
+  SchedulerOptions options;
+  EXPECT_EQ(Parse({"--trace-url-template", "https://tempo.example/trace/{trace_id}"}, options),
+            std::nullopt);
+  EXPECT_EQ(options.http.trace_url_template, "https://tempo.example/trace/{trace_id}");
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(Parse({"--help"}, options), 0);
+  const std::string help = ::testing::internal::GetCapturedStdout();
+  EXPECT_THAT(help, ::testing::HasSubstr("--trace-url-template"));
+  EXPECT_THAT(help, ::testing::HasSubstr("TASKBOARD_TRACE_URL_TEMPLATE"));
+}
+
 TEST(SchedulerFlags, VersionAndHelp_ExitZero) {
   SchedulerOptions options;
   EXPECT_EQ(Parse({"--version"}, options), 0);

@@ -79,11 +79,13 @@ TEST(HttpApiFromFlags, PortFileOrTlsWithoutListen_SaysWhatTheyNeed) {
   with_port_file.http.http_port_file = "/tmp/port";
   SchedulerOptions with_tls;
   with_tls.http.http_tls_given = true;
-  for (const SchedulerOptions& options : {with_port_file, with_tls}) {
+  SchedulerOptions with_trace_link;
+  with_trace_link.http.trace_url_template = "https://tempo.example/trace/{trace_id}";
+  for (const SchedulerOptions& options : {with_port_file, with_tls, with_trace_link}) {
     EXPECT_THAT(HttpApiFromFlags(options),
                 StatusIs(absl::StatusCode::kInvalidArgument,
-                         "--http-port-file, --http-tls and --http-console-token-file need "
-                         "--http-listen"));
+                         "--http-port-file, --http-tls, --http-console-token-file and "
+                         "--trace-url-template need --http-listen"));
   }
 }
 

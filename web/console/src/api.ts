@@ -134,3 +134,21 @@ function parseFrame(text: string): { event: string; id: string; data: string } {
   }
   return frame;
 }
+
+// What the scheduler tells the console about its setup
+// (GET /console-config.json, docs/console.md#trace-links). Read once per
+// page load; a scheduler without the endpoint, or an unreachable one, gives
+// the defaults (no trace links).
+export interface ConsoleConfig {
+  traceUrlTemplate: string;
+}
+
+let consoleConfigOnce: Promise<ConsoleConfig> | null = null;
+
+export function consoleConfig(): Promise<ConsoleConfig> {
+  consoleConfigOnce ??= fetch("/console-config.json")
+    .then((response) => (response.ok ? response.json() : {}))
+    .catch(() => ({}))
+    .then((json: any) => ({ traceUrlTemplate: String(json?.traceUrlTemplate ?? "") }));
+  return consoleConfigOnce;
+}

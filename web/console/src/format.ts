@@ -60,3 +60,15 @@ export function deadlineText(run: any): string {
   const text = `deadline ${seconds}s (${source})`;
   return shortStatus(run.status) === "timed_out" ? `${text} passed` : text;
 }
+// A run's trace link: the scheduler's --trace-url-template with {trace_id}
+// replaced (docs/console.md#trace-links). "" without a template or a trace
+// id, or when the result is not an http(s) URL (the scheduler checks the
+// template; this keeps a javascript: URL out of an href whatever it sent).
+export function traceUrl(template: string, traceId: string | undefined): string {
+  if (!template || !traceId || !/^[0-9a-f]{32}$/.test(traceId)) return "";
+  const url = template.split("{trace_id}").join(traceId);
+  return /^https?:\/\//i.test(url) ? url : "";
+}
+
+// 64-bit counts arrive as strings and zeros not at all (proto JSON).
+export const count = (value: string | number | undefined): number => Number(value ?? 0);

@@ -4,12 +4,29 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { getToken, setToken } from "./api";
+import type { ComponentType } from "preact";
 import { ApprovalsPage } from "./pages/approvals";
+import { AuditPage } from "./pages/audit";
 import { CachePage } from "./pages/cache";
 import { RunPage } from "./pages/run";
 import { RunsPage } from "./pages/runs";
+import { SchedulesPage } from "./pages/schedules";
 import { SignIn } from "./pages/signin";
+import { UsagePage } from "./pages/usage";
 import { WorkersPage } from "./pages/workers";
+
+// The sections of the top navigation, in its order: `#/<path>` shows
+// `page`. A new section (Triggers, once they exist) is one entry here and
+// one page in pages/.
+const SECTIONS: { path: string; label: string; page: ComponentType }[] = [
+  { path: "runs", label: "Runs", page: RunsPage },
+  { path: "approvals", label: "Approvals", page: ApprovalsPage },
+  { path: "schedules", label: "Schedules", page: SchedulesPage },
+  { path: "usage", label: "Usage", page: UsagePage },
+  { path: "audit", label: "Audit", page: AuditPage },
+  { path: "workers", label: "Workers", page: WorkersPage },
+  { path: "cache", label: "Cache", page: CachePage },
+];
 
 // `taskboard dev` prints a link ending in `#token=...`: this session's
 // console token. It signs in at once and leaves the address bar (and so the
@@ -49,14 +66,10 @@ function App() {
   }
   const path = hash.replace(/^#/, "") || "/runs";
   const [, section, id, taskId] = path.split("/").map(decodeURIComponent);
-  let page;
-  if (section === "runs" && id) page = <RunPage runId={id} taskId={taskId} />;
-  else if (section === "approvals") page = <ApprovalsPage />;
-  else if (section === "workers") page = <WorkersPage />;
-  else if (section === "cache") page = <CachePage />;
-  else page = <RunsPage />;
+  const Section = SECTIONS.find((s) => s.path === section)?.page ?? RunsPage;
+  const page = section === "runs" && id ? <RunPage runId={id} taskId={taskId} /> : <Section />;
   const link = (to: string, label: string) => (
-    <a href={`#/${to}`} aria-current={section === to ? "page" : undefined}>
+    <a key={to} href={`#/${to}`} aria-current={section === to ? "page" : undefined}>
       {label}
     </a>
   );
@@ -65,10 +78,7 @@ function App() {
       <header class="top">
         <span class="brand">Taskboard</span>
         <nav aria-label="Sections">
-          {link("runs", "Runs")}
-          {link("approvals", "Approvals")}
-          {link("workers", "Workers")}
-          {link("cache", "Cache")}
+          {SECTIONS.map((s) => link(s.path, s.label))}
         </nav>
         <button
           class="link"

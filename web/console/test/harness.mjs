@@ -46,8 +46,15 @@ export async function until(what, check, timeoutMs = 30_000, logs = []) {
 // Starts the scheduler, optionally a worker (the demo's agents and `echo`
 // unless `agents` names another directory; `slots` tasks at once), and the
 // browser. With `consoleToken` the scheduler runs as `taskboard dev` runs it:
-// no tokens file, and that token required on every API call.
-export async function startConsoleCluster({ worker = true, agents, slots = 4, consoleToken } = {}) {
+// no tokens file, and that token required on every API call. `schedulerArgs`
+// are added to the scheduler's flags.
+export async function startConsoleCluster({
+  worker = true,
+  agents,
+  slots = 4,
+  consoleToken,
+  schedulerArgs = [],
+} = {}) {
   const cluster = { logs: [], children: [] };
   const start = (command, args, name) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -74,7 +81,8 @@ export async function startConsoleCluster({ worker = true, agents, slots = 4, co
   start(
     join(bin, "taskboard-scheduler"),
     ["--memory", "--listen", "127.0.0.1:0", "--port-file", join(dir, "grpc.port"),
-     "--http-listen", "127.0.0.1:0", "--http-port-file", join(dir, "http.port"), ...access],
+     "--http-listen", "127.0.0.1:0", "--http-port-file", join(dir, "http.port"), ...access,
+     ...schedulerArgs],
     "scheduler",
   );
   const grpcPort = await until(

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { call } from "../api";
+import { call, consoleConfig } from "../api";
 import { followRun } from "../live_run";
-import { deadlineText, duration, shortStatus, tokens, usd } from "../format";
+import { deadlineText, duration, shortStatus, tokens, traceUrl, usd } from "../format";
 import { ApprovalCard } from "./approvals";
 import { ErrorNote, StatusBadge } from "./errors";
 import { RunGraph } from "./run_graph";
@@ -17,6 +17,10 @@ export function RunPage({ runId, taskId }: { runId: string; taskId?: string }) {
   const [error, setError] = useState<unknown>(null);
   const [live, setLive] = useState(false);
   const refresh = useRef<() => void>(() => {});
+  const [traceTemplate, setTraceTemplate] = useState("");
+  useEffect(() => {
+    void consoleConfig().then((config) => setTraceTemplate(config.traceUrlTemplate));
+  }, []);
 
   useEffect(() => {
     setLive(true);
@@ -34,6 +38,7 @@ export function RunPage({ runId, taskId }: { runId: string; taskId?: string }) {
 
   if (!run) return error ? <ErrorNote error={error} /> : <p aria-busy="true">Loading {runId}…</p>;
   const status = shortStatus(run.status);
+  const trace = traceUrl(traceTemplate, run.traceId);
   return (
     <section>
       <p>
@@ -70,6 +75,16 @@ export function RunPage({ runId, taskId }: { runId: string; taskId?: string }) {
             <dt>Usage</dt>
             <dd>
               {tokens(run.billed ?? run.usage)} {usd((run.billed ?? run.usage)?.costUsd)}
+            </dd>
+          </>
+        )}
+        {trace && (
+          <>
+            <dt>Trace</dt>
+            <dd>
+              <a href={trace} target="_blank" rel="noopener noreferrer" data-testid="trace-link">
+                {run.traceId}
+              </a>
             </dd>
           </>
         )}
