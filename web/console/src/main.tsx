@@ -12,16 +12,17 @@ import { RunPage } from "./pages/run";
 import { RunsPage } from "./pages/runs";
 import { SchedulesPage } from "./pages/schedules";
 import { SignIn } from "./pages/signin";
+import { TriggersPage } from "./pages/triggers";
 import { UsagePage } from "./pages/usage";
 import { WorkersPage } from "./pages/workers";
 
 // The sections of the top navigation, in its order: `#/<path>` shows
-// `page`. A new section (Triggers, once they exist) is one entry here and
-// one page in pages/.
+// `page`. A new section is one entry here and one page in pages/.
 const SECTIONS: { path: string; label: string; page: ComponentType }[] = [
   { path: "runs", label: "Runs", page: RunsPage },
   { path: "approvals", label: "Approvals", page: ApprovalsPage },
   { path: "schedules", label: "Schedules", page: SchedulesPage },
+  { path: "triggers", label: "Triggers", page: TriggersPage },
   { path: "usage", label: "Usage", page: UsagePage },
   { path: "audit", label: "Audit", page: AuditPage },
   { path: "workers", label: "Workers", page: WorkersPage },

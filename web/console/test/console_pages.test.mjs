@@ -1,4 +1,4 @@
-// The console's schedules, usage and audit pages and a run's trace link, in a
+// The console's schedules, triggers, usage and audit pages and a run's trace link, in a
 // real browser against a real scheduler and worker (docs/console.md#tests).
 // The worker's one agent is an llm agent talking to tools/fake-llm, which
 // answers every call with 10 input and 5 output tokens, so runs bill real
@@ -7,6 +7,7 @@
 // console.pages (labels e2e, web).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
@@ -59,6 +60,18 @@ flow: console-usage
 spec:
   cron: "0 0 1 1 *"
 overlap: allow_all
+`;
+
+// A GitHub-style trigger of the usage flow: signed deliveries, deduplicated
+// by X-GitHub-Delivery (docs/schedules.md#event-triggers).
+const TRIGGER_SECRET = "console-trigger-secret-0123456789";
+const TRIGGER = `
+name: console-pr
+event: console-github
+flow: console-usage
+auth:
+  hmacSecret: "${TRIGGER_SECRET}"
+dedupe: {header: X-GitHub-Delivery}
 `;
 
 const APPROVAL_FLOW = `
@@ -219,6 +232,53 @@ test("schedules page: next times, pause and unpause with a note, trigger now and
   assert.equal(await link.evaluate((a) => a.getAttribute("rel")), "noopener noreferrer");
   await until("the run's spans to be exported", () => spansReceived > 0);
   await shot(page, "run-trace-link");
+  await page.close();
+});
+
+test("triggers page: a signed event's run, its redelivery deduped and a forged signature refused, each with why", async () => {
+  await api("CreateTrigger", { source: TRIGGER });
+  const body = JSON.stringify({ action: "opened" });
+  const sign = (secret) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+  const deliver = (signature, delivery) =>
+    fetch(`${cluster.base}/api/v1/events/console-github`, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        "X-Hub-Signature-256": signature,
+        "X-GitHub-Delivery": delivery,
+      },
+      body,
+    });
+  const first = await deliver(sign(TRIGGER_SECRET), "delivery-1");
+  assert.equal(first.status, 200, await first.clone().text());
+  const runId = (await first.json()).outcomes[0].delivery.runId;
+  assert.match(runId, /^run-/);
+  const again = await deliver(sign(TRIGGER_SECRET), "delivery-1");
+  assert.equal(again.status, 200);
+  assert.equal((await again.json()).outcomes[0].delivery.outcome, "deduped");
+  const forged = await deliver(sign("not-the-secret-0123456789"), "delivery-2");
+  assert.equal(forged.status, 401);
+  const { deliveries } = await api("ListTriggerDeliveries", { name: "console-pr" });
+  assert.deepEqual(deliveries.map((d) => d.outcome), ["refused", "deduped", "accepted"]);
+
+  const page = await signedInPage();
+  await page.click("nav a[href='#/triggers']");
+  const card = await page.waitForSelector("[data-testid=trigger][data-name=console-pr]");
+  const run = `a[href='#/runs/${encodeURIComponent(runId)}']`;
+  await card.waitForSelector(`[data-testid=deliveries] tr[data-outcome=accepted] ${run}`);
+  await card.waitForSelector(`[data-testid=deliveries] tr[data-outcome=deduped] ${run}`);
+  const refused = await card.waitForSelector("[data-testid=deliveries] tr[data-outcome=refused]");
+  // The reason the page gives is the scheduler's.
+  const why = await refused.$eval("td:nth-child(3)", (td) => td.textContent);
+  assert.equal(why, deliveries[0].reason);
+  assert.ok(why.length > 0);
+  assert.equal(
+    await card.$eval("[data-testid=trigger-counts]", (e) => e.textContent.replace(/\s+/g, " ").trim()),
+    "accepted 1, deduped 1, filtered 0, refused 1",
+  );
+  assert.equal(await card.$eval("[data-testid=trigger-state]", (e) => e.textContent), "active");
+  assert.deepEqual(await accessibilityViolations(page), []);
+  await shot(page, "triggers");
   await page.close();
 });
 

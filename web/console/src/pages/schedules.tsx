@@ -4,6 +4,7 @@ import { count, shortStatus, when } from "../format";
 import { usePolledWith } from "../polled";
 import { Ago } from "./ago";
 import { ErrorNote, PageError, StatusBadge } from "./errors";
+import { RunLink } from "./run_link";
 
 // The tenant's schedules (docs/schedules.md): each one's next fire times,
 // whether it is paused and why, what it did with its recent fires and the
@@ -185,8 +186,4 @@ function ScheduleCard({ schedule: s, onChanged }: { schedule: any; onChanged: ()
       )}
     </article>
   );
-}
-
-function RunLink({ runId }: { runId: string }) {
-  return <a href={`#/runs/${encodeURIComponent(runId)}`}>{runId}</a>;
 }
