@@ -133,6 +133,15 @@ void CreateTriggerResponse(const void* message, AuditFacts& facts) {
 void UpdateTriggerResponse(const void* message, AuditFacts& facts) {
   TriggerResponse(facts, As<v1::UpdateTriggerResponse>(message).trigger());
 }
+// An event starts runs: the trail names it and counts them (each delivery's
+// outcome is in the trigger's deliveries, docs/schedules.md#deliveries).
+void PublishRequest(const void* message, AuditFacts& facts) {
+  facts.target = As<v1::PublishEventRequest>(message).name();
+}
+void PublishResponse(const void* message, AuditFacts& facts) {
+  const auto& response = As<v1::PublishEventResponse>(message);
+  facts.detail = absl::StrCat("triggers=", response.outcomes_size(), " started=", response.started());
+}
 
 struct Entry {
   absl::string_view method;
@@ -168,6 +177,8 @@ constexpr Entry kAudited[] = {
      {"Scheduler.UpdateTrigger", nullptr, UpdateTriggerResponse}},
     {"/taskboard.v1.Scheduler/DeleteTrigger",
      {"Scheduler.DeleteTrigger", NameRequest<v1::DeleteTriggerRequest>, nullptr}},
+    {"/taskboard.v1.Scheduler/PublishEvent",
+     {"Scheduler.PublishEvent", PublishRequest, PublishResponse}},
     {"/taskboard.ha.v1.Backup/Backup", {"Backup.Backup", nullptr, nullptr}},
     {"/taskboard.ha.v1.ReplicaAdmin/Switchover",
      {"ReplicaAdmin.Switchover", SwitchoverRequest, SwitchoverResponse}},
