@@ -53,7 +53,7 @@ class CallGate {
 
   // Admit without a token, for an event whose signature the engine checks
   // against its triggers' secrets (PublishEvent with X-Hub-Signature-256;
-  // docs/schedules.md#signed-events): the leader and size checks only. The
+  // docs/schedules.md#who-may-publish): the leader and size checks only. The
   // caller has no principal.
   absl::StatusOr<auth::Caller> AdmitSigned(grpc::CallbackServerContext& context,
                                            absl::string_view method,

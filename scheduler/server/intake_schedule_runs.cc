@@ -21,6 +21,8 @@ absl::StatusOr<engine::SubmitRequest> IntakeScheduleRuns::PrepareSaved(
   request.set_run_timeout_seconds(run_timeout_seconds);
   absl::StatusOr<engine::SubmitRequest> submit = PrepareSubmit(request, tenant, *saved_, limits_);
   if (!submit.ok()) return submit.status();
+  // Only a schedule passes a deadline of its own: `taskboard show` names it.
+  if (run_timeout_seconds > 0) submit->run_timeout_source = v1::RUN_DEADLINE_SOURCE_SCHEDULE;
   submit->tenant = tenant;
   if (!idempotency_key.empty()) {
     submit->idempotency_key = ScopedIdempotencyKey(tenant, idempotency_key);

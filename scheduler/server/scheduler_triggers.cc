@@ -7,7 +7,7 @@
 // authentication is on: an event signed with X-Hub-Signature-256 is admitted
 // by the gate's leader and size checks alone, and the engine checks the
 // signature against the secrets of the triggers of the event's name
-// (docs/schedules.md#signed-events). The payload is parsed here, off the
+// (docs/schedules.md#who-may-publish). The payload is parsed here, off the
 // loop, under the scheduler's JSON depth limit.
 
 #include <map>
@@ -178,7 +178,7 @@ grpc::ServerUnaryReactor* SchedulerService::PublishEvent(grpc::CallbackServerCon
   if (anonymous && !signed_event) {
     reactor->Finish(ToGrpcStatus(absl::UnauthenticatedError(
         "PublishEvent needs a bearer token (Authorization: Bearer <token>) or a body signed "
-        "with a trigger's secret (X-Hub-Signature-256; docs/schedules.md#signed-events)")));
+        "with a trigger's secret (X-Hub-Signature-256; docs/schedules.md#who-may-publish)")));
     return reactor;
   }
   absl::StatusOr<auth::Caller> caller = anonymous ? gate_->AdmitSigned(*context, method, request)

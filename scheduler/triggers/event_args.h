@@ -2,7 +2,7 @@
 #define TASKBOARD_SCHEDULER_TRIGGERS_EVENT_ARGS_H_
 
 // The args of a run a trigger starts, taken from its event
-// (docs/schedules.md#args-from-the-payload): each arg is either a JSON path
+// (docs/schedules.md#json-paths): each arg is either a JSON path
 // into the payload (`pr: $.pull_request.number`) or a value given as is
 // (`mode: review`). A path that names nothing refuses the delivery, saying
 // which arg and path: a run with a missing arg would fail later, further

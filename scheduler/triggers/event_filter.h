@@ -2,7 +2,7 @@
 #define TASKBOARD_SCHEDULER_TRIGGERS_EVENT_FILTER_H_
 
 // Which events of a name a trigger starts runs for
-// (docs/schedules.md#filters): a list of conditions that must all hold,
+// (docs/schedules.md#what-a-delivery-does): a list of conditions that must all hold,
 // each "this payload field (JSON path) or header equals this value". The
 // comparison is JSON equality (`5` is not `"5"`); a header is text. Equality
 // only, all of them: it covers "pull requests that opened", "alerts that

@@ -1,7 +1,7 @@
 #ifndef TASKBOARD_SCHEDULER_TRIGGERS_HUB_SIGNATURE_H_
 #define TASKBOARD_SCHEDULER_TRIGGERS_HUB_SIGNATURE_H_
 
-// GitHub's webhook signature (docs/schedules.md#signed-events): the header
+// GitHub's webhook signature (docs/schedules.md#who-may-publish): the header
 // `X-Hub-Signature-256: sha256=<hex>` where hex is the HMAC-SHA256 of the
 // raw request body under the webhook's secret. Checked over the bytes as
 // received, before any parsing, and compared in constant time so the time

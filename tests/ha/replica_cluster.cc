@@ -241,9 +241,9 @@ absl::Status ReplicaCluster::StartWorker(int index) {
                                    absl::StrCat("worker-", index),
                                    "--workspace-root",
                                    dir_.path().string(),
-                                   // A worker on a stopped leader notices within 3 s, not
-                                   // gRPC's default 20 s (docs/operations.md#clients-and-
-                                   // replicated-schedulers).
+                                   // A worker on a stopped leader notices within 3 s,
+                                   // not gRPC's default 20 s (see
+                                   // docs/operations.md#clients-and-replicated-schedulers).
                                    "--keepalive-time-ms",
                                    "1000",
                                    "--keepalive-timeout-ms",

@@ -280,7 +280,7 @@ store::TriggerDeliveryRecord Triggers::Deliver(Entry& entry, const Publisher& pu
     delivery.set_reason(std::move(reason));
     return delivery;
   };
-  // Who sent it: the signature first (docs/schedules.md#signed-events).
+  // Who sent it: the signature first (docs/schedules.md#who-may-publish).
   const std::string signature = event.Header(triggers::kHubSignatureHeader);
   if (!definition.auth.hmac_secret.empty()) {
     const bool signed_ok = !signature.empty() && triggers::HubSignatureMatches(
