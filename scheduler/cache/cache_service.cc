@@ -88,11 +88,14 @@ Decision ToolCacheService::Decide(const CallContext& ctx, const v1::ToolLookup& 
     }
   }
 
-  InflightCalls::JoinResult joined =
-      inflight_.Join(call->key.key, Caller{.worker_id = ctx.worker_id,
-                                           .request_id = lookup.request_id(),
-                                           .task_id = lookup.task_id(),
-                                           .lease_id = lookup.lease_id()});
+  InflightCalls::JoinResult joined = inflight_.Join(
+      call->key.key,
+      Caller{.worker_id = ctx.worker_id,
+             .request_id = lookup.request_id(),
+             .task_id = lookup.task_id(),
+             .lease_id = lookup.lease_id()},
+      {.announce = lookup.announce(),
+       .recovery_hold_until_ms = now_ms < recovery_hold_until_ms_ ? recovery_hold_until_ms_ : 0});
   if (joined.role == InflightCalls::Role::kWait) {
     decision.outcome = Decision::Outcome::kWait;
     ++counters_.coalesced;
@@ -138,14 +141,15 @@ std::vector<Answer> ToolCacheService::Record(const CallContext& ctx,
   // under an id this scheduler never gave (a restarted one: the worker
   // announced the call again and got a new id it had not seen yet) still
   // completes the live call of its key when that call is this task's.
+  // A call held with no owner (a recovery hold) is settled by any report of
+  // its key: that report is the result the hold waited for.
   std::string call_id = observation.call_id();
   if (inflight_.Owner(call_id) == nullptr && call.ok())
     call_id = inflight_.CallOfKey(call->key.key);
   const Caller* owner = inflight_.Owner(call_id);
-  if (owner == nullptr || owner->task_id != observation.task_id() ||
-      owner->lease_id != observation.lease_id()) {
-    return {};
-  }
+  const bool reported_by_owner = owner != nullptr && owner->task_id == observation.task_id() &&
+                                 owner->lease_id == observation.lease_id();
+  if (!reported_by_owner && !inflight_.Unowned(call_id)) return {};
   if (!reusable) {
     std::vector<InflightCalls::Promotion> promotions;
     if (std::optional<InflightCalls::Promotion> promotion = inflight_.Failed(call_id)) {
@@ -167,8 +171,8 @@ std::vector<Answer> ToolCacheService::Record(const CallContext& ctx,
   return answers;
 }
 
-std::vector<Answer> ToolCacheService::WorkerLost(absl::string_view worker_id) {
-  return Promoted(inflight_.WorkerLost(worker_id));
+std::vector<Answer> ToolCacheService::WorkerLost(absl::string_view worker_id, int64_t now_ms) {
+  return Promoted(inflight_.WorkerLost(worker_id, hold_ms_ > 0 ? now_ms + hold_ms_ : 0));
 }
 
 std::vector<Answer> ToolCacheService::LeaseLost(absl::string_view lease_id) {

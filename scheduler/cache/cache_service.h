@@ -103,6 +103,15 @@ class ToolCacheService {
 
   // The bounds on every entry (ToolCache::set_limits); before Load.
   void set_limits(CacheLimits limits) { cache_.set_limits(limits); }
+  // How long identical calls wait for a call whose executing worker is out
+  // of touch before one of them runs it (--tool-call-hold-ms; 0: at once).
+  void set_hold_ms(int64_t hold_ms) { hold_ms_ = hold_ms; }
+  // After a restart or a takeover: until now_ms + the hold, a call nobody
+  // announced waits in case a worker out of touch is running it
+  // (docs/tool-cache.md#when-an-executing-worker-is-out-of-touch).
+  void HoldNewCalls(int64_t now_ms) {
+    recovery_hold_until_ms_ = hold_ms_ > 0 ? now_ms + hold_ms_ : 0;
+  }
 
   // Rebuilds the entries after a restart (ToolCache::Load; same errors).
   absl::Status Load(store::Store& store, int64_t now_ms, store::WriteBatch* batch);
@@ -126,9 +135,17 @@ class ToolCacheService {
                              int64_t now_ms, store::WriteBatch* batch);
 
   // The caller's worker or lease is gone: its waits are dropped and its
-  // executions handed to a waiter each (answered MISS).
-  std::vector<Answer> WorkerLost(absl::string_view worker_id);
+  // executions handed to a waiter each (answered MISS). A worker's
+  // executions are held for the hold instead: it may be back and announce
+  // them (ToolLookup.announce).
+  std::vector<Answer> WorkerLost(absl::string_view worker_id, int64_t now_ms);
   std::vector<Answer> LeaseLost(absl::string_view lease_id);
+  // Hands each call whose hold ended to a waiter (answered MISS).
+  std::vector<Answer> ReleaseHeld(int64_t now_ms) {
+    return Promoted(inflight_.ReleaseHeld(now_ms));
+  }
+  // When the next hold ends; nullopt when nothing is held.
+  std::optional<int64_t> NextRelease() const { return inflight_.NextRelease(); }
 
   // Deletes expired entries.
   void Sweep(int64_t now_ms, store::WriteBatch* batch);
@@ -153,6 +170,8 @@ class ToolCacheService {
   ToolCache cache_;
   InflightCalls inflight_;
   ToolCacheCounters counters_;
+  int64_t hold_ms_ = 0;
+  int64_t recovery_hold_until_ms_ = 0;
 };
 
 }  // namespace taskboard::cache

@@ -57,7 +57,8 @@ Engine::Engine(EngineOptions options)
                &batch_, &timers_, &runs_.active()),
       tool_calls_({options_.store, options_.cache_limits, options_.ledger_cache_bytes,
                    options_.limits.max_tool_result_bytes, options_.limits.max_interpolated_bytes,
-                   options_.lease_timeout_ms, options_.policy_service, options_.metrics},
+                   options_.lease_timeout_ms, options_.policy_service, options_.metrics,
+                   options_.tool_call_hold_ms},
                   &batch_, &runs_.active(), &workers_, this),
       llm_({options_.store, &store(), options_.llm_limits, options_.llm_metrics}, &batch_,
            &runs_.active(), &runs_.retention(), &workers_.leases(), &workers_.streams(), &workers_),
@@ -361,6 +362,10 @@ void Engine::Loop() {
       if (llm_.NextWake() != absl::InfiniteFuture()) {
         wake_at = std::min(wake_at, absl::ToUnixMillis(llm_.NextWake()) + 1);
       }
+      // A held tool call's hold ends.
+      if (std::optional<int64_t> held = tool_calls_.NextHeldRelease()) {
+        wake_at = std::min(wake_at, *held);
+      }
       // The next schedule fire (or a look at runs its buffer waits for).
       wake_at = std::min(wake_at, schedules_.NextWakeMs());
       // A deletion goes on a slice at a time, between other work.
@@ -405,6 +410,7 @@ void Engine::ProcessBatch(std::vector<std::function<void()>>& batch) {
   runs_.starting().StartPending();
   for (auto& event : batch) event();
   FireTimers();
+  tool_calls_.ReleaseHeldCalls();
   schedules_.Tick();
   // The trigger records this batch's deliveries touched, once each.
   triggers_.Flush();
@@ -528,7 +534,9 @@ absl::Status Engine::Recover() {
   if (absl::Status linked = runs_.nested().RecoverLinks(); !linked.ok()) return linked;
   approvals_.Recover();
   // Cache entries come back too; expired ones are deleted by the first batch.
-  if (absl::Status loaded = tool_calls_.LoadCache(); !loaded.ok()) return loaded;
+  if (absl::Status loaded = tool_calls_.LoadCache(runs_.active().size() > 0); !loaded.ok()) {
+    return loaded;
+  }
   // After the runs: a schedule's running runs are looked up among them.
   if (absl::Status loaded = schedules_.Load(); !loaded.ok()) return loaded;
   if (absl::Status loaded = triggers_.Load(); !loaded.ok()) return loaded;

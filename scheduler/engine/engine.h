@@ -108,6 +108,9 @@ struct EngineOptions {
   // Bounds on the shared tool cache (--cache-max-ttl,
   // --cache-max-entries-per-tenant).
   cache::CacheLimits cache_limits;
+  // How long identical cacheable calls wait for one whose executing worker
+  // is out of touch (--tool-call-hold-ms; docs/tool-cache.md).
+  int64_t tool_call_hold_ms = 5'000;
   // Bytes of observation bodies the ledgers keep in memory, shared by all
   // requests (--ledger-cache-mb; ledger_book.h); the rest stay in the store.
   int64_t ledger_cache_bytes = LedgerBook::kDefaultCacheBytes;

@@ -158,6 +158,13 @@ void AddSchedulerFlags(CLI::App& app, SchedulerOptions& options) {
       ->envname("TASKBOARD_CACHE_MAX_ENTRIES_PER_TENANT")
       ->check(CLI::Range(int64_t{1}, int64_t{100'000'000}))
       ->capture_default_str();
+  app.add_option("--tool-call-hold-ms", options.server.engine.tool_call_hold_ms,
+                 "How long identical cacheable tool calls wait for one whose worker is out of "
+                 "touch (stream dropped; or after a restart or takeover, not yet announced) "
+                 "before one of them runs it; 0: at once")
+      ->envname("TASKBOARD_TOOL_CALL_HOLD_MS")
+      ->check(CLI::Range(int64_t{0}, int64_t{600'000}))
+      ->capture_default_str();
   app.add_option("--ledger-cache-mb", options.ledger_cache_mb,
                  "Memory for tool-call observation bodies shared by all active requests; the "
                  "ledgers keep only their indexes in memory and read older calls from the store "

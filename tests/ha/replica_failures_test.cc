@@ -44,18 +44,25 @@ namespace {
 
 using testing::ReplicaCluster;
 
-// The default --ha-lease-ttl. At 2 s, killing etcd's raft leader could
-// cost a leader its lease under load: etcd elects anew (its election
-// timeout) and the client moves to another member, which together came
-// close to the whole lease with the full suite running beside it.
+// The default --ha-lease-ttl, on an etcd tuned as the `ha` overlay runs it
+// (heartbeat 50 ms, election timeout 500 ms). A leader keeps its term
+// through the loss of etcd's raft leader only when etcd elects anew (up to
+// two election timeouts) within the part of the TTL its keepalives leave
+// (TTL - margin - one keepalive interval: 2 s here). With etcd's default
+// 1 s election timeout that took all of it under CI load, and the leader
+// stepped down (docs/high-availability.md#etcd-settings).
 constexpr absl::Duration kLeaseTtl = absl::Seconds(3);
+constexpr int kEtcdHeartbeatMs = 50;
+constexpr int kEtcdElectionMs = 500;
 const std::string kFlow = testing::OnePhaseFlow("a", "echo", "echo hi");
 
 class ReplicaFailuresTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<std::unique_ptr<ReplicaCluster>> cluster =
-        ReplicaCluster::Start({.lease_ttl = absl::StrCat(absl::ToInt64Seconds(kLeaseTtl), "s")});
+        ReplicaCluster::Start({.lease_ttl = absl::StrCat(absl::ToInt64Seconds(kLeaseTtl), "s"),
+                               .etcd = {.heartbeat_ms = kEtcdHeartbeatMs,
+                                        .election_ms = kEtcdElectionMs}});
     if (ReplicaCluster::EtcdMissing(cluster.status())) {
       GTEST_SKIP() << "etcd is not installed (Debian package etcd-server): "
                    << cluster.status().message();

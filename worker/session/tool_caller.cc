@@ -302,6 +302,7 @@ std::vector<v1::ConnectRequest> ToolCaller::ReannounceExecutingCalls() {
     lookup.set_lease_id(call.lease_id);
     lookup.set_tool_name(call.tool_name);
     lookup.set_args_json(call.args_json);
+    lookup.set_announce(true);
   }
   return lookups;
 }

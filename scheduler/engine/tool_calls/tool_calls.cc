@@ -42,6 +42,7 @@ ToolCalls::ToolCalls(Options options, LoopBatch* batch, ActiveRuns* runs, Worker
       prior_work_({options_.lease_timeout_ms, options_.policy_service, options_.metrics}, batch,
                   runs, &ledgers_, leases_, streams_, &summaries_, poster) {
   cache_.set_limits(options_.cache_limits);
+  cache_.set_hold_ms(options_.tool_call_hold_ms);
 }
 
 cache::CallContext ToolCalls::CallContextFor(const ActiveRun& active,
@@ -222,11 +223,21 @@ v1::GetCacheStatsResponse ToolCalls::CacheStats(const std::optional<std::string>
   return response;
 }
 
-absl::Status ToolCalls::LoadCache() {
+absl::Status ToolCalls::LoadCache(bool runs_recovered) {
+  // After a restart or a takeover, workers may still be running calls they
+  // got MISS for from the scheduler before: identical calls wait for their
+  // announcements a while. With no active run, no call is out there.
+  if (runs_recovered) cache_.HoldNewCalls(batch_->now_ms());
   return cache_.Load(*options_.store, batch_->now_ms(), &batch_->writes());
 }
 
 void ToolCalls::SweepCache() { cache_.Sweep(batch_->now_ms(), &batch_->writes()); }
+
+void ToolCalls::ReleaseHeldCalls() {
+  std::optional<int64_t> next = cache_.NextRelease();
+  if (!next.has_value() || *next > batch_->now_ms()) return;
+  SendAnswers(cache_.ReleaseHeld(batch_->now_ms()));
+}
 
 void ToolCalls::OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) {
   prior_work_.OnLeaseEnded(lease_id, was_held);
@@ -235,7 +246,7 @@ void ToolCalls::OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* 
 }
 
 void ToolCalls::OnWorkerGone(const std::string& worker_id) {
-  SendAnswers(cache_.WorkerLost(worker_id));
+  SendAnswers(cache_.WorkerLost(worker_id, batch_->now_ms()));
 }
 
 void ToolCalls::OnRunLeftMemory(const std::string& run_id) {

@@ -61,6 +61,9 @@ class ToolCalls : public WorkerListener, public RunListener {
     int64_t lease_timeout_ms = 30'000;
     PolicyServiceCaller* policy_service = nullptr;  // may be null (prior_work.h)
     EngineMetrics* metrics = nullptr;               // may be null
+    // How long identical calls wait for a call whose worker is out of touch
+    // (--tool-call-hold-ms; cache::ToolCacheService::set_hold_ms).
+    int64_t tool_call_hold_ms = 5'000;
   };
   // Everything outlives this. `poster` brings a PolicyService's answer back
   // to the loop.
@@ -84,10 +87,15 @@ class ToolCalls : public WorkerListener, public RunListener {
   // their total entries and the per-tenant entry limit. Never fails.
   v1::GetCacheStatsResponse CacheStats(const std::optional<std::string>& tenant) const;
   // At start: the stored cache entries (cache::ToolCacheService::Load's
-  // errors); expired ones are deleted by the first batch.
-  absl::Status LoadCache();
+  // errors); expired ones are deleted by the first batch. With active runs
+  // recovered, new calls are held a while for the workers' announcements.
+  absl::Status LoadCache(bool runs_recovered);
   // Deletes the expired cache entries; with the lease sweep.
   void SweepCache();
+  // Hands each held call whose hold ended to a waiter; every batch.
+  void ReleaseHeldCalls();
+  // When the next held call's hold ends (the loop wakes for it).
+  std::optional<int64_t> NextHeldRelease() const { return cache_.NextRelease(); }
 
   // Answers the callers waiting on calls with the cache's decision: on the
   // newest stream of each caller's worker (none left: dropped; a worker

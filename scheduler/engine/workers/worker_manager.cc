@@ -62,9 +62,10 @@ void WorkerManager::Disconnected(uint64_t stream_id) {
   std::string worker_id = worker->worker_id;
   log::Info("worker disconnected").With("worker_id", worker_id);
   streams_.Remove(stream_id);
-  // What the worker was doing for others (its tool calls) is over unless
-  // another stream of the same worker is still open; told after the stream
-  // left, so nothing is answered on it.
+  // The worker is out of touch unless another stream of the same worker is
+  // still open: its waits end and the tool calls it runs for others are held
+  // for its return (docs/tool-cache.md#when-an-executing-worker-is-out-of-touch).
+  // Told after the stream left, so nothing is answered on it.
   if (streams_.registry().FindByWorkerId(worker_id).empty()) {
     for (WorkerListener* listener : listeners_) listener->OnWorkerGone(worker_id);
   }

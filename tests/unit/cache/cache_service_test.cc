@@ -283,13 +283,72 @@ TEST_F(ToolCacheServiceTest, OwnerWorkerLost_WaiterPromotedAndLostWorkersWaiterD
   Decide(Ctx("dead"), Lookup("r1"));
   Decide(Ctx("dead"), Lookup("r2"));
   Decide(Ctx("w3"), Lookup("r3"));
-  std::vector<Answer> promoted = service_.WorkerLost("dead");
+  std::vector<Answer> promoted = service_.WorkerLost("dead", /*now_ms=*/0);
   ASSERT_THAT(promoted, SizeIs(1));
   EXPECT_EQ(promoted[0].caller.worker_id, "w3");
   EXPECT_EQ(promoted[0].decision.request_id(), "r3");
   EXPECT_EQ(promoted[0].decision.outcome(), v1::ToolDecision::OUTCOME_MISS);
   EXPECT_EQ(service_.counters().waiters, 0);
   EXPECT_EQ(service_.counters().promotions, 1);
+}
+
+// docs/tool-cache.md#when-an-executing-worker-is-out-of-touch
+TEST_F(ToolCacheServiceTest, OwnerOutOfTouch_HeldAndItsResultAnswersTheWaiter) {
+  service_.set_hold_ms(5'000);
+  v1::ToolLookup first = Lookup("r1");
+  Decision miss = Decide(Ctx("w1"), first);
+  ASSERT_EQ(miss.outcome, Outcome::kMiss);
+  EXPECT_EQ(Decide(Ctx("w2"), Lookup("r2")).outcome, Outcome::kWait);
+  EXPECT_THAT(service_.WorkerLost("w1", now_), IsEmpty());
+  EXPECT_EQ(service_.NextRelease(), now_ + 5'000);
+  // Back on a new stream, it announces the call it is still running.
+  v1::ToolLookup again = first;
+  again.set_request_id("again-1");
+  again.set_announce(true);
+  Decision back = Decide(Ctx("w1"), again);
+  EXPECT_EQ(back.outcome, Outcome::kMiss);
+  EXPECT_EQ(back.reply.call_id(), miss.reply.call_id());
+  std::vector<Answer> answers = Report(Ctx("w1"), first, miss.reply.call_id(), R"({"ok":1})");
+  ASSERT_THAT(answers, SizeIs(1));
+  EXPECT_EQ(answers[0].decision.request_id(), "r2");
+  EXPECT_EQ(answers[0].decision.outcome(), v1::ToolDecision::OUTCOME_COALESCED);
+  EXPECT_EQ(service_.counters().promotions, 0);
+}
+
+TEST_F(ToolCacheServiceTest, RecoveryHold_AReportUnderAnOldCallIdAnswersTheCallersWaiting) {
+  service_.set_hold_ms(5'000);
+  service_.HoldNewCalls(now_);
+  // Restarted: a new caller of a key waits rather than run it.
+  EXPECT_EQ(Decide(Ctx("w2"), Lookup("r2")).outcome, Outcome::kWait);
+  // The worker that ran it for the scheduler before reports it, under the
+  // call id the old scheduler gave.
+  std::vector<Answer> answers = Report(Ctx("w1"), Lookup("r1"), "c-before-restart-7", "42");
+  ASSERT_THAT(answers, SizeIs(1));
+  EXPECT_EQ(answers[0].decision.request_id(), "r2");
+  EXPECT_EQ(answers[0].decision.result_json(), "42");
+  // Stored too: the next caller hits.
+  EXPECT_EQ(Decide(Ctx("w3"), Lookup("r3")).outcome, Outcome::kHit);
+}
+
+TEST_F(ToolCacheServiceTest, RecoveryHold_EndsWithTheOldestWaiterRunningIt_ThenCallsRunAtOnce) {
+  service_.set_hold_ms(5'000);
+  service_.HoldNewCalls(now_);
+  EXPECT_EQ(Decide(Ctx("w2"), Lookup("r2")).outcome, Outcome::kWait);
+  EXPECT_THAT(service_.ReleaseHeld(now_ + 4'999), IsEmpty());
+  std::vector<Answer> promoted = service_.ReleaseHeld(now_ + 5'000);
+  ASSERT_THAT(promoted, SizeIs(1));
+  EXPECT_EQ(promoted[0].decision.request_id(), "r2");
+  EXPECT_EQ(promoted[0].decision.outcome(), v1::ToolDecision::OUTCOME_MISS);
+  now_ += 5'000;
+  EXPECT_EQ(Decide(Ctx("w3"), Lookup("r3", R"({"path":"other"})")).outcome, Outcome::kMiss);
+}
+
+TEST_F(ToolCacheServiceTest, NoHold_OwnerWorkerLost_PromotesAtOnce) {
+  service_.set_hold_ms(0);
+  service_.HoldNewCalls(now_);
+  EXPECT_EQ(Decide(Ctx("w1"), Lookup("r1")).outcome, Outcome::kMiss);
+  EXPECT_EQ(Decide(Ctx("w2"), Lookup("r2")).outcome, Outcome::kWait);
+  EXPECT_THAT(service_.WorkerLost("w1", now_), SizeIs(1));
 }
 
 TEST_F(ToolCacheServiceTest, OwnerLeaseLost_WaiterPromoted) {

@@ -1,5 +1,6 @@
 #include "scheduler/cache/inflight_calls.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -168,6 +169,87 @@ TEST(InflightCalls, DefaultCallIds_DifferAcrossInstances) {
   const std::string new_id = after.Join("k", On("w1", "r1")).call_id;
   EXPECT_NE(old_id, new_id);
   EXPECT_EQ(after.Owner(old_id), nullptr);
+}
+
+// docs/tool-cache.md#when-an-executing-worker-is-out-of-touch: an owner whose
+// stream closed is held; its announcement (same lease) takes the call back
+// under the same id and the waiters get its result: the tool ran once.
+TEST(InflightCalls, OwnerOutOfTouch_HeldThenTakenBackByItsAnnouncement) {
+  InflightCalls calls("c");
+  const std::string call_id = calls.Join("k", On("w1", "r1")).call_id;
+  calls.Join("k", On("w2", "r2"));
+  EXPECT_THAT(calls.WorkerLost("w1", /*hold_until_ms=*/5'000), IsEmpty());
+  EXPECT_EQ(calls.NextRelease(), 5'000);
+  EXPECT_THAT(calls.ReleaseHeld(4'999), IsEmpty());
+  // The announcement from the reconnected worker, under the same lease.
+  InflightCalls::JoinResult back =
+      calls.Join("k", On("w1", "again-1", "lease-r1"), {.announce = true});
+  EXPECT_EQ(back.role, InflightCalls::Role::kExecute);
+  EXPECT_EQ(back.call_id, call_id);
+  EXPECT_EQ(calls.NextRelease(), std::nullopt);
+  EXPECT_THAT(calls.ReleaseHeld(10'000), IsEmpty());
+  EXPECT_THAT(Requests(calls.Completed(call_id)), ElementsAre("r2"));
+}
+
+TEST(InflightCalls, OwnerNeverBack_OldestWaiterRunsItWhenTheHoldEnds) {
+  InflightCalls calls("c");
+  const std::string call_id = calls.Join("k", On("w1", "r1")).call_id;
+  calls.Join("k", On("w2", "r2"));
+  calls.Join("k", On("w3", "r3"));
+  calls.WorkerLost("w1", 5'000);
+  // Another lease announcing the same key does not take a held call it
+  // does not own: it waits like anyone.
+  EXPECT_EQ(calls.Join("k", On("w4", "r4"), {.announce = true}).role, InflightCalls::Role::kWait);
+  std::vector<InflightCalls::Promotion> promotions = calls.ReleaseHeld(5'000);
+  ASSERT_THAT(promotions, SizeIs(1));
+  EXPECT_EQ(promotions[0].caller.request_id, "r2");
+  EXPECT_NE(promotions[0].call_id, call_id);
+  EXPECT_EQ(calls.NextRelease(), std::nullopt);
+  EXPECT_THAT(Requests(calls.Completed(promotions[0].call_id)), ElementsAre("r3", "r4"));
+}
+
+TEST(InflightCalls, HeldOwnersLeaseEnds_PromotedAtOnce) {
+  InflightCalls calls("c");
+  calls.Join("k", On("w1", "r1"));
+  calls.Join("k", On("w2", "r2"));
+  calls.WorkerLost("w1", 5'000);
+  std::vector<InflightCalls::Promotion> promotions = calls.LeaseLost("lease-r1");
+  ASSERT_THAT(promotions, SizeIs(1));
+  EXPECT_EQ(promotions[0].caller.request_id, "r2");
+  EXPECT_EQ(calls.NextRelease(), std::nullopt);
+}
+
+// After a restart or a takeover nobody is known to execute anything: a
+// caller waits on a held call with no owner; the first announcement of the
+// key owns it, and the waiters get that worker's result.
+TEST(InflightCalls, RecoveryHold_CallerWaitsUntilTheExecutingWorkerAnnouncesIt) {
+  InflightCalls calls("c");
+  InflightCalls::JoinResult fresh =
+      calls.Join("k", On("w2", "r2"), {.recovery_hold_until_ms = 5'000});
+  EXPECT_EQ(fresh.role, InflightCalls::Role::kWait);
+  EXPECT_EQ(calls.Owner(fresh.call_id), nullptr);
+  EXPECT_TRUE(calls.Unowned(fresh.call_id));
+  InflightCalls::JoinResult announced =
+      calls.Join("k", On("w1", "r1"), {.announce = true, .recovery_hold_until_ms = 5'000});
+  EXPECT_EQ(announced.role, InflightCalls::Role::kExecute);
+  EXPECT_EQ(announced.call_id, fresh.call_id);
+  EXPECT_FALSE(calls.Unowned(fresh.call_id));
+  EXPECT_THAT(calls.ReleaseHeld(6'000), IsEmpty());
+  EXPECT_THAT(Requests(calls.Completed(fresh.call_id)), ElementsAre("r2"));
+}
+
+TEST(InflightCalls, RecoveryHold_NobodyAnnounces_OldestWaiterRunsItAtTheEnd) {
+  InflightCalls calls("c");
+  calls.Join("k", On("w2", "r2"), {.recovery_hold_until_ms = 5'000});
+  calls.Join("k", On("w3", "r3"), {.recovery_hold_until_ms = 5'000});
+  std::vector<InflightCalls::Promotion> promotions = calls.ReleaseHeld(5'000);
+  ASSERT_THAT(promotions, SizeIs(1));
+  EXPECT_EQ(promotions[0].caller.request_id, "r2");
+  // Past the hold a new key executes at once (the engine stops passing it).
+  EXPECT_EQ(calls.Join("k2", On("w4", "r4")).role, InflightCalls::Role::kExecute);
+  // An announcement needs no hold: with nothing in flight it executes.
+  EXPECT_EQ(calls.Join("k3", On("w5", "r5"), {.announce = true}).role,
+            InflightCalls::Role::kExecute);
 }
 
 }  // namespace

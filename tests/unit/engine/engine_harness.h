@@ -199,13 +199,15 @@ class EngineHarness {
     Credits(worker, 1);
   }
 
-  // A tool call's lookup (request_id names it in the decision).
+  // A tool call's lookup (request_id names it in the decision); `announce`:
+  // the worker says again that it is executing the call (after a reconnect).
   void Lookup(const TestWorker& worker, const v1::Assignment& assignment,
               const std::string& request_id, const std::string& tool,
-              const std::string& args_json) {
+              const std::string& args_json, bool announce = false) {
     v1::ConnectRequest message;
     v1::ToolLookup& lookup = *message.mutable_tool_lookup();
     lookup.set_request_id(request_id);
+    lookup.set_announce(announce);
     lookup.set_task_id(assignment.task_id());
     lookup.set_lease_id(assignment.lease_id());
     lookup.set_tool_name(tool);

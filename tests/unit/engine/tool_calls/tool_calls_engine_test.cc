@@ -192,7 +192,9 @@ TEST(EngineTools, Lookup_OwnerCallFails_OneWaiterIsPromotedToExecute) {
   EXPECT_NE(promoted[0].call_id(), call_id);
 }
 
-TEST(EngineTools, Lookup_OwnerWorkerDisconnects_WaiterIsPromoted) {
+// docs/tool-cache.md#when-an-executing-worker-is-out-of-touch: the owner's
+// call is held for --tool-call-hold-ms (5 s by default), then a waiter runs it.
+TEST(EngineTools, Lookup_OwnerWorkerDisconnects_WaiterIsPromotedWhenTheHoldEnds) {
   TwoWorkers t;
   auto& [h, w1, w2, a, b] = t;
   h.Lookup(w1, a, "q1", "read_file", kReadArgs);
@@ -200,9 +202,43 @@ TEST(EngineTools, Lookup_OwnerWorkerDisconnects_WaiterIsPromoted) {
   w2.channel->Take();
 
   h.Disconnect(w1);
+  EXPECT_THAT(EngineHarness::Decisions(w2.channel->Take()), IsEmpty());
+  h.Advance(4'900);
+  EXPECT_THAT(EngineHarness::Decisions(w2.channel->Take()), IsEmpty());
+  h.Advance(100);
   std::vector<v1::ToolDecision> promoted = EngineHarness::Decisions(w2.channel->Take());
   ASSERT_THAT(promoted, SizeIs(1));
   EXPECT_EQ(promoted[0].outcome(), v1::ToolDecision::OUTCOME_MISS);
+}
+
+// A stream blip: the owner comes back, announces the call it is still
+// running and reports it; the waiter gets that result and never runs it.
+TEST(EngineTools, Lookup_OwnerBlipsAndAnnouncesItsCall_WaiterGetsItsResult_RanOnce) {
+  TwoWorkers t;
+  auto& [h, w1, w2, a, b] = t;
+  h.Lookup(w1, a, "q1", "read_file", kReadArgs);
+  const std::string call_id = EngineHarness::Decisions(w1.channel->Take()).at(0).call_id();
+  h.Lookup(w2, b, "q2", "read_file", kReadArgs);
+  w2.channel->Take();
+
+  h.Disconnect(w1);
+  v1::HeldTask held;
+  held.set_task_id(a.task_id());
+  held.set_lease_id(a.lease_id());
+  TestWorker back = h.Connect("w1", {"coder"}, 1, {held}, {CacheableReadFile()});
+  h.Lookup(back, a, "again-1", "read_file", kReadArgs, /*announce=*/true);
+  std::vector<v1::ToolDecision> owner = EngineHarness::Decisions(back.channel->Take());
+  ASSERT_THAT(owner, SizeIs(1));
+  EXPECT_EQ(owner[0].outcome(), v1::ToolDecision::OUTCOME_MISS);
+  EXPECT_EQ(owner[0].call_id(), call_id);
+  h.Advance(10'000);  // past the hold: nothing is promoted, the owner is back
+  EXPECT_THAT(EngineHarness::Decisions(w2.channel->Take()), IsEmpty());
+
+  h.Observe(back, a, "read_file", kReadArgs, kReadResult, call_id);
+  std::vector<v1::ToolDecision> waited = EngineHarness::Decisions(w2.channel->Take());
+  ASSERT_THAT(waited, SizeIs(1));
+  EXPECT_EQ(waited[0].outcome(), v1::ToolDecision::OUTCOME_COALESCED);
+  EXPECT_EQ(waited[0].result_json(), kReadResult);
 }
 
 // The owner's worker stays connected but goes silent past its lease (a hung
@@ -283,6 +319,60 @@ TEST(EngineTools, Restart_LedgerContinuesItsSequenceAndCacheStillServes) {
   EXPECT_EQ(hit[0].outcome(), v1::ToolDecision::OUTCOME_HIT);
   EXPECT_EQ(hit[0].result_json(), kReadResult);
   EXPECT_THAT(ObservationEvents(h.Events(run)), SizeIs(2));
+}
+
+// A scheduler restart (or a takeover) forgets the calls in flight: a call
+// made right after it waits for the hold, the worker that was running it
+// announces it, and its result answers the waiter: the tool ran once.
+TEST(EngineTools, Restart_CallerWaitsForTheAnnouncement_ToolRunsOnce) {
+  TwoWorkers t;
+  auto& [h, w1, w2, a, b] = t;
+  h.Lookup(w1, a, "q1", "read_file", kReadArgs);
+  const std::string old_call_id = EngineHarness::Decisions(w1.channel->Take()).at(0).call_id();
+
+  h.Restart();
+  v1::HeldTask held_b;
+  held_b.set_task_id(b.task_id());
+  held_b.set_lease_id(b.lease_id());
+  TestWorker w2_again = h.Connect("w2", {"coder"}, 0, {held_b}, {CacheableReadFile()});
+  w2_again.channel->Take();
+  h.Lookup(w2_again, b, "q2", "read_file", kReadArgs);
+  EXPECT_THAT(EngineHarness::Decisions(w2_again.channel->Take()), IsEmpty())
+      << "a call right after a restart must wait for the workers' announcements";
+
+  v1::HeldTask held_a;
+  held_a.set_task_id(a.task_id());
+  held_a.set_lease_id(a.lease_id());
+  TestWorker w1_again = h.Connect("w1", {"coder"}, 0, {held_a}, {CacheableReadFile()});
+  w1_again.channel->Take();
+  h.Lookup(w1_again, a, "again-1", "read_file", kReadArgs, /*announce=*/true);
+  std::vector<v1::ToolDecision> owner = EngineHarness::Decisions(w1_again.channel->Take());
+  ASSERT_THAT(owner, SizeIs(1));
+  EXPECT_EQ(owner[0].outcome(), v1::ToolDecision::OUTCOME_MISS);
+  // The result may come under either id: the old scheduler's or the new one.
+  h.Observe(w1_again, a, "read_file", kReadArgs, kReadResult, old_call_id);
+  std::vector<v1::ToolDecision> waited = EngineHarness::Decisions(w2_again.channel->Take());
+  ASSERT_THAT(waited, SizeIs(1));
+  EXPECT_EQ(waited[0].request_id(), "q2");
+  EXPECT_EQ(waited[0].outcome(), v1::ToolDecision::OUTCOME_COALESCED);
+}
+
+TEST(EngineTools, Restart_NobodyAnnounces_TheWaiterRunsItWhenTheHoldEnds) {
+  TwoWorkers t;
+  auto& [h, w1, w2, a, b] = t;
+  h.Restart();
+  v1::HeldTask held_b;
+  held_b.set_task_id(b.task_id());
+  held_b.set_lease_id(b.lease_id());
+  TestWorker w2_again = h.Connect("w2", {"coder"}, 0, {held_b}, {CacheableReadFile()});
+  w2_again.channel->Take();
+  h.Lookup(w2_again, b, "q2", "read_file", kReadArgs);
+  EXPECT_THAT(EngineHarness::Decisions(w2_again.channel->Take()), IsEmpty());
+  h.Heartbeat(w2_again, {b.lease_id()});
+  h.Advance(5'000);
+  std::vector<v1::ToolDecision> promoted = EngineHarness::Decisions(w2_again.channel->Take());
+  ASSERT_THAT(promoted, SizeIs(1));
+  EXPECT_EQ(promoted[0].outcome(), v1::ToolDecision::OUTCOME_MISS);
 }
 
 // A PolicyService the test answers by hand.
