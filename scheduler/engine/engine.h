@@ -29,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -283,23 +284,15 @@ class Engine : private EventPoster {
   // scheduler at once instead of holding the server's shutdown up.
   void CloseStreams(std::string reason);
 
-  // Schedules (schedules/schedules.h): runs `work` on the loop and calls
-  // `done` with its answer on the commit thread once the batch holding its
-  // writes (and the runs it started) is written.
-  template <typename Answer>
-  void OnSchedules(std::function<Answer(Schedules&)> work, std::function<void(Answer)> done) {
+  // Schedules (schedules/schedules.h) or Triggers (triggers/triggers.h), as
+  // `Component`: runs `work` on the loop and calls `done` with its answer on
+  // the commit thread once the batch holding its writes (and the runs it
+  // started) is written. One template for both: each is a tenant's files
+  // changed on the loop and answered after the commit (docs/schedules.md#api).
+  template <typename Component, typename Answer>
+  void OnComponent(std::function<Answer(Component&)> work, std::function<void(Answer)> done) {
     Post([this, work = std::move(work), done = std::move(done)]() mutable {
-      batch_.AfterCommit([done = std::move(done), answer = work(schedules_)]() mutable {
-        done(std::move(answer));
-      });
-    });
-  }
-
-  // Triggers (triggers/triggers.h), as OnSchedules.
-  template <typename Answer>
-  void OnTriggers(std::function<Answer(Triggers&)> work, std::function<void(Answer)> done) {
-    Post([this, work = std::move(work), done = std::move(done)]() mutable {
-      batch_.AfterCommit([done = std::move(done), answer = work(triggers_)]() mutable {
+      batch_.AfterCommit([done = std::move(done), answer = work(component<Component>())]() mutable {
         done(std::move(answer));
       });
     });
@@ -334,6 +327,16 @@ class Engine : private EventPoster {
   void Post(std::function<void()> event) override;
   void Loop();
   void ProcessBatch(std::vector<std::function<void()>>& batch);
+  // The component OnComponent runs `work` with.
+  template <typename Component>
+  Component& component() {
+    if constexpr (std::is_same_v<Component, Schedules>) {
+      return schedules_;
+    } else {
+      static_assert(std::is_same_v<Component, Triggers>, "OnComponent serves Schedules, Triggers");
+      return triggers_;
+    }
+  }
   // A worker's message to its owner (the msg_case switch); a batch in
   // order, as if sent one by one.
   void RouteWorkerMessage(uint64_t stream_id, v1::ConnectRequest& message);

@@ -4,15 +4,12 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/duration_text.h"
-#include "common/utf8.h"
-#include "scheduler/flow/dsl_text.h"
 #include "scheduler/flow/flow_decoder.h"
 #include "scheduler/flow/flow_errors.h"
-#include "scheduler/flow/flow_validator.h"
 #include "scheduler/flow/json_reader.h"
+#include "scheduler/flow/starter_file.h"
 
 namespace taskboard::schedules {
 namespace {
@@ -188,91 +185,57 @@ void DecodeLabels(const Json* value, const std::string& path,
   }
 }
 
-void CheckName(const std::optional<std::string>& name, const std::string& path,
-               absl::string_view what, FlowErrorList* errors) {
-  if (!name) {
-    errors->Add(path, absl::StrCat("missing ", what));
-  } else if (!flow::IsFlowName(*name)) {
-    errors->Add(path, absl::StrCat(what, " '", *name,
-                                   "' must start with a letter or digit and use only letters, "
-                                   "digits, '_', '-' and '.' (at most 128)"));
-  }
-}
-
-}  // namespace
-
-absl::StatusOr<ScheduleDefinition> DecodeSchedule(const Json& doc) {
-  FlowErrorList errors;
-  ScheduleDefinition definition;
-  if (!doc.is_object()) {
-    errors.Add("", absl::StrCat("a schedule must be an object with name, flow and spec (got ",
-                                flow::DescribeJsonType(doc), ")"));
-    return errors.ToStatus("schedule is invalid");
-  }
-  JsonReader reader(doc, "", &errors);
-  std::optional<std::string> name = reader.String("name");
-  CheckName(name, "name", "schedule name", &errors);
-  std::optional<std::string> flow_name = reader.String("flow");
-  CheckName(flow_name, "flow", "saved flow name", &errors);
-  definition.name = name.value_or("");
-  definition.flow = flow_name.value_or("");
+// A schedule's own fields, after the name DecodeStarterFile reads.
+void DecodeScheduleFields(JsonReader& reader, ScheduleDefinition& definition,
+                          FlowErrorList* errors) {
+  definition.flow = flow::ReadStarterName(reader, "flow", "saved flow name", errors);
   definition.flow_version = reader.Int("flowVersion", 1, std::numeric_limits<int64_t>::max());
   if (const Json* args = reader.Raw("args"); args != nullptr && !args->is_null()) {
     if (args->is_object()) {
       definition.args = *args;
     } else {
-      errors.Add("args", absl::StrCat("must be an object of arg name -> value (got ",
-                                      flow::DescribeJsonType(*args), ")"));
+      errors->Add("args", absl::StrCat("must be an object of arg name -> value (got ",
+                                       flow::DescribeJsonType(*args), ")"));
     }
   }
-  DecodeLabels(reader.Raw("labels"), "labels", &definition.labels, &errors);
+  DecodeLabels(reader.Raw("labels"), "labels", &definition.labels, errors);
   definition.run_timeout_seconds = static_cast<int32_t>(
       reader.Int("runTimeoutSeconds", 1, flow::kMaxRunTimeoutSeconds).value_or(0));
   if (const Json* spec = reader.Raw("spec"); spec != nullptr && !spec->is_null()) {
-    definition.spec = DecodeSpec(*spec, "spec", &errors);
+    definition.spec = DecodeSpec(*spec, "spec", errors);
   } else {
-    errors.Add("spec", "missing spec: give spec.cron and/or spec.interval");
+    errors->Add("spec", "missing spec: give spec.cron and/or spec.interval");
   }
   if (std::optional<std::string> overlap = reader.String("overlap")) {
     if (std::optional<OverlapPolicy> policy = OverlapPolicyFromName(*overlap)) {
       definition.policies.overlap = *policy;
     } else {
-      errors.Add("overlap", absl::StrCat("unknown overlap policy '", *overlap,
-                                         "'; use skip, buffer_one, buffer_all, cancel_other or "
-                                         "allow_all"));
+      errors->Add("overlap", absl::StrCat("unknown overlap policy '", *overlap,
+                                          "'; use skip, buffer_one, buffer_all, cancel_other or "
+                                          "allow_all"));
     }
   }
-  if (std::optional<absl::Duration> window = ReadDuration(reader, "catchupWindow", &errors)) {
+  if (std::optional<absl::Duration> window = ReadDuration(reader, "catchupWindow", errors)) {
     if (*window < kMinCatchupWindow || *window > kMaxCatchupWindow) {
-      errors.Add("catchupWindow", absl::StrCat("must be from 10s to 366d (got ",
-                                               absl::FormatDuration(*window), ")"));
+      errors->Add("catchupWindow", absl::StrCat("must be from 10s to 366d (got ",
+                                                absl::FormatDuration(*window), ")"));
     } else {
       definition.policies.catchup_window = *window;
     }
   }
   definition.paused = reader.Bool("paused").value_or(false);
   definition.note = reader.String("note").value_or("");
-  reader.RejectUnknownFields();
-  if (!errors.empty()) return errors.ToStatus("schedule is invalid");
-  return definition;
+}
+
+}  // namespace
+
+absl::StatusOr<ScheduleDefinition> DecodeSchedule(const Json& doc) {
+  return flow::DecodeStarterFile<ScheduleDefinition>(doc, "schedule", "name, flow and spec",
+                                                     DecodeScheduleFields);
 }
 
 absl::StatusOr<ScheduleDefinition> LoadScheduleText(absl::string_view text) {
-  if (absl::StripAsciiWhitespace(text).empty()) {
-    return absl::InvalidArgumentError(
-        "schedule text is empty: expected a YAML or JSON schedule (docs/schedules.md)");
-  }
-  if (text.size() > kMaxScheduleTextBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("schedule text is ", text.size(),
-                                                   " bytes; at most ", kMaxScheduleTextBytes,
-                                                   " are accepted"));
-  }
-  if (std::optional<size_t> bad = FindInvalidUtf8(text)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("schedule text is not valid UTF-8 (first bad byte at offset ", *bad,
-                     "): save it as UTF-8"));
-  }
-  absl::StatusOr<Json> doc = flow::ParseDslText(text);
+  absl::StatusOr<Json> doc = flow::ParseStarterText(text, "schedule", kMaxScheduleTextBytes);
   if (!doc.ok()) return doc.status();
   return DecodeSchedule(*doc);
 }

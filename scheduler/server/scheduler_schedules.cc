@@ -9,9 +9,8 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "scheduler/server/engine_answer.h"
-#include "scheduler/server/grpc_status.h"
 #include "scheduler/server/scheduler_service.h"
+#include "scheduler/server/tenant_component_call.h"
 
 namespace taskboard::server {
 namespace {
@@ -22,31 +21,12 @@ absl::Time TimeOf(const google::protobuf::Timestamp& stamp) {
 
 }  // namespace
 
-template <typename Answer, typename Request>
-grpc::ServerUnaryReactor* SchedulerService::OnSchedules(
-    grpc::CallbackServerContext* context, const char* method, const Request* request,
-    std::function<Answer(engine::Schedules&, const std::string& tenant)> work,
-    std::function<void(Answer&)> fill) {
-  absl::StatusOr<auth::Caller> caller = gate_->Admit(*context, SchedulerMethod(method), request);
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (!caller.ok()) {
-    reactor->Finish(ToGrpcStatus(caller.status()));
-    return reactor;
-  }
-  engine()->OnSchedules<Answer>(
-      [work = std::move(work), tenant = caller->tenant()](engine::Schedules& schedules) {
-        return work(schedules, tenant);
-      },
-      [reactor, fill = std::move(fill)](Answer answer) { FinishAnswer(reactor, answer, fill); });
-  return reactor;
-}
-
 using ScheduleAnswer = absl::StatusOr<v1::Schedule>;
 
 grpc::ServerUnaryReactor* SchedulerService::CreateSchedule(grpc::CallbackServerContext* context,
                                                            const v1::CreateScheduleRequest* request,
                                                            v1::CreateScheduleResponse* response) {
-  return OnSchedules<ScheduleAnswer>(
+  return OnComponent<engine::Schedules, ScheduleAnswer>(
       context, "CreateSchedule", request,
       [source = request->source()](engine::Schedules& s, const std::string& tenant) {
         return s.Create(tenant, source);
@@ -57,7 +37,7 @@ grpc::ServerUnaryReactor* SchedulerService::CreateSchedule(grpc::CallbackServerC
 grpc::ServerUnaryReactor* SchedulerService::UpdateSchedule(grpc::CallbackServerContext* context,
                                                            const v1::UpdateScheduleRequest* request,
                                                            v1::UpdateScheduleResponse* response) {
-  return OnSchedules<ScheduleAnswer>(
+  return OnComponent<engine::Schedules, ScheduleAnswer>(
       context, "UpdateSchedule", request,
       [source = request->source()](engine::Schedules& s, const std::string& tenant) {
         return s.Update(tenant, source);
@@ -68,7 +48,7 @@ grpc::ServerUnaryReactor* SchedulerService::UpdateSchedule(grpc::CallbackServerC
 grpc::ServerUnaryReactor* SchedulerService::DeleteSchedule(grpc::CallbackServerContext* context,
                                                            const v1::DeleteScheduleRequest* request,
                                                            v1::DeleteScheduleResponse* response) {
-  return OnSchedules<absl::Status>(
+  return OnComponent<engine::Schedules, absl::Status>(
       context, "DeleteSchedule", request,
       [name = request->name()](engine::Schedules& s, const std::string& tenant) {
         return s.Delete(tenant, name);
@@ -79,7 +59,7 @@ grpc::ServerUnaryReactor* SchedulerService::DeleteSchedule(grpc::CallbackServerC
 grpc::ServerUnaryReactor* SchedulerService::PauseSchedule(grpc::CallbackServerContext* context,
                                                           const v1::PauseScheduleRequest* request,
                                                           v1::PauseScheduleResponse* response) {
-  return OnSchedules<ScheduleAnswer>(
+  return OnComponent<engine::Schedules, ScheduleAnswer>(
       context, "PauseSchedule", request,
       [name = request->name(), note = request->note()](engine::Schedules& s,
                                                        const std::string& tenant) {
@@ -91,7 +71,7 @@ grpc::ServerUnaryReactor* SchedulerService::PauseSchedule(grpc::CallbackServerCo
 grpc::ServerUnaryReactor* SchedulerService::UnpauseSchedule(
     grpc::CallbackServerContext* context, const v1::UnpauseScheduleRequest* request,
     v1::UnpauseScheduleResponse* response) {
-  return OnSchedules<ScheduleAnswer>(
+  return OnComponent<engine::Schedules, ScheduleAnswer>(
       context, "UnpauseSchedule", request,
       [name = request->name(), note = request->note()](engine::Schedules& s,
                                                        const std::string& tenant) {
@@ -104,7 +84,7 @@ grpc::ServerUnaryReactor* SchedulerService::TriggerSchedule(
     grpc::CallbackServerContext* context, const v1::TriggerScheduleRequest* request,
     v1::TriggerScheduleResponse* response) {
   using Answer = absl::StatusOr<v1::ScheduleAction>;
-  return OnSchedules<Answer>(
+  return OnComponent<engine::Schedules, Answer>(
       context, "TriggerSchedule", request,
       [name = request->name(), overlap = request->overlap()](engine::Schedules& s,
                                                              const std::string& tenant) {
@@ -117,7 +97,7 @@ grpc::ServerUnaryReactor* SchedulerService::BackfillSchedule(
     grpc::CallbackServerContext* context, const v1::BackfillScheduleRequest* request,
     v1::BackfillScheduleResponse* response) {
   using Answer = absl::StatusOr<std::vector<v1::ScheduleAction>>;
-  return OnSchedules<Answer>(
+  return OnComponent<engine::Schedules, Answer>(
       context, "BackfillSchedule", request,
       [name = request->name(), start = TimeOf(request->start_time()),
        end = TimeOf(request->end_time()),
@@ -132,7 +112,7 @@ grpc::ServerUnaryReactor* SchedulerService::BackfillSchedule(
 grpc::ServerUnaryReactor* SchedulerService::DescribeSchedule(
     grpc::CallbackServerContext* context, const v1::DescribeScheduleRequest* request,
     v1::DescribeScheduleResponse* response) {
-  return OnSchedules<ScheduleAnswer>(
+  return OnComponent<engine::Schedules, ScheduleAnswer>(
       context, "DescribeSchedule", request,
       [name = request->name()](engine::Schedules& s, const std::string& tenant) {
         return s.Describe(tenant, name);
@@ -144,7 +124,7 @@ grpc::ServerUnaryReactor* SchedulerService::ListSchedules(grpc::CallbackServerCo
                                                           const v1::ListSchedulesRequest* request,
                                                           v1::ListSchedulesResponse* response) {
   using Answer = absl::StatusOr<std::vector<v1::Schedule>>;
-  return OnSchedules<Answer>(
+  return OnComponent<engine::Schedules, Answer>(
       context, "ListSchedules", request,
       [](engine::Schedules& s, const std::string& tenant) -> Answer { return s.List(tenant); },
       [response](Answer& answer) {

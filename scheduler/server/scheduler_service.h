@@ -145,21 +145,14 @@ class SchedulerService final : public v1::Scheduler::CallbackService {
       v1::ListTriggerDeliveriesResponse* response) override;
 
  private:
-  // Admits a trigger call as `method` and runs `work` on the engine's loop
-  // with the caller's tenant, as OnSchedules.
-  template <typename Answer, typename Request>
-  grpc::ServerUnaryReactor* OnTriggers(
+  // Admits a schedule or trigger call as `method` and runs `work` on the
+  // engine's loop with `Component` (engine::Schedules, engine::Triggers) and
+  // the caller's tenant; `fill` writes an OK answer into the response.
+  // Finishes the reactor either way. Defined in tenant_component_call.h.
+  template <typename Component, typename Answer, typename Request>
+  grpc::ServerUnaryReactor* OnComponent(
       grpc::CallbackServerContext* context, const char* method, const Request* request,
-      std::function<Answer(engine::Triggers&, const std::string& tenant)> work,
-      std::function<void(Answer&)> fill);
-
-  // Admits a schedule call as `method` and runs `work` on the engine's
-  // loop with the caller's tenant; `fill` writes an OK answer into the
-  // response. Finishes the reactor either way.
-  template <typename Answer, typename Request>
-  grpc::ServerUnaryReactor* OnSchedules(
-      grpc::CallbackServerContext* context, const char* method, const Request* request,
-      std::function<Answer(engine::Schedules&, const std::string& tenant)> work,
+      std::function<Answer(Component&, const std::string& tenant)> work,
       std::function<void(Answer&)> fill);
 
   // Calls `then` once run `run_id` is visible to `tenant` (run_access.h),

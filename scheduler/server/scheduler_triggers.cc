@@ -22,6 +22,7 @@
 #include "scheduler/server/engine_answer.h"
 #include "scheduler/server/grpc_status.h"
 #include "scheduler/server/scheduler_service.h"
+#include "scheduler/server/tenant_component_call.h"
 #include "scheduler/triggers/hub_signature.h"
 
 namespace taskboard::server {
@@ -67,31 +68,12 @@ absl::StatusOr<triggers::Event> EventOf(const v1::PublishEventRequest& request) 
 
 }  // namespace
 
-template <typename Answer, typename Request>
-grpc::ServerUnaryReactor* SchedulerService::OnTriggers(
-    grpc::CallbackServerContext* context, const char* method, const Request* request,
-    std::function<Answer(engine::Triggers&, const std::string& tenant)> work,
-    std::function<void(Answer&)> fill) {
-  absl::StatusOr<auth::Caller> caller = gate_->Admit(*context, SchedulerMethod(method), request);
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (!caller.ok()) {
-    reactor->Finish(ToGrpcStatus(caller.status()));
-    return reactor;
-  }
-  engine()->OnTriggers<Answer>(
-      [work = std::move(work), tenant = caller->tenant()](engine::Triggers& triggers) {
-        return work(triggers, tenant);
-      },
-      [reactor, fill = std::move(fill)](Answer answer) { FinishAnswer(reactor, answer, fill); });
-  return reactor;
-}
-
 using TriggerAnswer = absl::StatusOr<v1::Trigger>;
 
 grpc::ServerUnaryReactor* SchedulerService::CreateTrigger(grpc::CallbackServerContext* context,
                                                           const v1::CreateTriggerRequest* request,
                                                           v1::CreateTriggerResponse* response) {
-  return OnTriggers<TriggerAnswer>(
+  return OnComponent<engine::Triggers, TriggerAnswer>(
       context, "CreateTrigger", request,
       [source = request->source()](engine::Triggers& t, const std::string& tenant) {
         return t.Create(tenant, source);
@@ -102,7 +84,7 @@ grpc::ServerUnaryReactor* SchedulerService::CreateTrigger(grpc::CallbackServerCo
 grpc::ServerUnaryReactor* SchedulerService::UpdateTrigger(grpc::CallbackServerContext* context,
                                                           const v1::UpdateTriggerRequest* request,
                                                           v1::UpdateTriggerResponse* response) {
-  return OnTriggers<TriggerAnswer>(
+  return OnComponent<engine::Triggers, TriggerAnswer>(
       context, "UpdateTrigger", request,
       [source = request->source()](engine::Triggers& t, const std::string& tenant) {
         return t.Update(tenant, source);
@@ -113,7 +95,7 @@ grpc::ServerUnaryReactor* SchedulerService::UpdateTrigger(grpc::CallbackServerCo
 grpc::ServerUnaryReactor* SchedulerService::GetTrigger(grpc::CallbackServerContext* context,
                                                        const v1::GetTriggerRequest* request,
                                                        v1::GetTriggerResponse* response) {
-  return OnTriggers<TriggerAnswer>(
+  return OnComponent<engine::Triggers, TriggerAnswer>(
       context, "GetTrigger", request,
       [name = request->name()](engine::Triggers& t, const std::string& tenant) {
         return t.Get(tenant, name);
@@ -125,7 +107,7 @@ grpc::ServerUnaryReactor* SchedulerService::ListTriggers(grpc::CallbackServerCon
                                                          const v1::ListTriggersRequest* request,
                                                          v1::ListTriggersResponse* response) {
   using Answer = absl::StatusOr<std::vector<v1::Trigger>>;
-  return OnTriggers<Answer>(
+  return OnComponent<engine::Triggers, Answer>(
       context, "ListTriggers", request,
       [](engine::Triggers& t, const std::string& tenant) -> Answer { return t.List(tenant); },
       [response](Answer& answer) {
@@ -136,7 +118,7 @@ grpc::ServerUnaryReactor* SchedulerService::ListTriggers(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* SchedulerService::DeleteTrigger(grpc::CallbackServerContext* context,
                                                           const v1::DeleteTriggerRequest* request,
                                                           v1::DeleteTriggerResponse* response) {
-  return OnTriggers<absl::Status>(
+  return OnComponent<engine::Triggers, absl::Status>(
       context, "DeleteTrigger", request,
       [name = request->name()](engine::Triggers& t, const std::string& tenant) {
         return t.Delete(tenant, name);
@@ -148,7 +130,7 @@ grpc::ServerUnaryReactor* SchedulerService::ListTriggerDeliveries(
     grpc::CallbackServerContext* context, const v1::ListTriggerDeliveriesRequest* request,
     v1::ListTriggerDeliveriesResponse* response) {
   using Answer = absl::StatusOr<std::vector<v1::TriggerDelivery>>;
-  return OnTriggers<Answer>(
+  return OnComponent<engine::Triggers, Answer>(
       context, "ListTriggerDeliveries", request,
       [name = request->name()](engine::Triggers& t, const std::string& tenant) {
         return t.Deliveries(tenant, name);
@@ -195,7 +177,7 @@ grpc::ServerUnaryReactor* SchedulerService::PublishEvent(grpc::CallbackServerCon
   engine::Triggers::Publisher publisher;
   if (!anonymous) publisher.tenant = caller->tenant();
   using Answer = absl::StatusOr<v1::PublishEventResponse>;
-  engine()->OnTriggers<Answer>(
+  engine()->OnComponent<engine::Triggers, Answer>(
       [publisher = std::move(publisher), event = *std::move(event), body = request->payload()](
           engine::Triggers& triggers) { return triggers.Publish(publisher, event, body); },
       [reactor, response](Answer answer) {

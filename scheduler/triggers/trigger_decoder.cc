@@ -3,13 +3,10 @@
 #include <limits>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "common/utf8.h"
-#include "scheduler/flow/dsl_text.h"
 #include "scheduler/flow/flow_errors.h"
-#include "scheduler/flow/flow_validator.h"
 #include "scheduler/flow/json_reader.h"
+#include "scheduler/flow/starter_file.h"
 
 namespace taskboard::triggers {
 namespace {
@@ -167,65 +164,29 @@ void DecodeLabels(const Json* value, std::map<std::string, std::string>* labels,
   }
 }
 
-void CheckName(const std::optional<std::string>& name, const std::string& path,
-               absl::string_view what, FlowErrorList* errors) {
-  if (!name) {
-    errors->Add(path, absl::StrCat("missing ", what));
-  } else if (!flow::IsFlowName(*name)) {
-    errors->Add(path, absl::StrCat(what, " '", *name,
-                                   "' must start with a letter or digit and use only letters, "
-                                   "digits, '_', '-' and '.' (at most 128)"));
-  }
+// A trigger's own fields, after the name DecodeStarterFile reads.
+void DecodeTriggerFields(JsonReader& reader, TriggerDefinition& definition, FlowErrorList* errors) {
+  definition.event = flow::ReadStarterName(reader, "event", "event name", errors);
+  definition.flow = flow::ReadStarterName(reader, "flow", "saved flow name", errors);
+  definition.flow_version = reader.Int("flowVersion", 1, std::numeric_limits<int64_t>::max());
+  DecodeFilter(reader.Raw("filter"), &definition.filter, errors);
+  DecodeArgs(reader.Raw("args"), &definition.args, errors);
+  DecodeLabels(reader.Raw("labels"), &definition.labels, errors);
+  DecodeAuth(reader.Raw("auth"), &definition.auth, errors);
+  DecodeDedupe(reader.Raw("dedupe"), &definition.dedupe, errors);
+  DecodeRate(reader.Raw("rate"), &definition.rate, errors);
+  definition.paused = reader.Bool("paused").value_or(false);
 }
 
 }  // namespace
 
 absl::StatusOr<TriggerDefinition> DecodeTrigger(const Json& doc) {
-  FlowErrorList errors;
-  TriggerDefinition definition;
-  if (!doc.is_object()) {
-    errors.Add("", absl::StrCat("a trigger must be an object with name, event and flow (got ",
-                                flow::DescribeJsonType(doc), ")"));
-    return errors.ToStatus("trigger is invalid");
-  }
-  JsonReader reader(doc, "", &errors);
-  std::optional<std::string> name = reader.String("name");
-  CheckName(name, "name", "trigger name", &errors);
-  std::optional<std::string> event = reader.String("event");
-  CheckName(event, "event", "event name", &errors);
-  std::optional<std::string> flow_name = reader.String("flow");
-  CheckName(flow_name, "flow", "saved flow name", &errors);
-  definition.name = name.value_or("");
-  definition.event = event.value_or("");
-  definition.flow = flow_name.value_or("");
-  definition.flow_version = reader.Int("flowVersion", 1, std::numeric_limits<int64_t>::max());
-  DecodeFilter(reader.Raw("filter"), &definition.filter, &errors);
-  DecodeArgs(reader.Raw("args"), &definition.args, &errors);
-  DecodeLabels(reader.Raw("labels"), &definition.labels, &errors);
-  DecodeAuth(reader.Raw("auth"), &definition.auth, &errors);
-  DecodeDedupe(reader.Raw("dedupe"), &definition.dedupe, &errors);
-  DecodeRate(reader.Raw("rate"), &definition.rate, &errors);
-  definition.paused = reader.Bool("paused").value_or(false);
-  reader.RejectUnknownFields();
-  if (!errors.empty()) return errors.ToStatus("trigger is invalid");
-  return definition;
+  return flow::DecodeStarterFile<TriggerDefinition>(doc, "trigger", "name, event and flow",
+                                                    DecodeTriggerFields);
 }
 
 absl::StatusOr<TriggerDefinition> LoadTriggerText(absl::string_view text) {
-  if (absl::StripAsciiWhitespace(text).empty()) {
-    return absl::InvalidArgumentError(
-        "trigger text is empty: expected a YAML or JSON trigger (docs/schedules.md)");
-  }
-  if (text.size() > kMaxTriggerTextBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("trigger text is ", text.size(),
-                                                   " bytes; at most ", kMaxTriggerTextBytes,
-                                                   " are accepted"));
-  }
-  if (std::optional<size_t> bad = FindInvalidUtf8(text)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "trigger text is not valid UTF-8 (first bad byte at offset ", *bad, "): save it as UTF-8"));
-  }
-  absl::StatusOr<Json> doc = flow::ParseDslText(text);
+  absl::StatusOr<Json> doc = flow::ParseStarterText(text, "trigger", kMaxTriggerTextBytes);
   if (!doc.ok()) return doc.status();
   return DecodeTrigger(*doc);
 }

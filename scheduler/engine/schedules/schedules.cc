@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
+#include "scheduler/engine/core/stored_definitions.h"
 #include "scheduler/engine/runs/run_reader.h"
 #include "scheduler/engine/schedules/schedule_record.h"
 #include "scheduler/engine/state/task_states.h"
@@ -65,34 +66,15 @@ Schedules::Schedules(Options options, LoopBatch* batch, RunManager* runs,
     : options_(options), batch_(batch), runs_(runs), workers_(workers) {}
 
 absl::Status Schedules::Load() {
-  std::vector<store::ScheduleRecord> records;
-  absl::Status scanned = options_.store->ScanPrefix(
-      store::Column::kMeta, store::keys::AllSchedules(),
-      [&](absl::string_view key, absl::string_view value) {
-        store::ScheduleRecord record;
-        if (!record.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
-          log::Error("schedule record does not parse; skipped").With("key_bytes", key.size());
-          return true;
-        }
-        records.push_back(std::move(record));
-        return true;
+  absl::Status loaded = LoadStoredDefinitions<store::ScheduleRecord>(
+      *options_.store, store::keys::AllSchedules(), "schedule", schedules::LoadScheduleText,
+      [this](store::ScheduleRecord record, schedules::ScheduleDefinition definition) {
+        Entry entry{std::move(record), std::move(definition), std::nullopt, false};
+        Recompute(entry);
+        Key key{entry.record.tenant(), entry.record.name()};
+        entries_.emplace(std::move(key), std::move(entry));
       });
-  if (!scanned.ok()) return scanned;
-  for (store::ScheduleRecord& record : records) {
-    absl::StatusOr<schedules::ScheduleDefinition> definition =
-        schedules::LoadScheduleText(record.source());
-    if (!definition.ok()) {
-      log::Error("stored schedule does not decode; skipped")
-          .With("tenant", record.tenant())
-          .With("schedule", record.name())
-          .With("error", definition.status().message());
-      continue;
-    }
-    Entry entry{std::move(record), *std::move(definition), std::nullopt, false};
-    Recompute(entry);
-    Key key{entry.record.tenant(), entry.record.name()};
-    entries_.emplace(std::move(key), std::move(entry));
-  }
+  if (!loaded.ok()) return loaded;
   if (options_.metrics != nullptr) options_.metrics->SetSchedules(size());
   UpdateWake();
   return absl::OkStatus();

@@ -6,6 +6,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
+#include "scheduler/engine/core/stored_definitions.h"
 #include "scheduler/engine/runs/run_reader.h"
 #include "scheduler/engine/state/task_states.h"
 #include "scheduler/flow/dsl_text.h"
@@ -71,32 +72,13 @@ Triggers::Triggers(Options options, LoopBatch* batch, RunManager* runs,
     : options_(options), batch_(batch), runs_(runs), workers_(workers) {}
 
 absl::Status Triggers::Load() {
-  std::vector<store::TriggerRecord> records;
-  absl::Status scanned = options_.store->ScanPrefix(
-      store::Column::kMeta, store::keys::AllTriggers(),
-      [&](absl::string_view key, absl::string_view value) {
-        store::TriggerRecord record;
-        if (!record.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
-          log::Error("trigger record does not parse; skipped").With("key_bytes", key.size());
-          return true;
-        }
-        records.push_back(std::move(record));
-        return true;
+  absl::Status loaded = LoadStoredDefinitions<store::TriggerRecord>(
+      *options_.store, store::keys::AllTriggers(), "trigger", triggers::LoadTriggerText,
+      [this](store::TriggerRecord record, triggers::TriggerDefinition definition) {
+        Key key{record.tenant(), record.name()};
+        entries_.emplace(std::move(key), Entry{std::move(record), std::move(definition)});
       });
-  if (!scanned.ok()) return scanned;
-  for (store::TriggerRecord& record : records) {
-    absl::StatusOr<triggers::TriggerDefinition> definition =
-        triggers::LoadTriggerText(record.source());
-    if (!definition.ok()) {
-      log::Error("stored trigger does not decode; skipped")
-          .With("tenant", record.tenant())
-          .With("trigger", record.name())
-          .With("error", definition.status().message());
-      continue;
-    }
-    Key key{record.tenant(), record.name()};
-    entries_.emplace(std::move(key), Entry{std::move(record), *std::move(definition)});
-  }
+  if (!loaded.ok()) return loaded;
   UpdateGauge();
   return absl::OkStatus();
 }

@@ -82,7 +82,8 @@ class SchedulesHarness {
   template <typename Answer>
   Answer Call(std::function<Answer(Schedules&)> work) {
     std::optional<Answer> answer;
-    h.engine().OnSchedules<Answer>(std::move(work), [&](Answer a) { answer = std::move(a); });
+    h.engine().OnComponent<Schedules, Answer>(std::move(work),
+                                              [&](Answer a) { answer = std::move(a); });
     h.RunOnce();
     EXPECT_TRUE(answer.has_value()) << "no answer within one batch";
     return std::move(answer).value();

@@ -82,7 +82,8 @@ class TriggersEngineTest : public ::testing::Test {
   template <typename Answer>
   Answer Call(std::function<Answer(Triggers&)> work) {
     std::optional<Answer> answer;
-    h.engine().OnTriggers<Answer>(std::move(work), [&](Answer a) { answer = std::move(a); });
+    h.engine().OnComponent<Triggers, Answer>(std::move(work),
+                                             [&](Answer a) { answer = std::move(a); });
     h.RunOnce();
     EXPECT_TRUE(answer.has_value()) << "no answer within one batch";
     return std::move(answer).value();
