@@ -247,6 +247,11 @@ absl::StatusOr<std::vector<v1::UsageRow>> Engine::ReadUsage(const std::string& t
   return llm_.ReadUsage(tenant, since_day);
 }
 
+absl::StatusOr<std::vector<v1::TenantBudget>> Engine::ReadTenantBudgets(
+    const std::optional<std::string>& tenant) {
+  return llm_.ReadTenantBudgets(tenant, absl::FromUnixMillis(options_.clock->NowMs()));
+}
+
 void Engine::ListApprovals(std::optional<std::string> tenant,
                            std::function<void(std::vector<v1::PendingApproval>)> done) {
   Post([this, tenant = std::move(tenant), done = std::move(done)]() mutable {

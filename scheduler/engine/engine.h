@@ -226,6 +226,11 @@ class Engine : private EventPoster {
   // (YYYY-MM-DD); `tenant` "" for every tenant. Reads the store.
   absl::StatusOr<std::vector<v1::UsageRow>> ReadUsage(const std::string& tenant,
                                                       const std::string& since_day);
+  // GetUsage's budgets: the tenant budgets of the LLM limits in force, each
+  // with what the tenant billed in its current period by the engine's
+  // clock; `tenant` nullopt for every tenant. Reads the store as ReadUsage.
+  absl::StatusOr<std::vector<v1::TenantBudget>> ReadTenantBudgets(
+      const std::optional<std::string>& tenant);
 
   // Worker streams. A stream id comes from NewStreamId; the stream's first
   // message is its Hello, which registers `channel` for replies.

@@ -366,14 +366,19 @@ grpc::ServerUnaryReactor* SchedulerService::GetUsage(grpc::CallbackServerContext
   absl::StatusOr<std::optional<std::string>> readable = caller->TenantToRead(request->tenant());
   if (!readable.ok()) return Refuse(context, readable.status());
   // Usage rows are per tenant: an admin asking for none reads every tenant's.
-  const std::string tenant = readable->value_or("");
+  const std::optional<std::string> only = *readable;
   const absl::Time since = request->has_since() ? absl::FromUnixSeconds(request->since().seconds())
                                                 : absl::Now() - absl::Hours(24 * 30);
-  return FinishFromPool(context, pool_, [this, tenant, since, response]() -> absl::Status {
+  return FinishFromPool(context, pool_, [this, only, since, response]() -> absl::Status {
     absl::StatusOr<std::vector<v1::UsageRow>> rows =
-        engine()->ReadUsage(tenant, governance::UtcDay(since));
+        engine()->ReadUsage(only.value_or(""), governance::UtcDay(since));
     if (!rows.ok()) return rows.status();
     for (v1::UsageRow& row : *rows) *response->add_rows() = std::move(row);
+    // The budgets count the current period whatever `since` says
+    // (docs/llm-governance.md#tenant-budgets).
+    absl::StatusOr<std::vector<v1::TenantBudget>> budgets = engine()->ReadTenantBudgets(only);
+    if (!budgets.ok()) return budgets.status();
+    for (v1::TenantBudget& budget : *budgets) *response->add_budgets() = std::move(budget);
     return absl::OkStatus();
   });
 }

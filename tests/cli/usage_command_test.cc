@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "tests/cli/cli_runner.h"
 #include "tests/cli/fake_scheduler.h"
+#include "tools/cli/usage_budget_table.h"
 #include "tools/cli/usage_since.h"
 #include "tools/cli/usage_table.h"
 
@@ -112,6 +113,65 @@ TEST(UsageTable, GroupingNames) {
   EXPECT_EQ(UsageGroupingFromName("model"), UsageGrouping::kModel);
   EXPECT_EQ(UsageGroupingFromName("tenant"), UsageGrouping::kTenant);
   EXPECT_EQ(UsageGroupingFromName("week"), std::nullopt);
+}
+
+// --- the budgets ----------------------------------------------------------------
+
+// acme: half of its $0.03 a day; globex: a month's tokens, no dollar limit.
+v1::GetUsageResponse WithBudgets(v1::GetUsageResponse usage) {
+  usage.MergeFrom(ParseText<v1::GetUsageResponse>(R"pb(
+    budgets {
+      tenant: "acme"
+      period: "day"
+      period_start { seconds: 1795564800 }
+      budget_usd: 0.03
+      billed_usd: 0.015
+      billed_tokens: 45
+    }
+    budgets {
+      tenant: "globex"
+      period: "month"
+      period_start { seconds: 1793491200 }
+      budget_tokens: 1000000
+      billed_tokens: 7744
+      billed_usd: 0.01
+    }
+  )pb"));
+  return usage;
+}
+
+TEST(UsageBudgetTable, BilledAgainstEachLimitWithTheShareUsed) {
+  std::ostringstream out;
+  PrintBudgetTable(WithBudgets({}), 0, out);
+  EXPECT_EQ(out.str(),
+            "TENANT  PERIOD  FROM        COST                    TOKENS\n"
+            "acme    day     2026-11-25  $0.015 of $0.030 (50%)  45\n"
+            "globex  month   2026-11-01  $0.010                  7.7k of 1.0M (0%)\n");
+}
+
+TEST(UsageBudgetTable, NoBudgets_PrintsNothing) {
+  std::ostringstream out;
+  PrintBudgetTable(FourRows(), 0, out);
+  EXPECT_THAT(out.str(), IsEmpty());
+}
+
+TEST(UsageCommand, Budgets_FollowTheUsageTable) {
+  FakeScheduler scheduler;
+  scheduler.SetUsage(WithBudgets(FourRows()));
+  testing::CliResult result = Cli({"usage", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("$0.241  3\n\nTENANT  PERIOD  FROM        COST"));
+  EXPECT_THAT(result.out, HasSubstr("acme    day     2026-11-25  $0.015 of $0.030 (50%)  45\n"));
+}
+
+TEST(UsageCommand, BudgetsWithoutUsage_StillPrinted) {
+  FakeScheduler scheduler;
+  scheduler.SetUsage(WithBudgets({}));
+  testing::CliResult result =
+      Cli({"usage", "--tenant", "acme", "--scheduler", scheduler.address()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("no LLM usage for tenant acme"));
+  EXPECT_THAT(result.out, AllOf(HasSubstr("TENANT  PERIOD"), HasSubstr("globex  month")));
 }
 
 // --- --since --------------------------------------------------------------------

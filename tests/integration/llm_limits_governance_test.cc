@@ -22,6 +22,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/child_process.h"
 #include "common/files.h"
 #include "common/json.h"
@@ -157,6 +159,18 @@ class LlmGovernanceTest : public ::testing::Test {
     return {(*cli)->WaitFor(60'000).value_or(-1), ReadFileOrEmpty(log)};
   }
   int cli_calls_ = 0;
+
+  // GetUsage as `client`'s tenant; a test failure when it is refused.
+  static v1::GetUsageResponse Usage(v1::Scheduler::StubInterface& client,
+                                    const std::string& tenant) {
+    v1::GetUsageRequest request;
+    request.set_tenant(tenant);
+    v1::GetUsageResponse response;
+    grpc::ClientContext context;
+    const grpc::Status status = client.GetUsage(&context, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response;
+  }
 
   testing::TempDir dir_;
   std::unique_ptr<testing::FakeLlm> llm_;
@@ -457,8 +471,10 @@ TEST_F(LlmGovernanceTest, TwoTenantsBothProgressAtTheSharedLimit) {
 }
 
 // acme may spend $0.03 a day: its chained run pauses at the fourth call,
-// naming the tenant's budget, while globex's run goes on. Raised in the limits
-// file (SIGHUP), acme's run resumes and finishes.
+// naming the tenant's budget, while globex's run goes on. GetUsage shows each
+// tenant its own budget and what it billed today, and refuses another
+// tenant's. Raised in the limits file (SIGHUP), acme's run resumes and
+// finishes.
 TEST_F(LlmGovernanceTest, ATenantsDailyBudgetPausesItsRunsOnly) {
   const std::string limits = R"(models:
   fake-model:
@@ -466,6 +482,8 @@ TEST_F(LlmGovernanceTest, ATenantsDailyBudgetPausesItsRunsOnly) {
 tenants:
   acme:
     budget: {usd: 0.03, period: day}
+  globex:
+    budget: {tokens: 1000000, period: month}
 )";
   Start(limits, /*workers=*/1, kTwoTenants);
   absl::StatusOr<std::string> acme = cluster_->Submit(Chain(5, ""));
@@ -475,6 +493,20 @@ tenants:
   ASSERT_EQ(run->status(), v1::RUN_STATUS_PAUSED) << run->error() << cluster_->Logs();
   EXPECT_THAT(run->error(), HasSubstr("tenant acme's daily budget of $0.0300 is reached"));
   EXPECT_EQ(FakeStat("requests"), 3);
+
+  // acme's budget next to its three calls: 15 tokens each, $0.005 each.
+  const v1::GetUsageResponse acme_usage = Usage(cluster_->client(), "");
+  ASSERT_EQ(acme_usage.budgets_size(), 1) << acme_usage.DebugString();
+  const v1::TenantBudget& acme_budget = acme_usage.budgets(0);
+  EXPECT_EQ(acme_budget.tenant(), "acme");
+  EXPECT_EQ(acme_budget.period(), "day");
+  EXPECT_EQ(acme_budget.period_start().seconds() % 86400, 0);
+  EXPECT_LE(absl::Now() - absl::FromUnixSeconds(acme_budget.period_start().seconds()),
+            absl::Hours(24));
+  EXPECT_DOUBLE_EQ(acme_budget.budget_usd(), 0.03);
+  EXPECT_EQ(acme_budget.budget_tokens(), 0);
+  EXPECT_NEAR(acme_budget.billed_usd(), 0.015, 1e-9);
+  EXPECT_EQ(acme_budget.billed_tokens(), 45);
 
   auto globex = v1::Scheduler::NewStub(testing::TestChannel(cluster_->address(), kGlobexToken));
   v1::SubmitRunRequest submit;
@@ -488,6 +520,30 @@ tenants:
                   *acme, [&](const v1::Run&) { return FakeStat("requests") >= 5; }, 30'000),
               IsOk());
 
+  // globex reads its own budget only, and not acme's; its two calls are
+  // billed once their reports arrive.
+  v1::GetUsageResponse globex_usage = Usage(*globex, "");
+  for (const absl::Time deadline = absl::Now() + absl::Seconds(30);
+       absl::Now() < deadline && globex_usage.budgets_size() == 1 &&
+       globex_usage.budgets(0).billed_tokens() < 30;
+       globex_usage = Usage(*globex, "")) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(globex_usage.budgets_size(), 1) << globex_usage.DebugString();
+  EXPECT_EQ(globex_usage.budgets(0).tenant(), "globex");
+  EXPECT_EQ(globex_usage.budgets(0).period(), "month");
+  EXPECT_EQ(globex_usage.budgets(0).budget_tokens(), 1000000);
+  EXPECT_EQ(globex_usage.budgets(0).billed_tokens(), 30);
+  {
+    v1::GetUsageRequest request;
+    request.set_tenant("acme");
+    v1::GetUsageResponse refused;
+    grpc::ClientContext context;
+    EXPECT_EQ(globex->GetUsage(&context, request, &refused).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_EQ(refused.budgets_size(), 0);
+  }
+
   std::ofstream(LimitsPath()) << absl::StrReplaceAll(limits, {{"usd: 0.03", "usd: 1"}});
   cluster_->scheduler()->Signal(SIGHUP);
   for (int i = 0; i < 200 && cluster_->Logs().find("llm limits reloaded") == std::string::npos;
@@ -499,6 +555,8 @@ tenants:
   v1::ResumeRunResponse resumed;
   grpc::ClientContext context;
   ASSERT_TRUE(cluster_->client().ResumeRun(&context, resume, &resumed).ok());
+  // The budget shown is the reloaded one.
+  EXPECT_DOUBLE_EQ(Usage(cluster_->client(), "acme").budgets(0).budget_usd(), 1);
   run = cluster_->WaitForRun(*acme);
   ASSERT_THAT(run.status(), IsOk());
   EXPECT_EQ(run->status(), v1::RUN_STATUS_COMPLETED) << run->error() << cluster_->Logs();

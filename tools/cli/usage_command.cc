@@ -5,6 +5,7 @@
 #include "absl/time/clock.h"
 #include "tools/cli/proto_json.h"
 #include "tools/cli/rpc_call.h"
+#include "tools/cli/usage_budget_table.h"
 #include "tools/cli/usage_since.h"
 #include "tools/cli/usage_table.h"
 
@@ -48,12 +49,17 @@ int RunUsage(const UsageOptions& options, std::ostream& out, std::ostream& err) 
   }
   if (options.json) {
     out << ProtoToJsonPretty(response) << "\n";
-  } else if (response.rows().empty()) {
+    return 0;
+  }
+  if (response.rows().empty()) {
     err << "no LLM usage" << (options.tenant.empty() ? "" : " for tenant " + options.tenant)
         << " since " << UtcDayOf(since) << "\n";
   } else {
     PrintUsageTable(response, *grouping, options.width, out);
+    if (!response.budgets().empty()) out << "\n";
   }
+  // The budgets count their current period, whatever --since says.
+  PrintBudgetTable(response, options.width, out);
   return 0;
 }
 

@@ -5,7 +5,9 @@
 // (GetUsage: per tenant, model and UTC day), as a table per tenant and model
 // over a period (usage_table.h), or by day, model or tenant alone. The
 // counterpart of budgets: where a tenant's money went, which model was
-// throttled (429s), before and after a run paused on its budget.
+// throttled (429s), before and after a run paused on its budget. After the
+// table, each tenant's period budget against what it billed in the current
+// period (usage_budget_table.h).
 
 #include <optional>
 #include <ostream>

@@ -11,6 +11,7 @@
 #include "scheduler/engine/state/run_control.h"
 #include "scheduler/engine/state/task_states.h"
 #include "scheduler/governance/budget.h"
+#include "scheduler/governance/tenant_budget_report.h"
 #include "scheduler/governance/usage_sum.h"
 #include "scheduler/store/keys.h"
 
@@ -67,10 +68,22 @@ LlmGrants::LlmGrants(Options options, LoopBatch* batch, ActiveRuns* runs,
       leases_(leases),
       streams_(streams),
       revoker_(revoker),
-      governor_(std::move(options.limits)) {}
+      governor_(std::move(options.limits)) {
+  PublishBudgets(governor_.limits());
+}
+
+void LlmGrants::PublishBudgets(const governance::LlmLimits& limits) {
+  std::map<std::string, governance::TenantBudget> budgets;
+  for (const auto& [tenant, policy] : limits.tenants) {
+    if (policy.budget.has_value()) budgets.emplace(tenant, *policy.budget);
+  }
+  absl::MutexLock lock(&budgets_mu_);
+  budgets_ = std::move(budgets);
+}
 
 void LlmGrants::SetLimits(governance::LlmLimits limits) {
   governor_.SetLimits(std::move(limits), batch_->now());
+  PublishBudgets(governor_.limits());
   log::Info("llm limits reloaded").With("models", governor_.limits().models.size());
 }
 
@@ -350,6 +363,22 @@ absl::StatusOr<std::vector<v1::UsageRow>> LlmGrants::ReadUsage(const std::string
       });
   if (!scanned.ok()) return scanned;
   return rows;
+}
+
+absl::StatusOr<std::vector<v1::TenantBudget>> LlmGrants::ReadTenantBudgets(
+    const std::optional<std::string>& tenant, absl::Time now) const {
+  std::map<std::string, governance::TenantBudget> budgets;
+  {
+    absl::MutexLock lock(&budgets_mu_);
+    budgets = budgets_;
+  }
+  if (budgets.empty() || (tenant.has_value() && !budgets.contains(*tenant))) {
+    return std::vector<v1::TenantBudget>();
+  }
+  absl::StatusOr<std::vector<v1::UsageRow>> rows =
+      ReadUsage(tenant.value_or(""), governance::BudgetRowsFrom(now));
+  if (!rows.ok()) return rows.status();
+  return governance::TenantBudgetReport(budgets, tenant, *rows, now);
 }
 
 void LlmGrants::OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) {

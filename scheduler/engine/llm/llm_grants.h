@@ -12,16 +12,21 @@
 // that ended meanwhile is billed in the run's stored record before the
 // commit, so a resume counts it.
 //
-// Loop thread only, except ReadUsage: nothing here takes a lock.
+// Loop thread only, except ReadUsage and ReadTenantBudgets, which read the
+// store and a copy of the budgets (budgets_mu_, the one lock here).
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "scheduler/dispatch/lease_table.h"
 #include "scheduler/engine/core/loop_batch.h"
@@ -93,6 +98,13 @@ class LlmGrants : public WorkerListener, public TraceContentPolicy {
   // itself, no loop state. The store's scan error.
   absl::StatusOr<std::vector<v1::UsageRow>> ReadUsage(const std::string& tenant,
                                                       const std::string& since_day) const;
+  // GetUsage's budgets: the tenant budgets of the limits in force, each
+  // with what the tenant billed in its period current at `now`
+  // (governance/tenant_budget_report.h); only `tenant`'s when set. Any
+  // thread: the usage rows come from the store as ReadUsage reads them, so
+  // billed matches GetUsage's rows. The store's scan error.
+  absl::StatusOr<std::vector<v1::TenantBudget>> ReadTenantBudgets(
+      const std::optional<std::string>& tenant, absl::Time now) const;
 
   // WorkerListener: the lease's grants and waits are released.
   void OnLeaseEnded(absl::string_view lease_id, const dispatch::Lease* was_held) override;
@@ -103,6 +115,8 @@ class LlmGrants : public WorkerListener, public TraceContentPolicy {
   const governance::LlmGovernor& governor() const { return governor_; }
 
  private:
+  // Copies the tenants' budgets out of `limits` for ReadTenantBudgets.
+  void PublishBudgets(const governance::LlmLimits& limits);
   void Refuse(uint64_t stream_id, const std::string& request_id, const std::string& error);
   void Send(const governance::Granted& granted);
   // A call would exceed a budget (`scope`: run or tenant): refuses it, and
@@ -122,6 +136,10 @@ class LlmGrants : public WorkerListener, public TraceContentPolicy {
   governance::LlmGovernor governor_;
   governance::UsageBook usage_book_;
   std::string usage_month_;  // the month usage_book_ holds ("2026-11")
+  // The limits' tenant budgets, for ReadTenantBudgets on RPC threads;
+  // written on the loop with every new set of limits.
+  mutable absl::Mutex budgets_mu_;
+  std::map<std::string, governance::TenantBudget> budgets_ ABSL_GUARDED_BY(budgets_mu_);
   // Calls reported this batch for runs no longer in memory, by run.
   absl::flat_hash_map<std::string, v1::Usage> late_bills_;
 };

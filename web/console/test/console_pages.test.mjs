@@ -19,6 +19,7 @@ import {
   shot,
   startConsoleCluster,
   until,
+  ADMIN,
   WORKER,
 } from "./harness.mjs";
 
@@ -74,6 +75,16 @@ auth:
 dedupe: {header: X-GitHub-Delivery}
 `;
 
+// acme's day budget (the client token's tenant) and globex's month budget,
+// which acme's page must not show. Large enough for every call here (a call
+// reserves its most, 1,024 output tokens by default).
+const LLM_LIMITS = `tenants:
+  acme:
+    budget: {usd: 5, tokens: 20000, period: day}
+  globex:
+    budget: {tokens: 1000000, period: month}
+`;
+
 const APPROVAL_FLOW = `
 name: console-audit
 phases:
@@ -107,6 +118,7 @@ before(async () => {
   const agents = join(dir, "agents");
   mkdirSync(agents);
   writeFileSync(join(agents, "writer.md"), writerAgent(`http://127.0.0.1:${llmPort}/v1`));
+  writeFileSync(join(dir, "llm-limits.yaml"), LLM_LIMITS);
 
   // An OTLP/HTTP receiver that takes every export: the scheduler traces
   // runs only when it has somewhere to send their spans.
@@ -124,6 +136,7 @@ before(async () => {
     schedulerArgs: [
       "--otlp-endpoint", `http://127.0.0.1:${receiver.address().port}`,
       "--trace-url-template", TRACE_TEMPLATE,
+      "--llm-limits", join(dir, "llm-limits.yaml"),
     ],
   });
   ({ api, signedInPage } = cluster);
@@ -318,6 +331,35 @@ test("usage page: tokens and cost per tenant and model, and per run against its 
   assert.equal(await cell(runRow, "cost"), `$${run.billed.costUsd.toFixed(4)}`);
   assert.equal(await cell(runRow, "budget"), "100,000 tokens, $1.00");
   assert.equal(await cell(runRow, "left"), `99,985 tokens, $${(1 - run.billed.costUsd).toFixed(4)}`);
+
+  // acme's day budget: what GetUsage's rows of today add up to, of its
+  // limits, with the share used; globex's budget is not acme's to see.
+  const today = new Date().toISOString().slice(0, 10);
+  const todays = rows.filter((r) => r.tenant === "acme" && r.day === today);
+  const todayTokens = todays.reduce((s, r) => s + Number(r.usage?.inputTokens ?? 0) + Number(r.usage?.outputTokens ?? 0), 0);
+  const todayCost = todays.reduce((s, r) => s + Number(r.usage?.costUsd ?? 0), 0);
+  assert.ok(todayTokens >= 30, JSON.stringify(rows));
+  const budgets = (await api("GetUsage", {})).budgets ?? [];
+  assert.deepEqual(budgets.map((b) => b.tenant), ["acme"]);
+  assert.equal(Number(budgets[0].billedTokens), todayTokens);
+  assert.ok(Math.abs(budgets[0].billedUsd - todayCost) < 1e-9, JSON.stringify(budgets));
+  const panel = await page.waitForSelector("[data-testid=tenant-budgets] article[data-tenant=acme]");
+  assert.equal(await page.$("[data-testid=tenant-budgets] article[data-tenant=globex]"), null);
+  const part = (col, name) => panel.$eval(`[data-col=${col}] [data-part=${name}]`, (e) => e.textContent);
+  assert.equal(await panel.$eval("[data-col=period]", (e) => e.textContent), `Today (${today}, UTC)`);
+  assert.equal(await part("tokens", "billed"), todayTokens.toLocaleString("en-US"));
+  assert.equal(await part("tokens", "limit"), "20,000");
+  const tokenShare = Math.floor((todayTokens / 20000) * 1000) / 10;
+  assert.equal(await part("tokens", "share"), `${tokenShare.toFixed(1)}%`);
+  assert.equal(await part("cost", "billed"), `$${todayCost.toFixed(4)}`);
+  assert.equal(await part("cost", "limit"), "$5.00");
+  assert.equal(
+    await panel.$eval("[data-col=tokens] [role=progressbar]", (e) => e.getAttribute("aria-valuenow")),
+    String(tokenShare),
+  );
+  // An admin reads both tenants' budgets.
+  const all = (await api("GetUsage", {}, ADMIN)).budgets ?? [];
+  assert.deepEqual(all.map((b) => `${b.tenant}/${b.period}`), ["acme/day", "globex/month"]);
 
   // Grouped by model instead: one line, the same total.
   await page.select("select[name=by]", "model");

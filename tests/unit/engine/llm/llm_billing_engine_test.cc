@@ -8,6 +8,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/engine/runs/run_reader.h"
+#include "scheduler/store/keys.h"
+#include "scheduler/store/records.pb.h"
 #include "tests/unit/engine/engine_harness.h"
 
 namespace taskboard::engine {
@@ -191,6 +193,87 @@ TEST_F(LlmBillingTest, AnAskUnderALeaseThatEndedIsRefused) {
   const v1::LlmGrant grant = Ask(stale, 10, 10);
   EXPECT_FALSE(grant.granted());
   EXPECT_THAT(grant.error(), HasSubstr("no longer holds this lease"));
+}
+
+// GetUsage's budgets: the engine's limits' tenant budgets with what each
+// tenant billed in its current period, read from the stored usage rows.
+// The harness's clock stands at 2023-11-14T22:13:20Z.
+class TenantBudgetsTest : public ::testing::Test {
+ protected:
+  void StoreRow(const std::string& day, const std::string& tenant, int64_t tokens, double usd) {
+    store::LlmUsageRecord record;
+    record.set_requests(1);
+    record.mutable_usage()->set_input_tokens(tokens);
+    record.mutable_usage()->set_cost_usd(usd);
+    store::WriteBatch batch;
+    batch.Put(store::Column::kMeta, store::keys::LlmUsage(day, tenant, "m"),
+              record.SerializeAsString());
+    ASSERT_TRUE(h_.store().Write(batch).ok());
+  }
+
+  static governance::LlmLimits Limits(double acme_usd) {
+    governance::LlmLimits limits;
+    limits.tenants["acme"].budget = governance::TenantBudget{
+        .usd = acme_usd, .tokens = 0, .period = governance::BudgetPeriod::kDay};
+    limits.tenants["globex"].budget = governance::TenantBudget{
+        .usd = 0, .tokens = 5000, .period = governance::BudgetPeriod::kMonth};
+    limits.tenants["quiet"];  // listed without a budget
+    return limits;
+  }
+
+  static EngineOptions WithLimits() {
+    EngineOptions options = EngineHarness::DefaultOptions();
+    options.llm_limits = Limits(3);
+    return options;
+  }
+
+  EngineHarness h_{WithLimits()};
+};
+
+TEST_F(TenantBudgetsTest, EachBudgetWithWhatItsTenantBilledInTheCurrentPeriodOnly) {
+  StoreRow("2023-11-13", "acme", 1000, 1.5);  // yesterday: not today's budget
+  StoreRow("2023-11-14", "acme", 200, 0.75);
+  StoreRow("2023-11-02", "globex", 300, 0);
+  StoreRow("2023-11-14", "globex", 40, 0);
+  StoreRow("2023-10-31", "globex", 9000, 0);  // last month
+
+  absl::StatusOr<std::vector<v1::TenantBudget>> all = h_.engine().ReadTenantBudgets(std::nullopt);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_THAT(*all, SizeIs(2));
+  const v1::TenantBudget& acme = (*all)[0];
+  EXPECT_EQ(acme.tenant(), "acme");
+  EXPECT_EQ(acme.period(), "day");
+  EXPECT_EQ(absl::FromUnixSeconds(acme.period_start().seconds()),
+            absl::FromCivil(absl::CivilDay(2023, 11, 14), absl::UTCTimeZone()));
+  EXPECT_DOUBLE_EQ(acme.budget_usd(), 3);
+  EXPECT_EQ(acme.billed_tokens(), 200);
+  EXPECT_DOUBLE_EQ(acme.billed_usd(), 0.75);
+  const v1::TenantBudget& globex = (*all)[1];
+  EXPECT_EQ(globex.tenant(), "globex");
+  EXPECT_EQ(globex.period(), "month");
+  EXPECT_EQ(globex.budget_tokens(), 5000);
+  EXPECT_EQ(globex.billed_tokens(), 340);
+
+  absl::StatusOr<std::vector<v1::TenantBudget>> own = h_.engine().ReadTenantBudgets("globex");
+  ASSERT_TRUE(own.ok());
+  ASSERT_THAT(*own, SizeIs(1));
+  EXPECT_EQ((*own)[0].tenant(), "globex");
+  // Listed without a budget, or not listed: nothing.
+  EXPECT_THAT(h_.engine().ReadTenantBudgets("quiet").value(), SizeIs(0));
+  EXPECT_THAT(h_.engine().ReadTenantBudgets("beta").value(), SizeIs(0));
+}
+
+TEST_F(TenantBudgetsTest, NewLimits_ShowTheirBudgetsOnceTheLoopTakesThem) {
+  h_.engine().SetLlmLimits(Limits(10));
+  h_.RunOnce();
+  absl::StatusOr<std::vector<v1::TenantBudget>> acme = h_.engine().ReadTenantBudgets("acme");
+  ASSERT_TRUE(acme.ok());
+  ASSERT_THAT(*acme, SizeIs(1));
+  EXPECT_DOUBLE_EQ((*acme)[0].budget_usd(), 10);
+
+  h_.engine().SetLlmLimits({});
+  h_.RunOnce();
+  EXPECT_THAT(h_.engine().ReadTenantBudgets(std::nullopt).value(), SizeIs(0));
 }
 
 }  // namespace

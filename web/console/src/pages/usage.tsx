@@ -7,7 +7,10 @@ import { ErrorNote, PageError, StatusBadge } from "./errors";
 // GetUsage's rows (tenant, model, day) summed per tenant and model, or per
 // model, tenant or day, as `taskboard usage --by` sums them; and the runs
 // started in the range with what they billed against their budgets
-// (ListRuns' Run.billed and Run.budget).
+// (ListRuns' Run.billed and Run.budget); and each tenant's period budget
+// from the scheduler's limits file next to what the tenant billed in the
+// current UTC day or month (GetUsage's budgets,
+// docs/llm-governance.md#tenant-budgets), whatever the range says.
 
 const DAY_MS = 24 * 3600 * 1000;
 const RUNS_READ = 500;
@@ -60,6 +63,7 @@ export function UsagePage() {
   const [tenant, setTenant] = useState("");
   const [by, setBy] = useState<Grouping>("tenant-model");
   const [rows, setRows] = useState<any[] | null>(null);
+  const [budgets, setBudgets] = useState<any[] | null>(null);
   const [runs, setRuns] = useState<any[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [runsError, setRunsError] = useState<unknown>(null);
@@ -73,6 +77,7 @@ export function UsagePage() {
         if (!live) return;
         // GetUsage counts from `since` on; the range's end is cut here.
         setRows((r.rows ?? []).filter((row: any) => !until || row.day <= until));
+        setBudgets(r.budgets ?? []);
         setError(null);
       })
       .catch((e) => live && setError(e));
@@ -165,6 +170,20 @@ export function UsagePage() {
           </tfoot>
         </table>
       )}
+      {budgets && budgets.length > 0 && (
+        <section data-testid="tenant-budgets" aria-labelledby="tenant-budgets-title">
+          <h2 id="tenant-budgets-title">Tenant budgets</h2>
+          <p class="hint">
+            Each tenant's budget from the scheduler's LLM limits file, against what it billed in the current UTC day or
+            month (whatever the range above). A call that would go past a budget pauses its run.
+          </p>
+          <div class="budgets">
+            {budgets.map((b) => (
+              <TenantBudgetPanel key={b.tenant} budget={b} />
+            ))}
+          </div>
+        </section>
+      )}
       <h2>Runs and their budgets</h2>
       <p class="hint">
         Runs started in the range (the newest {RUNS_READ} the token may see, child runs counted in their root): what
@@ -242,5 +261,73 @@ function RunUsageRow({ run }: { run: any }) {
       <td class="num" data-col="budget">{limits.join(", ") || "—"}</td>
       <td class="num" data-col="left">{left.join(", ") || "—"}</td>
     </tr>
+  );
+}
+
+// The share of a limit billed, rounded down to a tenth of a percent so a
+// tenant at 99.96% never reads as at its cap.
+function budgetShare(billed: number, limit: number): number {
+  return Math.floor((billed / limit) * 1000) / 10;
+}
+
+// One tenant's period budget: per measure with a limit, billed of the limit
+// and a bar of the share used; a measure without one shows what was billed.
+function TenantBudgetPanel({ budget }: { budget: any }) {
+  const period = budget.period === "month" ? "month" : "day";
+  const from = String(budget.periodStart ?? "").slice(0, period === "month" ? 7 : 10);
+  const billedUsd = Number(budget.billedUsd ?? 0);
+  const billedTokens = count(budget.billedTokens);
+  return (
+    <article class="budget" data-tenant={budget.tenant}>
+      <h3>{budget.tenant}</h3>
+      <p class="hint" data-col="period">
+        {period === "month" ? "This month" : "Today"} ({from}, UTC)
+      </p>
+      <BudgetLine
+        what="Cost"
+        tenant={budget.tenant}
+        billed={billedUsd}
+        limit={Number(budget.budgetUsd ?? 0)}
+        show={(v) => usd(v) || "$0"}
+      />
+      <BudgetLine
+        what="Tokens"
+        tenant={budget.tenant}
+        billed={billedTokens}
+        limit={count(budget.budgetTokens)}
+        show={(v) => v.toLocaleString()}
+      />
+    </article>
+  );
+}
+
+function BudgetLine(props: { what: string; tenant: string; billed: number; limit: number; show: (v: number) => string }) {
+  const { what, tenant, billed, limit, show } = props;
+  const key = what.toLowerCase();
+  if (limit <= 0) {
+    return (
+      <p class="budget-line" data-col={key}>
+        {what}: <span data-part="billed">{show(billed)}</span> <span class="hint">(no limit)</span>
+      </p>
+    );
+  }
+  const share = budgetShare(billed, limit);
+  return (
+    <div class="budget-line" data-col={key}>
+      <p>
+        {what}: <span data-part="billed">{show(billed)}</span> of <span data-part="limit">{show(limit)}</span>{" "}
+        (<span data-part="share">{share.toFixed(1)}%</span>)
+      </p>
+      <div
+        class={share >= 90 ? "bar near" : "bar"}
+        role="progressbar"
+        aria-label={`${tenant}: ${key} budget used`}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={Math.min(100, share)}
+      >
+        <div class="fill" style={{ width: `${Math.min(100, share)}%` }} />
+      </div>
+    </div>
   );
 }
