@@ -5,7 +5,8 @@
 // again, waiting for it. The recursion stops at the limit: three runs, each
 // a child of the one before under one root, and the deepest agent's tool
 // call is an isError result naming the flag while its task completes
-// (docs/semantics.md#nested-runs).
+// (docs/semantics.md#nested-runs). Over the scheduler's POST /mcp, a call
+// whose `_meta` carries a running task's FlowState starts that task's child.
 
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/cluster.h"
+#include "tests/testing/raw_http.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
@@ -149,6 +151,98 @@ TEST_F(RunDepthTest, FlowStartingItself_StopsAtMaxRunDepth_WithLinkedRunsAndAToo
       EXPECT_THAT((*result)["text"].get<std::string>(), HasSubstr("--max-run-depth=2"));
     }
   }
+}
+
+// POST /mcp with one JSON-RPC message; the answer's body as JSON.
+absl::StatusOr<Json> PostMcp(int port, const Json& message) {
+  const std::string body = DumpJson(message);
+  testing::RawConnection connection(port);
+  connection.Send(absl::StrCat("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:", port,
+                               "\r\nContent-Type: application/json\r\n"
+                               "Accept: application/json, text/event-stream\r\n"
+                               "Connection: close\r\nContent-Length: ",
+                               body.size(), "\r\n\r\n", body));
+  // Read until the server closes the connection (the marker never comes).
+  const std::string& reply = connection.ReadUntil("\x01never", absl::Seconds(30));
+  // The JSON body, whether sent with a length or as one chunk.
+  const size_t head_end = reply.find("\r\n\r\n");
+  const size_t open = reply.find('{', head_end == std::string::npos ? 0 : head_end);
+  const size_t close = reply.rfind('}');
+  if (head_end == std::string::npos || open == std::string::npos || close < open) {
+    return absl::UnavailableError("no JSON answer: " + reply);
+  }
+  return ParseJson(reply.substr(open, close - open + 1));
+}
+
+TEST_F(RunDepthTest, HttpMcp_MetaNamingARunningTask_StartsItsChildRun) {
+  // Holds its task until the test lets it go.
+  const std::filesystem::path release = dir_.path() / "release";
+  std::ofstream(agents_ / "hold.sh")
+      << "#!/bin/sh\nwhile [ ! -f " << release.string() << " ]; do sleep 0.05; done\necho held\n";
+  std::filesystem::permissions(agents_ / "hold.sh", std::filesystem::perms::owner_all);
+  std::ofstream(agents_ / "hold.yaml") << "name: hold\ntype: command\ncommand: ["
+                                       << DumpJson((agents_ / "hold.sh").string()) << "]\n";
+  const std::filesystem::path port_file = dir_.path() / "http.port";
+  testing::ClusterOptions options;
+  options.workers = 1;
+  options.agents_dir = agents_.string();
+  options.scheduler_flags = {"--http-listen", "127.0.0.1:0", "--http-port-file",
+                             port_file.string()};
+  testing::Cluster cluster(options);
+  ASSERT_THAT(cluster.Start(), IsOk());
+  int port = 0;
+  std::ifstream(port_file) >> port;
+  ASSERT_GT(port, 0) << cluster.Logs();
+
+  absl::StatusOr<std::string> root =
+      cluster.Submit("name: holder\nphases:\n  - id: main\n    agent: hold\n    task: hold\n");
+  ASSERT_THAT(root.status(), IsOk());
+  absl::StatusOr<v1::Run> running = cluster.WaitUntil(*root, [](const v1::Run& run) {
+    return run.tasks_size() == 1 && run.tasks(0).state() == v1::TASK_STATE_RUNNING;
+  });
+  ASSERT_THAT(running.status(), IsOk());
+  {
+    v1::SaveFlowRequest request;
+    request.mutable_source()->set_text(
+        "name: leaf\nphases:\n  - id: main\n    agent: hold\n    task: leaf\n");
+    v1::SaveFlowResponse response;
+    grpc::ClientContext context;
+    ASSERT_TRUE(cluster.client().SaveFlow(&context, request, &response).ok());
+  }
+
+  const Json call = {
+      {"jsonrpc", "2.0"},
+      {"id", 1},
+      {"method", "tools/call"},
+      {"params",
+       {{"name", "run_flow"},
+        {"arguments", {{"name", "leaf"}}},
+        {"_meta", {{"taskboard/flow_state", {{"run_id", *root}, {"task_id", "main"}}}}}}}};
+  absl::StatusOr<Json> answer = PostMcp(port, call);
+  ASSERT_THAT(answer.status(), IsOk());
+  const Json& result = (*answer)["result"];
+  ASSERT_EQ(result["isError"], false) << answer->dump();
+  const std::string child_id = result["structuredContent"]["run_id"].get<std::string>();
+  absl::StatusOr<v1::Run> child = cluster.GetRun(child_id, true);
+  ASSERT_THAT(child.status(), IsOk());
+  EXPECT_EQ(child->parent_run_id(), *root);
+  EXPECT_EQ(child->root_run_id(), *root);
+  EXPECT_EQ(child->parent_task_id(), "main");
+  EXPECT_EQ(child->depth(), 1);
+
+  // Naming a task that does not exist is a tool error; the server goes on.
+  Json wrong = call;
+  wrong["params"]["_meta"]["taskboard/flow_state"]["task_id"] = "nope";
+  absl::StatusOr<Json> refused = PostMcp(port, wrong);
+  ASSERT_THAT(refused.status(), IsOk());
+  EXPECT_EQ((*refused)["result"]["isError"], true) << refused->dump();
+  EXPECT_THAT((*refused)["result"]["content"][0]["text"].get<std::string>(),
+              HasSubstr("has no task 'nope'"));
+
+  std::ofstream(release) << "go";
+  absl::StatusOr<v1::Run> finished = cluster.WaitForRun(*root);
+  ASSERT_THAT(finished.status(), IsOk());
+  EXPECT_EQ(finished->status(), v1::RUN_STATUS_COMPLETED) << finished->error();
 }
 
 }  // namespace

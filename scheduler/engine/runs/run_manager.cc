@@ -162,10 +162,10 @@ absl::StatusOr<SubmitResult> RunManager::SubmitNow(SubmitRequest& request,
       !defaulted.ok()) {
     return defaulted;
   }
+  if (request.started_by.has_value()) return SubmitStartedBy(request);
   // The reply follows the batch that writes the run; its tasks are created
   // and written in the next one (decision 121: a board of 10,000 tasks
   // waited about 60 ms more for them).
-  if (request.started_by.has_value()) return SubmitStartedBy(request);
   absl::StatusOr<std::string> run_id = CreateRun(request, nullptr, "", DriverStart::kNextBatch);
   if (!run_id.ok()) return run_id.status();
   return SubmitResult{*run_id, false};

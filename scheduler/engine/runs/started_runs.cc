@@ -52,7 +52,7 @@ absl::StatusOr<RunState*> FindStartingRun(ActiveRuns& active, store::Store& stor
   if (task == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "started_by.task_id: run ", started_by.run_id, " has no task '", started_by.task_id,
-        "'; pass the task id the worker gave the starting task ", "(TASKBOARD_TASK_ID)"));
+        "'; pass the task id the worker gave the starting task (TASKBOARD_TASK_ID)"));
   }
   if (task->task().state() != v1::TASK_STATE_RUNNING) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -78,8 +78,7 @@ absl::Status CheckChildDepth(const v1::Run& parent, const RunLimits& limits) {
                    parent.root_run_id(), " is at 0); a run it starts would be at depth ", depth,
                    ", deeper than the scheduler allows (scheduler flag ", limit_flags::kMaxRunDepth,
                    "=", limits.max_run_depth,
-                   "); does the flow start itself? End the recursion in the flow, or "
-                   "raise ",
+                   "); does the flow start itself? End the recursion in the flow, or raise ",
                    limit_flags::kMaxRunDepth));
 }
 
