@@ -137,7 +137,9 @@ absl::StatusOr<Json> ServerSession::CallTool(const Json& params) {
     }
     arguments = *given;
   }
-  ToolResult result = tools_.Call(tool, arguments);
+  Json meta;
+  if (auto given = params.find("_meta"); given != params.end() && given->is_object()) meta = *given;
+  ToolResult result = tools_.Call(tool, arguments, meta);
   Json answer = {{"content", Json::array({{{"type", "text"}, {"text", result.text}}})},
                  {"isError", result.is_error}};
   if (result.structured.is_object()) answer["structuredContent"] = std::move(result.structured);

@@ -39,9 +39,10 @@ class ToolTable {
   virtual std::vector<ToolDescription> List() const = 0;
   // Whether `name` is one of List()'s tools.
   virtual bool Has(const std::string& name) const = 0;
-  // Calls tool `name` (Has(name)) with `arguments` (an object). Blocks for
-  // as long as the tool takes; safe to call from several threads.
-  virtual ToolResult Call(const std::string& name, const Json& arguments) = 0;
+  // Calls tool `name` (Has(name)) with `arguments` (an object) and the
+  // call's `params._meta` (an object, or null when the client sent none).
+  // Blocks for as long as the tool takes; safe to call from several threads.
+  virtual ToolResult Call(const std::string& name, const Json& arguments, const Json& meta) = 0;
 };
 
 }  // namespace taskboard::mcp

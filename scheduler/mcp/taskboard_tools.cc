@@ -60,7 +60,9 @@ std::vector<ToolDescription> Describe(int max_wait_seconds) {
                     "with wait_seconds, waits up to that long (at most ",
                     max_wait_seconds,
                     ") for the run to end and returns its status and output. A run still going "
-                    "can be read later with get_run."),
+                    "can be read later with get_run. Called by an agent inside a flow, the run is "
+                    "a child of the agent's run: runs nest only so deep, and the child is "
+                    "cancelled when the agent's run ends, so wait for it if you need its output."),
        ObjectSchema(
            {{"name", StringProperty("The saved flow's name")},
             {"version", VersionProperty()},
@@ -118,6 +120,27 @@ ToolResult Answer(Json structured) {
 std::string StringOr(const Json& object, const char* key, std::string fallback = "") {
   auto found = object.find(key);
   return found != object.end() && found->is_string() ? found->get<std::string>() : fallback;
+}
+
+// The running task that calls run_flow, as SubmitRunRequest.started_by in
+// JSON, or null: the call's FlowState `_meta` when it names a run and task,
+// else the task this server was started for (TaskboardToolsOptions).
+Json StartedBy(const Json& meta, const TaskboardToolsOptions& options) {
+  std::string run_id = options.started_by_run_id;
+  std::string task_id = options.started_by_task_id;
+  if (meta.is_object()) {
+    auto state = meta.find("taskboard/flow_state");
+    if (state != meta.end() && state->is_object()) {
+      std::string meta_run = StringOr(*state, "run_id");
+      std::string meta_task = StringOr(*state, "task_id");
+      if (!meta_run.empty() && !meta_task.empty()) {
+        run_id = std::move(meta_run);
+        task_id = std::move(meta_task);
+      }
+    }
+  }
+  if (run_id.empty() || task_id.empty()) return nullptr;
+  return Json{{"runId", std::move(run_id)}, {"taskId", std::move(task_id)}};
 }
 
 // An int64 field: protobuf's JSON mapping writes it as a string.
@@ -203,7 +226,7 @@ bool TaskboardTools::Has(const std::string& name) const {
   return false;
 }
 
-ToolResult TaskboardTools::Call(const std::string& name, const Json& arguments) {
+ToolResult TaskboardTools::Call(const std::string& name, const Json& arguments, const Json& meta) {
   for (const ToolDescription& tool : descriptions_) {
     if (tool.name != name) continue;
     if (absl::Status checked = CheckArguments(tool.input_schema, arguments); !checked.ok()) {
@@ -212,7 +235,7 @@ ToolResult TaskboardTools::Call(const std::string& name, const Json& arguments) 
     }
     if (name == "list_flows") return ListFlows(arguments);
     if (name == "describe_flow") return DescribeFlow(arguments);
-    if (name == "run_flow") return RunFlow(arguments);
+    if (name == "run_flow") return RunFlow(arguments, meta);
     if (name == "get_run") return GetRun(arguments);
     if (name == "cancel_run") return CancelRun(arguments);
     if (name == "list_approvals") return ListApprovals(arguments);
@@ -247,12 +270,15 @@ ToolResult TaskboardTools::DescribeFlow(const Json& arguments) {
   return Answer(std::move(out));
 }
 
-ToolResult TaskboardTools::RunFlow(const Json& arguments) {
+ToolResult TaskboardTools::RunFlow(const Json& arguments, const Json& meta) {
   Json request = {
       {"saved", {{"name", arguments["name"]}, {"version", arguments.value("version", 0)}}},
       {"args", arguments.value("args", Json::object())}};
   if (arguments.contains("idempotency_key")) {
     request["idempotencyKey"] = arguments["idempotency_key"];
+  }
+  if (Json started_by = StartedBy(meta, options_); !started_by.is_null()) {
+    request["startedBy"] = std::move(started_by);
   }
   absl::StatusOr<Json> submitted = calls_.Call("SubmitRun", request);
   if (!submitted.ok()) return CallFailed("run_flow", submitted.status());

@@ -25,6 +25,14 @@ struct TaskboardToolsOptions {
   int max_wait_seconds = 300;
   // How often a waiting run_flow looks at the run.
   absl::Duration poll_interval = absl::Milliseconds(250);
+  // The running task this server was started for, if any: `taskboard mcp`
+  // run by a task's agent reads them from TASKBOARD_RUN_ID and
+  // TASKBOARD_TASK_ID. run_flow then starts its runs as that task's
+  // (SubmitRunRequest.started_by: a child run, docs/semantics.md#nested-runs).
+  // A call's `_meta["taskboard/flow_state"]` (a worker calling this server
+  // as an MCP tool source, docs/mcp.md#flowstate) names the task instead.
+  std::string started_by_run_id;
+  std::string started_by_task_id;
 };
 
 class TaskboardTools : public ToolTable {
@@ -34,12 +42,12 @@ class TaskboardTools : public ToolTable {
 
   std::vector<ToolDescription> List() const override;
   bool Has(const std::string& name) const override;
-  ToolResult Call(const std::string& name, const Json& arguments) override;
+  ToolResult Call(const std::string& name, const Json& arguments, const Json& meta) override;
 
  private:
   ToolResult ListFlows(const Json& arguments);
   ToolResult DescribeFlow(const Json& arguments);
-  ToolResult RunFlow(const Json& arguments);
+  ToolResult RunFlow(const Json& arguments, const Json& meta);
   ToolResult GetRun(const Json& arguments);
   ToolResult CancelRun(const Json& arguments);
   ToolResult ListApprovals(const Json& arguments);

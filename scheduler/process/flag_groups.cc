@@ -36,6 +36,11 @@ void AddRunLimitFlags(CLI::App& app, engine::RunLimits& limits) {
                  "Most child runs one run may start (nested patterns)")
       ->envname("TASKBOARD_MAX_CHILD_RUNS_PER_RUN")
       ->capture_default_str();
+  app.add_option(flags::kMaxRunDepth, limits.max_run_depth,
+                 "How deep runs may nest (child runs, runs agents start); a root run is depth 0")
+      ->envname("TASKBOARD_MAX_RUN_DEPTH")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   app.add_option(flags::kMaxEventBytes, limits.max_event_bytes,
                  "Largest run event; longer texts in it are cut with a marker")
       ->envname("TASKBOARD_MAX_EVENT_BYTES")

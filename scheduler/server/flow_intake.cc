@@ -261,6 +261,17 @@ absl::StatusOr<engine::SubmitRequest> PrepareSubmit(const v1::SubmitRunRequest& 
   for (const auto& [key, value] : request.labels()) submit.labels[key] = value;
   submit.run_timeout_seconds = request.run_timeout_seconds();
   submit.run_timeout_source = v1::RUN_DEADLINE_SOURCE_SUBMIT;
+  if (request.has_started_by()) {
+    // The engine checks the run and task (started_runs.h); here only that
+    // both are named.
+    if (request.started_by().run_id().empty() || request.started_by().task_id().empty()) {
+      return absl::InvalidArgumentError(
+          "started_by needs both run_id and task_id: the run and task of the running task that "
+          "starts this run (TASKBOARD_RUN_ID and TASKBOARD_TASK_ID in its agent's environment)");
+    }
+    submit.started_by =
+        engine::StartedBy{request.started_by().run_id(), request.started_by().task_id()};
+  }
   return submit;
 }
 

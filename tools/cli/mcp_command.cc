@@ -1,5 +1,6 @@
 #include "tools/cli/mcp_command.h"
 
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -22,6 +23,14 @@ int RunMcp(const McpOptions& options, std::istream& in, std::ostream& out, std::
   web::GatewayCalls calls(gateway, client.authorization());
   mcp::TaskboardToolsOptions tool_options;
   tool_options.max_wait_seconds = options.max_wait_seconds;
+  // Run by a task's agent, the worker gave it the task's identity
+  // (docs/mcp.md#flowstate): runs it starts are that task's child runs.
+  if (const char* run_id = std::getenv("TASKBOARD_RUN_ID"); run_id != nullptr) {
+    tool_options.started_by_run_id = run_id;
+  }
+  if (const char* task_id = std::getenv("TASKBOARD_TASK_ID"); task_id != nullptr) {
+    tool_options.started_by_task_id = task_id;
+  }
   mcp::TaskboardTools tools(calls, tool_options);
   mcp::ServerOptions session_options;
   session_options.max_message_bytes = static_cast<size_t>(options.max_message_bytes);

@@ -1,5 +1,6 @@
 #include "scheduler/engine/runs/run_manager.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +9,7 @@
 #include "scheduler/engine/runs/default_agent_choice.h"
 #include "scheduler/engine/runs/run_loader.h"
 #include "scheduler/engine/runs/run_reader.h"
+#include "scheduler/engine/runs/started_runs.h"
 #include "scheduler/engine/state/run_control.h"
 #include "scheduler/engine/state/run_deadline.h"
 #include "scheduler/engine/state/run_trace.h"
@@ -66,6 +68,9 @@ ActiveRun& RunManager::Activate(std::unique_ptr<RunState> state, std::unique_ptr
 absl::StatusOr<std::string> RunManager::CreateRun(SubmitRequest& request, const v1::Run* parent,
                                                   const std::string& parent_task_id,
                                                   DriverStart start) {
+  if (parent != nullptr) {
+    if (absl::Status deep = CheckChildDepth(*parent, options_.limits); !deep.ok()) return deep;
+  }
   absl::StatusOr<std::unique_ptr<Driver>> driver = MakeDriver(request.spec, options_.limits);
   if (!driver.ok()) return driver.status();
 
@@ -80,6 +85,8 @@ absl::StatusOr<std::string> RunManager::CreateRun(SubmitRequest& request, const 
   } else {
     run.set_parent_run_id(parent->run_id());
     run.set_root_run_id(parent->root_run_id());
+    run.set_depth(parent->depth() + 1);
+    run.set_parent_task_id(parent_task_id);
     record.set_parent_task_id(parent_task_id);
   }
   run.set_flow_name(request.spec.name());
@@ -155,11 +162,35 @@ absl::StatusOr<SubmitResult> RunManager::SubmitNow(SubmitRequest& request,
       !defaulted.ok()) {
     return defaulted;
   }
+  if (request.started_by.has_value()) return SubmitStartedBy(request);
   // The reply follows the batch that writes the run; its tasks are created
   // and written in the next one (decision 121: a board of 10,000 tasks
   // waited about 60 ms more for them).
   absl::StatusOr<std::string> run_id = CreateRun(request, nullptr, "", DriverStart::kNextBatch);
   if (!run_id.ok()) return run_id.status();
+  return SubmitResult{*run_id, false};
+}
+
+absl::StatusOr<SubmitResult> RunManager::SubmitStartedBy(SubmitRequest& request) {
+  const StartedBy& started_by = *request.started_by;
+  absl::StatusOr<RunState*> parent =
+      FindStartingRun(active_, *options_.store, started_by, request.tenant, options_.limits);
+  if (!parent.ok()) return parent.status();
+  RunState& run = **parent;
+  // Without a traceparent of the caller's own, the run's span nests under
+  // the attempt of the task whose agent started it.
+  if (!request.trace_parent.has_value() && IsTraced(run.record().trace())) {
+    const store::TaskRecord* task = run.FindTask(started_by.task_id);
+    request.trace_parent = AttemptSpanContext(run.record().trace(), started_by.task_id,
+                                              std::max(1, task->task().attempt()));
+  }
+  absl::StatusOr<std::string> run_id =
+      CreateRun(request, &run.record().run(), started_by.task_id, DriverStart::kNextBatch);
+  if (!run_id.ok()) return run_id.status();
+  // Listed with the parent's children, so it is cancelled when the parent
+  // ends and deleted with its root (nested_runs.h, retention.h).
+  run.MutableRecord().mutable_run()->add_child_run_ids(*run_id);
+  batch_->Touch(run.run_id());
   return SubmitResult{*run_id, false};
 }
 

@@ -65,7 +65,8 @@ class RunManager {
   // too). UNIMPLEMENTED for a kind this version cannot run;
   // FAILED_PRECONDITION when the flow leaves an agent out and no worker in
   // `workers` offers the default (default_agent_choice.h); a store read
-  // error as is.
+  // error as is. With `started_by`, also the errors of FindStartingRun and
+  // CheckChildDepth (started_runs.h).
   void Submit(SubmitRequest& request, const dispatch::WorkerRegistry& workers,
               std::function<void(absl::StatusOr<SubmitResult>)>& done);
   // Submit's work, answered at once: the run is written by this batch, so
@@ -87,7 +88,8 @@ class RunManager {
 
   // Creates and activates a run of `request` (a child of `parent`, carrying
   // out its task `parent_task_id`, when `parent` is set). Returns its id;
-  // UNIMPLEMENTED for a flow kind this version cannot run. A child run's
+  // UNIMPLEMENTED for a flow kind this version cannot run;
+  // FAILED_PRECONDITION for a child deeper than --max-run-depth. A child run's
   // driver starts at once; a submitted run's starts in the next batch
   // (StartingRuns), so SubmitRun replies without waiting for its tasks.
   enum class DriverStart { kNow, kNextBatch };
@@ -119,6 +121,10 @@ class RunManager {
   const Options& options() const { return options_; }
 
  private:
+  // SubmitNow for a run a task's agent starts (started_runs.h): a child of
+  // the task's run. Errors as FindStartingRun's and CreateRun's.
+  absl::StatusOr<SubmitResult> SubmitStartedBy(SubmitRequest& request);
+
   const Options options_;
   LoopBatch* const batch_;
   TimerQueue* const timers_;

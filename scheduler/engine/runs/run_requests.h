@@ -22,6 +22,12 @@ struct ResumeBudget {
   std::optional<int64_t> tokens;
 };
 
+// The running task whose agent starts a run (SubmitRunRequest.started_by).
+struct StartedBy {
+  std::string run_id;
+  std::string task_id;
+};
+
 struct SubmitRequest {
   v1::FlowSpec spec;           // validated
   Json args = Json::object();  // bound (BindRunArgs)
@@ -39,6 +45,8 @@ struct SubmitRequest {
   // runTimeoutSeconds. The flow's own may be smaller (run_deadline.h).
   int32_t run_timeout_seconds = 0;
   v1::RunDeadlineSource run_timeout_source = v1::RUN_DEADLINE_SOURCE_SUBMIT;
+  // Set: the run is a child of this task's run (started_runs.h).
+  std::optional<StartedBy> started_by;
 };
 
 struct SubmitResult {

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "scheduler/engine/state/task_states.h"
+
 namespace taskboard::engine {
 
 void StartingRuns::StartLater(ActiveRun& run) {
@@ -23,6 +25,9 @@ void StartingRuns::StartPending() {
     RunState& run = *active->state;
     run.MutableRecord().set_start_pending(false);
     batch_->Touch(run_id);
+    // Cancelled before it started (its parent ended in the batch that
+    // submitted it, docs/semantics.md#nested-runs): it gets no tasks.
+    if (IsTerminal(run.record().run().status())) continue;
     active->driver->Start(run, batch_->now_ms());
   }
   batch_->AfterCommit([this, started = std::move(started)] { TasksCreated(&started); });

@@ -24,6 +24,7 @@ inline constexpr char kMaxIterations[] = "--max-iterations";
 inline constexpr char kMaxInterpolatedBytes[] = "--max-interpolated-bytes";
 inline constexpr char kMaxToolResultBytes[] = "--max-tool-result-bytes";
 inline constexpr char kMaxChildRunsPerRun[] = "--max-child-runs-per-run";
+inline constexpr char kMaxRunDepth[] = "--max-run-depth";
 inline constexpr char kMaxEventBytes[] = "--max-event-bytes";
 }  // namespace limit_flags
 
@@ -43,6 +44,10 @@ struct RunLimits {
   int64_t max_tool_result_bytes = 4 << 20;
   // Child runs one run may start (nested patterns).
   int max_child_runs_per_run = 1'000;
+  // How deep runs nest (a root run is at depth 0): child runs of nested
+  // patterns and runs a task's agent starts (SubmitRunRequest.started_by)
+  // alike, so a flow that starts itself stops here.
+  int max_run_depth = 8;
   // One run event as stored and sent to watchers; larger ones have their
   // longest texts cut, with a marker (event_size.h).
   int64_t max_event_bytes = 2 << 20;

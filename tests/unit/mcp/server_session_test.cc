@@ -21,12 +21,14 @@ class EchoTable : public ToolTable {
     return {{"echo", "Echoes", {{"type", "object"}}}};
   }
   bool Has(const std::string& name) const override { return name == "echo"; }
-  ToolResult Call(const std::string& /*name*/, const Json& arguments) override {
+  ToolResult Call(const std::string& /*name*/, const Json& arguments, const Json& meta) override {
     ++calls;
+    last_meta = meta;
     if (arguments.contains("fail")) return ToolResult::Error("echo: told to fail");
     return {DumpJson(arguments), Json{{"echoed", arguments}}, false};
   }
   int calls = 0;
+  Json last_meta;
 };
 
 Json Send(ServerSession& session, const std::string& text) {
@@ -94,6 +96,16 @@ TEST_F(ServerSessionTest, ToolsCall_ReturnsTextAndStructuredContent) {
   EXPECT_EQ(answer["result"]["content"][0]["type"], "text");
   EXPECT_EQ(answer["result"]["content"][0]["text"], R"({"a":1})");
   EXPECT_EQ(answer["result"]["structuredContent"]["echoed"]["a"], 1);
+}
+
+TEST_F(ServerSessionTest, ToolsCall_Meta_ReachesTheTool_AbsentMetaIsNull) {
+  Send(session_, Initialize(kLatestProtocolVersion));
+  Send(session_, R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo",)"
+                 R"("arguments":{},"_meta":{"taskboard/flow_state":{"run_id":"r-1"}}}})");
+  EXPECT_EQ(tools_.last_meta["taskboard/flow_state"]["run_id"], "r-1");
+  Send(session_,
+       R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{}}})");
+  EXPECT_TRUE(tools_.last_meta.is_null());
 }
 
 TEST_F(ServerSessionTest, ToolsCall_ToolError_IsAResultWithIsError) {

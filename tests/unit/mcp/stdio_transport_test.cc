@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_split.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -18,7 +18,7 @@ class NoTools : public ToolTable {
  public:
   std::vector<ToolDescription> List() const override { return {}; }
   bool Has(const std::string&) const override { return false; }
-  ToolResult Call(const std::string&, const Json&) override { return {}; }
+  ToolResult Call(const std::string&, const Json&, const Json&) override { return {}; }
 };
 
 std::vector<std::string> Serve(const std::string& input, size_t max_line_bytes) {

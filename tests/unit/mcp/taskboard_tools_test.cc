@@ -37,6 +37,9 @@ class TaskboardToolsTest : public ::testing::Test {
     options.poll_interval = absl::Milliseconds(1);
     return options;
   }
+  ToolResult Call(const std::string& name, const Json& arguments, const Json& meta = Json()) {
+    return tools_.Call(name, arguments, meta);
+  }
   FakeSchedulerCalls scheduler_;
   TaskboardTools tools_;
 };
@@ -60,7 +63,7 @@ TEST_F(TaskboardToolsTest, ListFlows_SummarisesNameVersionAndArgs) {
                                         {{"description", "Reviews"},
                                          {"args", {{{"name", "repo"}, {"required", true}}}},
                                          {"taskflow", Json::object()}}}}}}});
-  ToolResult result = tools_.Call("list_flows", Json::object());
+  ToolResult result = Call("list_flows", Json::object());
   ASSERT_FALSE(result.is_error) << result.text;
   EXPECT_EQ(scheduler_.calls[0].first, "ListFlows");
   const Json& flow = result.structured["flows"][0];
@@ -82,7 +85,7 @@ TEST_F(TaskboardToolsTest, ListFlows_NamesEveryKindByItsSpecField) {
   }
   flows.push_back({{"name", "none"}, {"version", "1"}, {"spec", Json::object()}});
   scheduler_.answers.push_back(Json{{"flows", flows}});
-  ToolResult result = tools_.Call("list_flows", Json::object());
+  ToolResult result = Call("list_flows", Json::object());
   ASSERT_FALSE(result.is_error) << result.text;
   for (size_t i = 0; i < fields.size(); ++i) {
     EXPECT_EQ(result.structured["flows"][i]["kind"], fields[i]);
@@ -93,7 +96,7 @@ TEST_F(TaskboardToolsTest, ListFlows_NamesEveryKindByItsSpecField) {
 TEST_F(TaskboardToolsTest, DescribeFlow_IncludesTheSource) {
   scheduler_.answers.push_back(
       Json{{"flow", {{"name", "review"}, {"version", "1"}, {"source", "name: review\n"}}}});
-  ToolResult result = tools_.Call("describe_flow", {{"name", "review"}});
+  ToolResult result = Call("describe_flow", {{"name", "review"}});
   ASSERT_FALSE(result.is_error) << result.text;
   EXPECT_EQ(scheduler_.calls[0].second["name"], "review");
   EXPECT_EQ(result.structured["source"], "name: review\n");
@@ -101,7 +104,7 @@ TEST_F(TaskboardToolsTest, DescribeFlow_IncludesTheSource) {
 
 TEST_F(TaskboardToolsTest, RunFlow_WithoutWait_ReturnsTheRunId) {
   scheduler_.answers.push_back(Json{{"runId", "r-1"}});
-  ToolResult result = tools_.Call("run_flow", {{"name", "review"}, {"args", {{"repo", "x"}}}});
+  ToolResult result = Call("run_flow", {{"name", "review"}, {"args", {{"repo", "x"}}}});
   ASSERT_FALSE(result.is_error) << result.text;
   ASSERT_EQ(scheduler_.calls.size(), 1u);
   EXPECT_EQ(scheduler_.calls[0].first, "SubmitRun");
@@ -111,12 +114,51 @@ TEST_F(TaskboardToolsTest, RunFlow_WithoutWait_ReturnsTheRunId) {
   EXPECT_EQ(result.structured["finished"], false);
 }
 
+TEST_F(TaskboardToolsTest, RunFlow_OutsideATask_SubmitsARootRun) {
+  scheduler_.answers.push_back(Json{{"runId", "r-1"}});
+  ASSERT_FALSE(Call("run_flow", {{"name", "review"}}).is_error);
+  ASSERT_EQ(scheduler_.calls.size(), 1u);
+  EXPECT_FALSE(scheduler_.calls[0].second.contains("startedBy"));
+}
+
+TEST(TaskboardToolsStartedBy, RunFlow_StartedForATask_SubmitsAsThatTask) {
+  FakeSchedulerCalls scheduler;
+  TaskboardToolsOptions options;
+  options.started_by_run_id = "r-env";
+  options.started_by_task_id = "t-env";
+  TaskboardTools tools(scheduler, options);
+  scheduler.answers.push_back(Json{{"runId", "r-1"}});
+  ASSERT_FALSE(tools.Call("run_flow", {{"name", "review"}}, Json()).is_error);
+  ASSERT_EQ(scheduler.calls.size(), 1u);
+  EXPECT_EQ(scheduler.calls[0].second["startedBy"],
+            (Json{{"runId", "r-env"}, {"taskId", "t-env"}}));
+
+  // A call's FlowState _meta names the task instead.
+  scheduler.answers.push_back(Json{{"runId", "r-2"}});
+  const Json meta = {{"taskboard/flow_state", {{"run_id", "r-meta"}, {"task_id", "t-meta"}}}};
+  ASSERT_FALSE(tools.Call("run_flow", {{"name", "review"}}, meta).is_error);
+  EXPECT_EQ(scheduler.calls[1].second["startedBy"],
+            (Json{{"runId", "r-meta"}, {"taskId", "t-meta"}}));
+}
+
+TEST_F(TaskboardToolsTest, RunFlow_MetaNamingATask_SubmitsAsThatTask_ARefusalIsAToolError) {
+  scheduler_.answers.push_back(absl::FailedPreconditionError(
+      "run r-0 is at depth 2; ... (scheduler flag --max-run-depth=2)"));
+  const Json meta = {{"taskboard/flow_state", {{"run_id", "r-0"}, {"task_id", "main"}}}};
+  ToolResult result = Call("run_flow", {{"name", "review"}}, meta);
+  ASSERT_EQ(scheduler_.calls.size(), 1u);
+  EXPECT_EQ(scheduler_.calls[0].second["startedBy"], (Json{{"runId", "r-0"}, {"taskId", "main"}}));
+  EXPECT_TRUE(result.is_error);
+  EXPECT_THAT(result.text, HasSubstr("run_flow failed: FAILED_PRECONDITION"));
+  EXPECT_THAT(result.text, HasSubstr("--max-run-depth"));
+}
+
 TEST_F(TaskboardToolsTest, RunFlow_WithWait_PollsUntilTheRunEndsAndReturnsItsOutput) {
   scheduler_.answers.push_back(Json{{"runId", "r-1"}});
   scheduler_.answers.push_back(Json{{"run", {{"runId", "r-1"}, {"status", "RUN_STATUS_RUNNING"}}}});
   scheduler_.answers.push_back(
       Json{{"run", {{"runId", "r-1"}, {"status", "RUN_STATUS_COMPLETED"}, {"output", "done"}}}});
-  ToolResult result = tools_.Call("run_flow", {{"name", "review"}, {"wait_seconds", 5}});
+  ToolResult result = Call("run_flow", {{"name", "review"}, {"wait_seconds", 5}});
   ASSERT_FALSE(result.is_error) << result.text;
   EXPECT_EQ(scheduler_.calls.size(), 3u);
   EXPECT_EQ(result.structured["status"], "completed");
@@ -125,35 +167,35 @@ TEST_F(TaskboardToolsTest, RunFlow_WithWait_PollsUntilTheRunEndsAndReturnsItsOut
 }
 
 TEST_F(TaskboardToolsTest, RunFlow_WaitOverTheBound_IsAToolErrorWithoutACall) {
-  ToolResult result = tools_.Call("run_flow", {{"name", "review"}, {"wait_seconds", 6}});
+  ToolResult result = Call("run_flow", {{"name", "review"}, {"wait_seconds", 6}});
   EXPECT_TRUE(result.is_error);
   EXPECT_THAT(result.text, HasSubstr("at most 5"));
   EXPECT_TRUE(scheduler_.calls.empty());
 }
 
 TEST_F(TaskboardToolsTest, GetRun_MissingRunId_IsAToolErrorWithoutACall) {
-  ToolResult result = tools_.Call("get_run", Json::object());
+  ToolResult result = Call("get_run", Json::object());
   EXPECT_TRUE(result.is_error);
   EXPECT_THAT(result.text, HasSubstr("'run_id' is required"));
   EXPECT_TRUE(scheduler_.calls.empty());
 }
 
 TEST_F(TaskboardToolsTest, GetRun_UnknownArgument_IsAToolError) {
-  ToolResult result = tools_.Call("get_run", {{"run_id", "r"}, {"tenant", "other"}});
+  ToolResult result = Call("get_run", {{"run_id", "r"}, {"tenant", "other"}});
   EXPECT_TRUE(result.is_error);
   EXPECT_THAT(result.text, HasSubstr("unknown argument 'tenant'"));
 }
 
 TEST_F(TaskboardToolsTest, GetRun_RefusedByTheScheduler_IsAToolErrorNamingTheCode) {
   scheduler_.answers.push_back(absl::NotFoundError("run 'r-9' not found"));
-  ToolResult result = tools_.Call("get_run", {{"run_id", "r-9"}});
+  ToolResult result = Call("get_run", {{"run_id", "r-9"}});
   EXPECT_TRUE(result.is_error);
   EXPECT_EQ(result.text, "get_run failed: NOT_FOUND: run 'r-9' not found");
 }
 
 TEST_F(TaskboardToolsTest, CancelRun_AnswersTheStatus) {
   scheduler_.answers.push_back(Json{{"status", "RUN_STATUS_CANCELLED"}});
-  ToolResult result = tools_.Call("cancel_run", {{"run_id", "r-1"}, {"reason", "enough"}});
+  ToolResult result = Call("cancel_run", {{"run_id", "r-1"}, {"reason", "enough"}});
   ASSERT_FALSE(result.is_error) << result.text;
   EXPECT_EQ(scheduler_.calls[0].second["reason"], "enough");
   EXPECT_EQ(result.structured["status"], "cancelled");
@@ -166,7 +208,7 @@ TEST_F(TaskboardToolsTest, ListApprovals_FlattensEachPendingStep) {
               {"stepId", "ship"},
               {"flowName", "release"},
               {"approval", {{"prompt", "Ship it?"}, {"choices", {"now", "later"}}}}}}}});
-  ToolResult result = tools_.Call("list_approvals", Json::object());
+  ToolResult result = Call("list_approvals", Json::object());
   ASSERT_FALSE(result.is_error) << result.text;
   const Json& approval = result.structured["approvals"][0];
   EXPECT_EQ(approval["run_id"], "r-1");
@@ -177,9 +219,9 @@ TEST_F(TaskboardToolsTest, ListApprovals_FlattensEachPendingStep) {
 
 TEST_F(TaskboardToolsTest, DecideApproval_SendsTheDecision) {
   scheduler_.answers.push_back(Json{{"task", {{"state", "TASK_STATE_COMPLETED"}}}});
-  ToolResult result = tools_.Call(
-      "decide_approval",
-      {{"run_id", "r-1"}, {"step_id", "ship"}, {"decision", "approve"}, {"comment", "lgtm"}});
+  ToolResult result =
+      Call("decide_approval",
+           {{"run_id", "r-1"}, {"step_id", "ship"}, {"decision", "approve"}, {"comment", "lgtm"}});
   ASSERT_FALSE(result.is_error) << result.text;
   EXPECT_EQ(scheduler_.calls[0].first, "DecideApproval");
   EXPECT_EQ(scheduler_.calls[0].second["runId"], "r-1");
@@ -189,8 +231,8 @@ TEST_F(TaskboardToolsTest, DecideApproval_SendsTheDecision) {
 }
 
 TEST_F(TaskboardToolsTest, DecideApproval_UnknownDecision_IsAToolError) {
-  ToolResult result = tools_.Call("decide_approval",
-                                  {{"run_id", "r-1"}, {"step_id", "ship"}, {"decision", "maybe"}});
+  ToolResult result =
+      Call("decide_approval", {{"run_id", "r-1"}, {"step_id", "ship"}, {"decision", "maybe"}});
   EXPECT_TRUE(result.is_error);
   EXPECT_THAT(result.text, HasSubstr("one of"));
   EXPECT_TRUE(scheduler_.calls.empty());
