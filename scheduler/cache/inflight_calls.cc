@@ -97,14 +97,7 @@ std::vector<InflightCalls::Promotion> InflightCalls::Lose(IsLost is_lost, int64_
       orphaned.emplace_back(call.seq, call_id);
     }
   }
-  std::sort(orphaned.begin(), orphaned.end());
-  std::vector<Promotion> promotions;
-  for (const auto& [seq, call_id] : orphaned) {
-    if (std::optional<Promotion> promotion = Failed(call_id)) {
-      promotions.push_back(*std::move(promotion));
-    }
-  }
-  return promotions;
+  return FailInStartOrder(std::move(orphaned));
 }
 
 std::vector<InflightCalls::Promotion> InflightCalls::WorkerLost(absl::string_view worker_id,
@@ -124,9 +117,14 @@ std::vector<InflightCalls::Promotion> InflightCalls::ReleaseHeld(int64_t now_ms)
   for (const auto& [call_id, call] : calls_) {
     if (call.held_until_ms > 0 && call.held_until_ms <= now_ms) due.emplace_back(call.seq, call_id);
   }
-  std::sort(due.begin(), due.end());
+  return FailInStartOrder(std::move(due));
+}
+
+std::vector<InflightCalls::Promotion> InflightCalls::FailInStartOrder(
+    std::vector<std::pair<uint64_t, std::string>> calls) {
+  std::sort(calls.begin(), calls.end());
   std::vector<Promotion> promotions;
-  for (const auto& [seq, call_id] : due) {
+  for (const auto& [seq, call_id] : calls) {
     if (std::optional<Promotion> promotion = Failed(call_id)) {
       promotions.push_back(*std::move(promotion));
     }

@@ -161,6 +161,9 @@ class InflightCalls {
   // Fails the call of the losing owner; the predicate picks callers that are lost.
   template <typename IsLost>
   std::vector<Promotion> Lose(IsLost is_lost, int64_t hold_until_ms);
+  // Fails each call (as Failed), by (start seq, call id), in start order:
+  // deterministic promotions.
+  std::vector<Promotion> FailInStartOrder(std::vector<std::pair<uint64_t, std::string>> calls);
 
   std::string prefix_;
   uint64_t next_ = 1;

@@ -8,6 +8,7 @@
 #include "common/log/log.h"
 #include "scheduler/engine/runs/run_manager.h"
 #include "scheduler/engine/runs/run_reader.h"
+#include "scheduler/engine/runs/started_runs.h"
 #include "scheduler/engine/state/child_runs.h"
 #include "scheduler/engine/state/run_control.h"
 #include "scheduler/engine/state/run_trace.h"
@@ -87,14 +88,9 @@ std::string NestedRuns::StartChildRun(RunState& parent, const std::string& task_
   const int64_t now_ms = batch_->now_ms();
   store::TaskRecord& task = parent.MutableTask(task_id);
   batch_->Touch(parent.run_id());
-  const int started = parent.record().run().child_run_ids_size();
-  const RunLimits& limits = runs_->options().limits;
-  if (started >= limits.max_child_runs_per_run) {
-    FailTask(task,
-             absl::StrCat("cannot start its child run: run ", parent.run_id(), " has started ",
-                          started, " child runs, the scheduler's limit per run (scheduler flag ",
-                          limit_flags::kMaxChildRunsPerRun, ")"),
-             now_ms);
+  if (absl::Status room = CheckChildRunRoom(parent.record().run(), runs_->options().limits);
+      !room.ok()) {
+    FailTask(task, absl::StrCat("cannot start its child run: ", room.message()), now_ms);
     return "";
   }
   SubmitRequest request;

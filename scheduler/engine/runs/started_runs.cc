@@ -1,8 +1,6 @@
 #include "scheduler/engine/runs/started_runs.h"
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "scheduler/engine/runs/run_reader.h"
 #include "scheduler/engine/state/task_states.h"
 
@@ -20,13 +18,6 @@ absl::Status StartingRunEnded(const std::string& run_id, v1::RunStatus status) {
   return absl::FailedPreconditionError(absl::StrCat(
       "started_by: run ", run_id, " has ended ", RunStatusWord(status),
       "; a task starts runs only while it runs: leave started_by out to start a root run"));
-}
-
-// `failed`, `completed`, ... as a task's state reads in messages.
-std::string StartingTaskStateWord(v1::TaskState state) {
-  absl::string_view word = v1::TaskState_Name(state);
-  absl::ConsumePrefix(&word, "TASK_STATE_");
-  return absl::AsciiStrToLower(word);
 }
 
 }  // namespace
@@ -57,17 +48,21 @@ absl::StatusOr<RunState*> FindStartingRun(ActiveRuns& active, store::Store& stor
   if (task->task().state() != v1::TASK_STATE_RUNNING) {
     return absl::FailedPreconditionError(absl::StrCat(
         "started_by: task ", started_by.task_id, " of run ", started_by.run_id, " is ",
-        StartingTaskStateWord(task->task().state()),
+        TaskStateWord(task->task().state()),
         ", not running; a task starts runs only while it runs: leave started_by out to start "
         "a root run"));
   }
-  if (const int started = view.child_run_ids_size(); started >= limits.max_child_runs_per_run) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("run ", started_by.run_id, " has started ", started,
-                     " child runs, the scheduler's limit per run (scheduler flag ",
-                     limit_flags::kMaxChildRunsPerRun, ")"));
-  }
+  if (absl::Status room = CheckChildRunRoom(view, limits); !room.ok()) return room;
   return &run;
+}
+
+absl::Status CheckChildRunRoom(const v1::Run& parent, const RunLimits& limits) {
+  const int started = parent.child_run_ids_size();
+  if (started < limits.max_child_runs_per_run) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat("run ", parent.run_id(), " has started ", started,
+                   " child runs, the scheduler's limit per run (scheduler flag ",
+                   limit_flags::kMaxChildRunsPerRun, ")"));
 }
 
 absl::Status CheckChildDepth(const v1::Run& parent, const RunLimits& limits) {

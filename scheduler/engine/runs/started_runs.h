@@ -36,6 +36,11 @@ absl::StatusOr<RunState*> FindStartingRun(ActiveRuns& active, store::Store& stor
                                           const StartedBy& started_by, const std::string& tenant,
                                           const RunLimits& limits);
 
+// FAILED_PRECONDITION, naming --max-child-runs-per-run, when `parent` has
+// started as many child runs as `limits` allow; for pattern children and
+// runs agents start alike.
+absl::Status CheckChildRunRoom(const v1::Run& parent, const RunLimits& limits);
+
 // FAILED_PRECONDITION, naming --max-run-depth, when a child of `parent`
 // would nest deeper than `limits` allow; for pattern children and runs
 // agents start alike.

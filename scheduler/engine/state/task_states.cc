@@ -48,6 +48,10 @@ std::string RunStatusWord(v1::RunStatus status) {
   return absl::AsciiStrToLower(v1::RunStatus_Name(status).substr(sizeof("RUN_STATUS_") - 1));
 }
 
+std::string TaskStateWord(v1::TaskState state) {
+  return absl::AsciiStrToLower(v1::TaskState_Name(state).substr(sizeof("TASK_STATE_") - 1));
+}
+
 int64_t ToUnixMs(const google::protobuf::Timestamp& ts) {
   return ts.seconds() * 1000 + ts.nanos() / 1'000'000;
 }

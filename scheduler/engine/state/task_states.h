@@ -21,6 +21,8 @@ bool IsInFlight(v1::TaskState state);
 bool IsTerminal(v1::RunStatus status);
 // The status as users read it in messages: `completed`, `failed`, ...
 std::string RunStatusWord(v1::RunStatus status);
+// The same for a task's state: `running`, `completed`, ...
+std::string TaskStateWord(v1::TaskState state);
 
 google::protobuf::Timestamp ToTimestamp(int64_t unix_ms);
 // The inverse: Unix milliseconds (0 for an unset timestamp).

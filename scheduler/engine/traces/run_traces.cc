@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "scheduler/engine/state/run_trace.h"
+#include "scheduler/engine/state/task_states.h"
 
 namespace taskboard::engine {
 namespace {
@@ -34,27 +35,12 @@ bool InFlight(v1::TaskState state) {
   return state == v1::TASK_STATE_DISPATCHED || state == v1::TASK_STATE_RUNNING;
 }
 
-// Lower case, without the enum's prefix: "completed", "failed".
-std::string StateName(v1::TaskState state) {
-  std::string name = v1::TaskState_Name(state);
-  name = name.substr(std::min(name.size(), sizeof("TASK_STATE_") - 1));
-  absl::AsciiStrToLower(&name);
-  return name;
-}
-
 // How an attempt ended, from the state its task went to: "completed",
 // "failed", "retrying" (failed, to be tried again), "cancelled", or
 // "requeued" (its lease was lost or handed back).
 std::string AttemptOutcomeName(v1::TaskState state) {
   if (state == v1::TASK_STATE_READY || state == v1::TASK_STATE_PENDING) return "requeued";
-  return StateName(state);
-}
-
-std::string RunStatusName(v1::RunStatus status) {
-  std::string name = v1::RunStatus_Name(status);
-  name = name.substr(std::min(name.size(), sizeof("RUN_STATUS_") - 1));
-  absl::AsciiStrToLower(&name);
-  return name;
+  return TaskStateWord(state);
 }
 
 void SetRunAttributes(otel::Span& span, const TracedRun& run) {
@@ -221,7 +207,7 @@ void RunTraces::EmitApproval(const TracedRun& run, const v1::Task& task, int64_t
     span.SetAttribute("taskboard.approval.decision", approval.decision().decision())
         .SetAttribute("taskboard.approval.decided_by", approval.decision().decided_by());
   } else {
-    span.SetAttribute("taskboard.approval.decision", StateName(task.state()));
+    span.SetAttribute("taskboard.approval.decision", TaskStateWord(task.state()));
   }
   span.End(AtNanos(std::max(start, end)));
 }
@@ -237,7 +223,7 @@ void RunTraces::OnPhase(const TracedRun& run, const v1::PhaseStatus& phase, int6
   span.SetAttribute("taskboard.phase_id", phase.phase_id())
       .SetAttribute("taskboard.phase_type",
                     absl::AsciiStrToLower(v1::PhaseType_Name(phase.type())))
-      .SetAttribute("taskboard.outcome", StateName(phase.state()));
+      .SetAttribute("taskboard.outcome", TaskStateWord(phase.state()));
   if (phase.items_total() > 0) {
     span.SetAttribute("taskboard.items_total", phase.items_total())
         .SetAttribute("taskboard.items_failed", phase.items_failed());
@@ -276,7 +262,7 @@ void RunTraces::EmitRun(const TracedRun& run, const OpenRun& open, const v1::Run
   kind = kind.substr(std::min(kind.size(), sizeof("FLOW_KIND_") - 1));
   span.SetAttribute("taskboard.flow", run.flow_name)
       .SetAttribute("taskboard.kind", absl::AsciiStrToLower(kind))
-      .SetAttribute("taskboard.run.status", RunStatusName(finished.status()));
+      .SetAttribute("taskboard.run.status", RunStatusWord(finished.status()));
   if (!run.parent_run_id.empty()) span.SetAttribute("taskboard.parent_run_id", run.parent_run_id);
   if (!run.tenant.empty()) span.SetAttribute("taskboard.tenant", run.tenant);
   if (finished.has_usage()) {

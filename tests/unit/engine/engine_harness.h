@@ -38,6 +38,15 @@ struct TestWorker {
   std::shared_ptr<RecordingChannel> channel;
 };
 
+// What a reconnecting worker says it still runs: the assignment's task
+// under its lease (Hello.held_tasks).
+inline v1::HeldTask Held(const v1::Assignment& assignment) {
+  v1::HeldTask held;
+  held.set_task_id(assignment.task_id());
+  held.set_lease_id(assignment.lease_id());
+  return held;
+}
+
 class EngineHarness {
  public:
   // Options as the tests assume them unless a test overrides them.

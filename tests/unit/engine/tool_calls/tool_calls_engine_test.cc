@@ -15,6 +15,7 @@ namespace taskboard::engine {
 namespace {
 
 using ::taskboard::engine::testing::EngineHarness;
+using ::taskboard::engine::testing::Held;
 using ::taskboard::engine::testing::TestWorker;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
@@ -222,10 +223,7 @@ TEST(EngineTools, Lookup_OwnerBlipsAndAnnouncesItsCall_WaiterGetsItsResult_RanOn
   w2.channel->Take();
 
   h.Disconnect(w1);
-  v1::HeldTask held;
-  held.set_task_id(a.task_id());
-  held.set_lease_id(a.lease_id());
-  TestWorker back = h.Connect("w1", {"coder"}, 1, {held}, {CacheableReadFile()});
+  TestWorker back = h.Connect("w1", {"coder"}, 1, {Held(a)}, {CacheableReadFile()});
   h.Lookup(back, a, "again-1", "read_file", kReadArgs, /*announce=*/true);
   std::vector<v1::ToolDecision> owner = EngineHarness::Decisions(back.channel->Take());
   ASSERT_THAT(owner, SizeIs(1));
@@ -301,10 +299,7 @@ TEST(EngineTools, Restart_LedgerContinuesItsSequenceAndCacheStillServes) {
   h.Observe(w, a, "read_file", kReadArgs, kReadResult, call_id);
 
   h.Restart();
-  v1::HeldTask held;
-  held.set_task_id(a.task_id());
-  held.set_lease_id(a.lease_id());
-  TestWorker again = h.Connect("w1", {"coder"}, 0, {held}, {CacheableReadFile()});
+  TestWorker again = h.Connect("w1", {"coder"}, 0, {Held(a)}, {CacheableReadFile()});
   again.channel->Take();
   h.Observe(again, a, "list_files", R"({"path":"."})", R"(["README.md"])");
   h.Finish(again, a, true, "explored");
@@ -331,19 +326,13 @@ TEST(EngineTools, Restart_CallerWaitsForTheAnnouncement_ToolRunsOnce) {
   const std::string old_call_id = EngineHarness::Decisions(w1.channel->Take()).at(0).call_id();
 
   h.Restart();
-  v1::HeldTask held_b;
-  held_b.set_task_id(b.task_id());
-  held_b.set_lease_id(b.lease_id());
-  TestWorker w2_again = h.Connect("w2", {"coder"}, 0, {held_b}, {CacheableReadFile()});
+  TestWorker w2_again = h.Connect("w2", {"coder"}, 0, {Held(b)}, {CacheableReadFile()});
   w2_again.channel->Take();
   h.Lookup(w2_again, b, "q2", "read_file", kReadArgs);
   EXPECT_THAT(EngineHarness::Decisions(w2_again.channel->Take()), IsEmpty())
       << "a call right after a restart must wait for the workers' announcements";
 
-  v1::HeldTask held_a;
-  held_a.set_task_id(a.task_id());
-  held_a.set_lease_id(a.lease_id());
-  TestWorker w1_again = h.Connect("w1", {"coder"}, 0, {held_a}, {CacheableReadFile()});
+  TestWorker w1_again = h.Connect("w1", {"coder"}, 0, {Held(a)}, {CacheableReadFile()});
   w1_again.channel->Take();
   h.Lookup(w1_again, a, "again-1", "read_file", kReadArgs, /*announce=*/true);
   std::vector<v1::ToolDecision> owner = EngineHarness::Decisions(w1_again.channel->Take());
@@ -361,10 +350,7 @@ TEST(EngineTools, Restart_NobodyAnnounces_TheWaiterRunsItWhenTheHoldEnds) {
   TwoWorkers t;
   auto& [h, w1, w2, a, b] = t;
   h.Restart();
-  v1::HeldTask held_b;
-  held_b.set_task_id(b.task_id());
-  held_b.set_lease_id(b.lease_id());
-  TestWorker w2_again = h.Connect("w2", {"coder"}, 0, {held_b}, {CacheableReadFile()});
+  TestWorker w2_again = h.Connect("w2", {"coder"}, 0, {Held(b)}, {CacheableReadFile()});
   w2_again.channel->Take();
   h.Lookup(w2_again, b, "q2", "read_file", kReadArgs);
   EXPECT_THAT(EngineHarness::Decisions(w2_again.channel->Take()), IsEmpty());

@@ -14,6 +14,7 @@ namespace taskboard::engine {
 namespace {
 
 using ::taskboard::engine::testing::EngineHarness;
+using ::taskboard::engine::testing::Held;
 using ::taskboard::engine::testing::TestWorker;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
@@ -22,13 +23,6 @@ using ::testing::StartsWith;
 
 constexpr char kOneTask[] = R"({"name": "one", "phases": [
     {"id": "a", "agent": "coder", "task": "work"}]})";
-
-v1::HeldTask Held(const v1::Assignment& assignment) {
-  v1::HeldTask held;
-  held.set_task_id(assignment.task_id());
-  held.set_lease_id(assignment.lease_id());
-  return held;
-}
 
 // ---------------------------------------------------------------------------
 // Leases
