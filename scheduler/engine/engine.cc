@@ -122,6 +122,10 @@ size_t Engine::AbandonUnreleased() { return pipeline_.Abandon(); }
 absl::Status Engine::AwaitReplicated(absl::Time deadline) {
   ReplicationGate* gate = options_.replication_gate;
   if (gate == nullptr) return absl::OkStatus();
+  // The store as of the caller's write, before the index that covers it
+  // (acked_store.h): once released, reads from other threads show it, so
+  // the caller's reply is never ahead of GetFlow.
+  std::shared_ptr<store::Store> snapshot = store_->ReadSnapshot();
   const uint64_t index = gate->WrittenIndex();
   while (!gate->AwaitReleasable(index, std::min(deadline, absl::Now() + absl::Seconds(1)))) {
     if (absl::Now() >= deadline) {
@@ -130,7 +134,13 @@ absl::Status Engine::AwaitReplicated(absl::Time deadline) {
           "call's deadline: it may be missing after a failover; read it back or save it again");
     }
   }
+  acked_->Publish(std::move(snapshot), index);
   return absl::OkStatus();
+}
+
+void Engine::RefreshReads() {
+  // Not released yet: the view stays at what was, which is what it must show.
+  if (options_.replication_gate != nullptr) (void)AwaitReplicated(absl::Now());
 }
 
 void Engine::Post(std::function<void()> event) {

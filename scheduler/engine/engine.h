@@ -199,6 +199,11 @@ class Engine : private EventPoster {
   // acknowledge it in time (or this replica no longer leads), so it may be
   // lost in a failover.
   absl::Status AwaitReplicated(absl::Time deadline);
+  // Without waiting: reads from other threads (store()) show every write
+  // the followers hold by now. Before reading a saved flow, so that one
+  // whose SaveFlow timed out is served once the followers caught up, even
+  // if the engine wrote nothing since. Nothing to do without a gate.
+  void RefreshReads();
   // A leader that stops leading: drops every effect the replication gate
   // has not released, and those of every later batch, so nothing more is
   // acknowledged to anyone. Returns how many it dropped now. Any thread.

@@ -204,6 +204,9 @@ absl::Status SchedulerServer::OpenEngine(std::shared_ptr<store::RocksDbWriteHook
       engine::Engine::Create(std::move(engine_options));
   if (!engine.ok()) return engine.status();
   engine_ = *std::move(engine);
+  // Before anything reads a flow: on a replicated leader, only
+  // acknowledged versions (saved_flows.h).
+  saved_->ReadFrom(&engine_->store());
   engine_->Start();
   // RPC handlers read what the engine lets other threads see: on a
   // replicated leader, only acknowledged batches (acked_store.h).

@@ -90,6 +90,8 @@ grpc::ServerUnaryReactor* SchedulerService::SubmitRun(grpc::CallbackServerContex
   // flow needs a store read, so it all runs on the pool.
   pool_->Run([this, reactor, request, response, tenant = caller->tenant(),
                trace_parent = CallerTraceContext(*context)] {
+    // A saved flow is read from the acknowledged view (saved_flows.h).
+    if (request->has_saved()) engine()->RefreshReads();
     absl::StatusOr<engine::SubmitRequest> submit =
         PrepareSubmit(*request, tenant, *saved(), limits_);
     if (!submit.ok()) return reactor->Finish(ToGrpcStatus(submit.status()));
@@ -261,6 +263,7 @@ grpc::ServerUnaryReactor* SchedulerService::GetFlow(grpc::CallbackServerContext*
   if (!caller.ok()) return Refuse(context, caller.status());
   return FinishFromPool(context, pool_,
                         [this, request, response, tenant = caller->tenant()]() -> absl::Status {
+                          engine()->RefreshReads();
                           absl::StatusOr<v1::SavedFlow> flow =
                               saved()->Get(tenant, request->name(), request->version());
                           if (!flow.ok()) return flow.status();
@@ -277,6 +280,7 @@ grpc::ServerUnaryReactor* SchedulerService::ListFlows(grpc::CallbackServerContex
   if (!caller.ok()) return Refuse(context, caller.status());
   return FinishFromPool(
       context, pool_, [this, request, response, tenant = caller->tenant()]() -> absl::Status {
+        engine()->RefreshReads();
         absl::StatusOr<v1::ListFlowsResponse> flows = saved()->List(tenant, *request);
         if (!flows.ok()) return flows.status();
         *response = *std::move(flows);

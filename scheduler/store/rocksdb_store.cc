@@ -268,6 +268,11 @@ class RocksDbStore : public RocksDbReadingStore {
   }
 
   std::shared_ptr<Store> ReadSnapshot() override {
+    if (write_hook_ == nullptr) return std::make_shared<RocksDbSnapshot>(db_.get(), handles_);
+    // Between whole hooked writes: a snapshot never holds a batch whose
+    // AfterWrite has not run, so the hook's last index, read after it,
+    // covers everything it shows (the acknowledged view relies on that).
+    absl::MutexLock lock(&hooked_write_mu_);
     return std::make_shared<RocksDbSnapshot>(db_.get(), handles_);
   }
 

@@ -8,7 +8,8 @@
 // promise (docs/high-availability.md#acknowledged-writes): with its in-sync
 // follower stopped, the leader does not answer a SubmitRun until that
 // follower holds the run (or, after --ha-sync-timeout, another follower that
-// holds it replaced it in the in-sync set).
+// holds it replaced it in the in-sync set). Saved flows keep the same
+// promise: a version the followers do not hold is not served.
 
 #include <signal.h>
 
@@ -383,6 +384,81 @@ TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_SubmitWaitsUntilItHoldsThe
   const grpc::Status got = Client(*next)->GetRun(&context, request, &response);
   EXPECT_TRUE(got.ok()) << run_id << ": " << got.error_message() << Logs();
   EXPECT_EQ(response.run().run_id(), run_id);
+}
+
+// A saved flow is written from an RPC thread, outside the engine's commit,
+// and read from the view of acknowledged writes (decision 222): with both
+// followers stopped, a SaveFlow cannot be acknowledged, and until a follower
+// holds it GetFlow, ListFlows and a SubmitRun by its name do not see it
+// either, as a failover could lose it. Once the in-sync follower continues,
+// the version is served without anything else being written.
+TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_SavedFlowServedOnlyOnceAFollowerHoldsIt) {
+  std::optional<int> leader = WaitForOneLeader(std::chrono::seconds(30));
+  ASSERT_TRUE(leader.has_value()) << "no single leader\n" << Logs();
+  absl::StatusOr<ha::InSyncSet> set = WaitForInSyncSet(*leader);
+  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_EQ(set->replicas.size(), 1u);
+  const int in_sync = set->replicas.front().back() - '0';
+  const int other = 3 - *leader - in_sync;
+  std::unique_ptr<v1::Scheduler::Stub> client = Client(*leader);
+  auto deadline = [](grpc::ClientContext& context, int seconds) {
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(seconds));
+  };
+
+  Process(in_sync).Signal(SIGSTOP);
+  Process(other).Signal(SIGSTOP);
+  {
+    v1::SaveFlowRequest request;
+    request.mutable_source()->set_text(kFlow);
+    v1::SaveFlowResponse response;
+    grpc::ClientContext context;
+    deadline(context, 2);
+    const grpc::Status saved = client->SaveFlow(&context, request, &response);
+    EXPECT_FALSE(saved.ok()) << "SaveFlow answered OK with no follower holding the flow" << Logs();
+  }
+  {
+    v1::GetFlowRequest request;
+    request.set_name("replicated");
+    v1::GetFlowResponse response;
+    grpc::ClientContext context;
+    deadline(context, 5);
+    const grpc::Status got = client->GetFlow(&context, request, &response);
+    EXPECT_EQ(got.error_code(), grpc::StatusCode::NOT_FOUND)
+        << "an unacknowledged version was served: " << response.ShortDebugString();
+  }
+  {
+    v1::ListFlowsResponse response;
+    grpc::ClientContext context;
+    deadline(context, 5);
+    ASSERT_TRUE(client->ListFlows(&context, {}, &response).ok());
+    EXPECT_EQ(response.flows_size(), 0) << response.ShortDebugString();
+  }
+  {
+    v1::SubmitRunRequest request;
+    request.mutable_saved()->set_name("replicated");
+    v1::SubmitRunResponse response;
+    grpc::ClientContext context;
+    deadline(context, 5);
+    EXPECT_EQ(client->SubmitRun(&context, request, &response).error_code(),
+              grpc::StatusCode::NOT_FOUND);
+  }
+
+  Process(in_sync).Signal(SIGCONT);
+  Process(other).Signal(SIGCONT);
+  v1::GetFlowResponse served;
+  const auto until = Clock::now() + std::chrono::seconds(20);
+  grpc::Status got;
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    v1::GetFlowRequest request;
+    request.set_name("replicated");
+    grpc::ClientContext context;
+    deadline(context, 5);
+    got = client->GetFlow(&context, request, &served);
+  } while (!got.ok() && Clock::now() < until);
+  ASSERT_TRUE(got.ok()) << "the flow was not served once the followers held it: "
+                        << got.error_message() << Logs();
+  EXPECT_EQ(served.flow().version(), 1);
 }
 
 // One follower stopped and one running: after --ha-sync-timeout the leader

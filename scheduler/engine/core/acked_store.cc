@@ -6,12 +6,14 @@ namespace taskboard::engine {
 
 AckedStore::AckedStore(store::Store* store) : store_(store), visible_(store->ReadSnapshot()) {}
 
-void AckedStore::Publish(std::shared_ptr<store::Store> snapshot) {
+void AckedStore::Publish(std::shared_ptr<store::Store> snapshot, uint64_t index) {
   if (snapshot == nullptr) return;
   // The one released here may be the last reference: RocksDB frees it
   // outside the lock.
   absl::MutexLock lock(&mu_);
+  if (index < visible_index_) return;
   visible_.swap(snapshot);
+  visible_index_ = index;
 }
 
 std::shared_ptr<store::Store> AckedStore::Visible() {

@@ -5,21 +5,26 @@
 // scheduler's leader (docs/high-availability.md#acknowledged-writes): as of
 // the last batch whose effects the replication gate released, never a batch
 // that followers may not hold yet. GetRun, ListRuns, GetTask, WatchRun's
-// replay, GetUsage and ListAuditEvents read here; without it they could show
-// a run that a failover then loses.
+// replay, GetUsage, ListAuditEvents, GetFlow, ListFlows and a SubmitRun by a
+// saved flow's name read here; without it they could show a run or a flow
+// that a failover then loses.
 //
 // The commit pipeline takes a snapshot of the store after each write and,
 // when the gate releases that batch, publishes it here before the batch's
 // effects run: a reply, or an event a watcher receives, is never ahead of
-// what a read shows. Until the first release the view is the store as the
-// leader found it when it took over.
+// what a read shows. Saved flows are written from RPC threads, outside the
+// pipeline; their writer publishes once the gate released its write, so a
+// SaveFlow's reply is not ahead of GetFlow either. Until the first release
+// the view is the store as the leader found it when it took over.
 //
-// Writes are refused: everything written goes through the engine's commit.
-// A Checkpoint (`taskboard admin backup`) is of the store itself.
+// Writes are refused: everything written goes through the engine's commit
+// or the saved flows. A Checkpoint (`taskboard admin backup`) is of the
+// store itself.
 //
 // Thread safety: safe for concurrent use; Publish comes from the pipeline's
-// release thread.
+// release thread and from threads that saved a flow.
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,9 +42,13 @@ class AckedStore : public store::Store {
   // destroyed) before it closes.
   explicit AckedStore(store::Store* store);
 
-  // Makes `snapshot` (taken right after the released batch was written)
-  // what reads see.
-  void Publish(std::shared_ptr<store::Store> snapshot);
+  // Makes `snapshot` what reads see, once the gate released every batch up
+  // to `index`: the snapshot must have been taken before the index was
+  // read, so that it shows nothing written after it. The commit pipeline
+  // publishes after each release, a saved flow's writer after its own
+  // (Engine::AwaitReplicated); an older index than the one shown is
+  // ignored, so the two never move the view back.
+  void Publish(std::shared_ptr<store::Store> snapshot, uint64_t index);
 
   absl::Status Write(const store::WriteBatch& batch) override;
   absl::StatusOr<std::optional<std::string>> Get(store::Column column,
@@ -63,6 +72,8 @@ class AckedStore : public store::Store {
   store::Store* const store_;
   absl::Mutex mu_;
   std::shared_ptr<store::Store> visible_ ABSL_GUARDED_BY(mu_);
+  // The index `visible_` was published at (0: the store as found).
+  uint64_t visible_index_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace taskboard::engine

@@ -88,8 +88,10 @@ void CommitPipeline::CommitGated(store::WriteBatch batch, Effects effects, bool 
   // hands over batches, so none can start meanwhile.
   const bool empty = batch.empty();
   Write(batch);
-  const uint64_t index = gate_->WrittenIndex();
+  // The snapshot before the index: another writer's batch (a saved flow)
+  // in the snapshot then has an index the release waits for too.
   std::shared_ptr<store::Store> snapshot = SnapshotAfterWrite(empty);
+  const uint64_t index = gate_->WrittenIndex();
   absl::MutexLock lock(&mu_);
   ++written_;
   Hold(index, std::move(effects), std::move(snapshot));
@@ -179,8 +181,8 @@ void CommitPipeline::Loop() {
     const bool empty = batch.writes.empty();
     Write(batch.writes);
     if (gate_ != nullptr) {
+      std::shared_ptr<store::Store> snapshot = SnapshotAfterWrite(empty);  // before the index
       const uint64_t index = gate_->WrittenIndex();
-      std::shared_ptr<store::Store> snapshot = SnapshotAfterWrite(empty);
       absl::MutexLock lock(&mu_);
       ++written_;
       Hold(index, std::move(batch.effects), std::move(snapshot));
@@ -222,7 +224,7 @@ void CommitPipeline::ReleaseLoop() {
       unacked_.pop_front();
     }
     // Reads first: a reply or watch event is never ahead of what they show.
-    if (snapshot != nullptr) acked_->Publish(std::move(snapshot));
+    if (snapshot != nullptr) acked_->Publish(std::move(snapshot), index);
     for (auto& effect : effects) effect();
     effects.clear();  // what they captured goes before the next batch
     absl::MutexLock lock(&mu_);

@@ -156,12 +156,12 @@ absl::StatusOr<v1::SavedFlow> SavedFlows::Save(const std::string& tenant, const 
 absl::StatusOr<v1::SavedFlow> SavedFlows::Get(const std::string& tenant, const std::string& name,
                                               int64_t version) {
   if (version <= 0) {
-    absl::StatusOr<std::optional<v1::SavedFlow>> latest = Latest(*store_, tenant, name);
+    absl::StatusOr<std::optional<v1::SavedFlow>> latest = Latest(*reads_, tenant, name);
     if (!latest.ok()) return latest.status();
     if (!latest->has_value()) return FlowNotFound(name, 0);
     return **latest;
   }
-  absl::StatusOr<std::optional<std::string>> stored = store_->Get(
+  absl::StatusOr<std::optional<std::string>> stored = reads_->Get(
       store::Column::kFlows, store::keys::Flow(tenant, name, static_cast<uint64_t>(version)));
   if (!stored.ok()) return stored.status();
   v1::SavedFlow flow;
@@ -178,7 +178,7 @@ absl::StatusOr<v1::ListFlowsResponse> SavedFlows::List(const std::string& tenant
   // previous page.
   std::map<std::string, std::string> latest;
   absl::Status scanned =
-      store_->ScanPrefix(store::Column::kFlows, store::keys::TenantFlows(tenant),
+      reads_->ScanPrefix(store::Column::kFlows, store::keys::TenantFlows(tenant),
                          [&](absl::string_view key, absl::string_view value) {
                            std::optional<store::keys::FlowKey> parsed = store::keys::ParseFlow(key);
                            if (parsed.has_value() && parsed->name > request.page_token()) {

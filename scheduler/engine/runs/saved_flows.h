@@ -6,6 +6,12 @@
 // Saved flows do not touch runs, so they bypass the engine loop; a mutex
 // serializes saves and deletes. Thread-safe.
 //
+// On a replicated scheduler's leader, saves and deletes write the store
+// while Get and List read the view of acknowledged writes (ReadFrom,
+// docs/high-availability.md#acknowledged-writes): a version still waiting
+// for the followers is not served, nor a deleted one hidden, before the
+// SaveFlow or DeleteFlow that wrote it is answered.
+//
 // Every tenant has its own flows (docs/security.md): the same name saved by
 // two tenants is two flows, and one tenant never reads, lists or deletes
 // another's. Keys start with the tenant (store/keys.h), so a tenant's
@@ -72,6 +78,11 @@ class SavedFlows {
   // Deletes every version; NOT_FOUND when there is none.
   absl::StatusOr<int64_t> Delete(const std::string& tenant, const std::string& name);
 
+  // Get and List read `view` (which outlives this) from now on instead of
+  // the store Save writes; set before the first read. Save and Delete keep
+  // reading the store: the next version follows the last one written.
+  void ReadFrom(store::Store* view) { reads_ = view; }
+
  private:
   // What one tenant has stored.
   struct TenantUsage {
@@ -79,12 +90,14 @@ class SavedFlows {
     int64_t bytes = 0;
   };
 
-  SavedFlows(store::Store* store, SavedFlowLimits limits) : store_(store), limits_(limits) {}
+  SavedFlows(store::Store* store, SavedFlowLimits limits)
+      : store_(store), reads_(store), limits_(limits) {}
   // The tenant's usage, read from the store the first time.
   absl::StatusOr<TenantUsage*> UsageOf(const std::string& tenant)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   store::Store* store_;
+  store::Store* reads_;  // Get and List
   const SavedFlowLimits limits_;
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, TenantUsage> usage_ ABSL_GUARDED_BY(mu_);

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -286,6 +287,34 @@ TEST(CommitPipelineGate, AckedStore_AbandonedBatchNeverBecomesVisible) {
   EXPECT_EQ(ReadKey(acked, "lost"), std::nullopt);
   // Writes go through the engine's commit, never through the view.
   EXPECT_EQ(acked.Write(Put("x")).code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// A saved flow is written beside the pipeline and published by its writer
+// once released (Engine::AwaitReplicated); the pipeline's release of an
+// earlier batch, published after it, must not hide the flow again.
+TEST(CommitPipelineGate, AckedStore_AWriteBesideThePipeline_NeverHiddenByAnOlderRelease) {
+  Fixture f;
+  AckedStore acked(&f.store);
+  CommitPipeline pipeline(&f.store, nullptr, 2, &f.gate, CommitPipeline::kDefaultMaxUnacked,
+                          &acked);
+  pipeline.Commit(Put("run"), {}, /*more_work=*/false);
+  pipeline.WaitWritten();
+  f.gate.WaitAsked(1, 1);
+
+  ASSERT_TRUE(f.store.Write(Put("flow")).ok());
+  std::shared_ptr<store::Store> snapshot = f.store.ReadSnapshot();
+  const uint64_t index = f.gate.WrittenIndex();
+  ASSERT_EQ(index, 2u);
+  EXPECT_EQ(ReadKey(acked, "flow"), std::nullopt);
+
+  // The flow's writer sees index 2 released before the pipeline's release
+  // thread publishes index 1.
+  acked.Publish(snapshot, index);
+  EXPECT_THAT(ReadKey(acked, "flow"), Optional(std::string("v")));
+  f.gate.ReleaseUpTo(2);
+  pipeline.Drain();
+  EXPECT_THAT(ReadKey(acked, "flow"), Optional(std::string("v")));
+  EXPECT_THAT(ReadKey(acked, "run"), Optional(std::string("v")));
 }
 
 TEST(CommitPipelineGate, NoGate_EffectsRunWithTheWriteAndAbandonDoesNothing) {

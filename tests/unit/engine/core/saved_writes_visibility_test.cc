@@ -1,0 +1,120 @@
+// A write beside the engine's commit (a saved flow, written from an RPC
+// thread) on a replicated scheduler's leader
+// (docs/high-availability.md#acknowledged-writes): reads from other threads
+// (Engine::store()) show it only once the replication gate released it,
+// whether its writer waited (AwaitReplicated) or a later read asked
+// (RefreshReads), and even when the engine itself writes nothing after it.
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scheduler/engine/core/replication_gate.h"
+#include "scheduler/engine/engine.h"
+#include "scheduler/store/memory_store.h"
+#include "tests/unit/engine/engine_harness.h"
+#include "tests/unit/engine/forwarding_store.h"
+
+namespace taskboard::engine {
+namespace {
+
+using ::testing::Optional;
+
+// Numbers each non-empty write, as the leader's write hook does.
+class NumberingStore : public testing::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  absl::Status Write(const store::WriteBatch& batch) override {
+    absl::Status written = inner_.Write(batch);
+    if (!batch.empty()) ++last_index_;
+    return written;
+  }
+  std::atomic<uint64_t> last_index_{0};
+};
+
+// Releases what the test says, at once (no waiting for followers here).
+class ReleasingGate : public ReplicationGate {
+ public:
+  explicit ReleasingGate(const NumberingStore* store) : store_(store) {}
+  uint64_t WrittenIndex() const override { return store_->last_index_.load(); }
+  bool AwaitReleasable(uint64_t index, absl::Time deadline) override {
+    absl::MutexLock lock(&mu_);
+    auto released = [this, index]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return released_ >= index; };
+    return mu_.AwaitWithDeadline(absl::Condition(&released), deadline);
+  }
+  void ReleaseUpTo(uint64_t index) {
+    absl::MutexLock lock(&mu_);
+    released_ = index;
+  }
+
+ private:
+  const NumberingStore* const store_;
+  absl::Mutex mu_;
+  uint64_t released_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+class SavedWritesVisibilityTest : public ::testing::Test {
+ protected:
+  SavedWritesVisibilityTest() {
+    EngineOptions options = testing::EngineHarness::DefaultOptions();
+    options.replication_gate = &gate_;
+    harness_.emplace(options);
+    harness_->store_override = &numbering_;
+    harness_->Restart();
+  }
+
+  // A write beside the engine, as SavedFlows::Save makes one.
+  void WriteBeside(const std::string& key) {
+    store::WriteBatch batch;
+    batch.Put(store::Column::kFlows, key, "v");
+    ASSERT_TRUE(numbering_.Write(batch).ok());
+  }
+  std::optional<std::string> Read(const std::string& key) {
+    absl::StatusOr<std::optional<std::string>> value =
+        harness_->engine().store().Get(store::Column::kFlows, key);
+    EXPECT_TRUE(value.ok()) << value.status();
+    return value.ok() ? *value : std::nullopt;
+  }
+
+  store::MemoryStore memory_;
+  NumberingStore numbering_{memory_};
+  ReleasingGate gate_{&numbering_};
+  std::optional<testing::EngineHarness> harness_;
+};
+
+TEST_F(SavedWritesVisibilityTest, AwaitReplicated_NotReleased_UnavailableAndNotShown) {
+  WriteBeside("flow");
+  const absl::Status acked =
+      harness_->engine().AwaitReplicated(absl::Now() + absl::Milliseconds(50));
+  EXPECT_EQ(acked.code(), absl::StatusCode::kUnavailable) << acked;
+  EXPECT_THAT(acked.message(), ::testing::HasSubstr("read it back or save it again"));
+  EXPECT_EQ(Read("flow"), std::nullopt);
+}
+
+TEST_F(SavedWritesVisibilityTest, AwaitReplicated_Released_ShownBeforeItReturns) {
+  WriteBeside("flow");
+  gate_.ReleaseUpTo(1);
+  ASSERT_TRUE(harness_->engine().AwaitReplicated(absl::Now() + absl::Seconds(5)).ok());
+  EXPECT_THAT(Read("flow"), Optional(std::string("v")));
+}
+
+// The writer's reply timed out; the followers caught up later and the engine
+// wrote nothing since: the next read shows it, and only once released.
+TEST_F(SavedWritesVisibilityTest, RefreshReads_ShowsAWriteOnceReleased_NeverBefore) {
+  WriteBeside("flow");
+  ASSERT_FALSE(harness_->engine().AwaitReplicated(absl::Now()).ok());
+  harness_->engine().RefreshReads();
+  EXPECT_EQ(Read("flow"), std::nullopt);
+
+  gate_.ReleaseUpTo(1);
+  harness_->engine().RefreshReads();
+  EXPECT_THAT(Read("flow"), Optional(std::string("v")));
+}
+
+}  // namespace
+}  // namespace taskboard::engine
