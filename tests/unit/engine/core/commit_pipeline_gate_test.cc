@@ -23,7 +23,7 @@
 #include "scheduler/engine/core/commit_pipeline.h"
 #include "scheduler/engine/core/replication_gate.h"
 #include "scheduler/store/memory_store.h"
-#include "tests/unit/engine/forwarding_store.h"
+#include "tests/unit/engine/core/numbering_store.h"
 
 namespace taskboard::engine {
 namespace {
@@ -38,17 +38,7 @@ store::WriteBatch Put(const std::string& key) {
   return batch;
 }
 
-// Numbers each non-empty write, as the leader's write hook does.
-class NumberingStore : public testing::ForwardingStore {
- public:
-  using ForwardingStore::ForwardingStore;
-  absl::Status Write(const store::WriteBatch& batch) override {
-    absl::Status written = inner_.Write(batch);
-    if (!batch.empty()) ++last_index_;
-    return written;
-  }
-  std::atomic<uint64_t> last_index_{0};
-};
+using testing::NumberingStore;
 
 // Releases up to what the test says; counts how often each index was asked.
 class FakeGate : public ReplicationGate {

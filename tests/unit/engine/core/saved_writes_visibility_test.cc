@@ -17,25 +17,15 @@
 #include "scheduler/engine/core/replication_gate.h"
 #include "scheduler/engine/engine.h"
 #include "scheduler/store/memory_store.h"
+#include "tests/unit/engine/core/numbering_store.h"
 #include "tests/unit/engine/engine_harness.h"
-#include "tests/unit/engine/forwarding_store.h"
 
 namespace taskboard::engine {
 namespace {
 
 using ::testing::Optional;
 
-// Numbers each non-empty write, as the leader's write hook does.
-class NumberingStore : public testing::ForwardingStore {
- public:
-  using ForwardingStore::ForwardingStore;
-  absl::Status Write(const store::WriteBatch& batch) override {
-    absl::Status written = inner_.Write(batch);
-    if (!batch.empty()) ++last_index_;
-    return written;
-  }
-  std::atomic<uint64_t> last_index_{0};
-};
+using testing::NumberingStore;
 
 // Releases what the test says, at once (no waiting for followers here).
 class ReleasingGate : public ReplicationGate {
