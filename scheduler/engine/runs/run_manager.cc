@@ -237,6 +237,15 @@ absl::StatusOr<std::unique_ptr<RunState>> RunManager::LoadRun(const std::string&
   return ReadRunState(*options_.store, run_id);
 }
 
+std::optional<v1::RunStatus> RunManager::StatusOf(const std::string& run_id) {
+  if (const ActiveRun* active = active_.Find(run_id); active != nullptr) {
+    return active->state->record().run().status();
+  }
+  absl::StatusOr<store::RunRecord> record = ReadRunRecord(*options_.store, run_id);
+  if (!record.ok()) return std::nullopt;
+  return record->run().status();
+}
+
 void RunManager::Resume(const std::string& run_id, const ResumeBudget& budget,
                         std::function<void(absl::StatusOr<ResumeResult>)>& done) {
   if (const ActiveRun* active = active_.Find(run_id); active != nullptr) {

@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -100,6 +101,11 @@ class RunManager {
   absl::StatusOr<ResumeResult> ResumeLoaded(std::unique_ptr<RunState> state);
   // Reads a run that is not active back from the store.
   absl::StatusOr<std::unique_ptr<RunState>> LoadRun(const std::string& run_id);
+  // A run's status as the loop knows it: an active run's from memory (ahead
+  // of the store while its batch is written), another's from the store;
+  // nothing for a run that is neither (deleted by retention, say). For the
+  // views of what schedules and triggers started.
+  std::optional<v1::RunStatus> StatusOf(const std::string& run_id);
   // Cancels an active run and tells the workers holding its tasks to stop.
   void CancelActive(RunState& run, const std::string& reason);
   // A kRunDeadline timer: ends the run `timed_out` the way CancelActive

@@ -1,12 +1,12 @@
 #include "scheduler/engine/schedules/schedules.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
 #include "scheduler/engine/core/stored_definitions.h"
-#include "scheduler/engine/runs/run_reader.h"
 #include "scheduler/engine/schedules/schedule_record.h"
 #include "scheduler/engine/state/task_states.h"
 #include "scheduler/schedules/fire_time.h"
@@ -434,12 +434,8 @@ v1::ScheduleAction Schedules::ActionView(const store::ScheduleActionRecord& acti
   view.set_error(action.error());
   view.set_manual(action.manual());
   if (!action.run_id().empty()) {
-    if (const ActiveRun* active = runs_->active().Find(action.run_id()); active != nullptr) {
-      view.set_run_status(active->state->record().run().status());
-    } else if (absl::StatusOr<store::RunRecord> record =
-                   ReadRunRecord(*options_.store, action.run_id());
-               record.ok()) {
-      view.set_run_status(record->run().status());
+    if (std::optional<v1::RunStatus> status = runs_->StatusOf(action.run_id())) {
+      view.set_run_status(*status);
     }
   }
   return view;

@@ -1,13 +1,13 @@
 #include "scheduler/engine/triggers/triggers.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
 #include "scheduler/engine/core/stored_definitions.h"
-#include "scheduler/engine/runs/run_reader.h"
 #include "scheduler/engine/state/task_states.h"
 #include "scheduler/flow/dsl_text.h"
 #include "scheduler/store/keys.h"
@@ -382,12 +382,8 @@ v1::TriggerDelivery Triggers::DeliveryView(const store::TriggerDeliveryRecord& d
   view.set_dedupe(delivery.dedupe());
   view.set_retry_after_seconds(delivery.retry_after_seconds());
   if (!delivery.run_id().empty()) {
-    if (const ActiveRun* active = runs_->active().Find(delivery.run_id()); active != nullptr) {
-      view.set_run_status(active->state->record().run().status());
-    } else if (absl::StatusOr<store::RunRecord> record =
-                   ReadRunRecord(*options_.store, delivery.run_id());
-               record.ok()) {
-      view.set_run_status(record->run().status());
+    if (std::optional<v1::RunStatus> status = runs_->StatusOf(delivery.run_id())) {
+      view.set_run_status(*status);
     }
   }
   return view;
