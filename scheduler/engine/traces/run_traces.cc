@@ -270,7 +270,10 @@ void RunTraces::EmitRun(const TracedRun& run, const OpenRun& open, const v1::Run
         .SetAttribute("gen_ai.usage.output_tokens", finished.usage().output_tokens())
         .SetAttribute("taskboard.llm.cost", finished.usage().cost_usd());
   }
-  if (finished.status() == v1::RUN_STATUS_FAILED) {
+  // A run past its deadline did not do its work: an error to whoever reads
+  // the trace, as a failed one (a cancelled run was stopped on purpose).
+  if (finished.status() == v1::RUN_STATUS_FAILED ||
+      finished.status() == v1::RUN_STATUS_TIMED_OUT) {
     span.SetStatus(otel::SpanStatusCode::kError, finished.error());
   } else if (finished.status() == v1::RUN_STATUS_COMPLETED) {
     span.SetStatus(otel::SpanStatusCode::kOk);

@@ -149,6 +149,24 @@ TEST_F(RunTracesTest, TaskflowPhase_IsTheParentOfItsTasks) {
   EXPECT_EQ(runs[0].status, otel::SpanStatusCode::kError);
 }
 
+// A run past its deadline (docs/semantics.md#run-deadlines) is an error in
+// the trace, as a failed one; a cancelled one is not.
+TEST_F(RunTracesTest, RunSpanStatus_TimedOutIsAnError_CancelledIsUnset) {
+  v1::RunEvent timed_out = Finished(4, v1::RUN_STATUS_TIMED_OUT);
+  timed_out.mutable_run_finished()->set_error("run deadline of 60 s passed");
+  Commit({TaskAt(1, "a", v1::TASK_STATE_READY, 0), timed_out});
+  auto runs = sink_.Named("run board");
+  ASSERT_THAT(runs, SizeIs(1));
+  EXPECT_EQ(runs[0].status, otel::SpanStatusCode::kError);
+
+  run_.run_id = "r2";
+  run_.root_run_id = "r2";
+  Commit({TaskAt(1, "a", v1::TASK_STATE_READY, 0), Finished(4, v1::RUN_STATUS_CANCELLED)});
+  runs = sink_.Named("run board");
+  ASSERT_THAT(runs, SizeIs(2));
+  EXPECT_EQ(runs[1].status, otel::SpanStatusCode::kUnset);
+}
+
 TEST_F(RunTracesTest, ApprovalWait_FromWaitingSinceToTheDecision) {
   v1::RunEvent waiting = At(1);
   v1::Task& task = *waiting.mutable_task_change()->mutable_task();
