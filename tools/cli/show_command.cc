@@ -16,6 +16,7 @@
 #include "tools/cli/run_deadline_line.h"
 #include "tools/cli/run_render.h"
 #include "tools/cli/run_states.h"
+#include "tools/cli/started_by_line.h"
 #include "tools/cli/task_attempts.h"
 #include "tools/cli/task_tool_calls.h"
 #include "tools/cli/text_table.h"
@@ -98,6 +99,7 @@ void PrintRunDetails(const v1::Run& run, absl::Time now, const TerminalInfo& ter
   render.width = terminal.width;
   render.children = &details.children;
   out << RenderRun(run, now, render);
+  if (std::string started_by = StartedByLine(run); !started_by.empty()) out << started_by << "\n";
   // The header's usage sums the tasks' final results; budgets count every
   // call made (retries too), so that figure gets a line of its own.
   if (std::string billed = BilledLine(run); !billed.empty()) out << billed << "\n";
