@@ -311,12 +311,16 @@ class LeaderKillsTest : public ::testing::Test {
   std::filesystem::path map_log() const { return dir_.path() / "map-executions.log"; }
   std::filesystem::path tool_log() const { return dir_.path() / "tool-executions.log"; }
 
-  // The leader kills around `ms` (within 10 s before it), for messages.
+  // The leader kills around `ms` (within 10 s before it, 1 s after), for
+  // messages.
   std::string KillsNear(int64_t ms) const {
     std::vector<std::string> near;
     for (const Kill& kill : kills_) {
       if (kill.at_ms <= ms + 1'000 && kill.at_ms >= ms - 10'000) {
-        near.push_back(absl::StrCat("s", kill.replica, " killed ", ms - kill.at_ms, " ms before"));
+        near.push_back(
+            ms >= kill.at_ms
+                ? absl::StrCat("s", kill.replica, " killed ", ms - kill.at_ms, " ms before")
+                : absl::StrCat("s", kill.replica, " killed ", kill.at_ms - ms, " ms after"));
       }
     }
     return near.empty() ? "no leader kill near it" : absl::StrJoin(near, ", ");
