@@ -20,11 +20,14 @@
 //   except for a call whose executing worker was killed or stopped during
 //   the call.
 //
-// Everything that varies (which board tasks call the tool and with which
-// key, their sleeps, the map items) comes from a fixed seed (another with
-// TASKBOARD_CHAOS_SEED=N), and the chaos follows the board's progress
-// rather than timers. TASKBOARD_CHAOS_KEEP_DIR=DIR keeps a failed run's
-// logs, databases and execution logs.
+// The workload is tests/testing/chaos_workload.h's, which the leader-kill
+// test (tests/ha/leader_kills_test.cc) runs too. Everything that varies
+// (which board tasks call the tool and with which key, their sleeps, the
+// map items) comes from a seed, TASKBOARD_CHAOS_SEED=N (default 20250611);
+// CI runs the suite once per seed listed in tests/chaos/CMakeLists.txt, as
+// ChaosSuite.<name>.seed<N>. The chaos follows the board's progress rather
+// than timers. TASKBOARD_CHAOS_KEEP_DIR=DIR keeps a failed run's logs,
+// databases and execution logs.
 
 #include <signal.h>
 #include <sys/types.h>
@@ -39,7 +42,6 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -51,14 +53,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "common/canonical_json.h"
 #include "common/json.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -67,6 +67,7 @@
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
 #include "tests/testing/chaos_helpers.h"
+#include "tests/testing/chaos_workload.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/event_tasks.h"
 #include "tests/testing/fake_llm.h"
@@ -78,12 +79,9 @@ namespace {
 
 using testing::Cluster;
 using testing::ClusterOptions;
-using ::testing::HasSubstr;
 using testing::IsOk;
 using testing::TasksIn;
 
-// The seed of everything that varies in the workload.
-constexpr uint32_t kSeed = 20250611;
 constexpr int kBoardTasks = 3000;
 constexpr int kMapItems = 300;
 constexpr int kPlanSteps = 12;
@@ -95,181 +93,11 @@ constexpr int64_t kLeaseTimeoutMs = 8'000;
 // How long a real tool execution takes: long enough that identical calls
 // overlap (coalescing) and that kills land during calls.
 constexpr char kToolSeconds[] = "0.2";
-constexpr char kPlanSynthesis[] = "Chaos plan finished.";
 
 int64_t NowMs() { return absl::ToUnixMillis(absl::Now()); }
 
 int64_t ToMs(const google::protobuf::Timestamp& ts) {
   return google::protobuf::util::TimeUtil::TimestampToMilliseconds(ts);
-}
-
-// ---------------------------------------------------------------------------
-// The workload
-
-// What one call of the tool returns: its arguments echoed under a fixed
-// fact, so a cached result and a fresh one are indistinguishable.
-Json ToolResult(const std::string& key) {
-  return {{"fact", "looked up"}, {"args", {{"topic", key}}}};
-}
-
-// One task's prompt for script.sh (tests/integration/agents) and what it
-// must output: a short sleep printing a line, or a tool call printing the
-// tool's result.
-struct Step {
-  std::string prompt;
-  std::string expected_output;  // when `tool_key` is empty
-  std::string tool_key;
-};
-
-struct Workload {
-  std::vector<Step> board;
-  std::vector<Step> map_items;
-  // The key each plan step's lookup call uses.
-  std::vector<std::string> plan_keys;
-  // How many calls each tool key gets across the workload.
-  std::map<std::string, int> tool_calls;
-};
-
-Step SleepStep(std::mt19937& rng, int min_ms, int spread_ms, const std::string& text) {
-  const int ms = min_ms + static_cast<int>(rng() % spread_ms);
-  return {absl::StrCat("sleep ", ms / 1000, ".", absl::StrFormat("%03d", ms % 1000), " ", text),
-          absl::StrCat(text, "\n"), ""};
-}
-
-Step ToolStep(const std::string& key) {
-  return {absl::StrCat("tool lookup {\"topic\":\"", key, "\"}"), "", key};
-}
-
-// Board tasks: one in five calls the tool with one of 40 keys (so most calls
-// of a key come after its first, and some overlap it); the rest sleep
-// 10-50 ms. Map items: one in three calls the tool with one of 20 keys, the
-// rest sleep 100-300 ms, so the map phase lasts through much of the board.
-// Plan steps share 3 keys.
-Workload MakeWorkload(uint32_t seed) {
-  std::mt19937 rng(seed);
-  Workload workload;
-  for (int i = 0; i < kBoardTasks; ++i) {
-    if (rng() % 5 == 0) {
-      workload.board.push_back(ToolStep(absl::StrCat("board-", rng() % 40)));
-    } else {
-      workload.board.push_back(SleepStep(rng, 10, 41, absl::StrCat("done ", i)));
-    }
-  }
-  for (int i = 0; i < kMapItems; ++i) {
-    if (rng() % 3 == 0) {
-      workload.map_items.push_back(ToolStep(absl::StrCat("map-", rng() % 20)));
-    } else {
-      workload.map_items.push_back(SleepStep(rng, 100, 201, absl::StrCat("item ", i)));
-    }
-  }
-  for (int i = 0; i < kPlanSteps; ++i) workload.plan_keys.push_back(absl::StrCat("plan-", i % 3));
-  for (const auto* steps : {&workload.board, &workload.map_items}) {
-    for (const Step& step : *steps) {
-      if (!step.tool_key.empty()) ++workload.tool_calls[step.tool_key];
-    }
-  }
-  for (const std::string& key : workload.plan_keys) ++workload.tool_calls[key];
-  return workload;
-}
-
-std::string PlanStepId(int index) { return absl::StrCat("s", index + 1); }
-
-// At most 10 board tasks in flight: the dispatcher drains one agent's queue
-// before the next, so an unbounded board would keep the map and plan tasks
-// waiting until it ends.
-std::string BoardFlow(const Workload& workload) {
-  Json tasks = Json::array();
-  for (size_t i = 0; i < workload.board.size(); ++i) {
-    tasks.push_back({{"id", absl::StrCat("t", i)},
-                     {"agent", i % 2 == 0 ? "echo" : "helper"},
-                     {"task", workload.board[i].prompt}});
-  }
-  return DumpJson({{"name", "chaos-board"},
-                   {"kind", "board"},
-                   {"board", {{"concurrency", 10}, {"tasks", tasks}}}});
-}
-
-// `prepare` prints the items (so the fan-out happens when it finishes,
-// possibly across a restart), `each` maps over them 3 at a time, and
-// `summary` echoes the map's merged output.
-std::string MapFlow(const Workload& workload) {
-  Json items = Json::array();
-  for (const Step& step : workload.map_items) items.push_back({{"cmd", step.prompt}});
-  Json phases = Json::array();
-  phases.push_back({{"id", "prepare"},
-                    {"agent", "mapper"},
-                    {"output", "json"},
-                    {"task", absl::StrCat("echo ", DumpJson(items))}});
-  phases.push_back({{"id", "each"},
-                    {"type", "map"},
-                    {"dependsOn", {"prepare"}},
-                    {"over", "{steps.prepare.json}"},
-                    {"agent", "mapper"},
-                    {"concurrency", 3},
-                    {"task", "{item.cmd}"}});
-  phases.push_back({{"id", "summary"},
-                    {"type", "reduce"},
-                    {"from", {"each"}},
-                    {"agent", "mapper"},
-                    {"task", "echo {steps.each.output}"}});
-  return DumpJson({{"name", "chaos-map"}, {"phases", phases}});
-}
-
-constexpr char kPlanFlow[] = R"yaml(
-name: chaos-plan
-kind: plan_and_execute
-planAndExecute:
-  goal: Look up every chaos topic
-  plannerAgent: planner
-  executorAgent: executor
-  synthesizerAgent: synthesizer
-  maxConcurrency: 2
-)yaml";
-
-// The fake model's script: the plan (two chains of steps, each step after
-// the one two before it), then per step a lookup call and an answer naming
-// the step, each reply delayed so the run lasts through several kills.
-std::string PlanScript(const Workload& workload) {
-  Json tasks = Json::array();
-  for (int i = 0; i < kPlanSteps; ++i) {
-    Json task = {{"id", PlanStepId(i)}, {"goal", absl::StrCat("Look up topic ", i + 1)}};
-    if (i >= 2) task["deps"] = Json::array({PlanStepId(i - 2)});
-    tasks.push_back(task);
-  }
-  Json rules = Json::array();
-  rules.push_back({{"name", "plan"},
-                   {"match", {{"system_contains", "You plan"}}},
-                   {"respond", {{"content", {{"tasks", tasks}}}}}});
-  rules.push_back({{"name", "synthesize"},
-                   {"match", {{"system_contains", "You synthesize"}}},
-                   {"respond", {{"content", kPlanSynthesis}}}});
-  for (int i = 0; i < kPlanSteps; ++i) {
-    const std::string step = absl::StrCat("Your step (", PlanStepId(i), ")");
-    rules.push_back(
-        {{"name", absl::StrCat(PlanStepId(i), "-calls")},
-         {"match", {{"last_user_contains", step}, {"has_tool_results", false}}},
-         {"respond",
-          {{"tool_calls",
-            Json::array({{{"name", "lookup"}, {"arguments", {{"topic", workload.plan_keys[i]}}}}})},
-           {"delay_ms", 700}}}});
-    rules.push_back(
-        {{"name", absl::StrCat(PlanStepId(i), "-answers")},
-         {"match", {{"last_user_contains", step}, {"has_tool_results", true}}},
-         {"respond",
-          {{"content", {{"summary", absl::StrCat(PlanStepId(i), " done")}, {"success", true}}},
-           {"delay_ms", 700}}}});
-  }
-  return DumpJson({{"rules", rules}});
-}
-
-void WriteLlmAgents(const std::filesystem::path& dir, const std::string& base_url) {
-  const std::pair<const char*, const char*> agents[] = {{"planner", "You plan work."},
-                                                        {"executor", "You execute one step."},
-                                                        {"synthesizer", "You synthesize results."}};
-  for (const auto& [name, system] : agents) {
-    std::ofstream(dir / absl::StrCat(name, ".md")) << testing::LlmAgentFileText(
-        name, base_url, std::string(name) == "executor" ? "tools: [lookup]\n" : "", system);
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -544,10 +372,14 @@ absl::Status StopWorkerPastItsLease(Cluster& cluster, int index, ChaosRecord& re
   record.leases_held_when_stopped = *held;
   record.stopped_for = absl::Milliseconds(resumed_ms - stopped_ms);
   record.disturbances.push_back({worker_id, pid, stopped_ms, resumed_ms, "SIGSTOP"});
-  if (resumed_ms - stopped_ms < kLeaseTimeoutMs) {
+  // A lease runs a lease timeout from its last renewal, the worker's last
+  // heartbeat before the stop, up to one heartbeat interval earlier (seed
+  // 20250611 once saw 7,966 ms).
+  const int64_t at_least = kLeaseTimeoutMs - ClusterOptions().heartbeat_interval_ms;
+  if (resumed_ms - stopped_ms < at_least) {
     return absl::InternalError(absl::StrCat("the leases of stopped ", worker_id, " ended after ",
                                             resumed_ms - stopped_ms, " ms, before the ",
-                                            kLeaseTimeoutMs, " ms lease timeout"));
+                                            kLeaseTimeoutMs, " ms lease timeout less a heartbeat"));
   }
   return absl::OkStatus();
 }
@@ -737,18 +569,6 @@ std::map<std::string, int> CallsWithoutTheCache(const std::filesystem::path& clu
   return calls;
 }
 
-// A task's output against its step: the line it prints, or the tool's
-// result as JSON.
-void ExpectStepOutput(const Step& step, const v1::Task& task) {
-  if (step.tool_key.empty()) {
-    EXPECT_EQ(task.output(), step.expected_output) << task.task_id();
-    return;
-  }
-  absl::StatusOr<Json> output = ParseJson(task.output());
-  ASSERT_THAT(output.status(), IsOk()) << task.task_id() << ": " << task.output();
-  EXPECT_EQ(CanonicalJson(*output), CanonicalJson(ToolResult(step.tool_key))) << task.task_id();
-}
-
 // Whether a tool execution ran on a worker process around the time it was
 // killed or stopped: a call that started up to 1 s before (the tool takes
 // 0.2 s) may have lost its result with the worker, and calls blocked in a
@@ -763,44 +583,6 @@ bool ExecutedByDisturbedWorker(const testing::ToolExecution& execution,
     return (execution.pid == d.pid || orphaned) && execution.ms >= d.from_ms - 1'000 &&
            execution.ms <= d.to_ms + 1'000;
   });
-}
-
-bool HasToolMessages(const Json& request) {
-  for (const Json& message : request.value("messages", Json::array())) {
-    if (message.value("role", "") == "tool") return true;
-  }
-  return false;
-}
-
-std::string MessagesOfRole(const Json& request, const std::string& role) {
-  std::string text;
-  for (const Json& message : request.value("messages", Json::array())) {
-    if (message.value("role", "") == role) absl::StrAppend(&text, message.value("content", ""));
-  }
-  return text;
-}
-
-// How often each plan task's llm agent ran, from the model's side: every
-// execution starts with one request without tool results.
-std::map<std::string, int> PlanExecutions(const v1::Run& run, const std::vector<Json>& requests) {
-  std::map<std::string, int> executions;
-  for (const Json& request : requests) {
-    if (HasToolMessages(request)) continue;
-    const std::string system = MessagesOfRole(request, "system");
-    const std::string user = MessagesOfRole(request, "user");
-    for (const v1::Task& task : run.tasks()) {
-      bool mine = false;
-      if (task.agent() == "planner") {
-        mine = absl::StrContains(system, "You plan");
-      } else if (task.agent() == "synthesizer") {
-        mine = absl::StrContains(system, "You synthesize");
-      } else {
-        mine = absl::StrContains(user, absl::StrCat("Your step (", task.task_id(), ")"));
-      }
-      if (mine) ++executions[task.task_id()];
-    }
-  }
-  return executions;
 }
 
 absl::StatusOr<v1::Run> GetRun(Cluster& cluster, const std::string& run_id) {
@@ -838,19 +620,18 @@ class ChaosSuite : public ::testing::Test {
  protected:
   // The fake model, the agents and the tool, then the cluster.
   void SetUp() override {
-    const char* seed = std::getenv("TASKBOARD_CHAOS_SEED");
-    seed_ = seed != nullptr ? static_cast<uint32_t>(std::strtoul(seed, nullptr, 10)) : kSeed;
-    workload_ = MakeWorkload(seed_);
+    workload_ = testing::MakeWorkload(
+        seed_, {.board_tasks = kBoardTasks, .map_items = kMapItems, .plan_steps = kPlanSteps});
     for (const auto& sub : {agents_dir(), tools_dir(), llm_dir()}) {
       std::filesystem::create_directory(sub);
     }
     absl::StatusOr<std::unique_ptr<testing::FakeLlm>> llm =
-        testing::FakeLlm::StartWithScript(llm_dir(), PlanScript(workload_));
+        testing::FakeLlm::StartWithScript(llm_dir(), testing::PlanScript(workload_));
     ASSERT_THAT(llm.status(), IsOk());
     llm_ = *std::move(llm);
     testing::LoggingAgents(agents_dir(),
                            {{"echo", board_log()}, {"helper", board_log()}, {"mapper", map_log()}});
-    WriteLlmAgents(agents_dir(), llm_->base_url());
+    testing::WriteLlmAgents(agents_dir(), llm_->base_url());
     testing::WriteLookupTool(tools_dir(), tool_log(), kToolSeconds);
 
     ClusterOptions options;
@@ -920,36 +701,7 @@ class ChaosSuite : public ::testing::Test {
   }
 
   void ExpectOutputs() {
-    // Board: each task's line or tool result.
-    const v1::Run& board = runs_["board"];
-    ASSERT_EQ(board.tasks_size(), kBoardTasks);
-    for (const v1::Task& task : board.tasks()) {
-      EXPECT_EQ(task.state(), v1::TASK_STATE_COMPLETED) << task.task_id();
-      ExpectStepOutput(workload_.board.at(std::stoi(task.task_id().substr(1))), task);
-    }
-    // Map: every item's output, and the reduce phase got them merged in
-    // item order.
-    const v1::Run& map = runs_["map"];
-    ASSERT_EQ(map.tasks_size(), kMapItems + 2);
-    std::vector<std::string> sections(kMapItems);
-    for (const v1::Task& task : map.tasks()) {
-      if (task.phase_id() != "each") continue;
-      ExpectStepOutput(workload_.map_items.at(task.item_index()), task);
-      sections.at(task.item_index()) = absl::StrCat("### [", task.item_index() + 1, "/", kMapItems,
-                                                    "] mapper\n\n", task.output());
-    }
-    EXPECT_EQ(map.output(), absl::StrCat(absl::StrJoin(sections, "\n\n---\n\n"), "\n"));
-    // Plan: every step answered with its own summary, and the synthesis is
-    // the run's result.
-    const v1::Run& plan = runs_["plan"];
-    EXPECT_EQ(plan.output(), kPlanSynthesis);
-    int steps = 0;
-    for (const v1::Task& task : plan.tasks()) {
-      if (task.agent() != "executor") continue;
-      ++steps;
-      EXPECT_THAT(task.output(), HasSubstr(absl::StrCat(task.task_id(), " done")));
-    }
-    EXPECT_EQ(steps, kPlanSteps);
+    testing::ExpectWorkloadOutputs(workload_, runs_["board"], runs_["map"], runs_["plan"]);
   }
 
   // Each task's agent ran exactly once, unless a worker holding it was
@@ -1092,8 +844,8 @@ class ChaosSuite : public ::testing::Test {
 
   const absl::Time start_ = absl::Now();
   const int64_t origin_ms_ = absl::ToUnixMillis(start_);
-  uint32_t seed_ = kSeed;
-  Workload workload_;
+  const uint32_t seed_ = testing::ChaosSeed();
+  testing::Workload workload_;
   testing::TempDir dir_;
   std::unique_ptr<testing::FakeLlm> llm_;
   std::unique_ptr<Cluster> cluster_;
@@ -1109,8 +861,10 @@ class ChaosSuite : public ::testing::Test {
 };
 
 TEST_F(ChaosSuite, MixedWorkload_SchedulerKilledTwentyTimesWorkersKilledAndStopped) {
-  for (const auto& [name, flow] : std::vector<std::pair<std::string, std::string>>{
-           {"board", BoardFlow(workload_)}, {"map", MapFlow(workload_)}, {"plan", kPlanFlow}}) {
+  for (const auto& [name, flow] :
+       std::vector<std::pair<std::string, std::string>>{{"board", testing::BoardFlow(workload_)},
+                                                        {"map", testing::MapFlow(workload_)},
+                                                        {"plan", testing::PlanFlow()}}) {
     absl::StatusOr<std::string> run_id = cluster_->Submit(flow);
     ASSERT_THAT(run_id.status(), IsOk());
     run_ids_[name] = *run_id;
@@ -1141,7 +895,7 @@ TEST_F(ChaosSuite, MixedWorkload_SchedulerKilledTwentyTimesWorkersKilledAndStopp
   ExpectOutputs();
   ExpectExecutions("board", testing::Executions(board_log()));
   ExpectExecutions("map", testing::Executions(map_log()));
-  ExpectExecutions("plan", PlanExecutions(runs_["plan"], llm_->Requests()));
+  ExpectExecutions("plan", testing::PlanExecutions(runs_["plan"], llm_->Requests()));
   ExpectToolExecutions();
   for (const auto& [name, count] : counts_) {
     EXPECT_GE(count.scheduler_kills_during, 1) << name << " saw no scheduler kill";
