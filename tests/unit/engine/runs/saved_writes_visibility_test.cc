@@ -15,7 +15,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/engine/core/replication_gate.h"
-#include "scheduler/engine/engine.h"
 #include "scheduler/store/memory_store.h"
 #include "tests/unit/engine/core/numbering_store.h"
 #include "tests/unit/engine/engine_harness.h"
