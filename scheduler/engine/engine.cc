@@ -42,7 +42,8 @@ Engine::Engine(EngineOptions options)
       acked_(options.replication_gate != nullptr ? std::make_unique<AckedStore>(options.store)
                                                  : nullptr),
       pipeline_(options.store, CountCommits(options.metrics), /*max_in_flight=*/2,
-                options.replication_gate, options.max_unacked_batches, acked_.get()),
+                options.replication_gate, options.max_unacked_batches, acked_.get(),
+                options.replication_released),
       loop_store_(options.store, &pipeline_),
       options_(WithStore(std::move(options), &loop_store_)),
       runs_({options_.store,

@@ -161,6 +161,9 @@ struct EngineOptions {
   // Written batches whose effects may wait for the gate before the loop
   // blocks (commit_pipeline.h).
   size_t max_unacked_batches = CommitPipeline::kDefaultMaxUnacked;
+  // With a gate: told how long each written batch waited for its release
+  // (the replica's ack-latency metric). Null: not measured.
+  CommitPipeline::OnReleased replication_released;
   // The process's tracer (--otlp-endpoint; docs/observability.md#scheduler-spans);
   // null or not enabled: runs get no trace context and make no spans.
   // Outlives the engine.

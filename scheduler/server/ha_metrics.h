@@ -19,6 +19,8 @@
 //   taskboard_scheduler_ha_may_have_lost_writes          1 once a replica of the cluster was
 //                                                        promoted by force (this one, or the
 //                                                        leader that found the etcd record)
+//   taskboard_scheduler_ha_ack_latency_seconds           a leader: from a batch's write to its
+//                                                        release, once the in-sync set held it
 //
 // Thread-safe (atomic gauges and counters).
 
@@ -29,9 +31,11 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/metrics/counter.h"
 #include "common/metrics/family.h"
 #include "common/metrics/gauge.h"
+#include "common/metrics/histogram.h"
 #include "common/metrics/registry.h"
 
 namespace taskboard::server {
@@ -60,6 +64,9 @@ class HaMetrics {
   void SetFollowerLag(const std::string& replica, const FollowerLag& lag);
   static constexpr size_t kMaxFollowers = 16;
   void SetMayHaveLostWrites(bool lost);
+  // A leader: how long a written batch waited for the in-sync set before
+  // its replies, assignments and events were released.
+  void AckWaited(absl::Duration waited);
 
  private:
   metrics::Family<metrics::Gauge>& role_;
@@ -78,6 +85,7 @@ class HaMetrics {
   absl::Mutex followers_mu_;
   absl::flat_hash_set<std::string> followers_ ABSL_GUARDED_BY(followers_mu_);
   metrics::Gauge& may_have_lost_writes_;
+  metrics::Histogram& ack_latency_;
 };
 
 }  // namespace taskboard::server

@@ -200,6 +200,11 @@ absl::Status SchedulerServer::OpenEngine(std::shared_ptr<store::RocksDbWriteHook
   engine_options.schedule_runs = schedule_runs_.get();
   engine_options.trigger_runs = schedule_runs_.get();
   engine_options.replication_gate = gate;
+  if (gate != nullptr && ha_metrics_ != nullptr) {
+    engine_options.replication_released = [metrics = ha_metrics_.get()](absl::Duration waited) {
+      metrics->AckWaited(waited);
+    };
+  }
   absl::StatusOr<std::unique_ptr<engine::Engine>> engine =
       engine::Engine::Create(std::move(engine_options));
   if (!engine.ok()) return engine.status();

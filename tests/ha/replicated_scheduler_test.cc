@@ -251,6 +251,10 @@ TEST_F(ReplicatedSchedulerTest, FollowerRefuses_LeaderServes_FailoverKeepsTheRun
   // The leader's view: one in-sync follower, and each follower's lag, which
   // falls to nothing once it holds every batch.
   EXPECT_EQ(Sample(*leader, "taskboard_scheduler_ha_in_sync_followers"), 1);
+  // Each of the run's batches waited for that follower's ack before its
+  // reply or assignment went out, and the wait was measured.
+  EXPECT_GE(Sample(*leader, "taskboard_scheduler_ha_ack_latency_seconds_count").value_or(0), 1);
+  EXPECT_GT(Sample(*leader, "taskboard_scheduler_ha_ack_latency_seconds_sum").value_or(0), 0);
   for (int i = 0; i < kReplicas; ++i) {
     if (i == *leader) continue;
     const std::string lag =

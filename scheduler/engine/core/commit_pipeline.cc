@@ -16,13 +16,15 @@ constexpr absl::Duration kReleasePoll = absl::Milliseconds(50);
 }  // namespace
 
 CommitPipeline::CommitPipeline(store::Store* store, OnWritten on_written, size_t max_in_flight,
-                               ReplicationGate* gate, size_t max_unacked, AckedStore* acked)
+                               ReplicationGate* gate, size_t max_unacked, AckedStore* acked,
+                               OnReleased on_released)
     : store_(store),
       on_written_(std::move(on_written)),
       max_in_flight_(max_in_flight < 1 ? 1 : max_in_flight),
       gate_(gate),
       max_unacked_(max_unacked < 1 ? 1 : max_unacked),
       acked_(acked),
+      on_released_(std::move(on_released)),
       thread_([this] { Loop(); }) {
   if (gate_ != nullptr) release_thread_ = std::thread([this] { ReleaseLoop(); });
 }
@@ -94,7 +96,7 @@ void CommitPipeline::CommitGated(store::WriteBatch batch, Effects effects, bool 
   const uint64_t index = gate_->WrittenIndex();
   absl::MutexLock lock(&mu_);
   ++written_;
-  Hold(index, std::move(effects), std::move(snapshot));
+  Hold(index, std::move(effects), std::move(snapshot), empty);
 }
 
 std::shared_ptr<store::Store> CommitPipeline::SnapshotAfterWrite(bool empty) {
@@ -103,13 +105,15 @@ std::shared_ptr<store::Store> CommitPipeline::SnapshotAfterWrite(bool empty) {
   return store_->ReadSnapshot();
 }
 
-void CommitPipeline::Hold(uint64_t index, Effects effects, std::shared_ptr<store::Store> snapshot) {
+void CommitPipeline::Hold(uint64_t index, Effects effects, std::shared_ptr<store::Store> snapshot,
+                          bool empty) {
   if (abandoned_) {
     dropped_effects_ += effects.size();
     ++done_;
     return;
   }
-  unacked_.push_back(Unacked{index, std::move(effects), std::move(snapshot)});
+  unacked_.push_back(Unacked{index, std::move(effects), std::move(snapshot),
+                             empty ? absl::InfinitePast() : absl::Now()});
 }
 
 bool CommitPipeline::Idle() {
@@ -185,7 +189,7 @@ void CommitPipeline::Loop() {
       const uint64_t index = gate_->WrittenIndex();
       absl::MutexLock lock(&mu_);
       ++written_;
-      Hold(index, std::move(batch.effects), std::move(snapshot));
+      Hold(index, std::move(batch.effects), std::move(snapshot), empty);
       continue;
     }
     {
@@ -215,13 +219,18 @@ void CommitPipeline::ReleaseLoop() {
     if (!gate_->AwaitReleasable(index, absl::Now() + kReleasePoll)) continue;
     Effects effects;
     std::shared_ptr<store::Store> snapshot;
+    absl::Time written_at;
     {
       absl::MutexLock lock(&mu_);
       // Abandoned while the gate answered: nothing of it may run.
       if (unacked_.empty()) continue;
       effects = std::move(unacked_.front().effects);
       snapshot = std::move(unacked_.front().snapshot);
+      written_at = unacked_.front().written_at;
       unacked_.pop_front();
+    }
+    if (on_released_ != nullptr && written_at != absl::InfinitePast()) {
+      on_released_(absl::Now() - written_at);
     }
     // Reads first: a reply or watch event is never ahead of what they show.
     if (snapshot != nullptr) acked_->Publish(std::move(snapshot), index);

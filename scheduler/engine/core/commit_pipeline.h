@@ -47,6 +47,10 @@ class CommitPipeline {
   // Called on the pipeline's thread after each non-empty write: its bytes and
   // how long the store took (for metrics).
   using OnWritten = std::function<void(int64_t bytes, absl::Duration took)>;
+  // With a gate, called on the release thread when a non-empty written
+  // batch is released: how long it waited for the gate since its write (for
+  // metrics).
+  using OnReleased = std::function<void(absl::Duration waited)>;
 
   // Written batches whose effects may wait for a gate's release before
   // Commit blocks the loop (about a second of batches at a busy leader's
@@ -58,7 +62,7 @@ class CommitPipeline {
   // just before that batch's released effects run.
   CommitPipeline(store::Store* store, OnWritten on_written, size_t max_in_flight = 2,
                  ReplicationGate* gate = nullptr, size_t max_unacked = kDefaultMaxUnacked,
-                 AckedStore* acked = nullptr);
+                 AckedStore* acked = nullptr, OnReleased on_released = nullptr);
   // Writes what was handed over and runs its effects, then joins. With a
   // gate, effects it has not released by then are dropped (Abandon): they
   // must not be seen unless followers hold their batch.
@@ -106,6 +110,9 @@ class CommitPipeline {
     uint64_t index = 0;
     Effects effects;
     std::shared_ptr<store::Store> snapshot;
+    // When it was written; InfinitePast for an empty batch (nothing waited
+    // for the followers).
+    absl::Time written_at = absl::InfinitePast();
   };
   void Loop();
   // The release thread (with a gate only): runs the oldest written batch's
@@ -113,7 +120,7 @@ class CommitPipeline {
   void ReleaseLoop();
   // With a gate: queues a written batch's effects for release (or drops
   // them once abandoned).
-  void Hold(uint64_t index, Effects effects, std::shared_ptr<store::Store> snapshot)
+  void Hold(uint64_t index, Effects effects, std::shared_ptr<store::Store> snapshot, bool empty)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // After a gated write of a batch that was `empty` or not: what Hold keeps
   // for the AckedStore.
@@ -130,6 +137,7 @@ class CommitPipeline {
   ReplicationGate* const gate_;
   const size_t max_unacked_;
   AckedStore* const acked_;
+  const OnReleased on_released_;
   absl::Mutex mu_;
   std::deque<Batch> pending_ ABSL_GUARDED_BY(mu_);
   // In index order: written by one writer at a time, in hand-over order.

@@ -307,6 +307,42 @@ TEST(CommitPipelineGate, AckedStore_AWriteBesideThePipeline_NeverHiddenByAnOlder
   EXPECT_THAT(ReadKey(acked, "run"), Optional(std::string("v")));
 }
 
+// The replica's ack-latency metric: each written batch's wait from its
+// write to its release, at least as long as the gate held it; an empty
+// batch waited for nothing and an abandoned one was never released.
+TEST(CommitPipelineGate, OnReleased_TellsEachWrittenBatchsWait_NotEmptyOrAbandonedOnes) {
+  Fixture f;
+  absl::Mutex mu;
+  std::vector<absl::Duration> waits;
+  {
+    CommitPipeline pipeline(&f.store, nullptr, 2, &f.gate, CommitPipeline::kDefaultMaxUnacked,
+                            nullptr, [&](absl::Duration waited) {
+                              absl::MutexLock lock(&mu);
+                              waits.push_back(waited);
+                            });
+    pipeline.Commit(Put("k1"), {}, /*more_work=*/false);
+    pipeline.WaitWritten();
+    const absl::Time written = absl::Now();
+    f.gate.WaitAsked(1, 2);  // refused at least once: held
+    const absl::Duration held = absl::Now() - written;
+    f.gate.ReleaseUpTo(1);
+    pipeline.Commit(store::WriteBatch(), {}, /*more_work=*/false);
+    pipeline.Drain();
+    {
+      absl::MutexLock lock(&mu);
+      ASSERT_EQ(waits.size(), 1u) << "the empty batch waited for nothing";
+      EXPECT_GE(waits[0], held);
+    }
+    pipeline.Commit(Put("k2"), {}, /*more_work=*/false);
+    pipeline.WaitWritten();
+    f.gate.WaitAsked(2, 1);
+    pipeline.Abandon();
+    f.gate.ReleaseUpTo(2);
+  }
+  absl::MutexLock lock(&mu);
+  EXPECT_EQ(waits.size(), 1u) << "an abandoned batch was never released";
+}
+
 TEST(CommitPipelineGate, NoGate_EffectsRunWithTheWriteAndAbandonDoesNothing) {
   Fixture f;
   CommitPipeline pipeline(&f.store, nullptr);
