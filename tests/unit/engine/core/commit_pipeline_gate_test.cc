@@ -4,10 +4,7 @@
 // the loop's own reads never wait for the gate, the written-but-unreleased
 // batches are bounded, and Abandon drops what was not released.
 
-#include <algorithm>
-#include <atomic>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,7 +20,7 @@
 #include "scheduler/engine/core/commit_pipeline.h"
 #include "scheduler/engine/core/replication_gate.h"
 #include "scheduler/store/memory_store.h"
-#include "tests/unit/engine/core/numbering_store.h"
+#include "tests/unit/engine/core/fake_replication.h"
 
 namespace taskboard::engine {
 namespace {
@@ -38,42 +35,8 @@ store::WriteBatch Put(const std::string& key) {
   return batch;
 }
 
+using testing::FakeGate;
 using testing::NumberingStore;
-
-// Releases up to what the test says; counts how often each index was asked.
-class FakeGate : public ReplicationGate {
- public:
-  explicit FakeGate(const NumberingStore* store) : store_(store) {}
-
-  uint64_t WrittenIndex() const override { return store_->last_index_.load(); }
-  bool AwaitReleasable(uint64_t index, absl::Time deadline) override {
-    absl::MutexLock lock(&mu_);
-    ++asked_[index];
-    auto released = [this, index]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return released_ >= index; };
-    return mu_.AwaitWithDeadline(absl::Condition(&released), deadline);
-  }
-
-  void ReleaseUpTo(uint64_t index) {
-    absl::MutexLock lock(&mu_);
-    released_ = std::max(released_, index);
-  }
-  // Waits until the release thread asked for `index` `times` times (so it
-  // saw it and was refused at least once when times >= 2).
-  void WaitAsked(uint64_t index, int times) {
-    absl::MutexLock lock(&mu_);
-    auto asked = [this, index, times]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-      auto found = asked_.find(index);
-      return found != asked_.end() && found->second >= times;
-    };
-    mu_.Await(absl::Condition(&asked));
-  }
-
- private:
-  const NumberingStore* const store_;
-  absl::Mutex mu_;
-  uint64_t released_ ABSL_GUARDED_BY(mu_) = 0;
-  std::map<uint64_t, int> asked_ ABSL_GUARDED_BY(mu_);
-};
 
 // Effects that record their number, from any thread.
 class Recorder {

@@ -5,18 +5,14 @@
 // whether its writer waited (AwaitReplicated) or a later read asked
 // (RefreshReads), and even when the engine itself writes nothing after it.
 
-#include <atomic>
-#include <cstdint>
 #include <optional>
 #include <string>
 
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/engine/core/replication_gate.h"
 #include "scheduler/store/memory_store.h"
-#include "tests/unit/engine/core/numbering_store.h"
+#include "tests/unit/engine/core/fake_replication.h"
 #include "tests/unit/engine/engine_harness.h"
 
 namespace taskboard::engine {
@@ -24,28 +20,9 @@ namespace {
 
 using ::testing::Optional;
 
+using testing::FakeGate;
 using testing::NumberingStore;
 
-// Releases what the test says, at once (no waiting for followers here).
-class ReleasingGate : public ReplicationGate {
- public:
-  explicit ReleasingGate(const NumberingStore* store) : store_(store) {}
-  uint64_t WrittenIndex() const override { return store_->last_index_.load(); }
-  bool AwaitReleasable(uint64_t index, absl::Time deadline) override {
-    absl::MutexLock lock(&mu_);
-    auto released = [this, index]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return released_ >= index; };
-    return mu_.AwaitWithDeadline(absl::Condition(&released), deadline);
-  }
-  void ReleaseUpTo(uint64_t index) {
-    absl::MutexLock lock(&mu_);
-    released_ = index;
-  }
-
- private:
-  const NumberingStore* const store_;
-  absl::Mutex mu_;
-  uint64_t released_ ABSL_GUARDED_BY(mu_) = 0;
-};
 
 class SavedWritesVisibilityTest : public ::testing::Test {
  protected:
@@ -72,7 +49,7 @@ class SavedWritesVisibilityTest : public ::testing::Test {
 
   store::MemoryStore memory_;
   NumberingStore numbering_{memory_};
-  ReleasingGate gate_{&numbering_};
+  FakeGate gate_{&numbering_};
   std::optional<testing::EngineHarness> harness_;
 };
 
