@@ -141,17 +141,11 @@ class ClusterStateFailoverTest : public ::testing::Test {
         "writer", llm_->base_url(), "maxAttempts: 1\nmaxTokens: 20\n", "You write one line.");
     std::ofstream(limits_path()) << kLimits;
 
-    absl::StatusOr<std::unique_ptr<ReplicaCluster>> cluster =
-        ReplicaCluster::Start({.scheduler_flags = {"--llm-limits", limits_path().string()},
-                               .workers = 1,
-                               .agents_dir = agents_dir().string(),
-                               .worker_flags = {"--tools", tools_dir().string()}});
-    if (ReplicaCluster::EtcdMissing(cluster.status())) {
-      GTEST_SKIP() << "etcd is not installed (Debian package etcd-server): "
-                   << cluster.status().message();
-    }
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = *std::move(cluster);
+    testing::StartReplicasOrSkip({.scheduler_flags = {"--llm-limits", limits_path().string()},
+                                  .workers = 1,
+                                  .agents_dir = agents_dir().string(),
+                                  .worker_flags = {"--tools", tools_dir().string()}},
+                                 &cluster_);
   }
 
   std::filesystem::path agents_dir() const { return dir_.path() / "agents"; }

@@ -223,19 +223,13 @@ class LeaderKillsTest : public ::testing::Test {
     // Session scope: every run of the test shares one cache, so a key's
     // result must survive the failovers between its calls.
     testing::WriteLookupTool(tools_dir(), tool_log(), "0.2", "session");
-    absl::StatusOr<std::unique_ptr<ReplicaCluster>> cluster =
-        ReplicaCluster::Start({.lease_ttl = kLeaseTtl,
-                               .lease_timeout_ms = kTaskLeaseMs,
-                               .workers = kWorkers,
-                               .slots = 8,
-                               .agents_dir = agents_dir().string(),
-                               .worker_flags = {"--tools", tools_dir().string()}});
-    if (ReplicaCluster::EtcdMissing(cluster.status())) {
-      GTEST_SKIP() << "etcd is not installed (Debian package etcd-server): "
-                   << cluster.status().message();
-    }
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = *std::move(cluster);
+    testing::StartReplicasOrSkip({.lease_ttl = kLeaseTtl,
+                                  .lease_timeout_ms = kTaskLeaseMs,
+                                  .workers = kWorkers,
+                                  .slots = 8,
+                                  .agents_dir = agents_dir().string(),
+                                  .worker_flags = {"--tools", tools_dir().string()}},
+                                 &cluster_);
   }
 
   // Probes every running replica but `killed` with a keyed one-task

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/files.h"
+#include "gtest/gtest.h"
 #include "scheduler/ha/etcd_client.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/metrics_port.h"
@@ -270,6 +271,17 @@ std::string ReplicaCluster::Logs() const {
                     Tail(ReadFileOrEmpty(WorkerLog(i).string())));
   }
   return logs;
+}
+
+void StartReplicasOrSkip(ReplicaClusterOptions options, std::unique_ptr<ReplicaCluster>* cluster) {
+  absl::StatusOr<std::unique_ptr<ReplicaCluster>> started =
+      ReplicaCluster::Start(std::move(options));
+  if (ReplicaCluster::EtcdMissing(started.status())) {
+    GTEST_SKIP() << "etcd is not installed (Debian package etcd-server): "
+                 << started.status().message();
+  }
+  ASSERT_TRUE(started.ok()) << started.status();
+  *cluster = *std::move(started);
 }
 
 }  // namespace taskboard::testing

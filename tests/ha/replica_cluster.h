@@ -133,6 +133,11 @@ class ReplicaCluster {
   std::vector<std::unique_ptr<ChildProcess>> workers_;
 };
 
+// For a test's SetUp: starts the cluster into `*cluster`, or skips the test
+// when etcd is not installed (Debian package etcd-server), or fails it when
+// the cluster does not start; `*cluster` stays null in both cases.
+void StartReplicasOrSkip(ReplicaClusterOptions options, std::unique_ptr<ReplicaCluster>* cluster);
+
 }  // namespace taskboard::testing
 
 #endif  // TASKBOARD_TESTS_HA_REPLICA_CLUSTER_H_

@@ -59,16 +59,11 @@ const std::string kFlow = testing::OnePhaseFlow("a", "echo", "echo hi");
 class ReplicaFailuresTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<ReplicaCluster>> cluster =
-        ReplicaCluster::Start({.lease_ttl = absl::StrCat(absl::ToInt64Seconds(kLeaseTtl), "s"),
-                               .etcd = {.heartbeat_ms = kEtcdHeartbeatMs,
-                                        .election_ms = kEtcdElectionMs}});
-    if (ReplicaCluster::EtcdMissing(cluster.status())) {
-      GTEST_SKIP() << "etcd is not installed (Debian package etcd-server): "
-                   << cluster.status().message();
-    }
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = *std::move(cluster);
+    testing::StartReplicasOrSkip(
+        {.lease_ttl = absl::StrCat(absl::ToInt64Seconds(kLeaseTtl), "s"),
+         .etcd = {.heartbeat_ms = kEtcdHeartbeatMs, .election_ms = kEtcdElectionMs}},
+        &cluster_);
+    if (cluster_ == nullptr) return;  // skipped or failed
     std::optional<int> leader = cluster_->WaitForOneLeader(absl::Seconds(30));
     ASSERT_TRUE(leader.has_value()) << "no single leader" << cluster_->Logs();
     leader_ = *leader;

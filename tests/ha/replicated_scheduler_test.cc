@@ -63,14 +63,7 @@ phases:
 class ReplicatedSchedulerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<testing::ReplicaCluster>> cluster =
-        testing::ReplicaCluster::Start({.replicas = kReplicas, .lease_ttl = kLeaseTtl});
-    if (testing::ReplicaCluster::EtcdMissing(cluster.status())) {
-      GTEST_SKIP() << "etcd is not installed (Debian package etcd-server): "
-                   << cluster.status().message();
-    }
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = *std::move(cluster);
+    testing::StartReplicasOrSkip({.replicas = kReplicas, .lease_ttl = kLeaseTtl}, &cluster_);
   }
 
   int Get(int i, const std::string& path, std::string* body = nullptr) {
@@ -133,6 +126,25 @@ class ReplicatedSchedulerTest : public ::testing::Test {
 
   absl::StatusOr<ha::InSyncSet> WaitForInSyncSet(int leader) {
     return cluster_->WaitForInSyncSet(leader, absl::Seconds(20));
+  }
+
+  // Who is who once the leader wrote its in-sync set of one follower: the
+  // leader, that follower, and the third replica.
+  struct Roles {
+    int leader = 0;
+    int in_sync = 0;
+    int other = 0;
+  };
+  void WaitForRoles(Roles* roles) {
+    std::optional<int> leader = WaitForOneLeader(std::chrono::seconds(30));
+    ASSERT_TRUE(leader.has_value()) << "no single leader\n" << Logs();
+    absl::StatusOr<ha::InSyncSet> set = WaitForInSyncSet(*leader);
+    ASSERT_TRUE(set.ok()) << set.status();
+    ASSERT_EQ(set->replicas.size(), 1u);
+    roles->leader = *leader;
+    roles->in_sync = set->replicas.front().back() - '0';
+    roles->other = 3 - *leader - roles->in_sync;  // replicas 0, 1 and 2
+    ASSERT_NE(roles->in_sync, roles->leader);
   }
 
   // SubmitRun to replica `i` on another thread (a 60 s deadline); the
@@ -344,18 +356,13 @@ TEST_F(ReplicatedSchedulerTest, StoppedLeader_IsReplacedAndStepsDownWithExitCode
 // the in-sync follower acknowledges and the reply comes; the run is on that
 // follower's store, which the next leader (only it may be elected) serves.
 TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_SubmitWaitsUntilItHoldsTheRun) {
-  std::optional<int> leader = WaitForOneLeader(std::chrono::seconds(30));
-  ASSERT_TRUE(leader.has_value()) << "no single leader\n" << Logs();
-  absl::StatusOr<ha::InSyncSet> set = WaitForInSyncSet(*leader);
-  ASSERT_TRUE(set.ok()) << set.status();
-  ASSERT_EQ(set->replicas.size(), 1u);
-  const int in_sync = set->replicas.front().back() - '0';
-  const int other = 3 - *leader - in_sync;
-  ASSERT_NE(in_sync, *leader);
+  Roles roles;
+  ASSERT_NO_FATAL_FAILURE(WaitForRoles(&roles));
+  const auto [leader, in_sync, other] = roles;
 
   Process(in_sync).Signal(SIGSTOP);
   Process(other).Signal(SIGSTOP);
-  auto submitted = SubmitAsync(*leader);
+  auto submitted = SubmitAsync(leader);
   // Several --ha-sync-timeouts (1 s) and role ticks: still no answer.
   EXPECT_EQ(submitted.wait_for(std::chrono::seconds(4)), std::future_status::timeout)
       << "the leader answered before any follower held the run" << Logs();
@@ -374,10 +381,10 @@ TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_SubmitWaitsUntilItHoldsThe
 
   // The run is on the in-sync follower: kill the leader, and that follower
   // (the only eligible one) serves it.
-  Process(*leader).Signal(SIGKILL);
-  Process(*leader).WaitFor(10'000);
+  Process(leader).Signal(SIGKILL);
+  Process(leader).WaitFor(10'000);
   std::optional<int> next = WaitForOneLeader(
-      std::chrono::duration_cast<std::chrono::seconds>(kFailoverDeadline), *leader);
+      std::chrono::duration_cast<std::chrono::seconds>(kFailoverDeadline), leader);
   ASSERT_TRUE(next.has_value()) << "no new leader" << Logs();
   EXPECT_EQ(*next, in_sync);
   grpc::ClientContext context;
@@ -397,14 +404,10 @@ TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_SubmitWaitsUntilItHoldsThe
 // either, as a failover could lose it. Once the in-sync follower continues,
 // the version is served without anything else being written.
 TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_SavedFlowServedOnlyOnceAFollowerHoldsIt) {
-  std::optional<int> leader = WaitForOneLeader(std::chrono::seconds(30));
-  ASSERT_TRUE(leader.has_value()) << "no single leader\n" << Logs();
-  absl::StatusOr<ha::InSyncSet> set = WaitForInSyncSet(*leader);
-  ASSERT_TRUE(set.ok()) << set.status();
-  ASSERT_EQ(set->replicas.size(), 1u);
-  const int in_sync = set->replicas.front().back() - '0';
-  const int other = 3 - *leader - in_sync;
-  std::unique_ptr<v1::Scheduler::Stub> client = Client(*leader);
+  Roles roles;
+  ASSERT_NO_FATAL_FAILURE(WaitForRoles(&roles));
+  const auto [leader, in_sync, other] = roles;
+  std::unique_ptr<v1::Scheduler::Stub> client = Client(leader);
   auto deadline = [](grpc::ClientContext& context, int seconds) {
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(seconds));
   };
@@ -469,17 +472,13 @@ TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_SavedFlowServedOnlyOnceAFo
 // replaces the stopped in-sync follower (in etcd first) with the running one,
 // which holds the run, and only then answers.
 TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_ReplacedAfterSyncTimeout) {
-  std::optional<int> leader = WaitForOneLeader(std::chrono::seconds(30));
-  ASSERT_TRUE(leader.has_value()) << "no single leader\n" << Logs();
-  absl::StatusOr<ha::InSyncSet> set = WaitForInSyncSet(*leader);
-  ASSERT_TRUE(set.ok()) << set.status();
-  ASSERT_EQ(set->replicas.size(), 1u);
-  const int in_sync = set->replicas.front().back() - '0';
-  const int other = 3 - *leader - in_sync;
+  Roles roles;
+  ASSERT_NO_FATAL_FAILURE(WaitForRoles(&roles));
+  const auto [leader, in_sync, other] = roles;
 
   Process(in_sync).Signal(SIGSTOP);
   const auto stopped = Clock::now();
-  auto submitted = SubmitAsync(*leader);
+  auto submitted = SubmitAsync(leader);
   ASSERT_EQ(submitted.wait_for(std::chrono::seconds(30)), std::future_status::ready)
       << "no answer although another follower holds the run" << Logs();
   const auto answered_ms =
@@ -490,16 +489,16 @@ TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_ReplacedAfterSyncTimeout) 
   std::optional<double> lag_seconds;
   const auto lag_deadline = Clock::now() + std::chrono::seconds(10);
   while (Clock::now() < lag_deadline) {
-    lag_seconds = Sample(*leader, "taskboard_scheduler_ha_follower_lag_seconds" + stopped_label);
+    lag_seconds = Sample(leader, "taskboard_scheduler_ha_follower_lag_seconds" + stopped_label);
     if (lag_seconds.value_or(0) > 0) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_GT(lag_seconds.value_or(0), 0) << Logs();
   EXPECT_GE(
-      Sample(*leader, "taskboard_scheduler_ha_follower_lag_batches" + stopped_label).value_or(0),
+      Sample(leader, "taskboard_scheduler_ha_follower_lag_batches" + stopped_label).value_or(0),
       1);
   EXPECT_GT(
-      Sample(*leader, "taskboard_scheduler_ha_follower_lag_bytes" + stopped_label).value_or(0), 0);
+      Sample(leader, "taskboard_scheduler_ha_follower_lag_bytes" + stopped_label).value_or(0), 0);
   const auto [status, run_id] = submitted.get();
   EXPECT_TRUE(status.ok()) << status.error_message() << Logs();
   // Not before the sync timeout (1 s) made the stopped member lag.
@@ -507,10 +506,10 @@ TEST_F(ReplicatedSchedulerTest, InSyncFollowerStopped_ReplacedAfterSyncTimeout) 
   std::cout << "SubmitRun answered " << answered_ms
             << " ms after the in-sync follower stopped (--ha-sync-timeout 1s)\n";
 
-  absl::StatusOr<ha::InSyncSet> replaced = WaitForInSyncSet(*leader);
+  absl::StatusOr<ha::InSyncSet> replaced = WaitForInSyncSet(leader);
   ASSERT_TRUE(replaced.ok()) << replaced.status();
   EXPECT_EQ(replaced->replicas, std::vector<std::string>{absl::StrCat("s", other)});
-  EXPECT_TRUE(absl::StrContains(ReadFileOrEmpty(cluster_->File(*leader, "log").string()),
+  EXPECT_TRUE(absl::StrContains(ReadFileOrEmpty(cluster_->File(leader, "log").string()),
                                 "replaced a lagging in-sync follower"))
       << Logs();
   Process(in_sync).Signal(SIGCONT);

@@ -58,8 +58,8 @@ class SecuredReplicasTest : public ::testing::Test {
         << "tokens:\n"
         << "  - {token: " << kAdminToken << ", name: replicas, role: admin}\n"
         << "  - {token: " << kClientToken << ", name: ci, role: client, tenant: acme}\n";
-    absl::StatusOr<std::unique_ptr<testing::ReplicaCluster>> cluster =
-        testing::ReplicaCluster::Start({
+    testing::StartReplicasOrSkip(
+        {
             .replicas = kReplicas,
             .cluster = "secured",
             .scheduler_flags =
@@ -69,13 +69,8 @@ class SecuredReplicasTest : public ::testing::Test {
                  absl::StrCat("--ha-tls-ca=", testing::TestCertificate("ca.pem"))},
             // The token through its variable, as the Kubernetes overlay passes it.
             .scheduler_env = {{"TASKBOARD_HA_TOKEN", kAdminToken}},
-        });
-    if (testing::ReplicaCluster::EtcdMissing(cluster.status())) {
-      GTEST_SKIP() << "etcd is not installed (Debian package etcd-server): "
-                   << cluster.status().message();
-    }
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = *std::move(cluster);
+        },
+        &cluster_);
   }
 
   std::optional<double> Sample(int i, const std::string& series) {
